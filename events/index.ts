@@ -1,0 +1,3 @@
+export * from './vocabulary.js';
+export * from './schemas.js';
+export { formatIssue } from './issues.js';

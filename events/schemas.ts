@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { DecisionKind, GapId, GapState, Preset, Severity, Text } from './vocabulary.js';
+
+/** The version this build writes. Older versions are upcast on read (none yet). */
+export const EVENT_VERSION = 1;
+
+const SessionStartedData = z.strictObject({
+  preset: Preset.optional(),
+  stallThreshold: z.int().min(1).max(1000).optional(),
+  divergenceThreshold: z.int().min(0).max(1_000_000).optional(),
+  maxRounds: z.int().min(1).max(100_000).optional(),
+  criticalOverride: z.boolean().optional(),
+});
+
+const RoundData = z.strictObject({ round: z.int().min(1) });
+
+const GapOpenedData = z.strictObject({
+  id: GapId,
+  severity: Severity,
+  title: Text(500).default(''),
+  spawnedBy: GapId.optional(),
+  blocking: z.boolean().default(true),
+});
+
+const GapMovedData = z.strictObject({
+  id: GapId,
+  to: GapState,
+  reason: Text(1000).optional(),
+  /** For a move to BLOCKED: the gap it waits on. */
+  blockedBy: GapId.optional(),
+});
+
+const GapSeverityChangedData = z.strictObject({ id: GapId, to: Severity });
+
+const DecisionMadeData = z.strictObject({
+  kind: DecisionKind,
+  gaps: z.array(GapId).max(10_000).optional(),
+  /** `critical_risk`: the user accepts completing with CRITICAL gaps open. */
+  acknowledgment: z.literal('critical_risk').optional(),
+  rationale: Text(2000).optional(),
+});
+
+/** The event bodies: what a caller asks to record, before the log stamps it. */
+export const SessionStarted = z.strictObject({ type: z.literal('session.started'), data: SessionStartedData });
+export const RoundStarted = z.strictObject({ type: z.literal('round.started'), data: RoundData });
+export const RoundClosed = z.strictObject({ type: z.literal('round.closed'), data: RoundData });
+export const GapOpened = z.strictObject({ type: z.literal('gap.opened'), data: GapOpenedData });
+export const GapMoved = z.strictObject({ type: z.literal('gap.moved'), data: GapMovedData });
+export const GapSeverityChanged = z.strictObject({
+  type: z.literal('gap.severity_changed'),
+  data: GapSeverityChangedData,
+});
+export const DecisionMade = z.strictObject({ type: z.literal('decision.made'), data: DecisionMadeData });
+
+export const EventBody = z.discriminatedUnion('type', [
+  SessionStarted,
+  RoundStarted,
+  RoundClosed,
+  GapOpened,
+  GapMoved,
+  GapSeverityChanged,
+  DecisionMade,
+]);
+export type EventBody = z.infer<typeof EventBody>;
+/** What a caller may pass: defaults (title, blocking) not yet filled in. */
+export type EventBodyInput = z.input<typeof EventBody>;
+export type EventType = EventBody['type'];
+export type EventOf<T extends EventType> = Extract<GapflowEvent, { type: T }>;
+export type BodyOf<T extends EventType> = Extract<EventBody, { type: T }>;
+
+const Envelope = {
+  v: z.literal(EVENT_VERSION),
+  seq: z.int().min(1),
+  id: z.string().min(1).max(128),
+  at: z.iso.datetime({ offset: true }),
+};
+
+/** One line of the log: an event body in its envelope. */
+export const GapflowEvent = z.discriminatedUnion('type', [
+  SessionStarted.extend(Envelope),
+  RoundStarted.extend(Envelope),
+  RoundClosed.extend(Envelope),
+  GapOpened.extend(Envelope),
+  GapMoved.extend(Envelope),
+  GapSeverityChanged.extend(Envelope),
+  DecisionMade.extend(Envelope),
+]);
+export type GapflowEvent = z.infer<typeof GapflowEvent>;
+
+export type SessionSettings = z.infer<typeof SessionStartedData>;
+export type DecisionData = z.infer<typeof DecisionMadeData>;

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+
+/** Gap severities, most severe first (the order every table uses). */
+export const Severity = z.enum(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW']);
+export type Severity = z.infer<typeof Severity>;
+
+/** The gap lifecycle of RULINGS R10: open, parked and closed states. */
+export const GapState = z.enum([
+  'OPEN',
+  'IN_PROGRESS',
+  'BLOCKED',
+  'PROPOSED',
+  'NEEDS_REVISION',
+  'USER_DEFERRED',
+  'ACCEPTED',
+  'RESOLVED',
+  'WONT_FIX',
+]);
+export type GapState = z.infer<typeof GapState>;
+
+export const Preset = z.enum(['simple', 'complex', 'large', 'auto']);
+export type Preset = z.infer<typeof Preset>;
+
+export const DecisionKind = z.enum([
+  'narrow_scope',
+  'accept_complexity',
+  'prioritize_critical',
+  'pause',
+  'resume',
+  'force_complete',
+  'abandon',
+  'approve',
+]);
+export type DecisionKind = z.infer<typeof DecisionKind>;
+
+/**
+ * A gap id: a short token such as `GAP-FLOW-020`. Letters, digits and `._:/-`,
+ * starting with a letter or digit, so an id can never be Markdown, HTML or a
+ * path escape, and never `__proto__`.
+ */
+export const GapId = z
+  .string()
+  .max(128, 'a gap id has at most 128 characters')
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/, 'a gap id is letters, digits and . _ : / - (starting with a letter or digit)');
+export type GapId = z.infer<typeof GapId>;
+
+/** Free text shown to people: one line, bounded. */
+export const Text = (max: number) =>
+  z
+    .string()
+    .max(max, `at most ${max} characters`)
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
+    .regex(/^[^\u0000-\u001f\u007f]*$/, 'no control characters (newlines included)');

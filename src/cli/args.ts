@@ -1,0 +1,82 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { Refusal } from '../core/index.js';
+
+/** A call whose words are off: exit 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+export const GLOBAL_OPTIONS = {
+  dir: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies Options;
+
+type Parsed<T extends Options> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: T & typeof GLOBAL_OPTIONS; allowPositionals: true; strict: true }>
+>;
+
+/** Parses one command's options and positionals; unknown options are usage errors. */
+export function parse<T extends Options>(
+  argv: string[],
+  options: T,
+  positionals: readonly string[],
+): { values: Parsed<T>['values']; args: string[] } {
+  let parsed: Parsed<T>;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: { ...GLOBAL_OPTIONS, ...options },
+      allowPositionals: true,
+      strict: true,
+    }) as Parsed<T>;
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message.split('\n')[0]! : String(error));
+  }
+  if (parsed.positionals.length < positionals.length) {
+    throw new UsageError(`missing ${positionals.slice(parsed.positionals.length).join(' ')}`);
+  }
+  if (parsed.positionals.length > positionals.length) {
+    throw new UsageError(`unexpected argument "${parsed.positionals[positionals.length]}"`);
+  }
+  return { values: parsed.values, args: parsed.positionals };
+}
+
+/** A whole number from an option; anything else is invalid input (exit 1). */
+export function wholeNumber(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^-?\d+$/.test(value.trim())) throw new Refusal(`--${flag} takes a whole number, not "${value}"`);
+  return Number(value);
+}
+
+/** `in-progress`, `In_Progress` and `IN_PROGRESS` all name the same state; the schema judges the result. */
+export function enumWord(value: string): string {
+  return value.trim().toUpperCase().replace(/-/g, '_');
+}
+
+export function list(value: string | undefined): string[] | undefined {
+  return value === undefined ? undefined : value.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+/**
+ * Global options may come before the command (`gapflow --dir D state`);
+ * they are moved to the end, where each command's parser reads them.
+ */
+export function hoistGlobalOptions(argv: string[]): string[] {
+  const leading: string[] = [];
+  let i = 0;
+  while (i < argv.length) {
+    const word = argv[i]!;
+    if (word === '--dir' && i + 1 < argv.length) {
+      leading.push(word, argv[i + 1]!);
+      i += 2;
+    } else if (word.startsWith('--dir=') || word === '--json') {
+      leading.push(word);
+      i += 1;
+    } else break;
+  }
+  const [command, ...rest] = argv.slice(i);
+  return command === undefined ? leading : [command, ...rest, ...leading];
+}

@@ -1,0 +1,2 @@
+export { run, type CliIO } from './run.js';
+export { HELP } from './help.js';

@@ -1,0 +1,291 @@
+import { resolve } from 'node:path';
+import {
+  formatCount,
+  openCount,
+  Refusal,
+  STATE_CLASS,
+  weightedOpen,
+} from '../core/index.js';
+import { LogError, writeStatusFile } from '../log/index.js';
+import { createFileSession, openFileSession, type Session } from '../session.js';
+import type { DecisionKind, GapflowEvent, GapState, Severity } from '../../events/index.js';
+import { enumWord, hoistGlobalOptions, list, parse, UsageError, wholeNumber } from './args.js';
+import { HELP } from './help.js';
+
+/** Everything the CLI takes from the process, so tests can run it in-process. */
+export interface CliIO {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  version?: string;
+}
+
+type Command = (argv: string[], io: CliIO) => void;
+
+function sessionDir(dir: string | undefined, io: CliIO): string {
+  return resolve(io.cwd, dir ?? io.env.GAPFLOW_DIR ?? '.gapflow');
+}
+
+function open(values: { dir?: string | undefined }, io: CliIO): Session {
+  return openFileSession(sessionDir(values.dir, io));
+}
+
+function printJson(io: CliIO, value: unknown): void {
+  io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Lines for the events one command appended, then its own closing line. */
+function announce(io: CliIO, session: Session, events: GapflowEvent[], json: boolean | undefined, line: () => string): void {
+  if (json) return printJson(io, { events, state: session.state() });
+  for (const event of events) {
+    if (event.type === 'round.started' && events.length > 1) io.stdout(`Round ${event.data.round} started.\n`);
+  }
+  io.stdout(`${line()}\n`);
+}
+
+const init: Command = (argv, io) => {
+  const { values } = parse(
+    argv,
+    {
+      preset: { type: 'string' },
+      'stall-threshold': { type: 'string' },
+      'divergence-threshold': { type: 'string' },
+      'max-rounds': { type: 'string' },
+      'no-critical-override': { type: 'boolean' },
+    },
+    [],
+  );
+  const settings = {
+    ...(values.preset !== undefined ? { preset: values.preset.trim().toLowerCase() } : {}),
+    stallThreshold: wholeNumber('stall-threshold', values['stall-threshold']),
+    divergenceThreshold: wholeNumber('divergence-threshold', values['divergence-threshold']),
+    maxRounds: wholeNumber('max-rounds', values['max-rounds']),
+    ...(values['no-critical-override'] ? { criticalOverride: false } : {}),
+  };
+  const dir = sessionDir(values.dir, io);
+  // The schema judges the preset's spelling; the cast only lets it see the raw word.
+  const session = createFileSession(dir, settings as Parameters<typeof createFileSession>[1]);
+  const c = session.view.config;
+  announce(io, session, session.log.read(), values.json, () =>
+    [
+      `Created a session in ${dir}`,
+      `  stall_threshold ${c.stallThreshold}, divergence_threshold ${c.divergenceThreshold}, max_rounds ${c.maxRounds}, critical_override ${c.criticalOverride}${session.view.preset ? `, preset ${session.view.preset}` : ''}`,
+      '  Record the baseline gaps, then `gapflow round start`.',
+    ].join('\n'),
+  );
+};
+
+const gap: Command = (argv, io) => {
+  const [verb, ...rest] = argv;
+  switch (verb) {
+    case 'open': {
+      const { values, args } = parse(
+        rest,
+        {
+          severity: { type: 'string' },
+          title: { type: 'string' },
+          'spawned-by': { type: 'string' },
+          'non-blocking': { type: 'boolean' },
+        },
+        ['ID'],
+      );
+      if (values.severity === undefined) throw new UsageError('gap open needs --severity CRITICAL|HIGH|MEDIUM|LOW');
+      const session = open(values, io);
+      const events = session.openGap(args[0]!, enumWord(values.severity) as Severity, {
+        ...(values.title !== undefined ? { title: values.title } : {}),
+        ...(values['spawned-by'] !== undefined ? { spawnedBy: values['spawned-by'] } : {}),
+        ...(values['non-blocking'] ? { blocking: false } : {}),
+      });
+      const g = session.view.gaps.get(args[0]!)!;
+      const when = g.openedInRound === 0 ? 'at baseline' : `in round ${g.openedInRound}`;
+      return announce(io, session, events, values.json, () => `Opened ${g.id} (${g.severity}) ${when}; open count ${openNow(session)}`);
+    }
+    case 'move': {
+      const { values, args } = parse(rest, { reason: { type: 'string' }, 'blocked-by': { type: 'string' } }, ['ID', 'STATE']);
+      const session = open(values, io);
+      const before = session.view.gaps.get(args[0]!)?.state;
+      const events = session.moveGap(args[0]!, enumWord(args[1]!) as GapState, {
+        ...(values.reason !== undefined ? { reason: values.reason } : {}),
+        ...(values['blocked-by'] !== undefined ? { blockedBy: values['blocked-by'] } : {}),
+      });
+      const g = session.view.gaps.get(args[0]!)!;
+      const counted =
+        before && STATE_CLASS[before] !== 'closed' && STATE_CLASS[g.state] === 'closed'
+          ? ' (counts as resolved)'
+          : before && STATE_CLASS[before] === 'closed' && STATE_CLASS[g.state] !== 'closed'
+            ? ' (reopened: counts as new)'
+            : '';
+      return announce(io, session, events, values.json, () => `${g.id}: ${before} -> ${g.state}${counted}; open count ${openNow(session)}`);
+    }
+    case 'severity': {
+      const { values, args } = parse(rest, {}, ['ID', 'SEVERITY']);
+      const session = open(values, io);
+      const before = session.view.gaps.get(args[0]!)?.severity;
+      const events = session.changeSeverity(args[0]!, enumWord(args[1]!) as Severity);
+      const g = session.view.gaps.get(args[0]!)!;
+      return announce(io, session, events, values.json, () => `${g.id}: ${before} -> ${g.severity}; weighted open ${formatCount(weightedOpen(session.view.gaps.values()))}`);
+    }
+    default:
+      throw new UsageError(verb ? `unknown gap command "${verb}" (open, move, severity)` : 'gap needs open, move or severity');
+  }
+};
+
+function openNow(session: Session): string {
+  return formatCount(openCount(session.view.gaps.values()));
+}
+
+const round: Command = (argv, io) => {
+  const [verb, ...rest] = argv;
+  const { values } = parse(rest, {}, []);
+  if (verb === 'start') {
+    const session = open(values, io);
+    const events = session.startRound();
+    const r = session.view.rounds.at(-1)!;
+    return announce(io, session, events, values.json, () =>
+      `Round ${r.round} started: open count ${formatCount(r.openStart)} (weighted ${formatCount(r.weightedOpenStart)})`,
+    );
+  }
+  if (verb === 'close') {
+    const session = open(values, io);
+    const events = session.closeRound();
+    return announce(io, session, events, values.json, () => session.roundReport().trimEnd());
+  }
+  throw new UsageError(verb ? `unknown round command "${verb}" (start, close)` : 'round needs start or close');
+};
+
+const DECISIONS: Record<string, DecisionKind> = {
+  'narrow-scope': 'narrow_scope',
+  'accept-complexity': 'accept_complexity',
+  'prioritize-critical': 'prioritize_critical',
+  pause: 'pause',
+  resume: 'resume',
+  'force-complete': 'force_complete',
+  abandon: 'abandon',
+  approve: 'approve',
+};
+
+const decide: Command = (argv, io) => {
+  const [word, ...rest] = argv;
+  const kind = word === undefined ? undefined : DECISIONS[word];
+  if (!kind) {
+    throw new UsageError(`decide needs one of ${Object.keys(DECISIONS).join(', ')}${word ? `, not "${word}"` : ''}`);
+  }
+  const { values } = parse(
+    rest,
+    { gaps: { type: 'string' }, 'accept-critical': { type: 'boolean' }, rationale: { type: 'string' } },
+    [],
+  );
+  const session = open(values, io);
+  const before = session.view.machine.state;
+  const gaps = list(values.gaps);
+  const events = session.decide(kind, {
+    ...(gaps ? { gaps } : {}),
+    ...(values['accept-critical'] ? { acceptCritical: true } : {}),
+    ...(values.rationale !== undefined ? { rationale: values.rationale } : {}),
+  });
+  const last = session.view.history.at(-1);
+  announce(io, session, events, values.json, () => `${word}: ${before} -> ${session.view.machine.state} (${last?.reason ?? ''})`);
+};
+
+const state: Command = (argv, io) => {
+  const { values } = parse(argv, {}, []);
+  const session = open(values, io);
+  const s = session.state();
+  if (values.json) return printJson(io, s);
+  io.stdout(
+    [
+      `State: ${s.state}${s.outcome ? ` (${s.outcome})` : ''}`,
+      `Rounds closed: ${s.round} of max ${s.config.maxRounds}${s.roundOpen ? ` (round ${s.round + 1} open)` : ''}`,
+      `Open count: ${formatCount(s.openGapCount)} (weighted ${formatCount(s.weightedOpen)}); flat_count ${s.flatCount}/${s.config.stallThreshold}`,
+      `Next: ${s.decision.action}: ${s.decision.reason}`,
+      '',
+    ].join('\n'),
+  );
+};
+
+const status: Command = (argv, io) => {
+  const { values } = parse(argv, { write: { type: 'boolean' } }, []);
+  const session = open(values, io);
+  if (!values.write) return io.stdout(session.status());
+  const path = writeStatusFile(sessionDir(values.dir, io), session.status());
+  io.stdout(values.json ? `${JSON.stringify({ written: path })}\n` : `Wrote ${path}\n`);
+};
+
+const prompt: Command = (argv, io) => {
+  const { values } = parse(argv, {}, []);
+  const session = open(values, io);
+  const text = session.prompt();
+  if (values.json) return printJson(io, { due: text !== null, prompt: text, state: session.view.machine.state });
+  io.stdout(text ?? `Nothing to decide: the session is ${session.view.machine.state}.\n`);
+};
+
+const summary: Command = (argv, io) => {
+  const { values } = parse(argv, {}, []);
+  const session = open(values, io);
+  const text = session.summary();
+  if (text === null) {
+    throw new Refusal(`summary: the session is ${session.view.machine.state}, not COMPLETE; the summary comes when it completes`);
+  }
+  io.stdout(values.json ? `${JSON.stringify({ summary: text })}\n` : text);
+};
+
+const replayCommand: Command = (argv, io) => {
+  const { values } = parse(argv, {}, []);
+  const session = open(values, io);
+  const s = session.state();
+  if (values.json) return printJson(io, { events: session.view.eventCount, state: s });
+  io.stdout(`Replayed ${session.view.eventCount} events: ${s.state}${s.outcome ? ` (${s.outcome})` : ''}, ${s.round} rounds closed, open count ${formatCount(s.openGapCount)}\n`);
+};
+
+const COMMANDS: Record<string, Command> = {
+  init,
+  gap,
+  round,
+  decide,
+  state,
+  status,
+  prompt,
+  summary,
+  replay: replayCommand,
+};
+
+/** Runs one CLI call; returns the exit code. Never throws for a user's mistake. */
+export function run(argv: string[], io: CliIO): number {
+  const [name, ...rest] = hoistGlobalOptions(argv);
+  try {
+    if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+      io.stdout(HELP);
+      return name === undefined ? 2 : 0;
+    }
+    if (name === '--version') {
+      io.stdout(`${io.version ?? 'unknown'}\n`);
+      return 0;
+    }
+    const command = COMMANDS[name];
+    if (!command) throw new UsageError(`unknown command "${name}"`);
+    if (rest.includes('--help') || rest.includes('-h')) {
+      io.stdout(HELP);
+      return 0;
+    }
+    command(rest, io);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`gapflow: ${error.message} (gapflow --help lists the commands)\n`);
+      return 2;
+    }
+    if (error instanceof Refusal) {
+      io.stderr(`gapflow: refused: ${error.message}\n`);
+      return 1;
+    }
+    if (error instanceof LogError) {
+      io.stderr(`gapflow: ${error.message}\n`);
+      return 1;
+    }
+    // An environment failure (permissions, a full disk): one line, never a stack trace.
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr(`gapflow: ${message.split('\n')[0]}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,190 @@
+import { EventBody, formatIssue, type BodyOf, type EventBodyInput } from '../../events/index.js';
+import { decisionEvent } from './evolve.js';
+import { isOpen } from './inventory.js';
+import { ALLOWED_MOVES, STATE_CLASS } from './rules.js';
+import { Refusal } from './refusal.js';
+import { machineAccepts } from './step.js';
+import type { SessionView } from './view.js';
+
+/** Parses what a caller asks to record; a malformed body is refused with the field that is wrong. */
+export function parseBody(input: unknown): EventBody {
+  const parsed = EventBody.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const type = typeof input === 'object' && input !== null && 'type' in input ? String(input.type) : 'event';
+  throw new Refusal(`${type}: ${formatIssue(parsed.error)}`);
+}
+
+/**
+ * Turns a request into the events that record it, or refuses it. A gap event
+ * between rounds first starts the next round (RULINGS R8); decisions are
+ * completed with what the view knows (the CRITICAL gaps to focus on, the
+ * severe gaps an approval accepts). Each event is then checked in turn by the
+ * caller against the view as it will be.
+ */
+export function decide(view: SessionView, input: EventBodyInput | EventBody): EventBody[] {
+  const body = parseBody(input);
+  refuseAfterComplete(view, body);
+  if (body.type.startsWith('gap.') && view.rounds.length > 0 && !view.roundOpen) {
+    refuseRoundStart(view, body);
+    return [{ type: 'round.started', data: { round: view.rounds.length + 1 } }, body];
+  }
+  if (body.type === 'decision.made') return [completeDecision(view, body)];
+  return [body];
+}
+
+function completeDecision(view: SessionView, body: BodyOf<'decision.made'>): BodyOf<'decision.made'> {
+  const { kind } = body.data;
+  if (kind === 'prioritize_critical' && !body.data.gaps?.length) {
+    const critical = [...view.gaps.values()].filter((g) => g.severity === 'CRITICAL' && isOpen(g)).map((g) => g.id);
+    return { type: body.type, data: { ...body.data, gaps: critical } };
+  }
+  if (kind === 'approve' && body.data.gaps === undefined) {
+    const severe = [...view.gaps.values()].filter((g) => isOpen(g) && (g.severity === 'CRITICAL' || g.severity === 'HIGH'));
+    return severe.length > 0 ? { type: body.type, data: { ...body.data, gaps: severe.map((g) => g.id) } } : body;
+  }
+  return body;
+}
+
+function refuseAfterComplete(view: SessionView, body: EventBody): void {
+  if (view.machine.state === 'COMPLETE') {
+    throw new Refusal(`${label(body)}: the session is COMPLETE (${view.machine.outcome}); nothing more can be recorded`);
+  }
+}
+
+/** Why no round can start now, or null when one can. */
+export function whyNoRoundCanStart(view: SessionView): string | null {
+  switch (view.machine.state) {
+    case 'DIVERGENCE_WARNING':
+      return 'no round can start in DIVERGENCE_WARNING: a decision is due first (`gapflow prompt` shows the options)';
+    case 'PAUSED':
+      return 'no round can start while the session is PAUSED: resume it first (`gapflow decide resume`)';
+    case 'COMPLETE':
+      return `the session is COMPLETE (${view.machine.outcome}); nothing more can be recorded`;
+    default:
+      return view.roundOpen ? `round ${view.rounds.length} is already open; close it first` : null;
+  }
+}
+
+function refuseRoundStart(view: SessionView, body: EventBody): void {
+  const why = whyNoRoundCanStart(view);
+  if (why) throw new Refusal(`${label(body)}: ${why}`);
+}
+
+function label(body: EventBody): string {
+  return 'id' in body.data ? `${body.type} ${body.data.id}` : body.type;
+}
+
+/** Refuses an event that makes no sense in this view (it is the rule both live appends and replay obey). */
+export function check(view: SessionView, body: EventBody): void {
+  const refuse = (why: string): never => {
+    throw new Refusal(`${label(body)}: ${why}`);
+  };
+  if (body.type === 'session.started') {
+    if (view.settings) refuse('the session has already started');
+    return;
+  }
+  if (!view.settings) refuse('the log must begin with session.started');
+  refuseAfterComplete(view, body);
+  switch (body.type) {
+    case 'round.started': {
+      refuseRoundStart(view, body);
+      const expected = view.rounds.length + 1;
+      if (body.data.round !== expected) refuse(`the next round is ${expected}, not ${body.data.round}`);
+      return;
+    }
+    case 'round.closed': {
+      if (!view.roundOpen) refuse('no round is open (`gapflow round start` opens one)');
+      if (body.data.round !== view.rounds.length) refuse(`the open round is ${view.rounds.length}, not ${body.data.round}`);
+      return;
+    }
+    case 'gap.opened': {
+      checkGapEventTime(view, body);
+      const existing = view.gaps.get(body.data.id);
+      if (existing) refuse(`gap ${body.data.id} already exists (${existing.severity}, ${existing.state})`);
+      if (body.data.spawnedBy !== undefined && !view.gaps.has(body.data.spawnedBy)) {
+        refuse(`spawned-by gap ${body.data.spawnedBy} is unknown`);
+      }
+      return;
+    }
+    case 'gap.moved': {
+      checkGapEventTime(view, body);
+      const gap = view.gaps.get(body.data.id) ?? refuse(`unknown gap ${body.data.id}`);
+      const allowed = ALLOWED_MOVES[gap.state];
+      if (!allowed.includes(body.data.to)) {
+        const already = gap.state === body.data.to ? ' already' : '';
+        refuse(`gap ${gap.id} is${already} ${gap.state}; moves allowed from ${gap.state}: ${allowed.join(', ')}`);
+      }
+      if (body.data.blockedBy !== undefined) {
+        if (body.data.to !== 'BLOCKED') refuse('blocked-by goes only with a move to BLOCKED');
+        if (body.data.blockedBy === gap.id) refuse(`gap ${gap.id} cannot wait on itself`);
+        if (!view.gaps.has(body.data.blockedBy)) refuse(`blocked-by gap ${body.data.blockedBy} is unknown`);
+      }
+      return;
+    }
+    case 'gap.severity_changed': {
+      checkGapEventTime(view, body);
+      const gap = view.gaps.get(body.data.id) ?? refuse(`unknown gap ${body.data.id}`);
+      if (gap.severity === body.data.to) refuse(`gap ${gap.id} is already ${gap.severity}`);
+      if (STATE_CLASS[gap.state] === 'closed') refuse(`gap ${gap.id} is ${gap.state}; reopen it before changing its severity`);
+      return;
+    }
+    case 'decision.made':
+      return checkDecision(view, body, refuse);
+  }
+}
+
+function checkGapEventTime(view: SessionView, body: EventBody): void {
+  if (view.rounds.length > 0 && !view.roundOpen) {
+    const why = whyNoRoundCanStart(view);
+    throw new Refusal(`${label(body)}: ${why ?? 'no round is open; a gap event between rounds must follow round.started'}`);
+  }
+}
+
+const KIND_WORD: Record<BodyOf<'decision.made'>['data']['kind'], string> = {
+  narrow_scope: 'narrow-scope',
+  accept_complexity: 'accept-complexity',
+  prioritize_critical: 'prioritize-critical',
+  pause: 'pause',
+  resume: 'resume',
+  force_complete: 'force-complete',
+  abandon: 'abandon',
+  approve: 'approve',
+};
+
+function checkDecision(view: SessionView, body: BodyOf<'decision.made'>, refuse: (why: string) => never): void {
+  const { kind, gaps = [] } = body.data;
+  const word = KIND_WORD[kind];
+  if (view.roundOpen) refuse(`round ${view.rounds.length} is open; decisions are made between rounds (close it first)`);
+  if (!machineAccepts(view.machine, view.config, decisionEvent(view, kind))) {
+    const possible = (Object.keys(KIND_WORD) as (keyof typeof KIND_WORD)[])
+      .filter((k) => machineAccepts(view.machine, view.config, decisionEvent(view, k)))
+      .map((k) => KIND_WORD[k]);
+    refuse(`${word} is not possible in ${view.machine.state}; possible now: ${possible.join(', ') || 'none'}`);
+  }
+  const needsGaps = kind === 'narrow_scope' || kind === 'prioritize_critical' || kind === 'approve';
+  if (!needsGaps && gaps.length > 0) refuse(`${word} takes no gaps`);
+  if (new Set(gaps).size !== gaps.length) refuse('a gap is named twice');
+  for (const id of gaps) {
+    const gap = view.gaps.get(id) ?? refuse(`unknown gap ${id}`);
+    if (kind === 'narrow_scope' && !isOpen(gap)) refuse(`gap ${id} is ${gap.state}; only open gaps can be deferred`);
+    if (kind === 'prioritize_critical' && (gap.severity !== 'CRITICAL' || !isOpen(gap))) {
+      refuse(`gap ${id} is ${gap.severity}, ${gap.state}; only open CRITICAL gaps can be prioritized`);
+    }
+  }
+  if (kind === 'narrow_scope' && gaps.length === 0) refuse('name the gaps to defer (`--gaps ID,ID`)');
+  if (kind === 'prioritize_critical' && gaps.length === 0) refuse('no CRITICAL gap is open');
+  if (kind === 'approve') checkApproval(view, body, refuse);
+}
+
+function checkApproval(view: SessionView, body: BodyOf<'decision.made'>, refuse: (why: string) => never): void {
+  const open = [...view.gaps.values()].filter(isOpen);
+  const critical = open.filter((g) => g.severity === 'CRITICAL').map((g) => g.id);
+  const high = open.filter((g) => g.severity === 'HIGH').map((g) => g.id);
+  if (critical.length > 0 && body.data.acknowledgment !== 'critical_risk') {
+    refuse(`CRITICAL gaps are open (${critical.join(', ')}); approving needs an explicit acknowledgment of that risk (--accept-critical)`);
+  }
+  if (high.length > 0 && !body.data.rationale) {
+    refuse(`HIGH gaps are open (${high.join(', ')}); approving needs a rationale (--rationale TEXT)`);
+  }
+}
+

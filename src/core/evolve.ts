@@ -1,0 +1,261 @@
+import { enableMapSet, produce, type Draft } from 'immer';
+import type { EventOf, GapflowEvent, Severity } from '../../events/index.js';
+import type { ConvergenceEvent } from '../../machines/index.js';
+import { describeDecision, describeRoundStep } from './explain.js';
+import { openCount, openBySeverity, weightedOpen } from './inventory.js';
+import { DEFAULT_CONFIG, moveEffect, resolveConfig, SEVERITIES, SEVERITY_WEIGHT, STATE_CLASS } from './rules.js';
+import { stepMachine } from './step.js';
+import type { Gap, RoundFigures, SessionView } from './view.js';
+
+enableMapSet();
+
+export function initialView(): SessionView {
+  return {
+    settings: null,
+    preset: null,
+    config: { ...DEFAULT_CONFIG },
+    baselineGapCount: null,
+    gaps: new Map(),
+    rounds: [],
+    roundOpen: false,
+    machine: { state: 'CONVERGING', flatCount: 0, outcome: null, pausedFrom: null },
+    history: [],
+    decisions: [],
+    focus: [],
+    baseline: null,
+    eventCount: 0,
+    lastSeq: 0,
+  };
+}
+
+/**
+ * Folds one event into the view. It never refuses: whatever reaches it was
+ * checked before it was appended (see decide.ts), and replay checks again.
+ */
+export function evolve(view: SessionView, event: GapflowEvent): SessionView {
+  return produce(view, (draft) => apply(draft, event));
+}
+
+/** Folds many events in one immer draft: the fast path for replay. */
+export function evolveAll(view: SessionView, events: Iterable<GapflowEvent>): SessionView {
+  return produce(view, (draft) => {
+    for (const event of events) apply(draft, event);
+  });
+}
+
+type View = Draft<SessionView>;
+
+function apply(view: View, event: GapflowEvent): void {
+  view.eventCount += 1;
+  view.lastSeq = event.seq;
+  switch (event.type) {
+    case 'session.started':
+      view.settings = event.data;
+      view.preset = event.data.preset ?? null;
+      view.config = resolveConfig(event.data, 0);
+      return;
+    case 'round.started':
+      return startRound(view, event);
+    case 'round.closed':
+      return closeRound(view);
+    case 'gap.opened':
+      return openGap(view, event);
+    case 'gap.moved':
+      return moveGap(view, event);
+    case 'gap.severity_changed':
+      return changeSeverity(view, event);
+    case 'decision.made':
+      return decide(view, event);
+  }
+}
+
+function emptyFigures(): Record<Severity, RoundFigures['bySeverity'][Severity]> {
+  const entries = SEVERITIES.map((s) => [s, { resolved: 0, new: 0, weightedResolved: 0, weightedNew: 0 }] as const);
+  return Object.fromEntries(entries) as Record<Severity, RoundFigures['bySeverity'][Severity]>;
+}
+
+function startRound(view: View, event: EventOf<'round.started'>): void {
+  if (event.data.round === 1 && view.settings) {
+    view.baselineGapCount = openCount(view.gaps.values());
+    view.config = resolveConfig(view.settings, Math.ceil(view.baselineGapCount));
+  }
+  view.rounds.push({
+    round: event.data.round,
+    openStart: openCount(view.gaps.values()),
+    weightedOpenStart: weightedOpen(view.gaps.values()),
+    openEnd: null,
+    weightedOpenEnd: null,
+    resolved: 0,
+    new: 0,
+    weightedResolved: 0,
+    weightedNew: 0,
+    unweightedNet: 0,
+    weightedNet: 0,
+    bySeverity: emptyFigures(),
+    resolvedGaps: [],
+    newGaps: [],
+    severityChanges: [],
+    criticalIntroduced: [],
+    state: null,
+    flatCount: null,
+  });
+  view.roundOpen = true;
+}
+
+/** The open round, or null for a baseline event (before round 1). */
+function currentRound(view: View): Draft<RoundFigures> | null {
+  return view.roundOpen ? (view.rounds.at(-1) ?? null) : null;
+}
+
+function countNew(round: Draft<RoundFigures>, gap: Gap, reopened: boolean): void {
+  const weight = SEVERITY_WEIGHT[gap.severity];
+  round.new += 1;
+  round.weightedNew += weight;
+  round.bySeverity[gap.severity].new += 1;
+  round.bySeverity[gap.severity].weightedNew += weight;
+  round.newGaps.push({ id: gap.id, severity: gap.severity, weight, title: gap.title, spawnedBy: gap.spawnedBy, reopened });
+  if (gap.severity === 'CRITICAL') round.criticalIntroduced.push(gap.id);
+}
+
+function openGap(view: View, event: EventOf<'gap.opened'>): void {
+  const round = currentRound(view);
+  const gap: Gap = {
+    id: event.data.id,
+    severity: event.data.severity,
+    title: event.data.title,
+    state: 'OPEN',
+    spawnedBy: event.data.spawnedBy ?? null,
+    blocking: event.data.blocking,
+    openedInRound: round?.round ?? 0,
+    reason: null,
+    blockedBy: null,
+  };
+  view.gaps.set(gap.id, gap);
+  if (round) countNew(round, gap, false);
+}
+
+function moveGap(view: View, event: EventOf<'gap.moved'>): void {
+  const gap = view.gaps.get(event.data.id);
+  if (!gap) return;
+  const effect = moveEffect(gap.state, event.data.to);
+  gap.state = event.data.to;
+  gap.reason = event.data.reason ?? null;
+  gap.blockedBy = event.data.to === 'BLOCKED' ? (event.data.blockedBy ?? null) : null;
+  const round = currentRound(view);
+  if (!round) return;
+  if (effect === 'resolved') {
+    const weight = SEVERITY_WEIGHT[gap.severity];
+    round.resolved += 1;
+    round.weightedResolved += weight;
+    round.bySeverity[gap.severity].resolved += 1;
+    round.bySeverity[gap.severity].weightedResolved += weight;
+    round.resolvedGaps.push({ id: gap.id, severity: gap.severity, weight, to: gap.state });
+  } else if (effect === 'reopened') {
+    countNew(round, gap, true);
+  }
+}
+
+function changeSeverity(view: View, event: EventOf<'gap.severity_changed'>): void {
+  const gap = view.gaps.get(event.data.id);
+  if (!gap) return;
+  const from = gap.severity;
+  const to = event.data.to;
+  gap.severity = to;
+  const round = currentRound(view);
+  // R7: only an open gap's change moves the round's weighted figures.
+  if (!round || STATE_CLASS[gap.state] !== 'open') return;
+  const delta = SEVERITY_WEIGHT[to] - SEVERITY_WEIGHT[from];
+  round.severityChanges.push({ id: gap.id, from, to, delta });
+  if (delta > 0) {
+    round.weightedNew += delta;
+    round.bySeverity[to].weightedNew += delta;
+  } else {
+    round.weightedResolved -= delta;
+    round.bySeverity[from].weightedResolved -= delta;
+  }
+  if (to === 'CRITICAL') round.criticalIntroduced.push(gap.id);
+}
+
+function closeRound(view: View): void {
+  const round = view.rounds.at(-1);
+  if (!round) return;
+  round.openEnd = openCount(view.gaps.values());
+  round.weightedOpenEnd = weightedOpen(view.gaps.values());
+  round.unweightedNet = round.resolved - round.new;
+  round.weightedNet = round.weightedResolved - round.weightedNew;
+  view.roundOpen = false;
+  const result = stepMachine(view.machine, view.config, {
+    type: 'ROUND_CLOSED',
+    round: round.round,
+    weightedNet: round.weightedNet,
+    openCount: round.openEnd,
+    criticalIntroduced: round.criticalIntroduced.length > 0,
+  });
+  view.machine = result.machine;
+  round.state = result.machine.state;
+  round.flatCount = result.machine.state === 'DIVERGENCE_WARNING' ? null : result.machine.flatCount;
+  const steps = result.steps.length > 0 ? result.steps : [{ from: round.state, to: round.state, rule: result.rule }];
+  for (const step of steps) {
+    const reason = describeRoundStep(step, round, view.config, result.machine);
+    view.history.push({ round: round.round, from: step.from, to: step.to, reason, rule: step.rule, cause: 'round' });
+  }
+  // A prioritized CRITICAL gap stays in focus until it closes (R11).
+  view.focus = view.focus.filter((id) => {
+    const gap = view.gaps.get(id);
+    return gap !== undefined && STATE_CLASS[gap.state] !== 'closed';
+  });
+}
+
+const DECISION_EVENT: Record<EventOf<'decision.made'>['data']['kind'], ConvergenceEvent['type']> = {
+  narrow_scope: 'NARROW_SCOPE',
+  accept_complexity: 'ACCEPT_COMPLEXITY',
+  prioritize_critical: 'PRIORITIZE_CRITICAL',
+  pause: 'PAUSE',
+  resume: 'RESUME',
+  force_complete: 'FORCE_COMPLETE',
+  abandon: 'ABANDON',
+  approve: 'APPROVE',
+};
+
+/** The statechart event a decision sends, with what the view knows that its guards need. */
+export function decisionEvent(view: SessionView, kind: EventOf<'decision.made'>['data']['kind']): ConvergenceEvent {
+  const type = DECISION_EVENT[kind];
+  if (type === 'APPROVE') {
+    const open = openBySeverity(view.gaps.values());
+    return { type, openCriticalOrHigh: open.CRITICAL + open.HIGH };
+  }
+  return { type } as ConvergenceEvent;
+}
+
+function decide(view: View, event: EventOf<'decision.made'>): void {
+  const { kind } = event.data;
+  const gaps = event.data.gaps ?? [];
+  const afterRound = view.rounds.filter((r) => r.openEnd !== null).length;
+  const machineEvent = decisionEvent(view as SessionView, kind);
+  if (kind === 'narrow_scope') {
+    for (const id of gaps) {
+      const gap = view.gaps.get(id);
+      if (!gap) continue;
+      gap.state = 'USER_DEFERRED';
+      gap.reason = 'deferred when the user narrowed scope';
+    }
+  } else if (kind === 'accept_complexity') {
+    view.baseline = { afterRound, openCount: openCount(view.gaps.values()), weightedOpen: weightedOpen(view.gaps.values()) };
+  } else if (kind === 'prioritize_critical') {
+    view.focus = [...gaps];
+  }
+  view.decisions.push({
+    afterRound,
+    kind,
+    gaps: [...gaps],
+    rationale: event.data.rationale ?? null,
+    acknowledgment: event.data.acknowledgment ?? null,
+  });
+  const result = stepMachine(view.machine, view.config, machineEvent);
+  view.machine = result.machine;
+  const figures = { openCount: openCount(view.gaps.values()), weightedOpen: weightedOpen(view.gaps.values()) };
+  const reason = describeDecision(event.data, result.machine, figures);
+  for (const step of result.steps) {
+    view.history.push({ round: afterRound, from: step.from, to: step.to, reason, rule: null, cause: 'decision' });
+  }
+}

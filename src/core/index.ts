@@ -1,0 +1,20 @@
+export { check, decide, parseBody, whyNoRoundCanStart } from './decide.js';
+export { evolve, evolveAll, initialView } from './evolve.js';
+export { isOpen, openBySeverity, openCount, unfinishedGaps, weightedOpen } from './inventory.js';
+export { nextStep, type NextAction } from './next.js';
+export { formatCount, signed } from './numbers.js';
+export { Refusal } from './refusal.js';
+export {
+  ALLOWED_MOVES,
+  DEFAULT_CONFIG,
+  moveEffect,
+  PRESETS,
+  presetForBaseline,
+  resolveConfig,
+  SEVERITIES,
+  SEVERITY_WEIGHT,
+  STATE_CLASS,
+} from './rules.js';
+export { stepMachine } from './step.js';
+export { toStateJson, type StateJson } from './state-json.js';
+export type * from './view.js';

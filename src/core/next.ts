@@ -1,0 +1,32 @@
+import { openCount } from './inventory.js';
+import { formatCount } from './numbers.js';
+import type { SessionView } from './view.js';
+
+export type NextAction = 'continue' | 'ask_user' | 'stop';
+
+/** What the loop should do now: go on, put a decision to the user, or stop. */
+export function nextStep(view: SessionView): { action: NextAction; reason: string } {
+  const { state, outcome, flatCount } = view.machine;
+  const closed = view.rounds.filter((r) => r.openEnd !== null).length;
+  const lastReason = view.history.at(-1)?.reason;
+  switch (state) {
+    case 'COMPLETE':
+      return { action: 'stop', reason: `the session is COMPLETE (${outcome})${lastReason ? `: ${lastReason}` : ''}` };
+    case 'PAUSED':
+      return { action: 'stop', reason: 'the session is PAUSED; `gapflow decide resume` picks it up where it was' };
+    case 'DIVERGENCE_WARNING':
+    case 'STALLED':
+      return {
+        action: 'ask_user',
+        reason: `DIVERGENCE_WARNING${lastReason ? ` (${lastReason})` : ''}: the user must decide before the next round (\`gapflow prompt\`)`,
+      };
+    default: {
+      const work = view.roundOpen
+        ? `round ${closed + 1} is open: work on the open gaps, then close it`
+        : `start round ${closed + 1}`;
+      const flat = state === 'FLAT' ? `; no net progress (${flatCount}/${view.config.stallThreshold} toward stall)` : '';
+      const open = `; ${formatCount(openCount(view.gaps.values()))} open`;
+      return { action: 'continue', reason: `${state}: ${work}${flat}${open}` };
+    }
+  }
+}

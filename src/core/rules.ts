@@ -1,0 +1,86 @@
+import type { GapState, Preset, SessionSettings, Severity } from '../../events/index.js';
+import type { ConvergenceConfig } from '../../machines/index.js';
+
+/** Seed 003 (GAP-FLOW-012): CRITICAL was raised from 8 to 16. */
+export const SEVERITY_WEIGHT: Readonly<Record<Severity, number>> = { CRITICAL: 16, HIGH: 4, MEDIUM: 2, LOW: 1 };
+export const SEVERITIES: readonly Severity[] = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'];
+
+export type GapStateClass = 'open' | 'parked' | 'closed';
+
+/** RULINGS R10: which states count 1, 0.5 and 0 toward the open count. */
+export const STATE_CLASS: Readonly<Record<GapState, GapStateClass>> = {
+  OPEN: 'open',
+  IN_PROGRESS: 'open',
+  BLOCKED: 'open',
+  PROPOSED: 'open',
+  NEEDS_REVISION: 'open',
+  USER_DEFERRED: 'parked',
+  ACCEPTED: 'closed',
+  RESOLVED: 'closed',
+  WONT_FIX: 'closed',
+};
+
+/** RULINGS R9: a parked gap counts half. */
+export const CLASS_FACTOR: Readonly<Record<GapStateClass, number>> = { open: 1, parked: 0.5, closed: 0 };
+
+/**
+ * RULINGS R10: the workflow's moves plus the shortcuts real mediators take
+ * (any open state to RESOLVED or USER_DEFERRED; a closed state back to OPEN or
+ * NEEDS_REVISION), and any state to WONT_FIX.
+ */
+export const ALLOWED_MOVES: Readonly<Record<GapState, readonly GapState[]>> = {
+  OPEN: ['IN_PROGRESS', 'RESOLVED', 'USER_DEFERRED', 'WONT_FIX'],
+  IN_PROGRESS: ['PROPOSED', 'BLOCKED', 'RESOLVED', 'USER_DEFERRED', 'WONT_FIX'],
+  BLOCKED: ['IN_PROGRESS', 'RESOLVED', 'USER_DEFERRED', 'WONT_FIX'],
+  PROPOSED: ['ACCEPTED', 'NEEDS_REVISION', 'RESOLVED', 'USER_DEFERRED', 'WONT_FIX'],
+  NEEDS_REVISION: ['PROPOSED', 'BLOCKED', 'RESOLVED', 'USER_DEFERRED', 'WONT_FIX'],
+  USER_DEFERRED: ['OPEN', 'WONT_FIX'],
+  ACCEPTED: ['RESOLVED', 'OPEN', 'NEEDS_REVISION', 'WONT_FIX'],
+  RESOLVED: ['OPEN', 'NEEDS_REVISION', 'WONT_FIX'],
+  WONT_FIX: ['OPEN', 'NEEDS_REVISION'],
+};
+
+/** RULINGS R6 and R10: what a move counts as in the round's figures. */
+export type MoveEffect = 'resolved' | 'reopened' | 'none';
+
+export function moveEffect(from: GapState, to: GapState): MoveEffect {
+  const before = STATE_CLASS[from];
+  const after = STATE_CLASS[to];
+  if (after === 'closed' && before !== 'closed') return 'resolved';
+  if (before === 'closed' && after !== 'closed') return 'reopened';
+  return 'none';
+}
+
+/** RULINGS R13: thresholds per preset. */
+export const PRESETS: Readonly<Record<Exclude<Preset, 'auto'>, { stallThreshold: number; divergenceThreshold: number }>> = {
+  simple: { stallThreshold: 2, divergenceThreshold: 8 },
+  complex: { stallThreshold: 3, divergenceThreshold: 12 },
+  large: { stallThreshold: 4, divergenceThreshold: 16 },
+};
+
+export const DEFAULT_CONFIG: Readonly<ConvergenceConfig> = {
+  stallThreshold: 2,
+  divergenceThreshold: 8,
+  maxRounds: 10,
+  criticalOverride: true,
+};
+
+/** RULINGS R13: `auto` picks by baseline size: under 10 simple, 10 to 29 complex, 30 or more large. */
+export function presetForBaseline(baselineGaps: number): Exclude<Preset, 'auto'> {
+  if (baselineGaps < 10) return 'simple';
+  if (baselineGaps < 30) return 'complex';
+  return 'large';
+}
+
+/**
+ * The thresholds a session runs under. `auto` is resolved from the baseline
+ * gap count (known once the first round starts); explicit settings always win.
+ */
+export function resolveConfig(settings: SessionSettings, baselineGaps: number): ConvergenceConfig {
+  const preset = settings.preset === 'auto' ? presetForBaseline(baselineGaps) : settings.preset;
+  const fromPreset = preset ? PRESETS[preset] : {};
+  const autoMaxRounds =
+    settings.preset === 'auto' ? { maxRounds: Math.max(10, Math.ceil(0.6 * baselineGaps)) } : {};
+  const explicit = Object.fromEntries(Object.entries(settings).filter(([key, value]) => key !== 'preset' && value !== undefined));
+  return { ...DEFAULT_CONFIG, ...fromPreset, ...autoMaxRounds, ...explicit };
+}

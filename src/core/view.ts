@@ -1,0 +1,129 @@
+import type { DecisionKind, GapState, Preset, SessionSettings, Severity } from '../../events/index.js';
+import type { ConvergenceConfig, ConvergenceState, Outcome, ResumableState } from '../../machines/index.js';
+
+export interface Gap {
+  id: string;
+  severity: Severity;
+  title: string;
+  state: GapState;
+  spawnedBy: string | null;
+  blocking: boolean;
+  /** 0 for a baseline gap, recorded before round 1. */
+  openedInRound: number;
+  /** Why the gap is where it is, from its last move (shown for BLOCKED gaps). */
+  reason: string | null;
+  blockedBy: string | null;
+}
+
+export interface SeverityFigures {
+  resolved: number;
+  new: number;
+  weightedResolved: number;
+  weightedNew: number;
+}
+
+/** A gap counted as resolved this round, at the weight it had then (R6). */
+export interface ResolvedEntry {
+  id: string;
+  severity: Severity;
+  weight: number;
+  to: GapState;
+}
+
+/** A gap counted as new this round: opened, or reopened from a closed state (R6). */
+export interface NewEntry {
+  id: string;
+  severity: Severity;
+  weight: number;
+  title: string;
+  spawnedBy: string | null;
+  reopened: boolean;
+}
+
+export interface SeverityChangeEntry {
+  id: string;
+  from: Severity;
+  to: Severity;
+  /** Added to weighted new (escalation, positive) or weighted resolved (de-escalation, negative). */
+  delta: number;
+}
+
+export interface RoundFigures {
+  round: number;
+  openStart: number;
+  weightedOpenStart: number;
+  /** null while the round is open. */
+  openEnd: number | null;
+  weightedOpenEnd: number | null;
+  resolved: number;
+  new: number;
+  weightedResolved: number;
+  weightedNew: number;
+  unweightedNet: number;
+  weightedNet: number;
+  bySeverity: Record<Severity, SeverityFigures>;
+  resolvedGaps: ResolvedEntry[];
+  newGaps: NewEntry[];
+  severityChanges: SeverityChangeEntry[];
+  /** Gaps opened, reopened or escalated as CRITICAL this round (R5). */
+  criticalIntroduced: string[];
+  /** The state the round led to; null while it is open. */
+  state: ConvergenceState | null;
+  /** The flat count after the round; null while open and for a round that ended in DIVERGENCE_WARNING (R4). */
+  flatCount: number | null;
+}
+
+export interface HistoryEntry {
+  /** The round that closed, or, for a decision, the last round closed before it. */
+  round: number;
+  from: ConvergenceState;
+  to: ConvergenceState;
+  reason: string;
+  /** The statechart guard that chose the step (null: unguarded, or a decision). */
+  rule: string | null;
+  /** What caused the step. */
+  cause: 'round' | 'decision';
+}
+
+export interface DecisionRecord {
+  afterRound: number;
+  kind: DecisionKind;
+  gaps: string[];
+  rationale: string | null;
+  acknowledgment: 'critical_risk' | null;
+}
+
+export interface Baseline {
+  afterRound: number;
+  openCount: number;
+  weightedOpen: number;
+}
+
+export interface MachineView {
+  state: ConvergenceState;
+  flatCount: number;
+  outcome: Outcome | null;
+  pausedFrom: ResumableState | null;
+}
+
+/** Everything the log says, folded: the single read model all output is rendered from. */
+export interface SessionView {
+  /** null until session.started is folded. */
+  settings: SessionSettings | null;
+  preset: Preset | null;
+  config: ConvergenceConfig;
+  /** Gaps recorded before round 1, frozen when it starts; null before. */
+  baselineGapCount: number | null;
+  gaps: Map<string, Gap>;
+  rounds: RoundFigures[];
+  roundOpen: boolean;
+  machine: MachineView;
+  history: HistoryEntry[];
+  decisions: DecisionRecord[];
+  /** CRITICAL gaps the user chose to prioritize (R11); shown while any is open. */
+  focus: string[];
+  /** Set by "accept complexity" (R11). */
+  baseline: Baseline | null;
+  eventCount: number;
+  lastSeq: number;
+}

@@ -1,0 +1,20 @@
+/**
+ * gapflow: tells an iterative refinement loop whether it is converging, flat,
+ * stalled, diverging, paused or complete, from an append-only event log.
+ */
+export * from '../events/index.js';
+export * from '../machines/index.js';
+export * from './core/index.js';
+export { FileLog, LogError, MemoryLog, LOG_FILE, type EventLog } from './log/index.js';
+export { escapeMarkdown, renderPrompt, renderRoundReport, renderStatus, renderSummary } from './render/index.js';
+export {
+  createFileSession,
+  createMemorySession,
+  openFileSession,
+  replay,
+  Session,
+  type DecisionOptions,
+  type SessionOptions,
+  type StateChange,
+  type StateListener,
+} from './session.js';

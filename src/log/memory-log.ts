@@ -1,0 +1,29 @@
+import type { GapflowEvent } from '../../events/index.js';
+import { LogError, type EventLog } from './types.js';
+
+/** A log held in memory, for a mediator that embeds gapflow and keeps its own storage. */
+export class MemoryLog implements EventLog {
+  readonly location = 'memory';
+  #events: GapflowEvent[] = [];
+
+  constructor(events: readonly GapflowEvent[] = []) {
+    this.#events = [...events];
+  }
+
+  exists(): boolean {
+    return this.#events.length > 0;
+  }
+
+  read(): GapflowEvent[] {
+    return [...this.#events];
+  }
+
+  create(events: readonly GapflowEvent[]): void {
+    if (this.exists()) throw new LogError('this memory log already holds a session');
+    this.#events = [...events];
+  }
+
+  append(events: readonly GapflowEvent[]): void {
+    this.#events.push(...events);
+  }
+}

@@ -1,0 +1,20 @@
+/**
+ * Text from events shown in Markdown: every character that could open markup
+ * (a table cell, emphasis, a link, HTML) is escaped, so a title can never
+ * break a table or inject anything into status.md.
+ */
+export function escapeMarkdown(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`)
+    .replace(/\r?\n|\r/g, ' ');
+}
+
+/** A GitHub-flavoured Markdown table; cells are taken as already escaped. */
+export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+  const head = `| ${headers.join(' | ')} |`;
+  const rule = `|${headers.map((h) => '-'.repeat(h.length + 2)).join('|')}|`;
+  return [head, rule, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
+}

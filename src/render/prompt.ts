@@ -1,0 +1,189 @@
+import type { GapState, Severity } from '../../events/index.js';
+import {
+  formatCount,
+  isOpen,
+  openCount,
+  SEVERITIES,
+  signed,
+  weightedOpen,
+  type RoundFigures,
+  type SessionView,
+} from '../core/index.js';
+import { closedRounds, disagreementNote, netsDisagree } from './sections.js';
+
+type Trigger = 'critical' | 'divergence' | 'stall';
+
+/** What led the last round into DIVERGENCE_WARNING, read from the history the machine wrote. */
+function triggerOf(view: SessionView, round: RoundFigures): Trigger {
+  const steps = view.history.filter((h) => h.cause === 'round' && h.round === round.round);
+  if (steps.some((h) => h.to === 'STALLED')) return 'stall';
+  return steps.some((h) => h.rule === 'criticalIntroduced') ? 'critical' : 'divergence';
+}
+
+function thisRound(round: RoundFigures): string[] {
+  const lines = [`Resolved: ${round.resolved} gaps (weighted: ${round.weightedResolved})`];
+  for (const g of round.resolvedGaps) lines.push(`  - ${g.id} (${g.severity}, weight ${g.weight}) -> ${g.to}`);
+  lines.push('', `New: ${round.new} gaps (weighted: ${round.weightedNew})`);
+  for (const g of round.newGaps) {
+    const tag = g.reopened ? '[REOPENED]' : '[NEW]';
+    const about = g.spawnedBy ? `Spawned by ${g.spawnedBy}${g.title ? `: ${g.title}` : ''}` : g.title;
+    lines.push(`  - ${g.id} (${g.severity}, weight ${g.weight}) ${tag}${about ? ` - ${about}` : ''}`);
+  }
+  if (round.severityChanges.length > 0) {
+    lines.push('', 'Severity changes:');
+    for (const c of round.severityChanges) {
+      const effect = c.delta > 0 ? `weighted new +${c.delta}` : `weighted resolved +${-c.delta}`;
+      lines.push(`  - ${c.id} ${c.from} -> ${c.to} (${effect})`);
+    }
+  }
+  return lines;
+}
+
+function progress(view: SessionView, round: RoundFigures, trigger: Trigger): string[] {
+  const marker =
+    round.weightedNet < -view.config.divergenceThreshold
+      ? ' <-- DIVERGENCE TRIGGER'
+      : trigger === 'stall'
+        ? ` <-- STALL (${view.config.stallThreshold} flat rounds)`
+        : ' <-- CRITICAL OVERRIDE';
+  const lines = [
+    `Unweighted Net: ${signed(round.unweightedNet)} (${round.resolved} resolved, ${round.new} new)`,
+    `Weighted Net: ${signed(round.weightedNet)} (resolved ${round.weightedResolved}, new ${round.weightedNew})${marker}`,
+  ];
+  if (netsDisagree(round)) lines.push(disagreementNote(round));
+  return lines;
+}
+
+function causes(view: SessionView, round: RoundFigures, trigger: Trigger): string[] {
+  const { divergenceThreshold, stallThreshold } = view.config;
+  const primary = {
+    critical: `PRIMARY: CRITICAL gap introduced (${round.criticalIntroduced.join(', ')})`,
+    divergence: `PRIMARY: Weighted net ${signed(round.weightedNet)} is below -${divergenceThreshold} (divergence threshold)`,
+    stall: `PRIMARY: No net progress for ${stallThreshold} consecutive rounds`,
+  }[trigger];
+  const secondary: string[] = [];
+  if (trigger !== 'divergence' && round.weightedNet < -divergenceThreshold) {
+    secondary.push(`Weighted net ${signed(round.weightedNet)} is also below -${divergenceThreshold}`);
+  }
+  const spawned = new Map<string, number>();
+  for (const g of round.newGaps) if (g.spawnedBy) spawned.set(g.spawnedBy, (spawned.get(g.spawnedBy) ?? 0) + 1);
+  for (const [parent, count] of spawned) {
+    secondary.push(`${count > 1 ? 'Complex gap' : 'Gap'} (${parent}) spawned ${count} sub-gap${count > 1 ? 's' : ''}`);
+  }
+  const reopened = round.newGaps.filter((g) => g.reopened).map((g) => g.id);
+  if (reopened.length > 0) secondary.push(`Reopened: ${reopened.join(', ')}`);
+  for (const c of round.severityChanges.filter((c) => c.delta > 0)) secondary.push(`${c.id} escalated ${c.from} -> ${c.to}`);
+  if (round.resolved === 0) secondary.push('No gap was resolved this round');
+  const lines = [primary, ...secondary.map((s) => `SECONDARY: ${s}`)];
+  if (trigger === 'stall') {
+    lines.push(
+      'Possible causes:',
+      '- Remaining gaps may be interdependent',
+      '- Engineer may be stuck without additional context',
+      '- Scope may need narrowing',
+    );
+  }
+  return lines;
+}
+
+const INVENTORY_ROWS: readonly [string, GapState][] = [
+  ['Open', 'OPEN'],
+  ['In Progress', 'IN_PROGRESS'],
+  ['Blocked', 'BLOCKED'],
+  ['Proposed', 'PROPOSED'],
+  ['Needs Revision', 'NEEDS_REVISION'],
+];
+
+function inventoryLines(view: SessionView): string[] {
+  const gaps = [...view.gaps.values()];
+  const lines = INVENTORY_ROWS.map(([label, state]) => {
+    const inState = gaps.filter((g) => g.state === state);
+    if (inState.length === 0) return `${label}: 0`;
+    const bySeverity = SEVERITIES.map((s: Severity) => `${inState.filter((g) => g.severity === s).length} ${s}`);
+    return `${label}: ${inState.length} (${bySeverity.join(', ')})`;
+  });
+  const deferred = gaps.filter((g) => g.state === 'USER_DEFERRED').length;
+  lines.push(`User Deferred: ${deferred} (0.5 weight each)`, '');
+  lines.push(`Total open count: ${formatCount(openCount(gaps))} (using lifecycle formula; weighted ${formatCount(weightedOpen(gaps))})`);
+  return lines;
+}
+
+/** RULINGS R11: the suggested deferrals are this round's spawned, non-blocking MEDIUM and LOW gaps still open. */
+export function suggestedDeferrals(view: SessionView, round: RoundFigures): string[] {
+  return round.newGaps
+    .filter((g) => g.spawnedBy && !g.reopened && (g.severity === 'MEDIUM' || g.severity === 'LOW'))
+    .map((g) => view.gaps.get(g.id))
+    .filter((g) => g !== undefined && !g.blocking && isOpen(g))
+    .map((g) => g!.id);
+}
+
+function options(view: SessionView, round: RoundFigures): string[] {
+  const gaps = [...view.gaps.values()];
+  const defer = suggestedDeferrals(view, round);
+  const critical = gaps.filter((g) => g.severity === 'CRITICAL' && isOpen(g)).map((g) => g.id);
+  const unfinished = gaps.filter((g) => isOpen(g) || g.state === 'USER_DEFERRED').length;
+  const lines = [
+    '1. Narrow scope - Remove non-blocking gaps from focus',
+    defer.length > 0
+      ? `   Suggestion: Defer ${defer.join(', ')} (MEDIUM/LOW, spawned, not blocking)`
+      : '   Suggestion: no spawned non-blocking MEDIUM or LOW gap this round; name the gaps to defer',
+    `   Run: gapflow decide narrow-scope --gaps ${defer.length > 0 ? defer.join(',') : 'ID[,ID...]'}`,
+    '',
+    '2. Accept complexity - Acknowledge scope expansion is warranted',
+    `   Effect: Reset baseline to the current gap count (${formatCount(openCount(gaps))} open, weighted ${formatCount(weightedOpen(gaps))}), continue`,
+    '   Run: gapflow decide accept-complexity',
+    '',
+  ];
+  if (critical.length > 0) {
+    lines.push(
+      `3. Prioritize CRITICAL - Focus next round exclusively on ${critical.join(', ')}`,
+      '   Effect: Pause all other work until CRITICAL resolved',
+      '   Run: gapflow decide prioritize-critical',
+    );
+  } else {
+    lines.push('3. Prioritize CRITICAL - not available: no CRITICAL gap is open');
+  }
+  lines.push(
+    '',
+    '4. Pause - Save session for later',
+    '   Effect: State preserved; resume returns to DIVERGENCE_WARNING',
+    '   Run: gapflow decide pause',
+    '',
+    '5. Force complete - Accept with known gaps',
+    `   Effect: Final summary lists ${unfinished} unfinished gap${unfinished === 1 ? '' : 's'} in Known Limitations`,
+  );
+  if (critical.length > 0) lines.push('   WARNING: Spec may be unimplementable (CRITICAL gaps are open)');
+  lines.push('   Run: gapflow decide force-complete', '', '6. Abandon - Stop here without completing', '   Run: gapflow decide abandon');
+  return lines;
+}
+
+/**
+ * The decision prompt of seed 003's "AskUserQuestion on Divergence", every
+ * figure taken from the round that raised the warning. Null when no decision
+ * is due.
+ */
+export function renderPrompt(view: SessionView): string | null {
+  const round = closedRounds(view).at(-1);
+  if (view.machine.state !== 'DIVERGENCE_WARNING' || !round) return null;
+  const trigger = triggerOf(view, round);
+  return [
+    `Session Progress: Round ${round.round} of max ${view.config.maxRounds}`,
+    `Convergence State: ${view.machine.state}`,
+    '',
+    '=== This Round ===',
+    ...thisRound(round),
+    '',
+    '=== Progress ===',
+    ...progress(view, round, trigger),
+    '',
+    '=== Cause Analysis ===',
+    ...causes(view, round, trigger),
+    '',
+    '=== Current Gap Inventory ===',
+    ...inventoryLines(view),
+    '',
+    '=== Options ===',
+    ...options(view, round),
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,21 @@
+import { nextStep, signed, type SessionView } from '../core/index.js';
+import { closedRounds, disagreementNote, netsDisagree } from './sections.js';
+
+/** What `gapflow round close` prints: the round's figures, both nets, where it led and why. */
+export function renderRoundReport(view: SessionView, roundNumber?: number): string {
+  const round = closedRounds(view).find((r) => r.round === (roundNumber ?? view.rounds.length));
+  if (!round) return `Round ${roundNumber ?? view.rounds.length} has not closed.\n`;
+  const steps = view.history.filter((h) => h.cause === 'round' && h.round === round.round);
+  const path = steps.length > 0 ? [steps[0]!.from, ...steps.map((s) => s.to)] : [];
+  const moved = path.length > 1 && path[0] !== path.at(-1) ? path.join(' -> ') : (path.at(-1) ?? '');
+  const next = nextStep(view);
+  const lines = [
+    `Round ${round.round} closed: ${moved}${round.state === 'COMPLETE' ? ` (${view.machine.outcome})` : ''}`,
+    `  Resolved: ${round.resolved} (weighted ${round.weightedResolved})   New: ${round.new} (weighted ${round.weightedNew})`,
+    `  Unweighted net: ${signed(round.unweightedNet)}   Weighted net: ${signed(round.weightedNet)}`,
+  ];
+  if (netsDisagree(round)) lines.push(`  ${disagreementNote(round)}`);
+  for (const step of steps) lines.push(`  Why: ${step.reason}`);
+  lines.push(`  Next: ${next.action}: ${next.reason}`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,142 @@
+import type { Severity } from '../../events/index.js';
+import {
+  formatCount,
+  nextStep,
+  openCount,
+  presetForBaseline,
+  SEVERITIES,
+  signed,
+  STATE_CLASS,
+  weightedOpen,
+  type HistoryEntry,
+  type RoundFigures,
+  type SessionView,
+} from '../core/index.js';
+import { escapeMarkdown as md, table } from './markdown.js';
+
+export function closedRounds(view: SessionView): RoundFigures[] {
+  return view.rounds.filter((r) => r.openEnd !== null);
+}
+
+export function configTable(view: SessionView): string {
+  const { config } = view;
+  const rows = [
+    ['stall_threshold', String(config.stallThreshold)],
+    ['divergence_threshold', String(config.divergenceThreshold)],
+    ['max_rounds', String(config.maxRounds)],
+    ['critical_override', String(config.criticalOverride)],
+  ];
+  if (view.preset) rows.push(['preset', presetLabel(view)]);
+  return table(['Parameter', 'Value'], rows);
+}
+
+function presetLabel(view: SessionView): string {
+  if (view.preset !== 'auto') return view.preset ?? '';
+  if (view.baselineGapCount === null) return 'auto (chosen when round 1 starts)';
+  return `auto: ${presetForBaseline(view.baselineGapCount)} (${formatCount(view.baselineGapCount)} baseline gaps)`;
+}
+
+export function roundTable(view: SessionView): string {
+  const headers = ['Round', 'Open Start', 'Resolved', 'New', 'Open End', 'Unweighted Net', 'Weighted Net', 'State', 'Flat Count'];
+  const rows = closedRounds(view).map((r) => [
+    String(r.round),
+    formatCount(r.openStart),
+    String(r.resolved),
+    String(r.new),
+    formatCount(r.openEnd ?? 0),
+    signed(r.unweightedNet),
+    signed(r.weightedNet),
+    r.state === 'COMPLETE' ? `COMPLETE (${view.machine.outcome})` : (r.state ?? ''),
+    r.flatCount === null ? '-' : String(r.flatCount),
+  ]);
+  return table(headers, rows);
+}
+
+export function severityTable(round: RoundFigures): string {
+  const rows = SEVERITIES.map((s) => {
+    const f = round.bySeverity[s];
+    return [s, String(f.resolved), String(f.new), signed(f.weightedResolved - f.weightedNew)];
+  });
+  rows.push([
+    '**Total**',
+    `**${round.resolved}** (weight: ${round.weightedResolved})`,
+    `**${round.new}** (weight: ${round.weightedNew})`,
+    `**${signed(round.weightedNet)}**`,
+  ]);
+  return table(['Severity', 'Resolved', 'New', 'Net'], rows);
+}
+
+/**
+ * R14: both nets are shown; when their signs disagree the weighted one
+ * decides. They disagree when one shows progress (above 0) and the other does
+ * not, since that is the line between CONVERGING and FLAT.
+ */
+export function netsDisagree(round: Pick<RoundFigures, 'unweightedNet' | 'weightedNet'>): boolean {
+  return round.unweightedNet > 0 !== round.weightedNet > 0;
+}
+
+export function disagreementNote(round: RoundFigures): string {
+  return `The nets disagree (unweighted ${signed(round.unweightedNet)}, weighted ${signed(round.weightedNet)}): the weighted net decides.`;
+}
+
+export function historyLine(entry: HistoryEntry): string {
+  const step = entry.from === entry.to ? entry.to : `${entry.from} -> ${entry.to}`;
+  const when = entry.cause === 'round' ? `Round ${entry.round}` : entry.round === 0 ? 'Before round 1' : `After round ${entry.round}`;
+  return `- ${when}: ${step} (${md(entry.reason)})`;
+}
+
+export function historyList(view: SessionView): string {
+  return view.history.length === 0 ? '_No round has closed yet._' : view.history.map(historyLine).join('\n');
+}
+
+function gapNotes(view: SessionView, id: string): string {
+  const gap = view.gaps.get(id);
+  if (!gap) return '';
+  const notes: string[] = [];
+  if (view.focus.includes(id)) notes.push('**focus**');
+  if (gap.state === 'BLOCKED') {
+    notes.push(gap.blockedBy ? `blocked by ${md(gap.blockedBy)}` : 'blocked');
+    if (gap.reason) notes.push(md(gap.reason));
+  } else if (gap.state === 'USER_DEFERRED' && gap.reason) {
+    notes.push(md(gap.reason));
+  }
+  if (gap.spawnedBy) notes.push(`spawned by ${md(gap.spawnedBy)}`);
+  if (!gap.blocking) notes.push('non-blocking');
+  notes.push(gap.openedInRound === 0 ? 'baseline' : `opened in round ${gap.openedInRound}`);
+  return notes.join('; ');
+}
+
+const CLASS_ORDER = { open: 0, parked: 1, closed: 2 } as const;
+
+export function inventory(view: SessionView): string {
+  const gaps = [...view.gaps.values()];
+  const total = `Open count: ${formatCount(openCount(gaps))} (weighted ${formatCount(weightedOpen(gaps))}), of ${gaps.length} gaps recorded.`;
+  const sections = SEVERITIES.map((severity: Severity) => {
+    const group = gaps
+      .filter((g) => g.severity === severity)
+      .sort((a, b) => CLASS_ORDER[STATE_CLASS[a.state]] - CLASS_ORDER[STATE_CLASS[b.state]]);
+    if (group.length === 0) return `#### ${severity} (0)\n\n_None._`;
+    const open = formatCount(openCount(group));
+    const rows = group.map((g) => [md(g.id), g.state, md(g.title), gapNotes(view, g.id)]);
+    return `#### ${severity} (${group.length}, open count ${open})\n\n${table(['Gap', 'State', 'Title', 'Notes'], rows)}`;
+  });
+  return [total, ...sections].join('\n\n');
+}
+
+export function headline(view: SessionView): string {
+  const { state, outcome } = view.machine;
+  const next = nextStep(view);
+  const closed = closedRounds(view).length;
+  const label = outcome ? `${state} (${outcome})` : state;
+  const lines = [
+    `**State:** ${label} · **Rounds closed:** ${closed} of max ${view.config.maxRounds}${view.roundOpen ? ` · round ${closed + 1} open` : ''}`,
+    `**Next:** ${next.action}: ${md(next.reason)}`,
+  ];
+  if (view.focus.length > 0) lines.push(`**Focus:** ${view.focus.map(md).join(', ')} (prioritized CRITICAL gaps)`);
+  if (view.baseline) {
+    lines.push(
+      `**Baseline:** ${formatCount(view.baseline.openCount)} open (weighted ${formatCount(view.baseline.weightedOpen)}), accepted after round ${view.baseline.afterRound}`,
+    );
+  }
+  return lines.join('  \n');
+}

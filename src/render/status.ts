@@ -1,0 +1,33 @@
+import type { SessionView } from '../core/index.js';
+import {
+  closedRounds,
+  configTable,
+  disagreementNote,
+  headline,
+  historyList,
+  inventory,
+  netsDisagree,
+  roundTable,
+  severityTable,
+} from './sections.js';
+
+/** status.md: seed 003's "Recording in status.md" tables plus the gap inventory. */
+export function renderStatus(view: SessionView): string {
+  const rounds = closedRounds(view);
+  const latest = rounds.at(-1);
+  const parts = [
+    '# gapflow status',
+    headline(view),
+    '## Convergence Tracking',
+    '### Session Configuration',
+    configTable(view),
+    '### Round Progress',
+    rounds.length > 0 ? roundTable(view) : '_No round has closed yet._',
+  ];
+  if (latest) {
+    parts.push(`### Severity Breakdown (Round ${latest.round})`, severityTable(latest));
+    if (netsDisagree(latest)) parts.push(disagreementNote(latest));
+  }
+  parts.push('### State History', historyList(view), '### Gap Inventory', inventory(view));
+  return `${parts.join('\n\n')}\n`;
+}

@@ -1,0 +1,46 @@
+import { formatCount, openCount, unfinishedGaps, weightedOpen, type SessionView } from '../core/index.js';
+import { escapeMarkdown as md } from './markdown.js';
+import { closedRounds, historyList, roundTable } from './sections.js';
+
+const OUTCOME_TEXT = {
+  CONVERGED: 'every gap is closed',
+  MAX_ROUNDS: 'the round limit was reached',
+  GOOD_ENOUGH: 'the user approved with no CRITICAL or HIGH gap open',
+  USER_APPROVED: 'the user approved over open CRITICAL or HIGH gaps',
+  STALL_EXIT: 'the user forced completion at a divergence warning',
+  ABANDONED: 'the user abandoned the session',
+} as const;
+
+/** The final summary once COMPLETE; null before. Gaps left open are its Known Limitations, CRITICAL first (R11). */
+export function renderSummary(view: SessionView): string | null {
+  const { outcome } = view.machine;
+  if (view.machine.state !== 'COMPLETE' || !outcome) return null;
+  const rounds = closedRounds(view);
+  const gaps = [...view.gaps.values()];
+  const resolved = rounds.reduce((sum, r) => sum + r.resolved, 0);
+  const opened = rounds.reduce((sum, r) => sum + r.new, 0);
+  const approval = view.decisions.find((d) => d.kind === 'approve');
+  const parts = [
+    '# Final Summary',
+    [
+      `**Outcome:** ${outcome}: ${OUTCOME_TEXT[outcome]}.`,
+      `**Rounds:** ${rounds.length} of max ${view.config.maxRounds}.`,
+      `**Over the session:** ${resolved} gaps resolved, ${opened} new; ${gaps.length} recorded in all (${formatCount(view.baselineGapCount ?? 0)} at baseline).`,
+      `**Left open:** ${formatCount(openCount(gaps))} (weighted ${formatCount(weightedOpen(gaps))}).`,
+    ].join('  \n'),
+  ];
+  if (approval) {
+    const ack = approval.acknowledgment === 'critical_risk' ? ' The risk of open CRITICAL gaps was acknowledged.' : '';
+    const why = approval.rationale ? ` Rationale: ${md(approval.rationale)}` : '';
+    parts.push(`**Approval:** after round ${approval.afterRound}.${ack}${why}`);
+  }
+  if (rounds.length > 0) parts.push('## Round Progress', roundTable(view));
+  parts.push('## State History', historyList(view), '## Known Limitations');
+  const left = unfinishedGaps(gaps);
+  parts.push(
+    left.length === 0
+      ? 'None: every gap is closed.'
+      : left.map((g) => `- ${md(g.id)} (${g.severity}, ${g.state})${g.title ? `: ${md(g.title)}` : ''}`).join('\n'),
+  );
+  return `${parts.join('\n\n')}\n`;
+}

@@ -1,0 +1,208 @@
+import { nanoid } from 'nanoid';
+import {
+  EVENT_VERSION,
+  type DecisionKind,
+  type EventBody,
+  type EventBodyInput,
+  type GapflowEvent,
+  type GapState,
+  type SessionSettings,
+  type Severity,
+} from '../events/index.js';
+import {
+  check,
+  decide,
+  evolve,
+  initialView,
+  parseBody,
+  Refusal,
+  toStateJson,
+  type HistoryEntry,
+  type SessionView,
+  type StateJson,
+} from './core/index.js';
+import { FileLog, LogError, MemoryLog, type EventLog } from './log/index.js';
+import { renderPrompt, renderRoundReport, renderStatus, renderSummary } from './render/index.js';
+
+export interface SessionOptions {
+  /** Where timestamps come from (the core never reads a clock). */
+  clock?: () => Date;
+  /** Where event ids come from. */
+  newId?: () => string;
+}
+
+/** A state change, as a subscriber hears of it. */
+export type StateChange = Omit<HistoryEntry, 'rule'>;
+export type StateListener = (change: StateChange, view: SessionView) => void;
+
+export interface DecisionOptions {
+  gaps?: string[];
+  /** Approve over open CRITICAL gaps: the user accepts that risk. */
+  acceptCritical?: boolean;
+  rationale?: string;
+}
+
+/**
+ * Rebuilds the view from stored events, checking each against the view
+ * before it as if it were appended now, so a hand-edited log that breaks a
+ * rule is refused at the line that breaks it.
+ */
+export function replay(events: readonly GapflowEvent[], where = 'log'): SessionView {
+  let view = initialView();
+  for (const [index, event] of events.entries()) {
+    try {
+      check(view, event);
+    } catch (error) {
+      if (error instanceof Refusal) throw new LogError(`${where} line ${index + 1}: ${error.message}`);
+      throw error;
+    }
+    view = evolve(view, event);
+  }
+  if (events.length === 0) throw new LogError(`${where} is empty: it must begin with session.started`);
+  return view;
+}
+
+/**
+ * A convergence session over an event log: the library API an embedded
+ * mediator uses, and all the CLI calls. Each request is decided against the
+ * current view, appended as a whole or refused with nothing written, then
+ * folded into the view.
+ */
+export class Session {
+  #view: SessionView;
+  readonly #listeners = new Set<StateListener>();
+  readonly #clock: () => Date;
+  readonly #newId: () => string;
+
+  private constructor(
+    readonly log: EventLog,
+    view: SessionView,
+    options: SessionOptions,
+  ) {
+    this.#view = view;
+    this.#clock = options.clock ?? (() => new Date());
+    this.#newId = options.newId ?? (() => nanoid());
+  }
+
+  /** Starts a new session in `log`; refuses if the log already holds one. */
+  static create(log: EventLog, settings: SessionSettings = {}, options: SessionOptions = {}): Session {
+    const session = new Session(log, initialView(), options);
+    if (log.exists()) throw new LogError(`${log.location} already holds a session`);
+    const started = session.#prepare([parseBody({ type: 'session.started', data: settings })]);
+    log.create(started.events);
+    session.#view = started.view;
+    return session;
+  }
+
+  /** Opens the session stored in `log`, replaying every event. */
+  static open(log: EventLog, options: SessionOptions = {}): Session {
+    return new Session(log, replay(log.read(), log.location), options);
+  }
+
+  get view(): SessionView {
+    return this.#view;
+  }
+
+  /** Records one request (an event body); returns the events appended for it. */
+  record(input: EventBodyInput): GapflowEvent[] {
+    const prepared = this.#prepare(decide(this.#view, input));
+    this.log.append(prepared.events);
+    this.#commit(prepared.view);
+    return prepared.events;
+  }
+
+  openGap(id: string, severity: Severity, options: { title?: string; spawnedBy?: string; blocking?: boolean } = {}) {
+    return this.record({ type: 'gap.opened', data: { id, severity, ...options } });
+  }
+
+  moveGap(id: string, to: GapState, options: { reason?: string; blockedBy?: string } = {}) {
+    return this.record({ type: 'gap.moved', data: { id, to, ...options } });
+  }
+
+  changeSeverity(id: string, to: Severity) {
+    return this.record({ type: 'gap.severity_changed', data: { id, to } });
+  }
+
+  startRound() {
+    return this.record({ type: 'round.started', data: { round: this.#view.rounds.length + 1 } });
+  }
+
+  closeRound() {
+    return this.record({ type: 'round.closed', data: { round: this.#view.rounds.length } });
+  }
+
+  decide(kind: DecisionKind, options: DecisionOptions = {}) {
+    const data = {
+      kind,
+      ...(options.gaps ? { gaps: options.gaps } : {}),
+      ...(options.acceptCritical ? { acknowledgment: 'critical_risk' as const } : {}),
+      ...(options.rationale !== undefined ? { rationale: options.rationale } : {}),
+    };
+    return this.record({ type: 'decision.made', data });
+  }
+
+  state(): StateJson {
+    return toStateJson(this.#view);
+  }
+
+  status(): string {
+    return renderStatus(this.#view);
+  }
+
+  /** The decision prompt, or null when no decision is due. */
+  prompt(): string | null {
+    return renderPrompt(this.#view);
+  }
+
+  /** The final summary, or null before COMPLETE. */
+  summary(): string | null {
+    return renderSummary(this.#view);
+  }
+
+  roundReport(round?: number): string {
+    return renderRoundReport(this.#view, round);
+  }
+
+  /** Calls `listener` on every state change from now on; returns the unsubscribe. */
+  subscribe(listener: StateListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Checks and stamps a batch against the view as it will be, without touching the log. */
+  #prepare(bodies: readonly EventBody[]): { events: GapflowEvent[]; view: SessionView } {
+    let view = this.#view;
+    const events: GapflowEvent[] = [];
+    for (const body of bodies) {
+      check(view, body);
+      const event = { v: EVENT_VERSION, seq: view.lastSeq + 1, id: this.#newId(), at: this.#clock().toISOString(), ...body } as GapflowEvent;
+      view = evolve(view, event);
+      events.push(event);
+    }
+    return { events, view };
+  }
+
+  #commit(next: SessionView): void {
+    const before = this.#view.history.length;
+    this.#view = next;
+    for (const entry of next.history.slice(before)) {
+      if (entry.from === entry.to) continue;
+      const { rule: _rule, ...change } = entry;
+      for (const listener of this.#listeners) listener(change, next);
+    }
+  }
+}
+
+/** A session in `<dir>/events.jsonl`, the embedded default. */
+export function createFileSession(dir: string, settings: SessionSettings = {}, options?: SessionOptions): Session {
+  return Session.create(new FileLog(dir), settings, options);
+}
+
+export function openFileSession(dir: string, options?: SessionOptions): Session {
+  return Session.open(new FileLog(dir), options);
+}
+
+/** A session held in memory, for embedding. */
+export function createMemorySession(settings: SessionSettings = {}, options?: SessionOptions): Session {
+  return Session.create(new MemoryLog(), settings, options);
+}
