@@ -114,7 +114,11 @@ function countNew(round: Draft<RoundFigures>, gap: Gap, reopened: boolean): void
   round.bySeverity[gap.severity].new += 1;
   round.bySeverity[gap.severity].weightedNew += weight;
   round.newGaps.push({ id: gap.id, severity: gap.severity, weight, title: gap.title, spawnedBy: gap.spawnedBy, reopened });
-  if (gap.severity === 'CRITICAL') round.criticalIntroduced.push(gap.id);
+  if (gap.severity === 'CRITICAL') noteCritical(round, gap.id);
+}
+
+function noteCritical(round: Draft<RoundFigures>, id: string): void {
+  if (!round.criticalIntroduced.includes(id)) round.criticalIntroduced.push(id);
 }
 
 function openGap(view: View, event: EventOf<'gap.opened'>): void {
@@ -173,7 +177,7 @@ function changeSeverity(view: View, event: EventOf<'gap.severity_changed'>): voi
     round.weightedResolved -= delta;
     round.bySeverity[from].weightedResolved -= delta;
   }
-  if (to === 'CRITICAL') round.criticalIntroduced.push(gap.id);
+  if (to === 'CRITICAL') noteCritical(round, gap.id);
 }
 
 function closeRound(view: View): void {

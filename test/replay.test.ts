@@ -1,0 +1,114 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createFileSession, MemoryLog, openFileSession, replay, Session, type Session as S } from '../src/index.js';
+
+const bin = join(import.meta.dirname, '..', 'dist', 'src', 'cli', 'main.js');
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A session that touches every kind of event and state: flat, stall, decisions, pause, completion. */
+function play(s: S): void {
+  for (let i = 1; i <= 6; i++) s.openGap(`G-${i}`, i <= 2 ? 'HIGH' : 'MEDIUM', { title: `gap ${i}` });
+  s.startRound();
+  s.moveGap('G-1', 'IN_PROGRESS');
+  s.moveGap('G-1', 'PROPOSED');
+  s.moveGap('G-1', 'ACCEPTED');
+  s.openGap('G-7', 'LOW', { spawnedBy: 'G-1', blocking: false });
+  s.closeRound();
+  s.openGap('G-8', 'MEDIUM'); // starts round 2 on its own
+  s.changeSeverity('G-3', 'HIGH');
+  s.closeRound();
+  s.startRound();
+  s.moveGap('G-2', 'IN_PROGRESS');
+  s.moveGap('G-2', 'BLOCKED', { blockedBy: 'G-3', reason: 'waits on G-3' });
+  s.closeRound();
+  s.decide('pause');
+  s.decide('resume');
+  s.decide('narrow_scope', { gaps: ['G-7', 'G-8'] });
+  s.startRound();
+  s.openGap('C-1', 'CRITICAL');
+  s.closeRound();
+  s.decide('prioritize_critical');
+  s.startRound();
+  s.moveGap('C-1', 'RESOLVED');
+  s.moveGap('G-4', 'WONT_FIX');
+  s.closeRound();
+  s.decide('approve', { acceptCritical: true, rationale: 'good enough for the pilot' });
+}
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'gapflow-replay-'));
+  dirs.push(dir);
+  return dir;
+}
+
+describe('replay', () => {
+  it('rebuilds exactly the state and status.md of the live session that wrote the log', () => {
+    const dir = tempDir();
+    const live = createFileSession(dir);
+    play(live);
+    expect(live.view.machine.state).toBe('COMPLETE');
+    const replayed = openFileSession(dir);
+    expect(replayed.state()).toEqual(live.state());
+    expect(replayed.status()).toBe(live.status());
+    expect(replayed.summary()).toBe(live.summary());
+  });
+
+  it('the CLI reads the same log to the same state --json and status.md', () => {
+    const dir = tempDir();
+    const live = createFileSession(dir);
+    play(live);
+    const cli = (...args: string[]) => execFileSync(process.execPath, [bin, ...args, '--dir', dir], { encoding: 'utf8' });
+    expect(JSON.parse(cli('state', '--json'))).toEqual(JSON.parse(JSON.stringify(live.state())));
+    expect(cli('status')).toBe(live.status());
+    expect(cli('replay')).toContain(`Replayed ${live.view.eventCount} events: COMPLETE (USER_APPROVED)`);
+  });
+
+  it('replays the same events in memory to the same view, every time', () => {
+    const live = Session.create(new MemoryLog());
+    play(live);
+    const events = live.log.read();
+    expect(replay(events)).toEqual(live.view);
+    expect(Session.open(new MemoryLog(events)).status()).toBe(live.status());
+  });
+
+  it('every prefix of the log replays to the view the live session had at that point', () => {
+    const live = Session.create(new MemoryLog());
+    const views = [live.view];
+    const original = live.record.bind(live);
+    live.record = (input) => {
+      const events = original(input);
+      views.push(live.view);
+      return events;
+    };
+    play(live);
+    const events = live.log.read();
+    let seen = 1;
+    for (let n = 1; n <= events.length; n++) {
+      const view = replay(events.slice(0, n));
+      if (views[seen]!.eventCount === n) {
+        expect(view).toEqual(views[seen]);
+        seen += 1;
+      }
+    }
+    expect(seen).toBe(views.length);
+  });
+
+  it('the log is one JSON event a line with v, seq, id, at, type and data', () => {
+    const dir = tempDir();
+    play(createFileSession(dir));
+    const lines = readFileSync(join(dir, 'events.jsonl'), 'utf8').trimEnd().split('\n');
+    lines.forEach((line, index) => {
+      const event = JSON.parse(line) as Record<string, unknown>;
+      expect(Object.keys(event)).toEqual(['v', 'seq', 'id', 'at', 'type', 'data']);
+      expect(event.v).toBe(1);
+      expect(event.seq).toBe(index + 1);
+      expect(new Date(String(event.at)).toISOString()).toBe(event.at);
+    });
+  });
+});

@@ -1,0 +1,41 @@
+import { createMemorySession, type Session, type SessionSettings } from '../src/index.js';
+
+/** Seed 003's weights, restated here so the tests recompute figures independently of the code. */
+export const WEIGHT = { CRITICAL: 16, HIGH: 4, MEDIUM: 2, LOW: 1 } as const;
+export type Sev = keyof typeof WEIGHT;
+
+/** A memory session with a fixed clock and counting ids, so two runs are identical. */
+export function newSession(settings: SessionSettings = {}): Session {
+  let tick = 0;
+  return createMemorySession(settings, {
+    clock: () => new Date(Date.UTC(2026, 0, 12, 9, 0, tick++)),
+    newId: () => `e${tick}`,
+  });
+}
+
+/** Opens `count` baseline gaps named `${prefix}-1…` of one severity. */
+export function baseline(session: Session, severity: Sev, count: number, prefix = `B-${severity}`): string[] {
+  const ids = Array.from({ length: count }, (_, i) => `${prefix}-${i + 1}`);
+  for (const id of ids) session.openGap(id, severity);
+  return ids;
+}
+
+export interface RoundPlan {
+  resolve?: string[];
+  open?: [id: string, severity: Sev][];
+}
+
+/** Plays one round: resolves gaps, opens new ones, closes it. Returns the closed round's figures. */
+export function playRound(session: Session, plan: RoundPlan) {
+  if (!session.view.roundOpen) session.startRound();
+  for (const id of plan.resolve ?? []) session.moveGap(id, 'RESOLVED');
+  for (const [id, severity] of plan.open ?? []) session.openGap(id, severity);
+  session.closeRound();
+  return session.view.rounds.at(-1)!;
+}
+
+/** The weighted net of a plan, from the seed's weights and the severities the test itself assigned. */
+export function expectedWeightedNet(resolved: Sev[], opened: Sev[]): number {
+  const sum = (list: Sev[]) => list.reduce((total, s) => total + WEIGHT[s], 0);
+  return sum(resolved) - sum(opened);
+}
