@@ -34,20 +34,24 @@ export const DecisionKind = z.enum([
 export type DecisionKind = z.infer<typeof DecisionKind>;
 
 /**
- * A gap id: a short token such as `GAP-FLOW-020`. Letters, digits and `._:/-`,
- * starting with a letter or digit, so an id can never be Markdown, HTML or a
- * path escape, and never `__proto__`.
+ * A gap id: a short token such as `GAP-FLOW-020`. Letters, digits and `._-`,
+ * starting with a letter or digit, so an id can never be Markdown, HTML, a
+ * URL or a path, and never `__proto__`.
  */
 export const GapId = z
   .string()
   .max(128, 'a gap id has at most 128 characters')
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/, 'a gap id is letters, digits and . _ : / - (starting with a letter or digit)');
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'a gap id is letters, digits and . _ - (starting with a letter or digit)');
 export type GapId = z.infer<typeof GapId>;
 
-/** Free text shown to people: one line, bounded. */
+/**
+ * Free text shown to people: one line, bounded, with no control characters
+ * (C0, C1, line and paragraph separators, bidirectional overrides), so it can
+ * neither break a table nor rewrite a terminal.
+ */
 export const Text = (max: number) =>
   z
     .string()
     .max(max, `at most ${max} characters`)
     // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
-    .regex(/^[^\u0000-\u001f\u007f]*$/, 'no control characters (newlines included)');
+    .regex(/^[^\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]*$/, 'no control characters (newlines included)');

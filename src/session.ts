@@ -13,6 +13,7 @@ import {
   check,
   decide,
   evolve,
+  fold,
   initialView,
   parseBody,
   Refusal,
@@ -48,18 +49,15 @@ export interface DecisionOptions {
  * rule is refused at the line that breaks it.
  */
 export function replay(events: readonly GapflowEvent[], where = 'log'): SessionView {
-  let view = initialView();
-  for (const [index, event] of events.entries()) {
+  if (events.length === 0) throw new LogError(`${where} is empty: it must begin with session.started`);
+  return fold(events, (view, event, index) => {
     try {
       check(view, event);
     } catch (error) {
       if (error instanceof Refusal) throw new LogError(`${where} line ${index + 1}: ${error.message}`);
       throw error;
     }
-    view = evolve(view, event);
-  }
-  if (events.length === 0) throw new LogError(`${where} is empty: it must begin with session.started`);
-  return view;
+  });
 }
 
 /**
@@ -128,7 +126,8 @@ export class Session {
   }
 
   closeRound() {
-    return this.record({ type: 'round.closed', data: { round: this.#view.rounds.length } });
+    // With no round ever started there is no round to name; `check` refuses it for that reason.
+    return this.record({ type: 'round.closed', data: { round: Math.max(1, this.#view.rounds.length) } });
   }
 
   decide(kind: DecisionKind, options: DecisionOptions = {}) {

@@ -60,9 +60,12 @@ export function list(value: string | undefined): string[] | undefined {
   return value === undefined ? undefined : value.split(',').map((s) => s.trim()).filter(Boolean);
 }
 
+/** Commands whose first word after the name is a verb (`gap open`, `round close`, `decide pause`). */
+const HAS_VERB = new Set(['gap', 'round', 'decide']);
+
 /**
  * Global options may come before the command (`gapflow --dir D state`);
- * they are moved to the end, where each command's parser reads them.
+ * they are moved behind the command and its verb, where its parser reads them.
  */
 export function hoistGlobalOptions(argv: string[]): string[] {
   const leading: string[] = [];
@@ -78,5 +81,7 @@ export function hoistGlobalOptions(argv: string[]): string[] {
     } else break;
   }
   const [command, ...rest] = argv.slice(i);
-  return command === undefined ? leading : [command, ...rest, ...leading];
+  if (command === undefined) return leading;
+  const verb = HAS_VERB.has(command) && rest[0] !== undefined && !rest[0].startsWith('-') ? rest.splice(0, 1) : [];
+  return [command, ...verb, ...leading, ...rest];
 }

@@ -11,6 +11,14 @@ function version(): string | undefined {
   }
 }
 
+// A reader that stops early (`gapflow status | head -1`) is not an error.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
 const argv = process.argv.slice(2);
 process.exitCode = run(argv, {
   stdout: (text) => process.stdout.write(text),

@@ -2,8 +2,8 @@ import { resolve } from 'node:path';
 import {
   formatCount,
   openCount,
+  moveEffect,
   Refusal,
-  STATE_CLASS,
   weightedOpen,
 } from '../core/index.js';
 import { LogError, writeStatusFile } from '../log/index.js';
@@ -24,7 +24,9 @@ export interface CliIO {
 type Command = (argv: string[], io: CliIO) => void;
 
 function sessionDir(dir: string | undefined, io: CliIO): string {
-  return resolve(io.cwd, dir ?? io.env.GAPFLOW_DIR ?? '.gapflow');
+  if (dir !== undefined && dir.trim() === '') throw new UsageError('--dir needs a folder');
+  // An empty $GAPFLOW_DIR counts as unset, as shells treat empty variables.
+  return resolve(io.cwd, dir ?? (io.env.GAPFLOW_DIR || '.gapflow'));
 }
 
 function open(values: { dir?: string | undefined }, io: CliIO): Session {
@@ -110,12 +112,8 @@ const gap: Command = (argv, io) => {
         ...(values['blocked-by'] !== undefined ? { blockedBy: values['blocked-by'] } : {}),
       });
       const g = session.view.gaps.get(args[0]!)!;
-      const counted =
-        before && STATE_CLASS[before] !== 'closed' && STATE_CLASS[g.state] === 'closed'
-          ? ' (counts as resolved)'
-          : before && STATE_CLASS[before] === 'closed' && STATE_CLASS[g.state] !== 'closed'
-            ? ' (reopened: counts as new)'
-            : '';
+      const effect = before && session.view.roundOpen ? moveEffect(before, g.state) : 'none';
+      const counted = { resolved: ' (counts as resolved)', reopened: ' (reopened: counts as new)', none: '' }[effect];
       return announce(io, session, events, values.json, () => `${g.id}: ${before} -> ${g.state}${counted}; open count ${openNow(session)}`);
     }
     case 'severity': {
@@ -127,7 +125,7 @@ const gap: Command = (argv, io) => {
       return announce(io, session, events, values.json, () => `${g.id}: ${before} -> ${g.severity}; weighted open ${formatCount(weightedOpen(session.view.gaps.values()))}`);
     }
     default:
-      throw new UsageError(verb ? `unknown gap command "${verb}" (open, move, severity)` : 'gap needs open, move or severity');
+      throw new UsageError(verb && !verb.startsWith('-') ? `unknown gap command "${verb}" (open, move, severity)` : 'gap needs open, move or severity');
   }
 };
 
@@ -137,6 +135,9 @@ function openNow(session: Session): string {
 
 const round: Command = (argv, io) => {
   const [verb, ...rest] = argv;
+  if (verb !== 'start' && verb !== 'close') {
+    throw new UsageError(verb && !verb.startsWith('-') ? `unknown round command "${verb}" (start, close)` : 'round needs start or close');
+  }
   const { values } = parse(rest, {}, []);
   if (verb === 'start') {
     const session = open(values, io);
@@ -146,15 +147,12 @@ const round: Command = (argv, io) => {
       `Round ${r.round} started: open count ${formatCount(r.openStart)} (weighted ${formatCount(r.weightedOpenStart)})`,
     );
   }
-  if (verb === 'close') {
-    const session = open(values, io);
-    const events = session.closeRound();
-    return announce(io, session, events, values.json, () => session.roundReport().trimEnd());
-  }
-  throw new UsageError(verb ? `unknown round command "${verb}" (start, close)` : 'round needs start or close');
+  const session = open(values, io);
+  const events = session.closeRound();
+  announce(io, session, events, values.json, () => session.roundReport().trimEnd());
 };
 
-const DECISIONS: Record<string, DecisionKind> = {
+const DECISIONS: Readonly<Record<string, DecisionKind>> = {
   'narrow-scope': 'narrow_scope',
   'accept-complexity': 'accept_complexity',
   'prioritize-critical': 'prioritize_critical',
@@ -167,9 +165,10 @@ const DECISIONS: Record<string, DecisionKind> = {
 
 const decide: Command = (argv, io) => {
   const [word, ...rest] = argv;
-  const kind = word === undefined ? undefined : DECISIONS[word];
+  const kind = word !== undefined && Object.hasOwn(DECISIONS, word) ? DECISIONS[word] : undefined;
   if (!kind) {
-    throw new UsageError(`decide needs one of ${Object.keys(DECISIONS).join(', ')}${word ? `, not "${word}"` : ''}`);
+    const not = word && !word.startsWith('-') ? `, not "${word}"` : '';
+    throw new UsageError(`decide needs one of ${Object.keys(DECISIONS).join(', ')}${not}`);
   }
   const { values } = parse(
     rest,
@@ -262,7 +261,7 @@ export function run(argv: string[], io: CliIO): number {
       io.stdout(`${io.version ?? 'unknown'}\n`);
       return 0;
     }
-    const command = COMMANDS[name];
+    const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
     if (!command) throw new UsageError(`unknown command "${name}"`);
     if (rest.includes('--help') || rest.includes('-h')) {
       io.stdout(HELP);

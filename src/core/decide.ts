@@ -1,5 +1,5 @@
 import { EventBody, formatIssue, type BodyOf, type EventBodyInput } from '../../events/index.js';
-import { decisionEvent } from './evolve.js';
+import { decisionEvent, severeUnfinished } from './evolve.js';
 import { isOpen } from './inventory.js';
 import { ALLOWED_MOVES, STATE_CLASS } from './rules.js';
 import { Refusal } from './refusal.js';
@@ -39,8 +39,8 @@ function completeDecision(view: SessionView, body: BodyOf<'decision.made'>): Bod
     return { type: body.type, data: { ...body.data, gaps: critical } };
   }
   if (kind === 'approve' && body.data.gaps === undefined) {
-    const severe = [...view.gaps.values()].filter((g) => isOpen(g) && (g.severity === 'CRITICAL' || g.severity === 'HIGH'));
-    return severe.length > 0 ? { type: body.type, data: { ...body.data, gaps: severe.map((g) => g.id) } } : body;
+    const severe = severeUnfinished(view);
+    return severe.length > 0 ? { type: body.type, data: { ...body.data, gaps: severe } } : body;
   }
   return body;
 }
@@ -94,6 +94,7 @@ export function check(view: SessionView, body: EventBody): void {
     }
     case 'round.closed': {
       if (!view.roundOpen) refuse('no round is open (`gapflow round start` opens one)');
+      if (view.machine.state === 'PAUSED') refuse('the session is PAUSED; resume it first (`gapflow decide resume`)');
       if (body.data.round !== view.rounds.length) refuse(`the open round is ${view.rounds.length}, not ${body.data.round}`);
       return;
     }
@@ -134,6 +135,9 @@ export function check(view: SessionView, body: EventBody): void {
 }
 
 function checkGapEventTime(view: SessionView, body: EventBody): void {
+  if (view.machine.state === 'PAUSED') {
+    throw new Refusal(`${label(body)}: the session is PAUSED; resume it first (\`gapflow decide resume\`)`);
+  }
   if (view.rounds.length > 0 && !view.roundOpen) {
     const why = whyNoRoundCanStart(view);
     throw new Refusal(`${label(body)}: ${why ?? 'no round is open; a gap event between rounds must follow round.started'}`);
@@ -154,15 +158,19 @@ const KIND_WORD: Record<BodyOf<'decision.made'>['data']['kind'], string> = {
 function checkDecision(view: SessionView, body: BodyOf<'decision.made'>, refuse: (why: string) => never): void {
   const { kind, gaps = [] } = body.data;
   const word = KIND_WORD[kind];
-  if (view.roundOpen) refuse(`round ${view.rounds.length} is open; decisions are made between rounds (close it first)`);
+  // Pause (and so resume) and abandon may interrupt a round; every other decision is made between rounds (R8).
+  if (view.roundOpen && kind !== 'pause' && kind !== 'resume' && kind !== 'abandon') {
+    refuse(`round ${view.rounds.length} is open; decisions are made between rounds (close it first)`);
+  }
+  if (body.data.acknowledgment !== undefined && kind !== 'approve') refuse('an acknowledgment goes only with approve');
   if (!machineAccepts(view.machine, view.config, decisionEvent(view, kind))) {
     const possible = (Object.keys(KIND_WORD) as (keyof typeof KIND_WORD)[])
       .filter((k) => machineAccepts(view.machine, view.config, decisionEvent(view, k)))
       .map((k) => KIND_WORD[k]);
     refuse(`${word} is not possible in ${view.machine.state}; possible now: ${possible.join(', ') || 'none'}`);
   }
-  const needsGaps = kind === 'narrow_scope' || kind === 'prioritize_critical' || kind === 'approve';
-  if (!needsGaps && gaps.length > 0) refuse(`${word} takes no gaps`);
+  const needsGaps = kind === 'narrow_scope' || kind === 'prioritize_critical';
+  if (!needsGaps && kind !== 'approve' && gaps.length > 0) refuse(`${word} takes no gaps`);
   if (new Set(gaps).size !== gaps.length) refuse('a gap is named twice');
   for (const id of gaps) {
     const gap = view.gaps.get(id) ?? refuse(`unknown gap ${id}`);
@@ -176,15 +184,24 @@ function checkDecision(view: SessionView, body: BodyOf<'decision.made'>, refuse:
   if (kind === 'approve') checkApproval(view, body, refuse);
 }
 
+/**
+ * R11: approving over CRITICAL gaps needs the risk acknowledged, over HIGH
+ * gaps a rationale. A deferred gap is not closed, so it counts here. The
+ * event records the gaps it accepted; a caller cannot name others.
+ */
 function checkApproval(view: SessionView, body: BodyOf<'decision.made'>, refuse: (why: string) => never): void {
-  const open = [...view.gaps.values()].filter(isOpen);
-  const critical = open.filter((g) => g.severity === 'CRITICAL').map((g) => g.id);
-  const high = open.filter((g) => g.severity === 'HIGH').map((g) => g.id);
+  const severe = severeUnfinished(view);
+  const critical = severe.filter((id) => view.gaps.get(id)?.severity === 'CRITICAL');
+  const high = severe.filter((id) => view.gaps.get(id)?.severity === 'HIGH');
   if (critical.length > 0 && body.data.acknowledgment !== 'critical_risk') {
-    refuse(`CRITICAL gaps are open (${critical.join(', ')}); approving needs an explicit acknowledgment of that risk (--accept-critical)`);
+    refuse(`CRITICAL gaps are not closed (${critical.join(', ')}); approving needs an explicit acknowledgment of that risk (--accept-critical)`);
   }
-  if (high.length > 0 && !body.data.rationale) {
-    refuse(`HIGH gaps are open (${high.join(', ')}); approving needs a rationale (--rationale TEXT)`);
+  if (high.length > 0 && !body.data.rationale?.trim()) {
+    refuse(`HIGH gaps are not closed (${high.join(', ')}); approving needs a rationale (--rationale TEXT)`);
+  }
+  const recorded = body.data.gaps ?? [];
+  if (recorded.length !== severe.length || recorded.some((id, i) => id !== severe[i])) {
+    refuse(`approve records the CRITICAL and HIGH gaps it accepts itself (${severe.join(', ') || 'none'}); do not name gaps`);
   }
 }
 

@@ -1,8 +1,8 @@
-import { enableMapSet, produce, type Draft } from 'immer';
+import { enableMapSet, freeze, produce } from 'immer';
 import type { EventOf, GapflowEvent, Severity } from '../../events/index.js';
 import type { ConvergenceEvent } from '../../machines/index.js';
 import { describeDecision, describeRoundStep } from './explain.js';
-import { openCount, openBySeverity, weightedOpen } from './inventory.js';
+import { openCount, unfinishedGaps, weightedOpen } from './inventory.js';
 import { DEFAULT_CONFIG, moveEffect, resolveConfig, SEVERITIES, SEVERITY_WEIGHT, STATE_CLASS } from './rules.js';
 import { stepMachine } from './step.js';
 import type { Gap, RoundFigures, SessionView } from './view.js';
@@ -29,23 +29,31 @@ export function initialView(): SessionView {
 }
 
 /**
- * Folds one event into the view. It never refuses: whatever reaches it was
- * checked before it was appended (see decide.ts), and replay checks again.
+ * Folds one event into the view, returning a new frozen view that shares
+ * what did not change. It never refuses: whatever reaches it was checked
+ * before it was appended (see decide.ts), and replay checks again.
  */
 export function evolve(view: SessionView, event: GapflowEvent): SessionView {
-  return produce(view, (draft) => apply(draft, event));
+  return produce(view, (draft) => apply(draft as SessionView, event));
 }
 
-/** Folds many events in one immer draft: the fast path for replay. */
-export function evolveAll(view: SessionView, events: Iterable<GapflowEvent>): SessionView {
-  return produce(view, (draft) => {
-    for (const event of events) apply(draft, event);
-  });
+/**
+ * Replays a whole log as a plain mutable fold (one immutable copy per event
+ * would make replay quadratic), checking each event against the view before
+ * it with `guard`; the result is frozen like any other view.
+ */
+export function fold(events: Iterable<GapflowEvent>, guard: (view: SessionView, event: GapflowEvent, index: number) => void): SessionView {
+  const view = initialView();
+  let index = 0;
+  for (const event of events) {
+    guard(view, event, index++);
+    apply(view, event);
+  }
+  return freeze(view, true);
 }
 
-type View = Draft<SessionView>;
-
-function apply(view: View, event: GapflowEvent): void {
+/** Mutates `view` by one event: called on an immer draft, or on the private working copy of `fold`. */
+function apply(view: SessionView, event: GapflowEvent): void {
   view.eventCount += 1;
   view.lastSeq = event.seq;
   switch (event.type) {
@@ -74,10 +82,10 @@ function emptyFigures(): Record<Severity, RoundFigures['bySeverity'][Severity]> 
   return Object.fromEntries(entries) as Record<Severity, RoundFigures['bySeverity'][Severity]>;
 }
 
-function startRound(view: View, event: EventOf<'round.started'>): void {
+function startRound(view: SessionView, event: EventOf<'round.started'>): void {
   if (event.data.round === 1 && view.settings) {
-    view.baselineGapCount = openCount(view.gaps.values());
-    view.config = resolveConfig(view.settings, Math.ceil(view.baselineGapCount));
+    view.baselineGapCount = unfinishedGaps(view.gaps.values()).length;
+    view.config = resolveConfig(view.settings, view.baselineGapCount);
   }
   view.rounds.push({
     round: event.data.round,
@@ -103,11 +111,11 @@ function startRound(view: View, event: EventOf<'round.started'>): void {
 }
 
 /** The open round, or null for a baseline event (before round 1). */
-function currentRound(view: View): Draft<RoundFigures> | null {
+function currentRound(view: SessionView): RoundFigures | null {
   return view.roundOpen ? (view.rounds.at(-1) ?? null) : null;
 }
 
-function countNew(round: Draft<RoundFigures>, gap: Gap, reopened: boolean): void {
+function countNew(round: RoundFigures, gap: Gap, reopened: boolean): void {
   const weight = SEVERITY_WEIGHT[gap.severity];
   round.new += 1;
   round.weightedNew += weight;
@@ -117,11 +125,11 @@ function countNew(round: Draft<RoundFigures>, gap: Gap, reopened: boolean): void
   if (gap.severity === 'CRITICAL') noteCritical(round, gap.id);
 }
 
-function noteCritical(round: Draft<RoundFigures>, id: string): void {
+function noteCritical(round: RoundFigures, id: string): void {
   if (!round.criticalIntroduced.includes(id)) round.criticalIntroduced.push(id);
 }
 
-function openGap(view: View, event: EventOf<'gap.opened'>): void {
+function openGap(view: SessionView, event: EventOf<'gap.opened'>): void {
   const round = currentRound(view);
   const gap: Gap = {
     id: event.data.id,
@@ -138,13 +146,17 @@ function openGap(view: View, event: EventOf<'gap.opened'>): void {
   if (round) countNew(round, gap, false);
 }
 
-function moveGap(view: View, event: EventOf<'gap.moved'>): void {
+function moveGap(view: SessionView, event: EventOf<'gap.moved'>): void {
   const gap = view.gaps.get(event.data.id);
   if (!gap) return;
   const effect = moveEffect(gap.state, event.data.to);
   gap.state = event.data.to;
   gap.reason = event.data.reason ?? null;
   gap.blockedBy = event.data.to === 'BLOCKED' ? (event.data.blockedBy ?? null) : null;
+  // A prioritized CRITICAL gap stays in focus until it closes (R11).
+  if (STATE_CLASS[gap.state] === 'closed' && view.focus.includes(gap.id)) {
+    view.focus = view.focus.filter((id) => id !== gap.id);
+  }
   const round = currentRound(view);
   if (!round) return;
   if (effect === 'resolved') {
@@ -159,15 +171,18 @@ function moveGap(view: View, event: EventOf<'gap.moved'>): void {
   }
 }
 
-function changeSeverity(view: View, event: EventOf<'gap.severity_changed'>): void {
+function changeSeverity(view: SessionView, event: EventOf<'gap.severity_changed'>): void {
   const gap = view.gaps.get(event.data.id);
   if (!gap) return;
   const from = gap.severity;
   const to = event.data.to;
   gap.severity = to;
   const round = currentRound(view);
+  if (!round) return;
+  // R5: an escalation to CRITICAL warns whether the gap is open or parked.
+  if (to === 'CRITICAL') noteCritical(round, gap.id);
   // R7: only an open gap's change moves the round's weighted figures.
-  if (!round || STATE_CLASS[gap.state] !== 'open') return;
+  if (STATE_CLASS[gap.state] !== 'open') return;
   const delta = SEVERITY_WEIGHT[to] - SEVERITY_WEIGHT[from];
   round.severityChanges.push({ id: gap.id, from, to, delta });
   if (delta > 0) {
@@ -177,10 +192,9 @@ function changeSeverity(view: View, event: EventOf<'gap.severity_changed'>): voi
     round.weightedResolved -= delta;
     round.bySeverity[from].weightedResolved -= delta;
   }
-  if (to === 'CRITICAL') noteCritical(round, gap.id);
 }
 
-function closeRound(view: View): void {
+function closeRound(view: SessionView): void {
   const round = view.rounds.at(-1);
   if (!round) return;
   round.openEnd = openCount(view.gaps.values());
@@ -197,17 +211,21 @@ function closeRound(view: View): void {
   });
   view.machine = result.machine;
   round.state = result.machine.state;
-  round.flatCount = result.machine.state === 'DIVERGENCE_WARNING' ? null : result.machine.flatCount;
+  // R4: no flat count for a round that ended in a warning; none either for the one that ended the session.
+  const counting = result.machine.state !== 'DIVERGENCE_WARNING' && result.machine.state !== 'COMPLETE';
+  round.flatCount = counting ? result.machine.flatCount : null;
   const steps = result.steps.length > 0 ? result.steps : [{ from: round.state, to: round.state, rule: result.rule }];
   for (const step of steps) {
     const reason = describeRoundStep(step, round, view.config, result.machine);
     view.history.push({ round: round.round, from: step.from, to: step.to, reason, rule: step.rule, cause: 'round' });
   }
-  // A prioritized CRITICAL gap stays in focus until it closes (R11).
-  view.focus = view.focus.filter((id) => {
-    const gap = view.gaps.get(id);
-    return gap !== undefined && STATE_CLASS[gap.state] !== 'closed';
-  });
+}
+
+/** R11: CRITICAL and HIGH gaps not closed (deferral does not make them safe to approve over). */
+export function severeUnfinished(view: SessionView): string[] {
+  return unfinishedGaps(view.gaps.values())
+    .filter((g) => g.severity === 'CRITICAL' || g.severity === 'HIGH')
+    .map((g) => g.id);
 }
 
 const DECISION_EVENT: Record<EventOf<'decision.made'>['data']['kind'], ConvergenceEvent['type']> = {
@@ -225,13 +243,12 @@ const DECISION_EVENT: Record<EventOf<'decision.made'>['data']['kind'], Convergen
 export function decisionEvent(view: SessionView, kind: EventOf<'decision.made'>['data']['kind']): ConvergenceEvent {
   const type = DECISION_EVENT[kind];
   if (type === 'APPROVE') {
-    const open = openBySeverity(view.gaps.values());
-    return { type, openCriticalOrHigh: open.CRITICAL + open.HIGH };
+    return { type, openCriticalOrHigh: severeUnfinished(view).length };
   }
   return { type } as ConvergenceEvent;
 }
 
-function decide(view: View, event: EventOf<'decision.made'>): void {
+function decide(view: SessionView, event: EventOf<'decision.made'>): void {
   const { kind } = event.data;
   const gaps = event.data.gaps ?? [];
   const afterRound = view.rounds.filter((r) => r.openEnd !== null).length;
@@ -242,6 +259,7 @@ function decide(view: View, event: EventOf<'decision.made'>): void {
       if (!gap) continue;
       gap.state = 'USER_DEFERRED';
       gap.reason = 'deferred when the user narrowed scope';
+      gap.blockedBy = null;
     }
   } else if (kind === 'accept_complexity') {
     view.baseline = { afterRound, openCount: openCount(view.gaps.values()), weightedOpen: weightedOpen(view.gaps.values()) };

@@ -35,8 +35,13 @@ export function describeRoundStep(
   }
 }
 
-/** Why a decision led where it did. */
+/** Why a decision led where it did; the user's rationale, if any, closes it. */
 export function describeDecision(data: DecisionData, machine: MachineState, figures?: { openCount: number; weightedOpen: number }): string {
+  const why = data.rationale ? `; rationale: ${data.rationale}` : '';
+  return `${decisionEffect(data, machine, figures)}${why}`;
+}
+
+function decisionEffect(data: DecisionData, machine: MachineState, figures?: { openCount: number; weightedOpen: number }): string {
   const gaps = (data.gaps ?? []).join(', ');
   switch (data.kind) {
     case 'narrow_scope':
@@ -54,9 +59,8 @@ export function describeDecision(data: DecisionData, machine: MachineState, figu
     case 'abandon':
       return `user abandoned the session: ${machine.outcome}`;
     case 'approve': {
-      const why = data.rationale ? `; rationale: ${data.rationale}` : '';
-      const risk = data.acknowledgment === 'critical_risk' ? '; CRITICAL risk acknowledged' : '';
-      return `user approved: ${machine.outcome}${risk}${why}`;
+      const risk = data.acknowledgment === 'critical_risk' && gaps ? '; CRITICAL risk acknowledged' : '';
+      return `user approved: ${machine.outcome}${gaps ? ` over ${gaps}` : ''}${risk}`;
     }
   }
 }

@@ -1,5 +1,5 @@
 export { check, decide, parseBody, whyNoRoundCanStart } from './decide.js';
-export { evolve, evolveAll, initialView } from './evolve.js';
+export { evolve, fold, initialView, severeUnfinished } from './evolve.js';
 export { isOpen, openBySeverity, openCount, unfinishedGaps, weightedOpen } from './inventory.js';
 export { nextStep, type NextAction } from './next.js';
 export { formatCount, signed } from './numbers.js';

@@ -9,6 +9,7 @@ export function nextStep(view: SessionView): { action: NextAction; reason: strin
   const { state, outcome, flatCount } = view.machine;
   const closed = view.rounds.filter((r) => r.openEnd !== null).length;
   const lastReason = view.history.at(-1)?.reason;
+  const lastRoundReason = view.history.findLast((h) => h.cause === 'round')?.reason;
   switch (state) {
     case 'COMPLETE':
       return { action: 'stop', reason: `the session is COMPLETE (${outcome})${lastReason ? `: ${lastReason}` : ''}` };
@@ -18,7 +19,7 @@ export function nextStep(view: SessionView): { action: NextAction; reason: strin
     case 'STALLED':
       return {
         action: 'ask_user',
-        reason: `DIVERGENCE_WARNING${lastReason ? ` (${lastReason})` : ''}: the user must decide before the next round (\`gapflow prompt\`)`,
+        reason: `DIVERGENCE_WARNING${lastRoundReason ? ` (${lastRoundReason})` : ''}: the user must decide before the next round (\`gapflow prompt\`)`,
       };
     default: {
       const work = view.roundOpen

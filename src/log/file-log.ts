@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync, existsSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GapflowEvent } from '../../events/index.js';
 import { parseLines, toLine } from './lines.js';
@@ -9,6 +9,8 @@ export const LOG_FILE = 'events.jsonl';
 /** The embedded default: `<dir>/events.jsonl`, one event a line, appended and fsynced. */
 export class FileLog implements EventLog {
   readonly location: string;
+  /** The log's length in bytes as this object last read or wrote it. */
+  #size: number | null = null;
 
   constructor(readonly dir: string) {
     this.location = join(dir, LOG_FILE);
@@ -26,7 +28,9 @@ export class FileLog implements EventLog {
       if (isNotFound(error)) throw new LogError(`no session in ${this.dir} (\`gapflow init\` creates one)`);
       throw error;
     }
-    return parseLines(text, this.location);
+    const events = parseLines(text, this.location);
+    this.#size = Buffer.byteLength(text, 'utf8');
+    return events;
   }
 
   create(events: readonly GapflowEvent[]): void {
@@ -38,22 +42,38 @@ export class FileLog implements EventLog {
       if (isCode(error, 'EEXIST')) throw new LogError(`${this.location} already exists; a session lives there`);
       throw error;
     }
-    writeAll(fd, events);
+    this.#size = writeAll(fd, events, 0);
   }
 
+  /**
+   * Appends only if the file is still as this object read it: events were
+   * checked against that content, so a log another writer has moved on is
+   * refused rather than given a second event with the same `seq`. (A lock
+   * that makes concurrent writers wait their turn is the next step.)
+   */
   append(events: readonly GapflowEvent[]): void {
     if (events.length === 0) return;
-    writeAll(openSync(this.location, 'a'), events);
+    const fd = openSync(this.location, 'a');
+    const size = fstatSync(fd).size;
+    if (this.#size !== null && size !== this.#size) {
+      closeSync(fd);
+      throw new LogError(`${this.location} changed while this call ran (another writer?); nothing was written: run it again`);
+    }
+    this.#size = writeAll(fd, events, size);
   }
 }
 
-/** One write for the whole batch, so a batch lands whole or (if the process dies) as a torn tail `read` detects. */
-function writeAll(fd: number, events: readonly GapflowEvent[]): void {
+/**
+ * One write for the whole batch, so a batch lands whole or (if the process
+ * dies) as a torn tail that `read` detects. Returns the file's new length.
+ */
+function writeAll(fd: number, events: readonly GapflowEvent[], start: number): number {
   try {
     const bytes = Buffer.from(events.map(toLine).join(''), 'utf8');
     let written = 0;
     while (written < bytes.length) written += writeSync(fd, bytes, written);
     fsyncSync(fd);
+    return start + bytes.length;
   } finally {
     closeSync(fd);
   }

@@ -66,6 +66,15 @@ export function severityTable(round: RoundFigures): string {
   return table(['Severity', 'Resolved', 'New', 'Net'], rows);
 }
 
+/** R7: the severity changes behind a breakdown's weighted figures. */
+export function severityChangeNote(round: RoundFigures): string {
+  const changes = round.severityChanges.map((c) => {
+    const effect = c.delta > 0 ? `+${c.delta} weighted new` : `+${-c.delta} weighted resolved`;
+    return `${md(c.id)} ${c.from} -> ${c.to} (${effect})`;
+  });
+  return `Severity changes: ${changes.join('; ')}.`;
+}
+
 /**
  * R14: both nets are shown; when their signs disagree the weighted one
  * decides. They disagree when one shows progress (above 0) and the other does

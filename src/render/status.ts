@@ -8,6 +8,7 @@ import {
   inventory,
   netsDisagree,
   roundTable,
+  severityChangeNote,
   severityTable,
 } from './sections.js';
 
@@ -26,6 +27,7 @@ export function renderStatus(view: SessionView): string {
   ];
   if (latest) {
     parts.push(`### Severity Breakdown (Round ${latest.round})`, severityTable(latest));
+    if (latest.severityChanges.length > 0) parts.push(severityChangeNote(latest));
     if (netsDisagree(latest)) parts.push(disagreementNote(latest));
   }
   parts.push('### State History', historyList(view), '### Gap Inventory', inventory(view));

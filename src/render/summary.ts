@@ -20,19 +20,26 @@ export function renderSummary(view: SessionView): string | null {
   const resolved = rounds.reduce((sum, r) => sum + r.resolved, 0);
   const opened = rounds.reduce((sum, r) => sum + r.new, 0);
   const approval = view.decisions.find((d) => d.kind === 'approve');
+  const atBaseline = gaps.filter((g) => g.openedInRound === 0).length;
   const parts = [
     '# Final Summary',
     [
       `**Outcome:** ${outcome}: ${OUTCOME_TEXT[outcome]}.`,
       `**Rounds:** ${rounds.length} of max ${view.config.maxRounds}.`,
-      `**Over the session:** ${resolved} gaps resolved, ${opened} new; ${gaps.length} recorded in all (${formatCount(view.baselineGapCount ?? 0)} at baseline).`,
+      `**Over the session:** ${resolved} gaps resolved, ${opened} new; ${gaps.length} recorded in all (${atBaseline} at baseline).`,
       `**Left open:** ${formatCount(openCount(gaps))} (weighted ${formatCount(weightedOpen(gaps))}).`,
     ].join('  \n'),
   ];
   if (approval) {
-    const ack = approval.acknowledgment === 'critical_risk' ? ' The risk of open CRITICAL gaps was acknowledged.' : '';
-    const why = approval.rationale ? ` Rationale: ${md(approval.rationale)}` : '';
-    parts.push(`**Approval:** after round ${approval.afterRound}.${ack}${why}`);
+    const accepted = approval.gaps.map((id) => view.gaps.get(id)).filter((g) => g !== undefined);
+    const critical = accepted.filter((g) => g.severity === 'CRITICAL').map((g) => md(g.id));
+    const high = accepted.filter((g) => g.severity === 'HIGH').map((g) => md(g.id));
+    const when = approval.afterRound === 0 ? 'before round 1' : `after round ${approval.afterRound}`;
+    const lines = [`**Approval:** ${when}.`];
+    if (critical.length > 0) lines.push(`The risk of CRITICAL gaps left open (${critical.join(', ')}) was acknowledged.`);
+    if (high.length > 0) lines.push(`HIGH gaps left open: ${high.join(', ')}.`);
+    if (approval.rationale) lines.push(`Rationale: ${md(approval.rationale)}`);
+    parts.push(lines.join(' '));
   }
   if (rounds.length > 0) parts.push('## Round Progress', roundTable(view));
   parts.push('## State History', historyList(view), '## Known Limitations');

@@ -349,8 +349,8 @@ describe('R11: user decisions', () => {
     baseline(s, 'CRITICAL', 1, 'C');
     baseline(s, 'HIGH', 2);
     playRound(s, { resolve: ['B-HIGH-1'] });
-    expect(() => s.decide('approve')).toThrow(/CRITICAL gaps are open \(C-1\).*--accept-critical/);
-    expect(() => s.decide('approve', { acceptCritical: true })).toThrow(/HIGH gaps are open \(B-HIGH-2\).*rationale/);
+    expect(() => s.decide('approve')).toThrow(/CRITICAL gaps are not closed \(C-1\).*--accept-critical/);
+    expect(() => s.decide('approve', { acceptCritical: true })).toThrow(/HIGH gaps are not closed \(B-HIGH-2\).*rationale/);
     const [event] = s.decide('approve', { acceptCritical: true, rationale: 'ship the MVP' });
     expect(event!.data).toMatchObject({ kind: 'approve', acknowledgment: 'critical_risk', rationale: 'ship the MVP', gaps: ['C-1', 'B-HIGH-2'] });
     expect(s.view.machine.outcome).toBe('USER_APPROVED');
@@ -441,5 +441,95 @@ describe('R14: both nets shown', () => {
     baseline(s, 'HIGH', 3);
     playRound(s, { resolve: ['B-HIGH-1'] });
     expect(s.roundReport()).not.toMatch(/disagree/);
+  });
+});
+
+describe('rulings at their edges', () => {
+  it('R5: escalating a deferred gap to CRITICAL warns too', () => {
+    const s = newSession();
+    baseline(s, 'HIGH', 2);
+    baseline(s, 'LOW', 1, 'L');
+    s.startRound();
+    s.moveGap('L-1', 'USER_DEFERRED');
+    s.changeSeverity('L-1', 'CRITICAL');
+    s.moveGap('B-HIGH-1', 'RESOLVED');
+    s.closeRound();
+    const round = s.view.rounds[0]!;
+    // R7: a parked gap's severity moves no weighted figure; only the resolve counts.
+    expect(round.weightedNet).toBe(WEIGHT.HIGH);
+    expect(round.state).toBe('DIVERGENCE_WARNING');
+  });
+
+  it('R11: a deferred CRITICAL or HIGH gap still needs its acknowledgment to approve over', () => {
+    const s = newSession();
+    baseline(s, 'CRITICAL', 1, 'C');
+    baseline(s, 'LOW', 2, 'L');
+    playRound(s, { resolve: ['L-1'] });
+    s.decide('pause');
+    s.decide('resume');
+    s.startRound();
+    s.moveGap('C-1', 'USER_DEFERRED');
+    s.closeRound();
+    expect(() => s.decide('approve')).toThrow(/CRITICAL gaps are not closed \(C-1\)/);
+    s.decide('approve', { acceptCritical: true });
+    expect(s.view.machine.outcome).toBe('USER_APPROVED');
+  });
+
+  it('R11: an approval records the severe gaps it accepts; a caller cannot name others', () => {
+    const s = newSession();
+    baseline(s, 'HIGH', 1);
+    baseline(s, 'LOW', 1, 'L');
+    playRound(s, { resolve: ['L-1'] });
+    expect(() => s.decide('approve', { rationale: 'ok', gaps: ['L-1'] })).toThrow(/records the CRITICAL and HIGH gaps it accepts itself \(B-HIGH-1\)/);
+    expect(() => s.decide('approve', { rationale: '   ' })).toThrow(/needs a rationale/);
+  });
+
+  it('R13: auto counts baseline gaps, a deferred one included, as whole gaps', () => {
+    const s = newSession({ preset: 'auto' });
+    baseline(s, 'LOW', 10);
+    s.moveGap('B-LOW-10', 'USER_DEFERRED');
+    s.startRound();
+    expect(s.view.baselineGapCount).toBe(10);
+    expect(s.state().config.stallThreshold).toBe(3);
+    expect(s.status()).toContain('| preset | auto: complex (10 baseline gaps) |');
+  });
+
+  it('R11: a prioritized gap leaves the focus as soon as it closes', () => {
+    const s = newSession();
+    baseline(s, 'HIGH', 2);
+    playRound(s, { open: [['C1', 'CRITICAL'], ['C2', 'CRITICAL']] });
+    s.decide('prioritize_critical');
+    expect(s.view.focus).toEqual(['C1', 'C2']);
+    s.moveGap('C1', 'RESOLVED');
+    expect(s.view.focus).toEqual(['C2']);
+    expect(s.status()).toContain('**Focus:** C2 (');
+  });
+
+  it('after a pause and resume in DIVERGENCE_WARNING, the next step still names the real trigger', () => {
+    const s = newSession();
+    baseline(s, 'HIGH', 2);
+    playRound(s, { open: [['C1', 'CRITICAL']] });
+    s.decide('pause');
+    s.decide('resume');
+    expect(s.state().decision).toMatchObject({ action: 'ask_user' });
+    expect(s.state().decision.reason).toContain('triggered by CRITICAL introduction (C1)');
+  });
+
+  it('narrowing scope clears what a deferred gap was blocked by', () => {
+    const s = newSession();
+    baseline(s, 'MEDIUM', 2);
+    s.moveGap('B-MEDIUM-1', 'IN_PROGRESS');
+    s.moveGap('B-MEDIUM-1', 'BLOCKED', { blockedBy: 'B-MEDIUM-2' });
+    playRound(s, { open: [['C1', 'CRITICAL']] });
+    s.decide('narrow_scope', { gaps: ['B-MEDIUM-1'] });
+    expect(s.view.gaps.get('B-MEDIUM-1')).toMatchObject({ state: 'USER_DEFERRED', blockedBy: null });
+  });
+
+  it('the round that ends a session shows no flat count', () => {
+    const s = newSession({ maxRounds: 2 });
+    baseline(s, 'HIGH', 3);
+    playRound(s, {});
+    expect(playRound(s, {})).toMatchObject({ state: 'COMPLETE', flatCount: null });
+    expect(s.view.machine.outcome).toBe('MAX_ROUNDS');
   });
 });
