@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const bin = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+// The bundled command that `npm ci` builds (package.json `bin`).
+const bin = fileURLToPath(new URL('../gapflow.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'gapflow-demo-'));
 const quiet = new Set(['gap']);
 

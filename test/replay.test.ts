@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFileSession, MemoryLog, openFileSession, replay, Session, type Session as S } from '../src/index.js';
 
-const bin = join(import.meta.dirname, '..', 'dist', 'src', 'cli', 'main.js');
+const repo = join(import.meta.dirname, '..');
+const bin = join(repo, (JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { bin: { gapflow: string } }).bin.gapflow);
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });

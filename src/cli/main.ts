@@ -2,13 +2,17 @@
 import { readFileSync } from 'node:fs';
 import { run } from './run.js';
 
+/** The package's version, from the package.json above this file (bundled or not). */
 function version(): string | undefined {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version?: string };
-    return pkg.version;
-  } catch {
-    return undefined;
+  for (const up of ['../package.json', '../../package.json', '../../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(up, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'gapflow') return pkg.version;
+    } catch {
+      // not this level; try the next one up
+    }
   }
+  return undefined;
 }
 
 // A reader that stops early (`gapflow status | head -1`) is not an error.

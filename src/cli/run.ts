@@ -1,10 +1,8 @@
 import { resolve } from 'node:path';
 import {
   formatCount,
-  openCount,
   moveEffect,
   Refusal,
-  weightedOpen,
 } from '../core/index.js';
 import { LogError, writeStatusFile } from '../log/index.js';
 import { createFileSession, openFileSession, type Session } from '../session.js';
@@ -122,7 +120,7 @@ const gap: Command = (argv, io) => {
       const before = session.view.gaps.get(args[0]!)?.severity;
       const events = session.changeSeverity(args[0]!, enumWord(args[1]!) as Severity);
       const g = session.view.gaps.get(args[0]!)!;
-      return announce(io, session, events, values.json, () => `${g.id}: ${before} -> ${g.severity}; weighted open ${formatCount(weightedOpen(session.view.gaps.values()))}`);
+      return announce(io, session, events, values.json, () => `${g.id}: ${before} -> ${g.severity}; weighted open ${formatCount(session.view.open.weighted)}`);
     }
     default:
       throw new UsageError(verb && !verb.startsWith('-') ? `unknown gap command "${verb}" (open, move, severity)` : 'gap needs open, move or severity');
@@ -130,7 +128,7 @@ const gap: Command = (argv, io) => {
 };
 
 function openNow(session: Session): string {
-  return formatCount(openCount(session.view.gaps.values()));
+  return formatCount(session.view.open.count);
 }
 
 const round: Command = (argv, io) => {

@@ -2,8 +2,8 @@ import { enableMapSet, freeze, produce } from 'immer';
 import type { EventOf, GapflowEvent, Severity } from '../../events/index.js';
 import type { ConvergenceEvent } from '../../machines/index.js';
 import { describeDecision, describeRoundStep } from './explain.js';
-import { openCount, unfinishedGaps, weightedOpen } from './inventory.js';
-import { DEFAULT_CONFIG, moveEffect, resolveConfig, SEVERITIES, SEVERITY_WEIGHT, STATE_CLASS } from './rules.js';
+import { unfinishedGaps } from './inventory.js';
+import { CLASS_FACTOR, DEFAULT_CONFIG, moveEffect, resolveConfig, SEVERITIES, SEVERITY_WEIGHT, STATE_CLASS } from './rules.js';
 import { stepMachine } from './step.js';
 import type { Gap, RoundFigures, SessionView } from './view.js';
 
@@ -16,6 +16,7 @@ export function initialView(): SessionView {
     config: { ...DEFAULT_CONFIG },
     baselineGapCount: null,
     gaps: new Map(),
+    open: { count: 0, weighted: 0 },
     rounds: [],
     roundOpen: false,
     machine: { state: 'CONVERGING', flatCount: 0, outcome: null, pausedFrom: null },
@@ -89,8 +90,8 @@ function startRound(view: SessionView, event: EventOf<'round.started'>): void {
   }
   view.rounds.push({
     round: event.data.round,
-    openStart: openCount(view.gaps.values()),
-    weightedOpenStart: weightedOpen(view.gaps.values()),
+    openStart: view.open.count,
+    weightedOpenStart: view.open.weighted,
     openEnd: null,
     weightedOpenEnd: null,
     resolved: 0,
@@ -143,14 +144,24 @@ function openGap(view: SessionView, event: EventOf<'gap.opened'>): void {
     blockedBy: null,
   };
   view.gaps.set(gap.id, gap);
+  view.open.count += 1;
+  view.open.weighted += SEVERITY_WEIGHT[gap.severity];
   if (round) countNew(round, gap, false);
+}
+
+/** Moves a gap and keeps the open counts (R9) in step. */
+function setState(view: SessionView, gap: Gap, to: Gap['state']): void {
+  const change = CLASS_FACTOR[STATE_CLASS[to]] - CLASS_FACTOR[STATE_CLASS[gap.state]];
+  view.open.count += change;
+  view.open.weighted += change * SEVERITY_WEIGHT[gap.severity];
+  gap.state = to;
 }
 
 function moveGap(view: SessionView, event: EventOf<'gap.moved'>): void {
   const gap = view.gaps.get(event.data.id);
   if (!gap) return;
   const effect = moveEffect(gap.state, event.data.to);
-  gap.state = event.data.to;
+  setState(view, gap, event.data.to);
   gap.reason = event.data.reason ?? null;
   gap.blockedBy = event.data.to === 'BLOCKED' ? (event.data.blockedBy ?? null) : null;
   // A prioritized CRITICAL gap stays in focus until it closes (R11).
@@ -177,6 +188,7 @@ function changeSeverity(view: SessionView, event: EventOf<'gap.severity_changed'
   const from = gap.severity;
   const to = event.data.to;
   gap.severity = to;
+  view.open.weighted += CLASS_FACTOR[STATE_CLASS[gap.state]] * (SEVERITY_WEIGHT[to] - SEVERITY_WEIGHT[from]);
   const round = currentRound(view);
   if (!round) return;
   // R5: an escalation to CRITICAL warns whether the gap is open or parked.
@@ -197,8 +209,8 @@ function changeSeverity(view: SessionView, event: EventOf<'gap.severity_changed'
 function closeRound(view: SessionView): void {
   const round = view.rounds.at(-1);
   if (!round) return;
-  round.openEnd = openCount(view.gaps.values());
-  round.weightedOpenEnd = weightedOpen(view.gaps.values());
+  round.openEnd = view.open.count;
+  round.weightedOpenEnd = view.open.weighted;
   round.unweightedNet = round.resolved - round.new;
   round.weightedNet = round.weightedResolved - round.weightedNew;
   view.roundOpen = false;
@@ -257,12 +269,12 @@ function decide(view: SessionView, event: EventOf<'decision.made'>): void {
     for (const id of gaps) {
       const gap = view.gaps.get(id);
       if (!gap) continue;
-      gap.state = 'USER_DEFERRED';
+      setState(view, gap, 'USER_DEFERRED');
       gap.reason = 'deferred when the user narrowed scope';
       gap.blockedBy = null;
     }
   } else if (kind === 'accept_complexity') {
-    view.baseline = { afterRound, openCount: openCount(view.gaps.values()), weightedOpen: weightedOpen(view.gaps.values()) };
+    view.baseline = { afterRound, openCount: view.open.count, weightedOpen: view.open.weighted };
   } else if (kind === 'prioritize_critical') {
     view.focus = [...gaps];
   }
@@ -275,7 +287,7 @@ function decide(view: SessionView, event: EventOf<'decision.made'>): void {
   });
   const result = stepMachine(view.machine, view.config, machineEvent);
   view.machine = result.machine;
-  const figures = { openCount: openCount(view.gaps.values()), weightedOpen: weightedOpen(view.gaps.values()) };
+  const figures = { openCount: view.open.count, weightedOpen: view.open.weighted };
   const reason = describeDecision(event.data, result.machine, figures);
   for (const step of result.steps) {
     view.history.push({ round: afterRound, from: step.from, to: step.to, reason, rule: null, cause: 'decision' });

@@ -1,4 +1,3 @@
-import { openCount } from './inventory.js';
 import { formatCount } from './numbers.js';
 import type { SessionView } from './view.js';
 
@@ -26,7 +25,7 @@ export function nextStep(view: SessionView): { action: NextAction; reason: strin
         ? `round ${closed + 1} is open: work on the open gaps, then close it`
         : `start round ${closed + 1}`;
       const flat = state === 'FLAT' ? `; no net progress (${flatCount}/${view.config.stallThreshold} toward stall)` : '';
-      const open = `; ${formatCount(openCount(view.gaps.values()))} open`;
+      const open = `; ${formatCount(view.open.count)} open`;
       return { action: 'continue', reason: `${state}: ${work}${flat}${open}` };
     }
   }

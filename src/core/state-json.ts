@@ -1,5 +1,4 @@
 import { nextStep, type NextAction } from './next.js';
-import { openCount, weightedOpen } from './inventory.js';
 import type { SessionView } from './view.js';
 
 /** The `gapflow state --json` contract: plain data a script in any language can read. */
@@ -12,8 +11,8 @@ export function toStateJson(view: SessionView) {
     round: closedRounds.length,
     roundOpen: view.roundOpen,
     flatCount: view.machine.flatCount,
-    openGapCount: openCount(view.gaps.values()),
-    weightedOpen: weightedOpen(view.gaps.values()),
+    openGapCount: view.open.count,
+    weightedOpen: view.open.weighted,
     config: { ...view.config },
     preset: view.preset,
     baselineGapCount: view.baselineGapCount,

@@ -115,6 +115,8 @@ export interface SessionView {
   /** Gaps recorded before round 1, frozen when it starts; null before. */
   baselineGapCount: number | null;
   gaps: Map<string, Gap>;
+  /** R9's open count and weighted open count, kept as the gaps change so no round re-sums the inventory. */
+  open: { count: number; weighted: number };
   rounds: RoundFigures[];
   roundOpen: boolean;
   machine: MachineView;

@@ -2,10 +2,8 @@ import type { GapState, Severity } from '../../events/index.js';
 import {
   formatCount,
   isOpen,
-  openCount,
   SEVERITIES,
   signed,
-  weightedOpen,
   type RoundFigures,
   type SessionView,
 } from '../core/index.js';
@@ -104,7 +102,7 @@ function inventoryLines(view: SessionView): string[] {
   });
   const deferred = gaps.filter((g) => g.state === 'USER_DEFERRED').length;
   lines.push(`User Deferred: ${deferred} (0.5 weight each)`, '');
-  lines.push(`Total open count: ${formatCount(openCount(gaps))} (using lifecycle formula; weighted ${formatCount(weightedOpen(gaps))})`);
+  lines.push(`Total open count: ${formatCount(view.open.count)} (using lifecycle formula; weighted ${formatCount(view.open.weighted)})`);
   return lines;
 }
 
@@ -130,7 +128,7 @@ function options(view: SessionView, round: RoundFigures): string[] {
     `   Run: gapflow decide narrow-scope --gaps ${defer.length > 0 ? defer.join(',') : 'ID[,ID...]'}`,
     '',
     '2. Accept complexity - Acknowledge scope expansion is warranted',
-    `   Effect: Reset baseline to the current gap count (${formatCount(openCount(gaps))} open, weighted ${formatCount(weightedOpen(gaps))}), continue`,
+    `   Effect: Reset baseline to the current gap count (${formatCount(view.open.count)} open, weighted ${formatCount(view.open.weighted)}), continue`,
     '   Run: gapflow decide accept-complexity',
     '',
   ];

@@ -7,7 +7,6 @@ import {
   SEVERITIES,
   signed,
   STATE_CLASS,
-  weightedOpen,
   type HistoryEntry,
   type RoundFigures,
   type SessionView,
@@ -119,7 +118,7 @@ const CLASS_ORDER = { open: 0, parked: 1, closed: 2 } as const;
 
 export function inventory(view: SessionView): string {
   const gaps = [...view.gaps.values()];
-  const total = `Open count: ${formatCount(openCount(gaps))} (weighted ${formatCount(weightedOpen(gaps))}), of ${gaps.length} gaps recorded.`;
+  const total = `Open count: ${formatCount(view.open.count)} (weighted ${formatCount(view.open.weighted)}), of ${gaps.length} gaps recorded.`;
   const sections = SEVERITIES.map((severity: Severity) => {
     const group = gaps
       .filter((g) => g.severity === severity)

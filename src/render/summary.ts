@@ -1,4 +1,4 @@
-import { formatCount, openCount, unfinishedGaps, weightedOpen, type SessionView } from '../core/index.js';
+import { formatCount, unfinishedGaps, type SessionView } from '../core/index.js';
 import { escapeMarkdown as md } from './markdown.js';
 import { closedRounds, historyList, roundTable } from './sections.js';
 
@@ -27,7 +27,7 @@ export function renderSummary(view: SessionView): string | null {
       `**Outcome:** ${outcome}: ${OUTCOME_TEXT[outcome]}.`,
       `**Rounds:** ${rounds.length} of max ${view.config.maxRounds}.`,
       `**Over the session:** ${resolved} gaps resolved, ${opened} new; ${gaps.length} recorded in all (${atBaseline} at baseline).`,
-      `**Left open:** ${formatCount(openCount(gaps))} (weighted ${formatCount(weightedOpen(gaps))}).`,
+      `**Left open:** ${formatCount(view.open.count)} (weighted ${formatCount(view.open.weighted)}).`,
     ].join('  \n'),
   ];
   if (approval) {
