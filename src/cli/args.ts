@@ -81,7 +81,7 @@ export function hoistGlobalOptions(argv: string[]): string[] {
     } else break;
   }
   const [command, ...rest] = argv.slice(i);
-  if (command === undefined) return leading;
+  if (command === undefined) return [];
   const verb = HAS_VERB.has(command) && rest[0] !== undefined && !rest[0].startsWith('-') ? rest.splice(0, 1) : [];
   return [command, ...verb, ...leading, ...rest];
 }

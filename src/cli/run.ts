@@ -251,9 +251,10 @@ const COMMANDS: Record<string, Command> = {
 export function run(argv: string[], io: CliIO): number {
   const [name, ...rest] = hoistGlobalOptions(argv);
   try {
-    if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    if (name === undefined) throw new UsageError('a command is needed');
+    if (name === '--help' || name === '-h' || name === 'help') {
       io.stdout(HELP);
-      return name === undefined ? 2 : 0;
+      return 0;
     }
     if (name === '--version') {
       io.stdout(`${io.version ?? 'unknown'}\n`);

@@ -10,8 +10,16 @@ import type { SessionView } from './view.js';
 export function parseBody(input: unknown): EventBody {
   const parsed = EventBody.safeParse(input);
   if (parsed.success) return parsed.data;
-  const type = typeof input === 'object' && input !== null && 'type' in input ? String(input.type) : 'event';
-  throw new Refusal(`${type}: ${formatIssue(parsed.error)}`);
+  throw new Refusal(`${rawLabel(input)}: ${formatIssue(parsed.error)}`);
+}
+
+/** Names what was asked for as well as malformed input allows: `gap.opened GAP-1`, `event`. */
+function rawLabel(input: unknown): string {
+  if (typeof input !== 'object' || input === null || !('type' in input) || typeof input.type !== 'string') return 'event';
+  const data = 'data' in input && typeof input.data === 'object' && input.data !== null ? input.data : {};
+  const name = 'id' in data && typeof data.id === 'string' ? data.id : 'kind' in data && typeof data.kind === 'string' ? data.kind : '';
+  const safe = name.length <= 128 && /^[\x21-\x7e]+$/.test(name) ? ` ${name}` : '';
+  return `${input.type.slice(0, 64)}${safe}`;
 }
 
 /**
@@ -71,7 +79,8 @@ function refuseRoundStart(view: SessionView, body: EventBody): void {
 }
 
 function label(body: EventBody): string {
-  return 'id' in body.data ? `${body.type} ${body.data.id}` : body.type;
+  if ('id' in body.data) return `${body.type} ${body.data.id}`;
+  return 'kind' in body.data ? `${body.type} ${body.data.kind}` : body.type;
 }
 
 /** Refuses an event that makes no sense in this view (it is the rule both live appends and replay obey). */

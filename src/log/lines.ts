@@ -33,7 +33,8 @@ export function parseLine(line: string, lineNumber: number, where: string): Gapf
   }
   const parsed = GapflowEvent.safeParse(json);
   if (!parsed.success) {
-    const type = typeof json === 'object' && json !== null && 'type' in json ? ` (${String(json.type)})` : '';
+    // The type is shown as a JSON string, cut short: a hostile line cannot put control characters on a terminal.
+    const type = typeof json === 'object' && json !== null && 'type' in json ? ` (${JSON.stringify(json.type)?.slice(0, 66)})` : '';
     throw new LogError(`${at}${type}: ${formatIssue(parsed.error)}`);
   }
   if (parsed.data.seq !== lineNumber) {

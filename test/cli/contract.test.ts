@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -536,6 +536,19 @@ describe('the session folder: --dir, then $GAPFLOW_DIR, then ./.gapflow', () => 
 describe('odd words', () => {
   it.each([['constructor'], ['toString'], ['__proto__'], ['hasOwnProperty']])('`gapflow %s` is an unknown command (exit 2)', (name) => {
     expectOneLineError(runCli([name], { cwd: box.root }), 2, [/unknown command/]);
+  });
+
+  it('no command at all, even with --dir given, is a usage error', () => {
+    expectOneLineError(runCli([], { cwd: box.root }), 2, [/a command is needed/]);
+    expectOneLineError(box.gf(), 2, [/a command is needed/]);
+  });
+
+  it('a log line with control characters in its type is reported without them', () => {
+    atBaseline(box);
+    appendFileSync(box.logPath, '{"v":1,"seq":4,"id":"x","at":"2026-01-01T00:00:00Z","type":"gap.\\u001b[31mx","data":{}}\n');
+    const result = box.gf('state');
+    expectOneLineError(result, 1, [/line 4/]);
+    expect(result.stderr).not.toContain('\u001b');
   });
 
   it('`decide constructor` is a usage error naming the decisions', () => {

@@ -124,12 +124,12 @@ describe('gap ids, severities and text', () => {
 
   it('opening a gap with a severity outside CRITICAL|HIGH|MEDIUM|LOW is refused, saying which are valid', () => {
     inRoundOne(box);
-    expectRefused(box, ['gap', 'open', 'GAP-N1', '--severity', 'URGENT'], [/severity/i, ...words('CRITICAL', 'HIGH', 'MEDIUM', 'LOW')]);
+    expectRefused(box, ['gap', 'open', 'GAP-N1', '--severity', 'URGENT'], [word('GAP-N1'), /severity/i, ...words('CRITICAL', 'HIGH', 'MEDIUM', 'LOW')]);
   });
 
   it('changing a severity to one outside CRITICAL|HIGH|MEDIUM|LOW is refused, saying which are valid', () => {
     inRoundOne(box);
-    expectRefused(box, ['gap', 'severity', 'GAP-M1', 'URGENT'], [/severity/i, ...words('CRITICAL', 'HIGH', 'MEDIUM', 'LOW')]);
+    expectRefused(box, ['gap', 'severity', 'GAP-M1', 'URGENT'], [word('GAP-M1'), /severity/i, ...words('CRITICAL', 'HIGH', 'MEDIUM', 'LOW')]);
   });
 
   it('changing a severity to the one the gap already has is refused, naming the gap and severity', () => {
