@@ -1,6 +1,31 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** Code outside a folder imports it only through its door (index.ts). */
+const doors = {
+  group: [
+    '../**/core/*',
+    '!../**/core/index.js',
+    '../**/log/*',
+    '!../**/log/index.js',
+    '../**/render/*',
+    '!../**/render/index.js',
+    './core/*',
+    '!./core/index.js',
+    './log/*',
+    '!./log/index.js',
+    './render/*',
+    '!./render/index.js',
+    '**/events/*',
+    '!**/events/index.js',
+    '**/machines/*',
+    '!**/machines/index.js',
+  ],
+  message: 'Import a folder through its door (index.ts).',
+};
+
+const effects = ['fs', 'node:fs', 'fs/promises', 'node:fs/promises', 'child_process', 'node:child_process', 'node:crypto', 'nanoid'];
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/'] },
   js.configs.recommended,
@@ -10,34 +35,26 @@ export default tseslint.config(
       '@typescript-eslint/no-non-null-assertion': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
+      'no-restricted-imports': ['error', { patterns: [doors] }],
+    },
+  },
+  {
+    // The pure core: events in, state out. Files live in src/log, the process in src/cli.
+    files: ['events/**/*.ts', 'machines/**/*.ts', 'src/core/**/*.ts', 'src/render/**/*.ts'],
+    rules: {
       'no-restricted-imports': [
         'error',
         {
-          patterns: [
-            {
-              group: [
-                '../**/core/*',
-                '!../**/core/index.js',
-                '../**/log/*',
-                '!../**/log/index.js',
-                '../**/render/*',
-                '!../**/render/index.js',
-                './core/*',
-                '!./core/index.js',
-                './log/*',
-                '!./log/index.js',
-                './render/*',
-                '!./render/index.js',
-                '**/events/*',
-                '!**/events/index.js',
-                '**/machines/*',
-                '!**/machines/index.js',
-              ],
-              message: 'Import a folder through its door (index.ts).',
-            },
-          ],
+          paths: effects.map((name) => ({ name, message: 'The pure core does no I/O and makes no ids: do it at the edge.' })),
+          patterns: [doors, { group: ['**/log/**', '**/cli/**', '**/session.js'], message: 'The core does not reach out to the edge.' }],
         },
       ],
+      'no-restricted-globals': [
+        'error',
+        { name: 'process', message: 'Only src/cli touches process.' },
+        { name: 'Date', message: 'The core never reads a clock: timestamps come in events.' },
+      ],
+      'no-restricted-properties': ['error', { object: 'Math', property: 'random', message: 'No randomness in the core.' }],
     },
   },
 );

@@ -67,6 +67,8 @@ export type EventBodyInput = z.input<typeof EventBody>;
 export type EventType = EventBody['type'];
 export type EventOf<T extends EventType> = Extract<GapflowEvent, { type: T }>;
 export type BodyOf<T extends EventType> = Extract<EventBody, { type: T }>;
+/** What a caller passes for one type of event, before defaults are filled in. */
+export type BodyInputOf<T extends EventType> = Extract<EventBodyInput, { type: T }>;
 
 const Envelope = {
   v: z.literal(EVENT_VERSION),

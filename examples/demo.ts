@@ -6,7 +6,7 @@
  * convergence.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 const bin = fileURLToPath(new URL('../gapflow.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'gapflow-demo-'));
 const quiet = new Set(['gap']);
+const keep = process.argv.includes('--keep');
 
 function gapflow(...args: string[]): string {
   const out = execFileSync(process.execPath, [bin, ...args, '--dir', dir], { encoding: 'utf8' });
@@ -35,7 +36,7 @@ function move(id: string, ...states: string[]): void {
   for (const state of states) gapflow('gap', 'move', id, state);
 }
 
-process.stdout.write(`gapflow demo: a session in ${dir}\n`);
+process.stdout.write(`gapflow demo: a session in ${dir}${keep ? '' : ' (removed at the end; `npm run demo -- --keep` keeps it)'}\n`);
 heading('Setup: 8 baseline gaps');
 gapflow('init', '--preset', 'auto');
 open('GAP-FLOW-001', 'HIGH', 'Round lifecycle undefined');
@@ -109,3 +110,5 @@ gapflow('summary');
 heading('status.md');
 gapflow('status', '--write');
 gapflow('status');
+
+if (!keep) rmSync(dir, { recursive: true, force: true });

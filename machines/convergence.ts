@@ -172,5 +172,3 @@ export const convergenceMachine = setup({
     },
   },
 });
-
-export type ConvergenceMachine = typeof convergenceMachine;

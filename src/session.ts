@@ -1,6 +1,7 @@
 import { nanoid } from 'nanoid';
 import {
   EVENT_VERSION,
+  type BodyInputOf,
   type DecisionKind,
   type EventBody,
   type EventBodyInput,
@@ -36,12 +37,10 @@ export interface SessionOptions {
 export type StateChange = Omit<HistoryEntry, 'rule'>;
 export type StateListener = (change: StateChange, view: SessionView) => void;
 
-export interface DecisionOptions {
-  gaps?: string[];
-  /** Approve over open CRITICAL gaps: the user accepts that risk. */
-  acceptCritical?: boolean;
-  rationale?: string;
-}
+export type DecisionOptions = Pick<BodyInputOf<'decision.made'>['data'], 'gaps' | 'rationale'> & {
+  /** Approve over open CRITICAL gaps: the user accepts that risk (recorded as the `critical_risk` acknowledgment). */
+  acceptCritical?: boolean | undefined;
+};
 
 /**
  * Rebuilds the view from stored events, checking each against the view
@@ -109,11 +108,11 @@ export class Session {
     return prepared.events;
   }
 
-  openGap(id: string, severity: Severity, options: { title?: string; spawnedBy?: string; blocking?: boolean } = {}) {
+  openGap(id: string, severity: Severity, options: Omit<BodyInputOf<'gap.opened'>['data'], 'id' | 'severity'> = {}) {
     return this.record({ type: 'gap.opened', data: { id, severity, ...options } });
   }
 
-  moveGap(id: string, to: GapState, options: { reason?: string; blockedBy?: string } = {}) {
+  moveGap(id: string, to: GapState, options: Omit<BodyInputOf<'gap.moved'>['data'], 'id' | 'to'> = {}) {
     return this.record({ type: 'gap.moved', data: { id, to, ...options } });
   }
 
@@ -131,13 +130,9 @@ export class Session {
   }
 
   decide(kind: DecisionKind, options: DecisionOptions = {}) {
-    const data = {
-      kind,
-      ...(options.gaps ? { gaps: options.gaps } : {}),
-      ...(options.acceptCritical ? { acknowledgment: 'critical_risk' as const } : {}),
-      ...(options.rationale !== undefined ? { rationale: options.rationale } : {}),
-    };
-    return this.record({ type: 'decision.made', data });
+    const { gaps, acceptCritical, rationale } = options;
+    const acknowledgment = acceptCritical ? ('critical_risk' as const) : undefined;
+    return this.record({ type: 'decision.made', data: { kind, gaps, acknowledgment, rationale } });
   }
 
   state(): StateJson {

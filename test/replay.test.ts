@@ -67,7 +67,7 @@ describe('replay', () => {
     const cli = (...args: string[]) => execFileSync(process.execPath, [bin, ...args, '--dir', dir], { encoding: 'utf8' });
     expect(JSON.parse(cli('state', '--json'))).toEqual(JSON.parse(JSON.stringify(live.state())));
     expect(cli('status')).toBe(live.status());
-    expect(cli('replay')).toContain(`Replayed ${live.view.eventCount} events: COMPLETE (USER_APPROVED)`);
+    expect(cli('replay')).toContain(`Replayed ${live.view.lastSeq} events: COMPLETE (USER_APPROVED)`);
   });
 
   it('replays the same events in memory to the same view, every time', () => {
@@ -92,7 +92,7 @@ describe('replay', () => {
     let seen = 1;
     for (let n = 1; n <= events.length; n++) {
       const view = replay(events.slice(0, n));
-      if (views[seen]!.eventCount === n) {
+      if (views[seen]!.lastSeq === n) {
         expect(view).toEqual(views[seen]);
         seen += 1;
       }

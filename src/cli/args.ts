@@ -64,24 +64,29 @@ export function list(value: string | undefined): string[] | undefined {
 const HAS_VERB = new Set(['gap', 'round', 'decide']);
 
 /**
- * Global options may come before the command (`gapflow --dir D state`);
- * they are moved behind the command and its verb, where its parser reads them.
+ * Global options may stand anywhere, also before the command or between it
+ * and its verb (`gapflow --dir D gap open …`); those are moved behind the
+ * verb, where the command's own parser reads them.
  */
 export function hoistGlobalOptions(argv: string[]): string[] {
-  const leading: string[] = [];
+  const globals: string[] = [];
+  const words: string[] = [];
   let i = 0;
-  while (i < argv.length) {
+  const wanted = () => (words.length > 0 && HAS_VERB.has(words[0]!) ? 2 : 1);
+  while (i < argv.length && words.length < wanted()) {
     const word = argv[i]!;
     if (word === '--dir' && i + 1 < argv.length) {
-      leading.push(word, argv[i + 1]!);
+      globals.push(word, argv[i + 1]!);
       i += 2;
     } else if (word.startsWith('--dir=') || word === '--json') {
-      leading.push(word);
+      globals.push(word);
       i += 1;
-    } else break;
+    } else if (words.length === 1 && word.startsWith('-')) {
+      break; // an option where the verb should be: the command reports the missing verb
+    } else {
+      words.push(word);
+      i += 1;
+    }
   }
-  const [command, ...rest] = argv.slice(i);
-  if (command === undefined) return [];
-  const verb = HAS_VERB.has(command) && rest[0] !== undefined && !rest[0].startsWith('-') ? rest.splice(0, 1) : [];
-  return [command, ...verb, ...leading, ...rest];
+  return words.length === 0 ? [] : [...words, ...globals, ...argv.slice(i)];
 }

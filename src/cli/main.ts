@@ -29,5 +29,5 @@ process.exitCode = run(argv, {
   stderr: (text) => process.stderr.write(text),
   env: process.env,
   cwd: process.cwd(),
-  ...(argv[0] === '--version' ? { version: version() } : {}),
+  version,
 });

@@ -16,7 +16,8 @@ export interface CliIO {
   stderr: (text: string) => void;
   env: Record<string, string | undefined>;
   cwd: string;
-  version?: string;
+  /** Asked only for `--version`. */
+  version?: () => string | undefined;
 }
 
 type Command = (argv: string[], io: CliIO) => void;
@@ -57,11 +58,11 @@ const init: Command = (argv, io) => {
     [],
   );
   const settings = {
-    ...(values.preset !== undefined ? { preset: values.preset.trim().toLowerCase() } : {}),
+    preset: values.preset?.trim().toLowerCase(),
     stallThreshold: wholeNumber('stall-threshold', values['stall-threshold']),
     divergenceThreshold: wholeNumber('divergence-threshold', values['divergence-threshold']),
     maxRounds: wholeNumber('max-rounds', values['max-rounds']),
-    ...(values['no-critical-override'] ? { criticalOverride: false } : {}),
+    criticalOverride: values['no-critical-override'] ? false : undefined,
   };
   const dir = sessionDir(values.dir, io);
   // The schema judges the preset's spelling; the cast only lets it see the raw word.
@@ -70,7 +71,7 @@ const init: Command = (argv, io) => {
   announce(io, session, session.log.read(), values.json, () =>
     [
       `Created a session in ${dir}`,
-      `  stall_threshold ${c.stallThreshold}, divergence_threshold ${c.divergenceThreshold}, max_rounds ${c.maxRounds}, critical_override ${c.criticalOverride}${session.view.preset ? `, preset ${session.view.preset}` : ''}`,
+      `  stall_threshold ${c.stallThreshold}, divergence_threshold ${c.divergenceThreshold}, max_rounds ${c.maxRounds}, critical_override ${c.criticalOverride}${settings.preset ? `, preset ${settings.preset}` : ''}`,
       '  Record the baseline gaps, then `gapflow round start`.',
     ].join('\n'),
   );
@@ -93,9 +94,9 @@ const gap: Command = (argv, io) => {
       if (values.severity === undefined) throw new UsageError('gap open needs --severity CRITICAL|HIGH|MEDIUM|LOW');
       const session = open(values, io);
       const events = session.openGap(args[0]!, enumWord(values.severity) as Severity, {
-        ...(values.title !== undefined ? { title: values.title } : {}),
-        ...(values['spawned-by'] !== undefined ? { spawnedBy: values['spawned-by'] } : {}),
-        ...(values['non-blocking'] ? { blocking: false } : {}),
+        title: values.title,
+        spawnedBy: values['spawned-by'],
+        blocking: values['non-blocking'] ? false : undefined,
       });
       const g = session.view.gaps.get(args[0]!)!;
       const when = g.openedInRound === 0 ? 'at baseline' : `in round ${g.openedInRound}`;
@@ -106,8 +107,8 @@ const gap: Command = (argv, io) => {
       const session = open(values, io);
       const before = session.view.gaps.get(args[0]!)?.state;
       const events = session.moveGap(args[0]!, enumWord(args[1]!) as GapState, {
-        ...(values.reason !== undefined ? { reason: values.reason } : {}),
-        ...(values['blocked-by'] !== undefined ? { blockedBy: values['blocked-by'] } : {}),
+        reason: values.reason,
+        blockedBy: values['blocked-by'],
       });
       const g = session.view.gaps.get(args[0]!)!;
       const effect = before && session.view.roundOpen ? moveEffect(before, g.state) : 'none';
@@ -175,11 +176,10 @@ const decide: Command = (argv, io) => {
   );
   const session = open(values, io);
   const before = session.view.machine.state;
-  const gaps = list(values.gaps);
   const events = session.decide(kind, {
-    ...(gaps ? { gaps } : {}),
-    ...(values['accept-critical'] ? { acceptCritical: true } : {}),
-    ...(values.rationale !== undefined ? { rationale: values.rationale } : {}),
+    gaps: list(values.gaps),
+    acceptCritical: values['accept-critical'],
+    rationale: values.rationale,
   });
   const last = session.view.history.at(-1);
   announce(io, session, events, values.json, () => `${word}: ${before} -> ${session.view.machine.state} (${last?.reason ?? ''})`);
@@ -231,8 +231,8 @@ const replayCommand: Command = (argv, io) => {
   const { values } = parse(argv, {}, []);
   const session = open(values, io);
   const s = session.state();
-  if (values.json) return printJson(io, { events: session.view.eventCount, state: s });
-  io.stdout(`Replayed ${session.view.eventCount} events: ${s.state}${s.outcome ? ` (${s.outcome})` : ''}, ${s.round} rounds closed, open count ${formatCount(s.openGapCount)}\n`);
+  if (values.json) return printJson(io, { events: session.view.lastSeq, state: s });
+  io.stdout(`Replayed ${session.view.lastSeq} events: ${s.state}${s.outcome ? ` (${s.outcome})` : ''}, ${s.round} rounds closed, open count ${formatCount(s.openGapCount)}\n`);
 };
 
 const COMMANDS: Record<string, Command> = {
@@ -257,7 +257,7 @@ export function run(argv: string[], io: CliIO): number {
       return 0;
     }
     if (name === '--version') {
-      io.stdout(`${io.version ?? 'unknown'}\n`);
+      io.stdout(`${io.version?.() ?? 'unknown'}\n`);
       return 0;
     }
     const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;

@@ -63,9 +63,9 @@ function refuseAfterComplete(view: SessionView, body: EventBody): void {
 export function whyNoRoundCanStart(view: SessionView): string | null {
   switch (view.machine.state) {
     case 'DIVERGENCE_WARNING':
-      return 'no round can start in DIVERGENCE_WARNING: a decision is due first (`gapflow prompt` shows the options)';
+      return 'no round can start in DIVERGENCE_WARNING: a decision is due first (the decision prompt lists the options)';
     case 'PAUSED':
-      return 'no round can start while the session is PAUSED: resume it first (`gapflow decide resume`)';
+      return 'no round can start while the session is PAUSED: resume it first';
     case 'COMPLETE':
       return `the session is COMPLETE (${view.machine.outcome}); nothing more can be recorded`;
     default:
@@ -102,8 +102,8 @@ export function check(view: SessionView, body: EventBody): void {
       return;
     }
     case 'round.closed': {
-      if (!view.roundOpen) refuse('no round is open (`gapflow round start` opens one)');
-      if (view.machine.state === 'PAUSED') refuse('the session is PAUSED; resume it first (`gapflow decide resume`)');
+      if (!view.roundOpen) refuse('no round is open; start one first');
+      if (view.machine.state === 'PAUSED') refuse('the session is PAUSED; resume it first');
       if (body.data.round !== view.rounds.length) refuse(`the open round is ${view.rounds.length}, not ${body.data.round}`);
       return;
     }
@@ -145,7 +145,7 @@ export function check(view: SessionView, body: EventBody): void {
 
 function checkGapEventTime(view: SessionView, body: EventBody): void {
   if (view.machine.state === 'PAUSED') {
-    throw new Refusal(`${label(body)}: the session is PAUSED; resume it first (\`gapflow decide resume\`)`);
+    throw new Refusal(`${label(body)}: the session is PAUSED; resume it first`);
   }
   if (view.rounds.length > 0 && !view.roundOpen) {
     const why = whyNoRoundCanStart(view);
@@ -154,12 +154,12 @@ function checkGapEventTime(view: SessionView, body: EventBody): void {
 }
 
 const KIND_WORD: Record<BodyOf<'decision.made'>['data']['kind'], string> = {
-  narrow_scope: 'narrow-scope',
-  accept_complexity: 'accept-complexity',
-  prioritize_critical: 'prioritize-critical',
+  narrow_scope: 'narrow scope',
+  accept_complexity: 'accept complexity',
+  prioritize_critical: 'prioritize critical',
   pause: 'pause',
   resume: 'resume',
-  force_complete: 'force-complete',
+  force_complete: 'force complete',
   abandon: 'abandon',
   approve: 'approve',
 };
@@ -167,8 +167,9 @@ const KIND_WORD: Record<BodyOf<'decision.made'>['data']['kind'], string> = {
 function checkDecision(view: SessionView, body: BodyOf<'decision.made'>, refuse: (why: string) => never): void {
   const { kind, gaps = [] } = body.data;
   const word = KIND_WORD[kind];
-  // Pause (and so resume) and abandon may interrupt a round; every other decision is made between rounds (R8).
-  if (view.roundOpen && kind !== 'pause' && kind !== 'resume' && kind !== 'abandon') {
+  // Pause (and so resume) may interrupt a round; every other decision is made between rounds (R8),
+  // so a round's work is always counted before the session moves on or ends.
+  if (view.roundOpen && kind !== 'pause' && kind !== 'resume') {
     refuse(`round ${view.rounds.length} is open; decisions are made between rounds (close it first)`);
   }
   if (body.data.acknowledgment !== undefined && kind !== 'approve') refuse('an acknowledgment goes only with approve');
@@ -188,7 +189,7 @@ function checkDecision(view: SessionView, body: BodyOf<'decision.made'>, refuse:
       refuse(`gap ${id} is ${gap.severity}, ${gap.state}; only open CRITICAL gaps can be prioritized`);
     }
   }
-  if (kind === 'narrow_scope' && gaps.length === 0) refuse('name the gaps to defer (`--gaps ID,ID`)');
+  if (kind === 'narrow_scope' && gaps.length === 0) refuse('name the gaps to defer');
   if (kind === 'prioritize_critical' && gaps.length === 0) refuse('no CRITICAL gap is open');
   if (kind === 'approve') checkApproval(view, body, refuse);
 }
@@ -203,10 +204,10 @@ function checkApproval(view: SessionView, body: BodyOf<'decision.made'>, refuse:
   const critical = severe.filter((id) => view.gaps.get(id)?.severity === 'CRITICAL');
   const high = severe.filter((id) => view.gaps.get(id)?.severity === 'HIGH');
   if (critical.length > 0 && body.data.acknowledgment !== 'critical_risk') {
-    refuse(`CRITICAL gaps are not closed (${critical.join(', ')}); approving needs an explicit acknowledgment of that risk (--accept-critical)`);
+    refuse(`CRITICAL gaps are not closed (${critical.join(', ')}); approving needs an explicit acknowledgment of that risk`);
   }
   if (high.length > 0 && !body.data.rationale?.trim()) {
-    refuse(`HIGH gaps are not closed (${high.join(', ')}); approving needs a rationale (--rationale TEXT)`);
+    refuse(`HIGH gaps are not closed (${high.join(', ')}); approving needs a rationale`);
   }
   const recorded = body.data.gaps ?? [];
   if (recorded.length !== severe.length || recorded.some((id, i) => id !== severe[i])) {

@@ -2,7 +2,7 @@ import { enableMapSet, freeze, produce } from 'immer';
 import type { EventOf, GapflowEvent, Severity } from '../../events/index.js';
 import type { ConvergenceEvent } from '../../machines/index.js';
 import { describeDecision, describeRoundStep } from './explain.js';
-import { unfinishedGaps } from './inventory.js';
+import { closedRounds, unfinishedGaps } from './inventory.js';
 import { CLASS_FACTOR, DEFAULT_CONFIG, moveEffect, resolveConfig, SEVERITIES, SEVERITY_WEIGHT, STATE_CLASS } from './rules.js';
 import { stepMachine } from './step.js';
 import type { Gap, RoundFigures, SessionView } from './view.js';
@@ -12,7 +12,6 @@ enableMapSet();
 export function initialView(): SessionView {
   return {
     settings: null,
-    preset: null,
     config: { ...DEFAULT_CONFIG },
     baselineGapCount: null,
     gaps: new Map(),
@@ -24,7 +23,6 @@ export function initialView(): SessionView {
     decisions: [],
     focus: [],
     baseline: null,
-    eventCount: 0,
     lastSeq: 0,
   };
 }
@@ -55,12 +53,10 @@ export function fold(events: Iterable<GapflowEvent>, guard: (view: SessionView, 
 
 /** Mutates `view` by one event: called on an immer draft, or on the private working copy of `fold`. */
 function apply(view: SessionView, event: GapflowEvent): void {
-  view.eventCount += 1;
   view.lastSeq = event.seq;
   switch (event.type) {
     case 'session.started':
       view.settings = event.data;
-      view.preset = event.data.preset ?? null;
       view.config = resolveConfig(event.data, 0);
       return;
     case 'round.started':
@@ -229,7 +225,7 @@ function closeRound(view: SessionView): void {
   const steps = result.steps.length > 0 ? result.steps : [{ from: round.state, to: round.state, rule: result.rule }];
   for (const step of steps) {
     const reason = describeRoundStep(step, round, view.config, result.machine);
-    view.history.push({ round: round.round, from: step.from, to: step.to, reason, rule: step.rule, cause: 'round' });
+    view.history.push({ round: round.round, from: step.from, to: step.to, reason, rule: step.rule, cause: 'round', duringRound: false });
   }
 }
 
@@ -263,8 +259,8 @@ export function decisionEvent(view: SessionView, kind: EventOf<'decision.made'>[
 function decide(view: SessionView, event: EventOf<'decision.made'>): void {
   const { kind } = event.data;
   const gaps = event.data.gaps ?? [];
-  const afterRound = view.rounds.filter((r) => r.openEnd !== null).length;
-  const machineEvent = decisionEvent(view as SessionView, kind);
+  const afterRound = closedRounds(view).length;
+  const machineEvent = decisionEvent(view, kind);
   if (kind === 'narrow_scope') {
     for (const id of gaps) {
       const gap = view.gaps.get(id);
@@ -290,6 +286,6 @@ function decide(view: SessionView, event: EventOf<'decision.made'>): void {
   const figures = { openCount: view.open.count, weightedOpen: view.open.weighted };
   const reason = describeDecision(event.data, result.machine, figures);
   for (const step of result.steps) {
-    view.history.push({ round: afterRound, from: step.from, to: step.to, reason, rule: null, cause: 'decision' });
+    view.history.push({ round: afterRound, from: step.from, to: step.to, reason, rule: null, cause: 'decision', duringRound: view.roundOpen });
   }
 }

@@ -1,6 +1,6 @@
-export { check, decide, parseBody, whyNoRoundCanStart } from './decide.js';
+export { check, decide, parseBody } from './decide.js';
 export { evolve, fold, initialView, severeUnfinished } from './evolve.js';
-export { isOpen, openBySeverity, openCount, unfinishedGaps, weightedOpen } from './inventory.js';
+export { closedRounds, isOpen, openCount, unfinishedGaps } from './inventory.js';
 export { nextStep, type NextAction } from './next.js';
 export { formatCount, signed } from './numbers.js';
 export { Refusal } from './refusal.js';

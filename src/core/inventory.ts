@@ -1,30 +1,23 @@
-import type { Severity } from '../../events/index.js';
-import { CLASS_FACTOR, SEVERITIES, SEVERITY_WEIGHT, STATE_CLASS } from './rules.js';
-import type { Gap } from './view.js';
+import { CLASS_FACTOR, SEVERITIES, STATE_CLASS } from './rules.js';
+import type { Gap, RoundFigures, SessionView } from './view.js';
 
-/** RULINGS R9: OPEN + IN_PROGRESS + BLOCKED + PROPOSED + NEEDS_REVISION + 0.5 × USER_DEFERRED. */
+/** The rounds that have closed (the last one may still be open). */
+export function closedRounds(view: SessionView): RoundFigures[] {
+  return view.rounds.filter((r) => r.openEnd !== null);
+}
+
+/**
+ * RULINGS R9: OPEN + IN_PROGRESS + BLOCKED + PROPOSED + NEEDS_REVISION + 0.5 × USER_DEFERRED.
+ * The view keeps the session's total as it folds (`view.open`); this sums any subset.
+ */
 export function openCount(gaps: Iterable<Gap>): number {
   let total = 0;
   for (const gap of gaps) total += CLASS_FACTOR[STATE_CLASS[gap.state]];
   return total;
 }
 
-/** R9: the same sum with each gap at its severity weight. */
-export function weightedOpen(gaps: Iterable<Gap>): number {
-  let total = 0;
-  for (const gap of gaps) total += CLASS_FACTOR[STATE_CLASS[gap.state]] * SEVERITY_WEIGHT[gap.severity];
-  return total;
-}
-
 export function isOpen(gap: Gap): boolean {
   return STATE_CLASS[gap.state] === 'open';
-}
-
-/** Open (not parked, not closed) gaps per severity. */
-export function openBySeverity(gaps: Iterable<Gap>): Record<Severity, number> {
-  const counts = Object.fromEntries(SEVERITIES.map((s) => [s, 0])) as Record<Severity, number>;
-  for (const gap of gaps) if (isOpen(gap)) counts[gap.severity] += 1;
-  return counts;
 }
 
 /** Open and parked gaps, most severe first, in the order they were recorded. */

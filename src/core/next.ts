@@ -1,3 +1,4 @@
+import { closedRounds } from './inventory.js';
 import { formatCount } from './numbers.js';
 import type { SessionView } from './view.js';
 
@@ -6,19 +7,18 @@ export type NextAction = 'continue' | 'ask_user' | 'stop';
 /** What the loop should do now: go on, put a decision to the user, or stop. */
 export function nextStep(view: SessionView): { action: NextAction; reason: string } {
   const { state, outcome, flatCount } = view.machine;
-  const closed = view.rounds.filter((r) => r.openEnd !== null).length;
+  const closed = closedRounds(view).length;
   const lastReason = view.history.at(-1)?.reason;
   const lastRoundReason = view.history.findLast((h) => h.cause === 'round')?.reason;
   switch (state) {
     case 'COMPLETE':
       return { action: 'stop', reason: `the session is COMPLETE (${outcome})${lastReason ? `: ${lastReason}` : ''}` };
     case 'PAUSED':
-      return { action: 'stop', reason: 'the session is PAUSED; `gapflow decide resume` picks it up where it was' };
+      return { action: 'stop', reason: 'the session is PAUSED; resuming picks it up where it was' };
     case 'DIVERGENCE_WARNING':
-    case 'STALLED':
       return {
         action: 'ask_user',
-        reason: `DIVERGENCE_WARNING${lastRoundReason ? ` (${lastRoundReason})` : ''}: the user must decide before the next round (\`gapflow prompt\`)`,
+        reason: `DIVERGENCE_WARNING${lastRoundReason ? ` (${lastRoundReason})` : ''}: the user must decide before the next round; the decision prompt shows the options`,
       };
     default: {
       const work = view.roundOpen

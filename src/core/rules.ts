@@ -1,9 +1,10 @@
-import type { GapState, Preset, SessionSettings, Severity } from '../../events/index.js';
+import { Severity as SeveritySchema, type GapState, type Preset, type SessionSettings, type Severity } from '../../events/index.js';
 import type { ConvergenceConfig } from '../../machines/index.js';
 
 /** Seed 003 (GAP-FLOW-012): CRITICAL was raised from 8 to 16. */
 export const SEVERITY_WEIGHT: Readonly<Record<Severity, number>> = { CRITICAL: 16, HIGH: 4, MEDIUM: 2, LOW: 1 };
-export const SEVERITIES: readonly Severity[] = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'];
+/** Most severe first: the order of every table. */
+export const SEVERITIES: readonly Severity[] = SeveritySchema.options;
 
 export type GapStateClass = 'open' | 'parked' | 'closed';
 

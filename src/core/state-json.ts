@@ -1,26 +1,27 @@
+import { closedRounds } from './inventory.js';
 import { nextStep, type NextAction } from './next.js';
 import type { SessionView } from './view.js';
 
 /** The `gapflow state --json` contract: plain data a script in any language can read. */
 export function toStateJson(view: SessionView) {
-  const closedRounds = view.rounds.filter((r) => r.openEnd !== null);
+  const closed = closedRounds(view);
   const decision: { action: NextAction; reason: string } = nextStep(view);
   return {
     state: view.machine.state,
     outcome: view.machine.outcome,
-    round: closedRounds.length,
+    round: closed.length,
     roundOpen: view.roundOpen,
     flatCount: view.machine.flatCount,
     openGapCount: view.open.count,
     weightedOpen: view.open.weighted,
     config: { ...view.config },
-    preset: view.preset,
+    preset: view.settings?.preset ?? null,
     baselineGapCount: view.baselineGapCount,
     decision,
     focus: [...view.focus],
     baseline: view.baseline ? { ...view.baseline } : null,
     pausedFrom: view.machine.pausedFrom,
-    rounds: closedRounds.map((r) => ({
+    rounds: closed.map((r) => ({
       round: r.round,
       openStart: r.openStart,
       resolved: r.resolved,
@@ -44,7 +45,7 @@ export function toStateJson(view: SessionView) {
       openedInRound: g.openedInRound,
       ...(g.blockedBy ? { blockedBy: g.blockedBy } : {}),
     })),
-    eventCount: view.eventCount,
+    eventCount: view.lastSeq,
   };
 }
 

@@ -1,4 +1,4 @@
-import type { DecisionKind, GapState, Preset, SessionSettings, Severity } from '../../events/index.js';
+import type { DecisionData, DecisionKind, GapState, SessionSettings, Severity } from '../../events/index.js';
 import type { ConvergenceConfig, ConvergenceState, Outcome, ResumableState } from '../../machines/index.js';
 
 export interface Gap {
@@ -83,6 +83,8 @@ export interface HistoryEntry {
   rule: string | null;
   /** What caused the step. */
   cause: 'round' | 'decision';
+  /** For a decision: it was made while round `round + 1` was open (pause and resume may be). */
+  duringRound: boolean;
 }
 
 export interface DecisionRecord {
@@ -90,7 +92,7 @@ export interface DecisionRecord {
   kind: DecisionKind;
   gaps: string[];
   rationale: string | null;
-  acknowledgment: 'critical_risk' | null;
+  acknowledgment: NonNullable<DecisionData['acknowledgment']> | null;
 }
 
 export interface Baseline {
@@ -110,7 +112,6 @@ export interface MachineView {
 export interface SessionView {
   /** null until session.started is folded. */
   settings: SessionSettings | null;
-  preset: Preset | null;
   config: ConvergenceConfig;
   /** Gaps recorded before round 1, frozen when it starts; null before. */
   baselineGapCount: number | null;
@@ -126,6 +127,6 @@ export interface SessionView {
   focus: string[];
   /** Set by "accept complexity" (R11). */
   baseline: Baseline | null;
-  eventCount: number;
+  /** The last event's seq, which is also the number of events folded (seq runs 1, 2, 3…). */
   lastSeq: number;
 }

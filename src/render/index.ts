@@ -1,5 +1,5 @@
 export { escapeMarkdown, table } from './markdown.js';
-export { renderPrompt, suggestedDeferrals } from './prompt.js';
+export { renderPrompt } from './prompt.js';
 export { renderRoundReport } from './round.js';
 export { renderStatus } from './status.js';
 export { renderSummary } from './summary.js';

@@ -8,7 +8,9 @@ export function escapeMarkdown(text: string): string {
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
-    .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`)
+    .replace(/[\\`*[\]|~]/g, (c) => `\\${c}`)
+    // An underscore inside a word (weighted_net) cannot start emphasis; only one at a word's edge is escaped.
+    .replace(/(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu, '\\_')
     .replace(/\r?\n|\r/g, ' ');
 }
 

@@ -1,5 +1,6 @@
 import type { GapState, Severity } from '../../events/index.js';
 import {
+  closedRounds,
   formatCount,
   isOpen,
   SEVERITIES,
@@ -7,7 +8,7 @@ import {
   type RoundFigures,
   type SessionView,
 } from '../core/index.js';
-import { closedRounds, disagreementNote, netsDisagree } from './sections.js';
+import { disagreementNote, netsDisagree } from './sections.js';
 
 type Trigger = 'critical' | 'divergence' | 'stall';
 
@@ -107,7 +108,7 @@ function inventoryLines(view: SessionView): string[] {
 }
 
 /** RULINGS R11: the suggested deferrals are this round's spawned, non-blocking MEDIUM and LOW gaps still open. */
-export function suggestedDeferrals(view: SessionView, round: RoundFigures): string[] {
+function suggestedDeferrals(view: SessionView, round: RoundFigures): string[] {
   return round.newGaps
     .filter((g) => g.spawnedBy && !g.reopened && (g.severity === 'MEDIUM' || g.severity === 'LOW'))
     .map((g) => view.gaps.get(g.id))

@@ -1,5 +1,10 @@
-import { nextStep, signed, type SessionView } from '../core/index.js';
-import { closedRounds, disagreementNote, netsDisagree } from './sections.js';
+import {
+  closedRounds,
+  nextStep,
+  signed,
+  type SessionView,
+} from '../core/index.js';
+import { disagreementNote, netsDisagree } from './sections.js';
 
 /** What `gapflow round close` prints: the round's figures, both nets, where it led and why. */
 export function renderRoundReport(view: SessionView, roundNumber?: number): string {

@@ -1,5 +1,6 @@
 import type { Severity } from '../../events/index.js';
 import {
+  closedRounds,
   formatCount,
   nextStep,
   openCount,
@@ -13,10 +14,6 @@ import {
 } from '../core/index.js';
 import { escapeMarkdown as md, table } from './markdown.js';
 
-export function closedRounds(view: SessionView): RoundFigures[] {
-  return view.rounds.filter((r) => r.openEnd !== null);
-}
-
 export function configTable(view: SessionView): string {
   const { config } = view;
   const rows = [
@@ -25,12 +22,13 @@ export function configTable(view: SessionView): string {
     ['max_rounds', String(config.maxRounds)],
     ['critical_override', String(config.criticalOverride)],
   ];
-  if (view.preset) rows.push(['preset', presetLabel(view)]);
+  if (view.settings?.preset) rows.push(['preset', presetLabel(view)]);
   return table(['Parameter', 'Value'], rows);
 }
 
 function presetLabel(view: SessionView): string {
-  if (view.preset !== 'auto') return view.preset ?? '';
+  const preset = view.settings?.preset;
+  if (preset !== 'auto') return preset ?? '';
   if (view.baselineGapCount === null) return 'auto (chosen when round 1 starts)';
   return `auto: ${presetForBaseline(view.baselineGapCount)} (${formatCount(view.baselineGapCount)} baseline gaps)`;
 }
@@ -89,7 +87,14 @@ export function disagreementNote(round: RoundFigures): string {
 
 export function historyLine(entry: HistoryEntry): string {
   const step = entry.from === entry.to ? entry.to : `${entry.from} -> ${entry.to}`;
-  const when = entry.cause === 'round' ? `Round ${entry.round}` : entry.round === 0 ? 'Before round 1' : `After round ${entry.round}`;
+  const when =
+    entry.cause === 'round'
+      ? `Round ${entry.round}`
+      : entry.duringRound
+        ? `During round ${entry.round + 1}`
+        : entry.round === 0
+          ? 'Before round 1'
+          : `After round ${entry.round}`;
   return `- ${when}: ${step} (${md(entry.reason)})`;
 }
 

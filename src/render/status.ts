@@ -1,6 +1,6 @@
+import { closedRounds } from '../core/index.js';
 import type { SessionView } from '../core/index.js';
 import {
-  closedRounds,
   configTable,
   disagreementNote,
   headline,

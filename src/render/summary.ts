@@ -1,6 +1,11 @@
-import { formatCount, unfinishedGaps, type SessionView } from '../core/index.js';
+import {
+  closedRounds,
+  formatCount,
+  unfinishedGaps,
+  type SessionView,
+} from '../core/index.js';
 import { escapeMarkdown as md } from './markdown.js';
-import { closedRounds, historyList, roundTable } from './sections.js';
+import { historyList, roundTable } from './sections.js';
 
 const OUTCOME_TEXT = {
   CONVERGED: 'every gap is closed',

@@ -333,10 +333,18 @@ describe('rounds and decisions out of turn', () => {
     expect(box.stateJson()).toMatchObject({ state: 'CONVERGING', roundOpen: true });
   });
 
-  it('abandon may end a session in the middle of a round', () => {
+  it('abandon in the middle of a round is refused, so the round\'s work is counted first', () => {
     inRoundOne(box);
+    expectRefused(box, ['decide', 'abandon'], [/round 1/i, /\bopen\b/i, /close it first/]);
+    box.ok('round', 'close');
     box.ok('decide', 'abandon');
-    expect(box.stateJson()).toMatchObject({ state: 'COMPLETE', outcome: 'ABANDONED' });
+    expect(box.stateJson()).toMatchObject({ state: 'COMPLETE', outcome: 'ABANDONED', round: 1, roundOpen: false });
+  });
+
+  it('a pause during a round is recorded as made during that round', () => {
+    inRoundOne(box);
+    box.ok('decide', 'pause');
+    expect(box.ok('status').stdout).toContain('- During round 1: CONVERGING -> PAUSED (user paused the session)');
   });
 
   it('round close before any round started is refused, saying no round is open', () => {

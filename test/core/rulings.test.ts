@@ -349,7 +349,7 @@ describe('R11: user decisions', () => {
     baseline(s, 'CRITICAL', 1, 'C');
     baseline(s, 'HIGH', 2);
     playRound(s, { resolve: ['B-HIGH-1'] });
-    expect(() => s.decide('approve')).toThrow(/CRITICAL gaps are not closed \(C-1\).*--accept-critical/);
+    expect(() => s.decide('approve')).toThrow(/CRITICAL gaps are not closed \(C-1\).*acknowledgment of that risk/);
     expect(() => s.decide('approve', { acceptCritical: true })).toThrow(/HIGH gaps are not closed \(B-HIGH-2\).*rationale/);
     const [event] = s.decide('approve', { acceptCritical: true, rationale: 'ship the MVP' });
     expect(event!.data).toMatchObject({ kind: 'approve', acknowledgment: 'critical_risk', rationale: 'ship the MVP', gaps: ['C-1', 'B-HIGH-2'] });

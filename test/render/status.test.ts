@@ -65,9 +65,9 @@ describe('status.md', () => {
       ['critical_override', 'true'],
     ]);
     const history = section(status, '### State History').trim().split('\n');
-    expect(history[0]).toBe('- Round 1: CONVERGING (weighted\\_net = +6)');
-    expect(history[1]).toMatch(/^- Round 2: CONVERGING -> FLAT \(weighted\\_net = -4, flat\\_count = 1/);
-    expect(history[2]).toMatch(/^- Round 3: FLAT -> DIVERGENCE_WARNING \(weighted\\_net = -26, triggered by CRITICAL introduction \(C1\)\)$/);
+    expect(history[0]).toBe('- Round 1: CONVERGING (weighted_net = +6)');
+    expect(history[1]).toMatch(/^- Round 2: CONVERGING -> FLAT \(weighted_net = -4, flat_count = 1/);
+    expect(history[2]).toMatch(/^- Round 3: FLAT -> DIVERGENCE_WARNING \(weighted_net = -26, triggered by CRITICAL introduction \(C1\)\)$/);
   });
 
   it('the Gap Inventory groups gaps by severity with their state', () => {
@@ -92,5 +92,12 @@ describe('status.md', () => {
     expect(row.replace(/\\\|/g, '').split('|')).toHaveLength(6);
     expect(row).toContain('&lt;script&gt;');
     expect(row).toContain('\\*bold\\*');
+    expect(row).toContain('\\_x\\_');
+  });
+
+  it('an underscore inside a word stays as written, since it cannot start emphasis', () => {
+    const s = newSession();
+    s.openGap('G-1', 'HIGH', { title: 'rename snake_case_name' });
+    expect(s.status()).toMatch(/\| G-1 \| OPEN \| rename snake_case_name \|/);
   });
 });
