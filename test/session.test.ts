@@ -34,6 +34,21 @@ describe('the library session', () => {
     expect(s.log.read()).toHaveLength(events);
   });
 
+  it('a refusal carries what would make it possible, for the embedding code to phrase', () => {
+    const s = newSession();
+    baseline(s, 'HIGH', 1);
+    playRound(s, {});
+    const refusal = (() => {
+      try {
+        s.decide('approve');
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(refusal).toBeInstanceOf(Refusal);
+    expect(refusal).toMatchObject({ remedy: 'give_rationale' });
+  });
+
   it('views are frozen: a caller cannot change the session behind its back', () => {
     const s = newSession();
     baseline(s, 'HIGH', 1);

@@ -3,6 +3,7 @@ import {
   formatCount,
   moveEffect,
   Refusal,
+  type Remedy,
 } from '../core/index.js';
 import { LogError, writeStatusFile } from '../log/index.js';
 import { createFileSession, openFileSession, type Session } from '../session.js';
@@ -247,6 +248,17 @@ const COMMANDS: Record<string, Command> = {
   replay: replayCommand,
 };
 
+/** What to type to get past a refusal. */
+const REMEDY_HINT: Record<Remedy, string> = {
+  resume: 'run: gapflow decide resume',
+  decide: 'run: gapflow prompt, for the options',
+  start_round: 'run: gapflow round start',
+  close_round: 'run: gapflow round close',
+  acknowledge_risk: 'add --accept-critical',
+  give_rationale: 'add --rationale TEXT',
+  name_gaps: 'add --gaps ID[,ID...]',
+};
+
 /** Runs one CLI call; returns the exit code. Never throws for a user's mistake. */
 export function run(argv: string[], io: CliIO): number {
   const [name, ...rest] = hoistGlobalOptions(argv);
@@ -274,7 +286,8 @@ export function run(argv: string[], io: CliIO): number {
       return 2;
     }
     if (error instanceof Refusal) {
-      io.stderr(`gapflow: refused: ${error.message}\n`);
+      const hint = error.remedy ? ` (${REMEDY_HINT[error.remedy]})` : '';
+      io.stderr(`gapflow: refused: ${error.message}${hint}\n`);
       return 1;
     }
     if (error instanceof LogError) {

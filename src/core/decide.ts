@@ -2,7 +2,7 @@ import { EventBody, formatIssue, type BodyOf, type EventBodyInput } from '../../
 import { decisionEvent, severeUnfinished } from './evolve.js';
 import { isOpen } from './inventory.js';
 import { ALLOWED_MOVES, STATE_CLASS } from './rules.js';
-import { Refusal } from './refusal.js';
+import { Refusal, type Remedy } from './refusal.js';
 import { machineAccepts } from './step.js';
 import type { SessionView } from './view.js';
 
@@ -59,23 +59,25 @@ function refuseAfterComplete(view: SessionView, body: EventBody): void {
   }
 }
 
-/** Why no round can start now, or null when one can. */
-export function whyNoRoundCanStart(view: SessionView): string | null {
+type Why = [why: string, remedy?: Remedy];
+
+/** Why no round can start now, and what would let one, or null when one can. */
+function whyNoRoundCanStart(view: SessionView): Why | null {
   switch (view.machine.state) {
     case 'DIVERGENCE_WARNING':
-      return 'no round can start in DIVERGENCE_WARNING: a decision is due first (the decision prompt lists the options)';
+      return ['no round can start in DIVERGENCE_WARNING: a decision is due first', 'decide'];
     case 'PAUSED':
-      return 'no round can start while the session is PAUSED: resume it first';
+      return ['no round can start while the session is PAUSED: resume it first', 'resume'];
     case 'COMPLETE':
-      return `the session is COMPLETE (${view.machine.outcome}); nothing more can be recorded`;
+      return [`the session is COMPLETE (${view.machine.outcome}); nothing more can be recorded`];
     default:
-      return view.roundOpen ? `round ${view.rounds.length} is already open; close it first` : null;
+      return view.roundOpen ? [`round ${view.rounds.length} is already open; close it first`, 'close_round'] : null;
   }
 }
 
 function refuseRoundStart(view: SessionView, body: EventBody): void {
   const why = whyNoRoundCanStart(view);
-  if (why) throw new Refusal(`${label(body)}: ${why}`);
+  if (why) throw new Refusal(`${label(body)}: ${why[0]}`, why[1]);
 }
 
 function label(body: EventBody): string {
@@ -83,10 +85,12 @@ function label(body: EventBody): string {
   return 'kind' in body.data ? `${body.type} ${body.data.kind}` : body.type;
 }
 
+type Refuse = (why: string, remedy?: Remedy) => never;
+
 /** Refuses an event that makes no sense in this view (it is the rule both live appends and replay obey). */
 export function check(view: SessionView, body: EventBody): void {
-  const refuse = (why: string): never => {
-    throw new Refusal(`${label(body)}: ${why}`);
+  const refuse: Refuse = (why, remedy) => {
+    throw new Refusal(`${label(body)}: ${why}`, remedy);
   };
   if (body.type === 'session.started') {
     if (view.settings) refuse('the session has already started');
@@ -102,8 +106,8 @@ export function check(view: SessionView, body: EventBody): void {
       return;
     }
     case 'round.closed': {
-      if (!view.roundOpen) refuse('no round is open; start one first');
-      if (view.machine.state === 'PAUSED') refuse('the session is PAUSED; resume it first');
+      if (!view.roundOpen) refuse('no round is open; start one first', 'start_round');
+      if (view.machine.state === 'PAUSED') refuse('the session is PAUSED; resume it first', 'resume');
       if (body.data.round !== view.rounds.length) refuse(`the open round is ${view.rounds.length}, not ${body.data.round}`);
       return;
     }
@@ -145,11 +149,11 @@ export function check(view: SessionView, body: EventBody): void {
 
 function checkGapEventTime(view: SessionView, body: EventBody): void {
   if (view.machine.state === 'PAUSED') {
-    throw new Refusal(`${label(body)}: the session is PAUSED; resume it first`);
+    throw new Refusal(`${label(body)}: the session is PAUSED; resume it first`, 'resume');
   }
   if (view.rounds.length > 0 && !view.roundOpen) {
-    const why = whyNoRoundCanStart(view);
-    throw new Refusal(`${label(body)}: ${why ?? 'no round is open; a gap event between rounds must follow round.started'}`);
+    const [why, remedy] = whyNoRoundCanStart(view) ?? ['no round is open; a gap event between rounds must follow round.started'];
+    throw new Refusal(`${label(body)}: ${why}`, remedy);
   }
 }
 
@@ -164,13 +168,13 @@ const KIND_WORD: Record<BodyOf<'decision.made'>['data']['kind'], string> = {
   approve: 'approve',
 };
 
-function checkDecision(view: SessionView, body: BodyOf<'decision.made'>, refuse: (why: string) => never): void {
+function checkDecision(view: SessionView, body: BodyOf<'decision.made'>, refuse: Refuse): void {
   const { kind, gaps = [] } = body.data;
   const word = KIND_WORD[kind];
   // Pause (and so resume) may interrupt a round; every other decision is made between rounds (R8),
   // so a round's work is always counted before the session moves on or ends.
   if (view.roundOpen && kind !== 'pause' && kind !== 'resume') {
-    refuse(`round ${view.rounds.length} is open; decisions are made between rounds (close it first)`);
+    refuse(`round ${view.rounds.length} is open; decisions are made between rounds (close it first)`, 'close_round');
   }
   if (body.data.acknowledgment !== undefined && kind !== 'approve') refuse('an acknowledgment goes only with approve');
   if (!machineAccepts(view.machine, view.config, decisionEvent(view, kind))) {
@@ -189,7 +193,7 @@ function checkDecision(view: SessionView, body: BodyOf<'decision.made'>, refuse:
       refuse(`gap ${id} is ${gap.severity}, ${gap.state}; only open CRITICAL gaps can be prioritized`);
     }
   }
-  if (kind === 'narrow_scope' && gaps.length === 0) refuse('name the gaps to defer');
+  if (kind === 'narrow_scope' && gaps.length === 0) refuse('name the gaps to defer', 'name_gaps');
   if (kind === 'prioritize_critical' && gaps.length === 0) refuse('no CRITICAL gap is open');
   if (kind === 'approve') checkApproval(view, body, refuse);
 }
@@ -199,15 +203,15 @@ function checkDecision(view: SessionView, body: BodyOf<'decision.made'>, refuse:
  * gaps a rationale. A deferred gap is not closed, so it counts here. The
  * event records the gaps it accepted; a caller cannot name others.
  */
-function checkApproval(view: SessionView, body: BodyOf<'decision.made'>, refuse: (why: string) => never): void {
+function checkApproval(view: SessionView, body: BodyOf<'decision.made'>, refuse: Refuse): void {
   const severe = severeUnfinished(view);
   const critical = severe.filter((id) => view.gaps.get(id)?.severity === 'CRITICAL');
   const high = severe.filter((id) => view.gaps.get(id)?.severity === 'HIGH');
   if (critical.length > 0 && body.data.acknowledgment !== 'critical_risk') {
-    refuse(`CRITICAL gaps are not closed (${critical.join(', ')}); approving needs an explicit acknowledgment of that risk`);
+    refuse(`CRITICAL gaps are not closed (${critical.join(', ')}); approving needs an explicit acknowledgment of that risk`, 'acknowledge_risk');
   }
   if (high.length > 0 && !body.data.rationale?.trim()) {
-    refuse(`HIGH gaps are not closed (${high.join(', ')}); approving needs a rationale`);
+    refuse(`HIGH gaps are not closed (${high.join(', ')}); approving needs a rationale`, 'give_rationale');
   }
   const recorded = body.data.gaps ?? [];
   if (recorded.length !== severe.length || recorded.some((id, i) => id !== severe[i])) {

@@ -3,7 +3,7 @@ export { evolve, fold, initialView, severeUnfinished } from './evolve.js';
 export { closedRounds, isOpen, openCount, unfinishedGaps } from './inventory.js';
 export { nextStep, type NextAction } from './next.js';
 export { formatCount, signed } from './numbers.js';
-export { Refusal } from './refusal.js';
+export { Refusal, type Remedy } from './refusal.js';
 export {
   ALLOWED_MOVES,
   DEFAULT_CONFIG,

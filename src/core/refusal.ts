@@ -1,3 +1,13 @@
+/** What would make a refused request possible, for an edge to phrase in its own terms (a CLI flag, a method). */
+export type Remedy =
+  | 'resume'
+  | 'decide'
+  | 'start_round'
+  | 'close_round'
+  | 'acknowledge_risk'
+  | 'give_rationale'
+  | 'name_gaps';
+
 /**
  * A user's mistake: an event that makes no sense in the session's current
  * view, or input that is not an event at all. Its message is one line that
@@ -5,4 +15,11 @@
  */
 export class Refusal extends Error {
   override readonly name = 'Refusal';
+
+  constructor(
+    message: string,
+    readonly remedy?: Remedy,
+  ) {
+    super(message);
+  }
 }

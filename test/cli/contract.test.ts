@@ -533,6 +533,29 @@ describe('the session folder: --dir, then $GAPFLOW_DIR, then ./.gapflow', () => 
   });
 });
 
+describe('a refusal says what to type next', () => {
+  it('approving over an open HIGH gap asks for a rationale', () => {
+    convergingAfterRoundOne(box);
+    expect(box.gf('decide', 'approve').stderr.trimEnd()).toMatch(/GAP-H1.*\(add --rationale TEXT\)$/);
+  });
+
+  it.each([
+    [['round', 'start'], 'run: gapflow prompt, for the options'],
+    [['gap', 'open', 'X', '--severity', 'LOW'], 'run: gapflow prompt, for the options'],
+  ])('in DIVERGENCE_WARNING `%s` ends with (%s)', (argv, hint) => {
+    divergingAfterRoundOne(box);
+    const result = box.gf(...argv);
+    expectOneLineError(result, 1, []);
+    expect(result.stderr.trimEnd().endsWith(`(${hint})`)).toBe(true);
+  });
+
+  it('a pause is undone by `gapflow decide resume`, and the refusal says so', () => {
+    convergingAfterRoundOne(box);
+    box.ok('decide', 'pause');
+    expect(box.gf('round', 'start').stderr.trimEnd()).toMatch(/\(run: gapflow decide resume\)$/);
+  });
+});
+
 describe('odd words', () => {
   it.each([['constructor'], ['toString'], ['__proto__'], ['hasOwnProperty']])('`gapflow %s` is an unknown command (exit 2)', (name) => {
     expectOneLineError(runCli([name], { cwd: box.root }), 2, [/unknown command/]);
