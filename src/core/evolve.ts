@@ -70,7 +70,7 @@ function apply(view: SessionView, event: GapflowEvent): void {
     case 'gap.severity_changed':
       return changeSeverity(view, event);
     case 'decision.made':
-      return decide(view, event);
+      return applyDecision(view, event);
   }
 }
 
@@ -256,7 +256,7 @@ export function decisionEvent(view: SessionView, kind: EventOf<'decision.made'>[
   return { type } as ConvergenceEvent;
 }
 
-function decide(view: SessionView, event: EventOf<'decision.made'>): void {
+function applyDecision(view: SessionView, event: EventOf<'decision.made'>): void {
   const { kind } = event.data;
   const gaps = event.data.gaps ?? [];
   const afterRound = closedRounds(view).length;
