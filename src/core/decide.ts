@@ -31,7 +31,6 @@ function rawLabel(input: unknown): string {
  */
 export function decide(view: SessionView, input: EventBodyInput | EventBody): EventBody[] {
   const body = parseBody(input);
-  refuseAfterComplete(view, body);
   if (body.type.startsWith('gap.') && view.rounds.length > 0 && !view.roundOpen) {
     refuseRoundStart(view, body);
     return [{ type: 'round.started', data: { round: view.rounds.length + 1 } }, body];
