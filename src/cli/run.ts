@@ -1,50 +1,12 @@
-import { resolve } from 'node:path';
-import {
-  formatCount,
-  moveEffect,
-  Refusal,
-  type Remedy,
-} from '../core/index.js';
+import { formatCount, moveEffect, Refusal, type Remedy } from '../core/index.js';
 import { LogError, writeStatusFile } from '../log/index.js';
-import { createFileSession, openFileSession, type Session } from '../session.js';
-import type { DecisionKind, GapflowEvent, GapState, Severity } from '../../events/index.js';
+import { createFileSession } from '../session.js';
+import type { DecisionKind, GapState, Severity } from '../../events/index.js';
 import { enumWord, hoistGlobalOptions, list, parse, UsageError, wholeNumber } from './args.js';
+import { announce, type CliIO, type Command, open, openNow, printJson, sessionDir } from './common.js';
 import { HELP } from './help.js';
 
-/** Everything the CLI takes from the process, so tests can run it in-process. */
-export interface CliIO {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  env: Record<string, string | undefined>;
-  cwd: string;
-  /** Asked only for `--version`. */
-  version?: () => string | undefined;
-}
-
-type Command = (argv: string[], io: CliIO) => void;
-
-function sessionDir(dir: string | undefined, io: CliIO): string {
-  if (dir !== undefined && dir.trim() === '') throw new UsageError('--dir needs a folder');
-  // An empty $GAPFLOW_DIR counts as unset, as shells treat empty variables.
-  return resolve(io.cwd, dir ?? (io.env.GAPFLOW_DIR || '.gapflow'));
-}
-
-function open(values: { dir?: string | undefined }, io: CliIO): Session {
-  return openFileSession(sessionDir(values.dir, io));
-}
-
-function printJson(io: CliIO, value: unknown): void {
-  io.stdout(`${JSON.stringify(value, null, 2)}\n`);
-}
-
-/** Lines for the events one command appended, then its own closing line. */
-function announce(io: CliIO, session: Session, events: GapflowEvent[], json: boolean | undefined, line: () => string): void {
-  if (json) return printJson(io, { events, state: session.state() });
-  for (const event of events) {
-    if (event.type === 'round.started' && events.length > 1) io.stdout(`Round ${event.data.round} started.\n`);
-  }
-  io.stdout(`${line()}\n`);
-}
+export type { CliIO } from './common.js';
 
 const init: Command = (argv, io) => {
   const { values } = parse(
@@ -128,10 +90,6 @@ const gap: Command = (argv, io) => {
       throw new UsageError(verb && !verb.startsWith('-') ? `unknown gap command "${verb}" (open, move, severity)` : 'gap needs open, move or severity');
   }
 };
-
-function openNow(session: Session): string {
-  return formatCount(session.view.open.count);
-}
 
 const round: Command = (argv, io) => {
   const [verb, ...rest] = argv;

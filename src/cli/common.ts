@@ -1,0 +1,45 @@
+import { resolve } from 'node:path';
+import { formatCount } from '../core/index.js';
+import { openFileSession, type Session } from '../session.js';
+import type { GapflowEvent } from '../../events/index.js';
+import { UsageError } from './args.js';
+
+/** Everything the CLI takes from the process, so tests can run it in-process. */
+export interface CliIO {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  /** Asked only for `--version`. */
+  version?: () => string | undefined;
+}
+
+export type Command = (argv: string[], io: CliIO) => void;
+
+export function sessionDir(dir: string | undefined, io: CliIO): string {
+  if (dir !== undefined && dir.trim() === '') throw new UsageError('--dir needs a folder');
+  // An empty $GAPFLOW_DIR counts as unset, as shells treat empty variables.
+  return resolve(io.cwd, dir ?? (io.env.GAPFLOW_DIR || '.gapflow'));
+}
+
+export function open(values: { dir?: string | undefined }, io: CliIO): Session {
+  return openFileSession(sessionDir(values.dir, io));
+}
+
+export function printJson(io: CliIO, value: unknown): void {
+  io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Lines for the events one command appended, then its own closing line. */
+export function announce(io: CliIO, session: Session, events: GapflowEvent[], json: boolean | undefined, line: () => string): void {
+  if (json) return printJson(io, { events, state: session.state() });
+  for (const event of events) {
+    if (event.type === 'round.started' && events.length > 1) io.stdout(`Round ${event.data.round} started.\n`);
+  }
+  io.stdout(`${line()}\n`);
+}
+
+/** The open count as printed. */
+export function openNow(session: Session): string {
+  return formatCount(session.view.open.count);
+}
