@@ -18,3 +18,4 @@ export {
   type StateChange,
   type StateListener,
 } from './session.js';
+export { LiveActor, type ConvergenceActor, type InspectOption } from './live.js';

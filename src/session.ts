@@ -25,12 +25,19 @@ import {
 } from './core/index.js';
 import { FileLog, LogError, MemoryLog, type EventLog } from './log/index.js';
 import { renderPrompt, renderRoundReport, renderStatus, renderSummary } from './render/index.js';
+import { LiveActor, type ConvergenceActor, type InspectOption } from './live.js';
 
 export interface SessionOptions {
   /** Where timestamps come from (the core never reads a clock). */
   clock?: () => Date;
   /** Where event ids come from. */
   newId?: () => string;
+  /**
+   * Run a live XState actor beside the session, wired to this inspection
+   * observer (e.g. `createWebSocketInspector().inspect` from @statelyai/inspect).
+   * On open it is replayed the whole log, event by event.
+   */
+  inspect?: InspectOption;
 }
 
 /** A state change, as a subscriber hears of it. */
@@ -47,7 +54,11 @@ export type DecisionOptions = Pick<BodyInputOf<'decision.made'>['data'], 'gaps' 
  * before it as if it were appended now, so a hand-edited log that breaks a
  * rule is refused at the line that breaks it.
  */
-export function replay(events: readonly GapflowEvent[], where = 'log'): SessionView {
+export function replay(
+  events: readonly GapflowEvent[],
+  where = 'log',
+  observe?: (view: SessionView, event: GapflowEvent) => void,
+): SessionView {
   if (events.length === 0) throw new LogError(`${where} is empty: it must begin with session.started`);
   return fold(events, (view, event, index) => {
     try {
@@ -56,6 +67,7 @@ export function replay(events: readonly GapflowEvent[], where = 'log'): SessionV
       if (error instanceof Refusal) throw new LogError(`${where} line ${index + 1}: ${error.message}`);
       throw error;
     }
+    observe?.(view, event);
   });
 }
 
@@ -70,15 +82,19 @@ export class Session {
   readonly #listeners = new Set<StateListener>();
   readonly #clock: () => Date;
   readonly #newId: () => string;
+  readonly #live: LiveActor | null;
 
   private constructor(
     readonly log: EventLog,
     view: SessionView,
     options: SessionOptions,
+    live: LiveActor | null = options.inspect ? new LiveActor(options.inspect) : null,
   ) {
     this.#view = view;
     this.#clock = options.clock ?? (() => new Date());
     this.#newId = options.newId ?? (() => nanoid());
+    this.#live = live;
+    live?.sync(view);
   }
 
   /** Starts a new session in `log`; refuses if the log already holds one. */
@@ -88,22 +104,31 @@ export class Session {
     const started = session.#prepare([parseBody({ type: 'session.started', data: settings })]);
     log.create(started.events);
     session.#view = started.view;
+    session.#live?.sync(started.view);
     return session;
   }
 
-  /** Opens the session stored in `log`, replaying every event. */
+  /** Opens the session stored in `log`, replaying every event (into the live actor too, when inspected). */
   static open(log: EventLog, options: SessionOptions = {}): Session {
-    return new Session(log, replay(log.read(), log.location), options);
+    const live = options.inspect ? new LiveActor(options.inspect) : null;
+    const view = replay(log.read(), log.location, live ? (before, event) => live.feed(before, event) : undefined);
+    return new Session(log, view, options, live);
   }
 
   get view(): SessionView {
     return this.#view;
   }
 
+  /** The live actor mirroring this session, when it was opened with `inspect`; else null. */
+  get actor(): ConvergenceActor | null {
+    return this.#live?.actor ?? null;
+  }
+
   /** Records one request (an event body); returns the events appended for it. */
   record(input: EventBodyInput): GapflowEvent[] {
     const prepared = this.#prepare(decide(this.#view, input));
     this.log.append(prepared.events);
+    prepared.events.forEach((event, i) => this.#live?.feed(prepared.before[i]!, event));
     this.#commit(prepared.view);
     return prepared.events;
   }
@@ -164,16 +189,18 @@ export class Session {
   }
 
   /** Checks and stamps a batch against the view as it will be, without touching the log. */
-  #prepare(bodies: readonly EventBody[]): { events: GapflowEvent[]; view: SessionView } {
+  #prepare(bodies: readonly EventBody[]): { events: GapflowEvent[]; view: SessionView; before: SessionView[] } {
     let view = this.#view;
     const events: GapflowEvent[] = [];
+    const before: SessionView[] = [];
     for (const body of bodies) {
       check(view, body);
       const event = { v: EVENT_VERSION, seq: view.lastSeq + 1, id: this.#newId(), at: this.#clock().toISOString(), ...body } as GapflowEvent;
+      before.push(view);
       view = evolve(view, event);
       events.push(event);
     }
-    return { events, view };
+    return { events, view, before };
   }
 
   #commit(next: SessionView): void {

@@ -24,6 +24,8 @@ Reading
   prompt                          the decision prompt in DIVERGENCE_WARNING
   summary                         the final summary once COMPLETE
   replay                          read the whole log; print the event count and state
+  viz [--format mermaid|dot]      the statechart, with the session's state marked
+  inspect [--port P]              replay into a live actor for the Stately inspector
 
 Options
   --dir DIR    session folder (else $GAPFLOW_DIR, else ./.gapflow)

@@ -5,6 +5,7 @@ import type { DecisionKind, GapState, Severity } from '../../events/index.js';
 import { enumWord, hoistGlobalOptions, list, parse, UsageError, wholeNumber } from './args.js';
 import { announce, type CliIO, type Command, open, openNow, printJson, sessionDir } from './common.js';
 import { HELP } from './help.js';
+import { viz } from './viz-commands.js';
 
 export type { CliIO } from './common.js';
 
@@ -204,6 +205,7 @@ const COMMANDS: Record<string, Command> = {
   prompt,
   summary,
   replay: replayCommand,
+  viz,
 };
 
 /** What to type to get past a refusal. */

@@ -1,6 +1,6 @@
 import { enableMapSet, freeze, produce } from 'immer';
 import type { EventOf, GapflowEvent, Severity } from '../../events/index.js';
-import type { ConvergenceEvent } from '../../machines/index.js';
+import type { ConvergenceEvent, RoundClosedEvent } from '../../machines/index.js';
 import { describeDecision, describeRoundStep } from './explain.js';
 import { closedRounds, unfinishedGaps } from './inventory.js';
 import { CLASS_FACTOR, DEFAULT_CONFIG, moveEffect, resolveConfig, SEVERITIES, SEVERITY_WEIGHT, STATE_CLASS } from './rules.js';
@@ -202,21 +202,38 @@ function changeSeverity(view: SessionView, event: EventOf<'gap.severity_changed'
   }
 }
 
+/** What the statechart hears when the open round closes: only figures derived from events. */
+function roundClosedEvent(view: SessionView, round: RoundFigures): RoundClosedEvent {
+  return {
+    type: 'ROUND_CLOSED',
+    round: round.round,
+    weightedNet: round.weightedResolved - round.weightedNew,
+    openCount: view.open.count,
+    criticalIntroduced: round.criticalIntroduced.length > 0,
+  };
+}
+
+/**
+ * The statechart event a stored event sends, given the view just before it;
+ * null for the events the projection folds on its own (gap events, round starts).
+ * A live actor fed these agrees with the view at every step.
+ */
+export function machineEventOf(view: SessionView, event: GapflowEvent): ConvergenceEvent | null {
+  if (event.type === 'decision.made') return decisionEvent(view, event.data.kind);
+  const round = view.rounds.at(-1);
+  return event.type === 'round.closed' && round ? roundClosedEvent(view, round) : null;
+}
+
 function closeRound(view: SessionView): void {
   const round = view.rounds.at(-1);
   if (!round) return;
+  const machineEvent = roundClosedEvent(view, round);
   round.openEnd = view.open.count;
   round.weightedOpenEnd = view.open.weighted;
   round.unweightedNet = round.resolved - round.new;
-  round.weightedNet = round.weightedResolved - round.weightedNew;
+  round.weightedNet = machineEvent.weightedNet;
   view.roundOpen = false;
-  const result = stepMachine(view.machine, view.config, {
-    type: 'ROUND_CLOSED',
-    round: round.round,
-    weightedNet: round.weightedNet,
-    openCount: round.openEnd,
-    criticalIntroduced: round.criticalIntroduced.length > 0,
-  });
+  const result = stepMachine(view.machine, view.config, machineEvent);
   view.machine = result.machine;
   round.state = result.machine.state;
   // R4: no flat count for a round that ended in a warning; none either for the one that ended the session.

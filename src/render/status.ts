@@ -1,5 +1,6 @@
 import { closedRounds } from '../core/index.js';
 import type { SessionView } from '../core/index.js';
+import { openChart, stateChart } from './charts.js';
 import {
   configTable,
   disagreementNote,
@@ -25,11 +26,14 @@ export function renderStatus(view: SessionView): string {
     '### Round Progress',
     rounds.length > 0 ? roundTable(view) : '_No round has closed yet._',
   ];
+  const chart = openChart(view);
+  if (chart) parts.push(chart);
   if (latest) {
     parts.push(`### Severity Breakdown (Round ${latest.round})`, severityTable(latest));
     if (latest.severityChanges.length > 0) parts.push(severityChangeNote(latest));
     if (netsDisagree(latest)) parts.push(disagreementNote(latest));
   }
-  parts.push('### State History', historyList(view), '### Gap Inventory', inventory(view));
+  parts.push('### State History', historyList(view), `### State Diagram (now ${view.machine.state})`, stateChart(view));
+  parts.push('### Gap Inventory', inventory(view));
   return `${parts.join('\n\n')}\n`;
 }

@@ -1,0 +1,24 @@
+import { FileLog } from '../log/index.js';
+import { toDot, toMermaid } from '../render/index.js';
+import { parse, UsageError } from './args.js';
+import { open, printJson, sessionDir, type Command } from './common.js';
+
+const FORMATS = { mermaid: toMermaid, dot: toDot } as const;
+
+/**
+ * `gapflow viz`: the statechart, drawn from the machine, with the session's
+ * state marked. With no session in the folder it prints the bare chart and
+ * says so on stderr, so it also serves to look at the machine itself.
+ */
+export const viz: Command = (argv, io) => {
+  const { values } = parse(argv, { format: { type: 'string' } }, []);
+  const format = (values.format ?? 'mermaid').trim().toLowerCase();
+  if (!Object.hasOwn(FORMATS, format)) throw new UsageError(`--format is mermaid or dot, not "${values.format}"`);
+  const draw = FORMATS[format as keyof typeof FORMATS];
+  const dir = sessionDir(values.dir, io);
+  const found = new FileLog(dir).exists();
+  if (!found) io.stderr(`gapflow: no session in ${dir}; the chart is unmarked\n`);
+  const state = found ? open(values, io).view.machine.state : null;
+  if (values.json) return printJson(io, { format, state, diagram: draw(state) });
+  io.stdout(draw(state));
+};
