@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
-import { run } from './run.js';
+import { runBin } from './run.js';
 
 /** The package's version, from the package.json above this file (bundled or not). */
 function version(): string | undefined {
@@ -23,11 +23,19 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-const argv = process.argv.slice(2);
-process.exitCode = run(argv, {
+const interrupted = () =>
+  new Promise((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+const code = await runBin(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   env: process.env,
   cwd: process.cwd(),
   version,
-});
+}, interrupted);
+process.exitCode = code;
+// Leave even if something still holds the loop open (the WebSocket inspector can leave a reconnect
+// timer behind); unref'd, so a command that is done exits at once, its output flushed.
+setTimeout(() => process.exit(code), 100).unref();

@@ -232,6 +232,7 @@ export function run(argv: string[], io: CliIO): number {
       io.stdout(`${io.version?.() ?? 'unknown'}\n`);
       return 0;
     }
+    if (name === 'inspect') throw new UsageError('inspect stays up until interrupted: run it from the gapflow bin');
     const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
     if (!command) throw new UsageError(`unknown command "${name}"`);
     if (rest.includes('--help') || rest.includes('-h')) {
@@ -241,22 +242,44 @@ export function run(argv: string[], io: CliIO): number {
     command(rest, io);
     return 0;
   } catch (error) {
-    if (error instanceof UsageError) {
-      io.stderr(`gapflow: ${error.message} (gapflow --help lists the commands)\n`);
-      return 2;
-    }
-    if (error instanceof Refusal) {
-      const hint = error.remedy ? ` (${REMEDY_HINT[error.remedy]})` : '';
-      io.stderr(`gapflow: refused: ${error.message}${hint}\n`);
-      return 1;
-    }
-    if (error instanceof LogError) {
-      io.stderr(`gapflow: ${error.message}\n`);
-      return 1;
-    }
-    // An environment failure (permissions, a full disk): one line, never a stack trace.
-    const message = error instanceof Error ? error.message : String(error);
-    io.stderr(`gapflow: ${message.split('\n')[0]}\n`);
+    return failure(error, io);
+  }
+}
+
+/**
+ * The bin's entry point: `inspect` serves until `stop()` settles (the bin wires
+ * it to SIGINT and SIGTERM) and is loaded only when asked for; every other
+ * command is `run`.
+ */
+export async function runBin(argv: string[], io: CliIO, stop: () => Promise<unknown>): Promise<number> {
+  const [name, ...rest] = hoistGlobalOptions(argv);
+  if (name !== 'inspect' || rest.includes('--help') || rest.includes('-h')) return run(argv, io);
+  try {
+    const { inspect } = await import('./inspect.js');
+    await inspect(rest, io, stop());
+    return 0;
+  } catch (error) {
+    return failure(error, io);
+  }
+}
+
+/** Reports a failed call as one stderr line and returns its exit code: 2 for usage, 1 for the rest. */
+export function failure(error: unknown, io: CliIO): number {
+  if (error instanceof UsageError) {
+    io.stderr(`gapflow: ${error.message} (gapflow --help lists the commands)\n`);
+    return 2;
+  }
+  if (error instanceof Refusal) {
+    const hint = error.remedy ? ` (${REMEDY_HINT[error.remedy]})` : '';
+    io.stderr(`gapflow: refused: ${error.message}${hint}\n`);
     return 1;
   }
+  if (error instanceof LogError) {
+    io.stderr(`gapflow: ${error.message}\n`);
+    return 1;
+  }
+  // An environment failure (permissions, a full disk): one line, never a stack trace.
+  const message = error instanceof Error ? error.message : String(error);
+  io.stderr(`gapflow: ${message.split('\n')[0]}\n`);
+  return 1;
 }
