@@ -1,0 +1,451 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { getMicrosteps, type AnyStateMachine, type SnapshotFrom } from 'xstate';
+import { adjacencyMapToArray, getAdjacencyMap, getShortestPaths } from 'xstate/graph';
+import {
+  convergenceMachine,
+  createMemorySession,
+  FileLog,
+  fold,
+  machineEventOf,
+  openFileSession,
+  type ConvergenceConfig,
+  type ConvergenceEvent,
+  type Session,
+} from '../../src/index.js';
+import { runCli } from '../cli/helpers.js';
+import { WEIGHT } from '../support.js';
+
+/*
+ * Model-based path tests. xstate/graph walks the convergence machine itself
+ * with an alphabet of abstract events chosen to put every guard on both sides
+ * of its threshold. Each path (to every state, and through every transition)
+ * is then played for real: as gap, round and decision events recorded by a
+ * live session (with a live actor beside it), then written to a JSONL log and
+ * replayed the way `gapflow replay` reads it. The traversal, a reference
+ * model of RULINGS R1-R12 written here, the session, its actor and the
+ * replay must all agree at every step; the run fails below 100% of states
+ * or transitions covered, so a transition added later without a path fails.
+ */
+
+/** The divergence threshold D of every traversal; the stall threshold N varies by suite. */
+const D = 8;
+/** The traversal's round limit: a ROUND_CLOSED names round 1 (not the last) or this one (the last). */
+const FAR = 99;
+
+type Bucket = 'up' | 'level' | 'atD' | 'belowD' | 'critical' | 'empty' | 'last';
+
+/** One abstract round close per bucket: weighted net above 0, at 0, at -D, below -D; CRITICAL; nothing left; the last round. */
+const ROUND_CLOSES: Record<Bucket, Extract<ConvergenceEvent, { type: 'ROUND_CLOSED' }>> = {
+  up: { type: 'ROUND_CLOSED', round: 1, weightedNet: 1, openCount: 5, criticalIntroduced: false },
+  level: { type: 'ROUND_CLOSED', round: 1, weightedNet: 0, openCount: 5, criticalIntroduced: false },
+  atD: { type: 'ROUND_CLOSED', round: 1, weightedNet: -D, openCount: 5, criticalIntroduced: false },
+  belowD: { type: 'ROUND_CLOSED', round: 1, weightedNet: -D - 1, openCount: 5, criticalIntroduced: false },
+  critical: { type: 'ROUND_CLOSED', round: 1, weightedNet: 0, openCount: 5, criticalIntroduced: true },
+  empty: { type: 'ROUND_CLOSED', round: 1, weightedNet: 1, openCount: 0, criticalIntroduced: false },
+  last: { type: 'ROUND_CLOSED', round: FAR, weightedNet: 1, openCount: 5, criticalIntroduced: false },
+};
+
+const ALPHABET: ConvergenceEvent[] = [
+  ...Object.values(ROUND_CLOSES),
+  { type: 'NARROW_SCOPE' },
+  { type: 'ACCEPT_COMPLEXITY' },
+  { type: 'PRIORITIZE_CRITICAL' },
+  { type: 'PAUSE' },
+  { type: 'RESUME' },
+  { type: 'FORCE_COMPLETE' },
+  { type: 'ABANDON' },
+  { type: 'APPROVE', openCriticalOrHigh: 0 },
+  { type: 'APPROVE', openCriticalOrHigh: 1 },
+];
+
+function bucketOf(event: ConvergenceEvent): Bucket | null {
+  if (event.type !== 'ROUND_CLOSED') return null;
+  const found = (Object.keys(ROUND_CLOSES) as Bucket[]).find((b) => ROUND_CLOSES[b] === event);
+  if (!found) throw new Error(`not an alphabet event: ${JSON.stringify(event)}`);
+  return found;
+}
+
+function label(event: ConvergenceEvent): string {
+  if (event.type === 'ROUND_CLOSED') return `ROUND_CLOSED(${bucketOf(event)})`;
+  return event.type === 'APPROVE' ? `APPROVE(${event.openCriticalOrHigh ? 'severe open' : 'none severe'})` : event.type;
+}
+
+type Snap = SnapshotFrom<typeof convergenceMachine>;
+
+interface Dynamic {
+  state: string;
+  flatCount: number;
+  outcome: string | null;
+  pausedFrom: string | null;
+}
+
+function dynamic(snapshot: Snap): Dynamic {
+  const { flatCount, outcome, pausedFrom } = snapshot.context;
+  return { state: String(snapshot.value), flatCount, outcome, pausedFrom };
+}
+
+const keyOf = (snapshot: Snap) => JSON.stringify(dynamic(snapshot));
+
+// ---------------------------------------------------------------------------
+// The reference model: RULINGS R1, R2, R4, R5, R11 and R12 restated, independent of the machine.
+
+function expectedAfter(before: Dynamic, event: ConvergenceEvent, config: ConvergenceConfig): Dynamic {
+  const to = (state: string, changes: Partial<Dynamic> = {}): Dynamic => ({ ...before, state, ...changes });
+  const live = before.state === 'CONVERGING' || before.state === 'FLAT';
+  switch (event.type) {
+    case 'ROUND_CLOSED': {
+      if (!live) return before;
+      if (event.openCount === 0) return to('COMPLETE', { outcome: 'CONVERGED' }); // R12
+      if (event.round >= config.maxRounds) return to('COMPLETE', { outcome: 'MAX_ROUNDS' }); // R12
+      if (config.criticalOverride && event.criticalIntroduced) return to('DIVERGENCE_WARNING'); // R5
+      if (event.weightedNet < -config.divergenceThreshold) return to('DIVERGENCE_WARNING'); // R2, strict
+      if (event.weightedNet > 0) return to('CONVERGING', { flatCount: 0 });
+      const flat = before.flatCount + 1; // R1: the Nth flat round stalls, and STALLED moves on (R4)
+      return flat >= config.stallThreshold ? to('DIVERGENCE_WARNING', { flatCount: flat }) : to('FLAT', { flatCount: flat });
+    }
+    case 'NARROW_SCOPE':
+    case 'ACCEPT_COMPLEXITY':
+    case 'PRIORITIZE_CRITICAL':
+      return before.state === 'DIVERGENCE_WARNING' ? to('CONVERGING', { flatCount: 0 }) : before;
+    case 'FORCE_COMPLETE':
+      return before.state === 'DIVERGENCE_WARNING' ? to('COMPLETE', { outcome: 'STALL_EXIT' }) : before;
+    case 'PAUSE':
+      return live || before.state === 'DIVERGENCE_WARNING' ? to('PAUSED', { pausedFrom: before.state }) : before;
+    case 'RESUME':
+      return before.state === 'PAUSED' ? to(before.pausedFrom ?? 'CONVERGING', { pausedFrom: null }) : before;
+    case 'ABANDON':
+      return before.state === 'COMPLETE' ? before : to('COMPLETE', { outcome: 'ABANDONED' });
+    case 'APPROVE':
+      if (!live) return before;
+      return to('COMPLETE', { outcome: event.openCriticalOrHigh === 0 ? 'GOOD_ENOUGH' : 'USER_APPROVED' });
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Turning an abstract path into a real session.
+
+type Need = 'critical' | 'severe' | 'none' | null;
+
+/** What the decisions after a round (or at baseline) need of the CRITICAL and HIGH gaps. */
+function needOf(decisions: ConvergenceEvent[]): Need {
+  const critical = decisions.some((e) => e.type === 'PRIORITIZE_CRITICAL');
+  const severe = critical || decisions.some((e) => e.type === 'APPROVE' && e.openCriticalOrHigh > 0);
+  const none = decisions.some((e) => e.type === 'APPROVE' && e.openCriticalOrHigh === 0);
+  if (none && severe) throw new Error('this path needs severe gaps open and none open with no round between');
+  return critical ? 'critical' : severe ? 'severe' : none ? 'none' : null;
+}
+
+/**
+ * Plays abstract events as the gap, round and decision events a mediator
+ * would record. Each round's weighted net is made exactly the bucket's; gaps
+ * opened or closed only to satisfy a later decision (a CRITICAL to
+ * prioritize, a HIGH to approve over, none to approve cleanly) are offset
+ * with LOW gaps so the net stays exact.
+ */
+class Player {
+  readonly session: Session;
+  #lowPool: string[] = [];
+  #counter = 0;
+
+  constructor(
+    readonly config: ConvergenceConfig,
+    baselineNeed: Need,
+    lows: number,
+  ) {
+    let tick = 0;
+    this.session = createMemorySession(config, {
+      clock: () => new Date(Date.UTC(2026, 0, 1, 0, 0, tick++)),
+      newId: () => `ev-${tick}`,
+      inspect: () => {},
+    });
+    for (let i = 0; i < lows; i++) this.#lowPool.push(this.#open('LOW'));
+    if (baselineNeed === 'critical') this.#open('CRITICAL');
+    if (baselineNeed === 'severe') this.#open('HIGH');
+  }
+
+  #open(severity: keyof typeof WEIGHT): string {
+    const id = `${severity[0]}-${++this.#counter}`;
+    this.session.openGap(id, severity);
+    return id;
+  }
+
+  #resolveLows(count: number): void {
+    for (let i = 0; i < count; i++) {
+      const id = this.#lowPool.shift();
+      if (!id) throw new Error('the LOW pool ran dry; give the path more baseline gaps');
+      this.session.moveGap(id, 'RESOLVED');
+    }
+  }
+
+  #openLows(count: number): void {
+    for (let i = 0; i < count; i++) this.#lowPool.push(this.#open('LOW'));
+  }
+
+  #unfinished(severity: 'CRITICAL' | 'HIGH') {
+    return [...this.session.view.gaps.values()].filter(
+      (g) => g.severity === severity && g.state !== 'RESOLVED' && g.state !== 'WONT_FIX' && g.state !== 'ACCEPTED',
+    );
+  }
+
+  round(bucket: Bucket, next: Need): void {
+    const s = this.session;
+    s.startRound();
+    const criticalOpen = () => this.#unfinished('CRITICAL').some((g) => g.state !== 'USER_DEFERRED');
+    switch (bucket) {
+      case 'up':
+      case 'last':
+        this.#resolveLows(1);
+        break;
+      case 'level':
+        break;
+      case 'atD':
+      case 'belowD':
+        for (let i = 0; i < D / WEIGHT.MEDIUM; i++) this.#open('MEDIUM');
+        if (bucket === 'belowD') this.#openLows(1);
+        break;
+      case 'critical': {
+        const id = this.#open('CRITICAL');
+        // A CRITICAL opened and closed in one round still warns (R5); keep it open if one is wanted next.
+        if (next === 'critical' && !criticalOpen()) this.#resolveLows(WEIGHT.CRITICAL / WEIGHT.LOW);
+        else s.moveGap(id, 'RESOLVED');
+        break;
+      }
+      case 'empty':
+        for (const gap of [...s.view.gaps.values()]) {
+          if (gap.state === 'USER_DEFERRED') s.moveGap(gap.id, 'WONT_FIX');
+          else if (gap.state !== 'RESOLVED' && gap.state !== 'WONT_FIX' && gap.state !== 'ACCEPTED') s.moveGap(gap.id, 'RESOLVED');
+        }
+        break;
+    }
+    if (bucket !== 'empty') this.#prepare(next, bucket, criticalOpen);
+    s.closeRound();
+  }
+
+  #prepare(next: Need, bucket: Bucket, criticalOpen: () => boolean): void {
+    if (next === 'critical' && !criticalOpen()) {
+      if (this.config.criticalOverride && bucket !== 'critical') throw new Error('a CRITICAL is wanted after a round that may not open one');
+      this.#open('CRITICAL');
+      this.#resolveLows(WEIGHT.CRITICAL / WEIGHT.LOW);
+    }
+    if (next === 'severe' && this.#unfinished('CRITICAL').length + this.#unfinished('HIGH').length === 0) {
+      this.#open('HIGH');
+      this.#resolveLows(WEIGHT.HIGH / WEIGHT.LOW);
+    }
+    if (next === 'none') {
+      for (const gap of [...this.#unfinished('CRITICAL'), ...this.#unfinished('HIGH')]) {
+        this.session.moveGap(gap.id, gap.state === 'USER_DEFERRED' ? 'WONT_FIX' : 'RESOLVED');
+        this.#openLows(WEIGHT[gap.severity] / WEIGHT.LOW);
+      }
+    }
+  }
+
+  decide(event: ConvergenceEvent): void {
+    const s = this.session;
+    switch (event.type) {
+      case 'NARROW_SCOPE':
+        return void s.decide('narrow_scope', { gaps: [this.#lowPool.shift()!] });
+      case 'ACCEPT_COMPLEXITY':
+        return void s.decide('accept_complexity');
+      case 'PRIORITIZE_CRITICAL':
+        return void s.decide('prioritize_critical');
+      case 'PAUSE':
+        return void s.decide('pause');
+      case 'RESUME':
+        return void s.decide('resume');
+      case 'FORCE_COMPLETE':
+        return void s.decide('force_complete');
+      case 'ABANDON':
+        return void s.decide('abandon');
+      case 'APPROVE':
+        return void s.decide('approve', event.openCriticalOrHigh > 0 ? { acceptCritical: true, rationale: 'accepted for the test' } : {});
+      case 'ROUND_CLOSED':
+        throw new Error('round closes are played by round()');
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Paths from the machine.
+
+/** What a traversal runs under: N = 1 stalls from CONVERGING, N = 3 stays FLAT for a round, N = 2 is the default. */
+interface Setting {
+  override: boolean;
+  n: number;
+}
+
+interface PathCase {
+  name: string;
+  setting: Setting;
+  events: ConvergenceEvent[];
+  /** Where the traversal says the path ends. */
+  end: Dynamic;
+}
+
+function traversalConfig({ override, n }: Setting): ConvergenceConfig {
+  return { stallThreshold: n, divergenceThreshold: D, maxRounds: FAR, criticalOverride: override };
+}
+
+/** Paths to every reachable state, then one path through every (state, event) the machine accepts. */
+function pathsFor(setting: Setting): { toStates: PathCase[]; throughTransitions: PathCase[] } {
+  const options = { events: ALPHABET, input: traversalConfig(setting) };
+  const shortest = getShortestPaths(convergenceMachine, options);
+  // A path's first step is the actor's own start (xstate.init), not one of ours.
+  const eventsOf = (steps: { event: ConvergenceEvent | { type: 'xstate.init' } }[]) =>
+    steps.map((s) => s.event).filter((e): e is ConvergenceEvent => e.type !== 'xstate.init');
+  const byState = new Map(shortest.map((p) => [keyOf(p.state), eventsOf(p.steps)]));
+  const toStates = shortest.map((p) => ({
+    name: `to ${keyOf(p.state)}`,
+    setting,
+    events: eventsOf(p.steps),
+    end: dynamic(p.state),
+  }));
+  const throughTransitions = adjacencyMapToArray(getAdjacencyMap(convergenceMachine, options))
+    .filter(({ state, event }) => state.can(event))
+    .map(({ state, event, nextState }) => ({
+      name: `${keyOf(state)} --${label(event)}-->`,
+      setting,
+      events: [...byState.get(keyOf(state))!, event],
+      end: dynamic(nextState),
+    }));
+  return { toStates, throughTransitions };
+}
+
+/** Every transition the machine defines, as `STATE|EVENT|branch`, read from its state nodes. */
+function definedTransitions(machine: AnyStateMachine): string[] {
+  const ids: string[] = [];
+  for (const node of Object.values(machine.root.states)) {
+    for (const [event, branches] of node.transitions) branches.forEach((_, i) => ids.push(`${node.key}|${event}|${i}`));
+    (node.always ?? []).forEach((_, i) => ids.push(`${node.key}|always|${i}`));
+  }
+  return ids;
+}
+
+const covered = { states: new Set<string>(), transitions: new Set<string>() };
+
+/** Records which transition definitions the machine takes for this event, and every state it passes through. */
+function noteCoverage(snapshot: Snap, event: ConvergenceEvent): void {
+  const taken = convergenceMachine.getTransitionData(snapshot, event)[0];
+  if (taken) {
+    const source = taken.source.key;
+    const index = taken.source.transitions.get(event.type)?.indexOf(taken) ?? -1;
+    covered.transitions.add(`${source}|${event.type}|${index}`);
+  }
+  covered.states.add(String(snapshot.value));
+  for (const [next] of getMicrosteps(convergenceMachine, snapshot, event)) {
+    const key = String(next.value);
+    covered.states.add(key);
+    // A state left by an eventless step (STALLED): its one `always` branch was taken.
+    const always = convergenceMachine.root.states[key]?.always ?? [];
+    if (always.length > 1) throw new Error(`coverage of guarded always branches in ${key} is not written yet`);
+    if (always.length === 1) covered.transitions.add(`${key}|always|0`);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Playing a path both ways.
+
+const scratch = mkdtempSync(join(tmpdir(), 'gapflow-paths-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+let folder = 0;
+
+function play(path: PathCase): void {
+  // Split the path into rounds and the decisions after each (segment 0: before any round closes).
+  const segments: ConvergenceEvent[][] = [[]];
+  for (const event of path.events) {
+    if (event.type === 'ROUND_CLOSED') segments.push([event]);
+    else segments.at(-1)!.push(event);
+  }
+  const rounds = segments.length - 1;
+  const endsAtLimit = path.events.some((e) => e.type === 'ROUND_CLOSED' && e.round === FAR);
+  const config = { ...traversalConfig(path.setting), maxRounds: endsAtLimit ? rounds : FAR };
+  // A CRITICAL to prioritize after a round that may not open one (R5 would warn) must be open from the baseline.
+  const laterCritical = segments.slice(1).some((segment) => needOf(segment.slice(1)) === 'critical');
+  const baselineNeed = needOf(segments[0]!) ?? (laterCritical ? 'critical' : null);
+  const player = new Player(config, baselineNeed, 2 + rounds * (WEIGHT.CRITICAL + WEIGHT.HIGH + 1));
+
+  let expected: Dynamic = { state: 'CONVERGING', flatCount: 0, outcome: null, pausedFrom: null };
+  let step = 0;
+  const check = (event: ConvergenceEvent) => {
+    step += 1;
+    expected = expectedAfter(expected, event.type === 'ROUND_CLOSED' ? { ...event, round: event.round === FAR ? rounds : 1 } : event, config);
+    const { state, flatCount, outcome, pausedFrom } = player.session.view.machine;
+    expect({ state, flatCount, outcome, pausedFrom }, `step ${step} (${label(event)}) of ${path.name}`).toEqual(expected);
+  };
+  segments.forEach((segment, index) => {
+    const first = index === 0 ? undefined : segment[0];
+    const decisions = index === 0 ? segment : segment.slice(1);
+    if (first) {
+      player.round(bucketOf(first)!, needOf(decisions));
+      check(first);
+    }
+    for (const decision of decisions) {
+      player.decide(decision);
+      check(decision);
+    }
+  });
+  expect(expected, `the reference model and the traversal disagree at the end of ${path.name}`).toEqual(path.end);
+
+  const live = player.session;
+  const actor = live.actor!.getSnapshot();
+  expect(dynamic(actor), 'the live actor').toEqual(path.end);
+  expect(actor.context).toMatchObject(live.view.config);
+
+  // Coverage is what the session really sent the statechart, event by event.
+  const events = live.log.read();
+  fold(events, (view, event) => {
+    const machineEvent = machineEventOf(view, event);
+    if (!machineEvent) return;
+    const { state, flatCount, outcome, pausedFrom } = view.machine;
+    noteCoverage(convergenceMachine.resolveState({ value: state, context: { ...view.config, flatCount, outcome, pausedFrom } }), machineEvent);
+  });
+
+  // The same events as a JSONL log, replayed as `gapflow replay` reads it.
+  const dir = join(scratch, `p${++folder}`);
+  new FileLog(dir).create(events);
+  const replayed = openFileSession(dir);
+  expect(replayed.state()).toEqual(live.state());
+  expect(replayed.status()).toBe(live.status());
+  const cli = runCli(['replay', '--json', '--dir', dir], { cwd: scratch });
+  expect(cli.code, cli.stderr).toBe(0);
+  expect((JSON.parse(cli.stdout) as { state: unknown }).state).toEqual(live.state());
+}
+
+// ---------------------------------------------------------------------------
+
+const settings: Setting[] = [
+  { override: true, n: 2 },
+  { override: false, n: 2 },
+  { override: true, n: 1 },
+  { override: true, n: 3 },
+];
+const suites = settings.map((setting) => ({ ...setting, ...pathsFor(setting) }));
+
+describe.each(suites)('paths of the convergence machine (critical_override $override, stall_threshold $n)', ({ toStates, throughTransitions }) => {
+  it(`reach each of ${toStates.length} reachable states the same way live and replayed`, () => {
+    for (const path of toStates) play(path);
+  });
+
+  it(`take each of ${throughTransitions.length} (state, event) steps the same way live and replayed`, () => {
+    for (const path of throughTransitions) play(path);
+  });
+});
+
+// Runs after the paths above (vitest keeps a file's order), so it counts what they played.
+describe('coverage of the machine by the paths above', () => {
+  it('is 100% of states and 100% of transitions', () => {
+    const states = Object.keys(convergenceMachine.root.states);
+    const transitions = definedTransitions(convergenceMachine);
+    const missingStates = states.filter((s) => !covered.states.has(s));
+    const missingTransitions = transitions.filter((t) => !covered.transitions.has(t));
+    const paths = suites.reduce((n, s) => n + s.toStates.length + s.throughTransitions.length, 0);
+    console.log(
+      `paths: ${paths} played; states covered ${states.length - missingStates.length}/${states.length}, ` +
+        `transitions covered ${transitions.length - missingTransitions.length}/${transitions.length}`,
+    );
+    expect(missingStates).toEqual([]);
+    expect(missingTransitions).toEqual([]);
+  });
+});
