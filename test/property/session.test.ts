@@ -24,7 +24,7 @@ import { applyCommand, FACTOR, invalidCommands, isClosed, play, scriptArb, seen,
  */
 
 const TIMEOUT = 120_000;
-const session = fc.tuple(settingsArb, scriptArb());
+const sessions = fc.tuple(settingsArb, scriptArb());
 
 afterAll(() => {
   const states = [...seen.states].sort().join(', ');
@@ -48,7 +48,7 @@ function r9(gaps: Iterable<{ state: GapState; severity: Severity }>): { count: n
   return { count, weighted };
 }
 
-/** Reads the log back the way `gapflow replay` does: JSONL text, parsed, then replayed. */
+/** The way `gapflow replay` reads a log: JSONL text, parsed, then replayed. */
 function replayFromLines(events: readonly GapflowEvent[]): SessionView {
   return replay(parseLines(events.map(toLine).join(''), 'log'));
 }
@@ -56,17 +56,21 @@ function replayFromLines(events: readonly GapflowEvent[]): SessionView {
 describe('property: random valid sessions', () => {
   it('the view after each command equals a fresh replay of that prefix of the log', () => {
     fc.assert(
-      fc.property(session, ([settings, script]) => {
+      fc.property(sessions, ([settings, script]) => {
         const checkPrefix = ({ session: s }: Played) => {
-          const replayed = replayFromLines(s.log.read());
-          expect(replayed).toEqual(s.view);
+          const replayed = replay(s.log.read());
+          expect(replayed).toStrictEqual(s.view);
           expect(renderStatus(replayed)).toBe(s.status());
         };
         const played = play(settings, script, checkPrefix);
-        checkPrefix(played);
+        // The whole log once more the way `gapflow replay` reads it: JSONL text, parsed, replayed.
+        const s = played.session;
+        const fromLines = replayFromLines(s.log.read());
+        expect(fromLines).toStrictEqual(s.view);
+        expect(renderStatus(fromLines)).toBe(s.status());
         tally(played);
       }),
-      { numRuns: 300 },
+      { numRuns: 250 },
     );
   }, TIMEOUT);
 
@@ -80,7 +84,7 @@ describe('property: random valid sessions', () => {
       expect(s.state()).toMatchObject({ openGapCount: count, weightedOpen: weighted });
     };
     fc.assert(
-      fc.property(session, ([settings, script]) => {
+      fc.property(sessions, ([settings, script]) => {
         const played = play(settings, script, check);
         check(played);
         // status.md is rendered once per session: rendering it at every step would dominate the run.
@@ -94,7 +98,7 @@ describe('property: random valid sessions', () => {
 
   it("each round's Open End is its Open Start plus its events, and the next Open Start adds the decisions between", () => {
     fc.assert(
-      fc.property(session, ([settings, script]) => {
+      fc.property(sessions, ([settings, script]) => {
         const played = play(settings, script);
         checkRounds(played.session);
         tally(played);
@@ -105,7 +109,7 @@ describe('property: random valid sessions', () => {
 
   it('flatCount never exceeds the stall threshold N', () => {
     fc.assert(
-      fc.property(session, ([settings, script]) => {
+      fc.property(sessions, ([settings, script]) => {
         const played = play(settings, script, ({ session: s, model }) => checkFlatCount(s.view, settings, model));
         tally(played);
       }),
@@ -116,7 +120,7 @@ describe('property: random valid sessions', () => {
   it('COMPLETE absorbs everything: every later command is refused and the log stays as it was', () => {
     const after = fc.array(fc.tuple(fc.nat(), fc.nat(), fc.constantFrom(...(Object.keys(WEIGHT) as Severity[]))), { minLength: 1, maxLength: 6 });
     fc.assert(
-      fc.property(session, fc.nat(), after, ([settings, script], ending, attempts) => {
+      fc.property(sessions, fc.nat(), after, ([settings, script], ending, attempts) => {
         const played = play(settings, script);
         complete(played.session, ending);
         const s = played.session;
@@ -132,7 +136,7 @@ describe('property: random valid sessions', () => {
 
   it('random invalid commands are refused (Refusal or LogError only) and change nothing', () => {
     fc.assert(
-      fc.property(session, fc.array(fc.nat(), { minLength: 40, maxLength: 40 }), ([settings, script], choices) => {
+      fc.property(sessions, fc.array(fc.nat(), { minLength: 40, maxLength: 40 }), ([settings, script], choices) => {
         let i = 0;
         const tryInvalid = ({ session: s, model }: Played) => {
           const candidates = invalidCommands(s.view, model, choices[i % choices.length]!);
