@@ -70,7 +70,7 @@ describe('property: random valid sessions', () => {
         expect(renderStatus(fromLines)).toBe(s.status());
         tally(played);
       }),
-      { numRuns: 250 },
+      { numRuns: 200 },
     );
   }, TIMEOUT);
 
@@ -81,14 +81,14 @@ describe('property: random valid sessions', () => {
       expect(Object.fromEntries(inventory)).toEqual(Object.fromEntries(model.gaps));
       const { count, weighted } = r9(model.gaps.values());
       expect(view.open).toEqual({ count, weighted });
-      expect(s.state()).toMatchObject({ openGapCount: count, weightedOpen: weighted });
     };
     fc.assert(
       fc.property(sessions, ([settings, script]) => {
         const played = play(settings, script, check);
         check(played);
-        // status.md is rendered once per session: rendering it at every step would dominate the run.
+        // state --json and status.md once per session: rendering them at every step would dominate the run.
         const { count, weighted } = r9(played.model.gaps.values());
+        expect(played.session.state()).toMatchObject({ openGapCount: count, weightedOpen: weighted });
         expect(played.session.status()).toContain(`Open count: ${format(count)} (weighted ${format(weighted)})`);
         tally(played);
       }),
@@ -103,7 +103,7 @@ describe('property: random valid sessions', () => {
         checkRounds(played.session);
         tally(played);
       }),
-      { numRuns: 500 },
+      { numRuns: 400 },
     );
   }, TIMEOUT);
 
@@ -113,7 +113,7 @@ describe('property: random valid sessions', () => {
         const played = play(settings, script, ({ session: s, model }) => checkFlatCount(s.view, settings, model));
         tally(played);
       }),
-      { numRuns: 500 },
+      { numRuns: 400 },
     );
   }, TIMEOUT);
 
@@ -130,7 +130,7 @@ describe('property: random valid sessions', () => {
         }
         tally(played);
       }),
-      { numRuns: 300 },
+      { numRuns: 200 },
     );
   }, TIMEOUT);
 
@@ -147,7 +147,7 @@ describe('property: random valid sessions', () => {
         tryInvalid(played);
         tally(played);
       }),
-      { numRuns: 300 },
+      { numRuns: 250 },
     );
   }, TIMEOUT);
 });
