@@ -30,4 +30,5 @@ process.exitCode = run(argv, {
   env: process.env,
   cwd: process.cwd(),
   version,
+  stdin: () => readFileSync(0, 'utf8'),
 });

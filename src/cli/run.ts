@@ -5,6 +5,7 @@ import type { DecisionKind, GapState, Severity } from '../../events/index.js';
 import { enumWord, hoistGlobalOptions, list, parse, UsageError, wholeNumber } from './args.js';
 import { announce, type CliIO, type Command, open, openNow, printJson, sessionDir } from './common.js';
 import { HELP } from './help.js';
+import { append, hook, next, schema } from './loop-commands.js';
 
 export type { CliIO } from './common.js';
 
@@ -17,6 +18,7 @@ const init: Command = (argv, io) => {
       'divergence-threshold': { type: 'string' },
       'max-rounds': { type: 'string' },
       'no-critical-override': { type: 'boolean' },
+      'agent-session': { type: 'string' },
     },
     [],
   );
@@ -30,6 +32,8 @@ const init: Command = (argv, io) => {
   const dir = sessionDir(values.dir, io);
   // The schema judges the preset's spelling; the cast only lets it see the raw word.
   const session = createFileSession(dir, settings as Parameters<typeof createFileSession>[1]);
+  const agentSession = values['agent-session'];
+  if (agentSession !== undefined) session.record({ type: 'session.bound', data: { agentSession } });
   const c = session.view.config;
   announce(io, session, session.log.read(), values.json, () =>
     [
@@ -204,6 +208,10 @@ const COMMANDS: Record<string, Command> = {
   prompt,
   summary,
   replay: replayCommand,
+  hook,
+  next,
+  append,
+  schema,
 };
 
 /** What to type to get past a refusal. */
