@@ -16,8 +16,8 @@ describe('events/schema.json', () => {
   it('the staleness check sees a changed schema: one more optional field gives a different document', () => {
     const gapMoved = GapflowEvent.options.find((o) => o.shape.type.value === 'gap.moved')!;
     const changed = z.discriminatedUnion('type', [
-      ...GapflowEvent.options.filter((o) => o !== gapMoved),
       gapMoved.extend({ data: gapMoved.shape.data.extend({ note: z.string().optional() }) }),
+      ...GapflowEvent.options.filter((o) => o !== gapMoved),
     ]);
     const text = eventJsonSchemaText({ event: changed, request: EventRequest });
     expect(text).not.toBe(committed);
