@@ -109,6 +109,7 @@ function parseBatch(text: string, source: string): BatchLine[] {
       const parsed = EventId.safeParse(id);
       if (!parsed.success) throw new Refusal(`${where}: id: ${formatIssue(parsed.error)}`);
     }
+    // The session checks the body (parseBody, then the rules): the cast only hands it the raw object.
     requests.push({ line: index + 1, body: body as BatchRequest['body'], id: id as string | undefined });
   });
   return requests;
@@ -121,19 +122,19 @@ export const append: Command = (argv, io) => {
   const text = values.file !== undefined ? readTextFile(resolve(io.cwd, values.file)) : readStdin(io);
   const requests = parseBatch(text, source);
   const session = open(values, io);
-  // The body is checked by the session (parseBody): the cast only hands it the raw object.
   const groups = session.recordAll(requests, (i) => `${source} line ${requests[i]!.line}`);
-  const appended = requests.map((r, i) => {
-    const own = groups[i]!.at(-1)!;
-    const started = groups[i]!.length > 1 ? groups[i]![0]!.seq : null;
-    return { line: r.line, seq: own.seq, id: own.id, type: own.type, roundStartedSeq: started };
-  });
-  if (values.json) return printJson(io, { appended, events: groups.flat(), state: session.state() });
-  for (const a of appended) {
-    const auto = a.roundStartedSeq !== null ? ` (after round.started, seq ${a.roundStartedSeq})` : '';
-    io.stdout(`line ${a.line}: seq ${a.seq} ${describe(groups.flat().find((e) => e.seq === a.seq)!)}${auto}\n`);
+  const events = groups.flat();
+  // A line's own event is the last of its group; a round.started before it was added by the rule of R8.
+  const appended = requests.map((r, i) => ({ line: r.line, own: groups[i]!.at(-1)!, started: groups[i]!.length > 1 ? groups[i]![0]!.seq : null }));
+  if (values.json) {
+    const lines = appended.map(({ line, own, started }) => ({ line, seq: own.seq, id: own.id, type: own.type, roundStartedSeq: started }));
+    return printJson(io, { appended: lines, events, state: session.state() });
   }
-  io.stdout(`Appended ${groups.flat().length} events; ${session.view.machine.state}, open count ${formatCount(session.view.open.count)}\n`);
+  for (const { line, own, started } of appended) {
+    const auto = started !== null ? ` (after round.started, seq ${started})` : '';
+    io.stdout(`line ${line}: seq ${own.seq} ${describe(own)}${auto}\n`);
+  }
+  io.stdout(`Appended ${events.length} events; ${session.view.machine.state}, open count ${formatCount(session.view.open.count)}\n`);
 };
 
 function describe(event: GapflowEvent): string {
