@@ -79,8 +79,7 @@ function engineer(): void {
     const gap = session.view.gaps.get(id)!;
     if (!chance(WORK[gap.severity])) continue;
     if (gap.state === 'OPEN') session.moveGap(id, 'IN_PROGRESS');
-    if (session.view.gaps.get(id)!.state !== 'NEEDS_REVISION' && session.view.gaps.get(id)!.state !== 'IN_PROGRESS') continue;
-    session.moveGap(id, 'PROPOSED');
+    if (gap.state === 'OPEN' || gap.state === 'IN_PROGRESS' || gap.state === 'NEEDS_REVISION') session.moveGap(id, 'PROPOSED');
   }
 }
 
@@ -104,12 +103,10 @@ function reviewer(round: number): void {
 
 /** The user's script on DIVERGENCE_WARNING: narrow scope when the round spawned side work, else focus on CRITICAL, else accept. */
 function scriptedUser(): void {
-  const last = session.view.rounds.at(-1)!;
-  const sideWork = last.newGaps
-    .filter((g) => g.severity === 'MEDIUM' || g.severity === 'LOW')
-    .map((g) => g.id)
-    .filter((id) => ['OPEN', 'IN_PROGRESS', 'BLOCKED', 'PROPOSED', 'NEEDS_REVISION'].includes(session.view.gaps.get(id)!.state));
-  const critical = loopStep(session.view).openGaps.CRITICAL;
+  const { openGaps } = loopStep(session.view);
+  const stillOpen = new Set([...openGaps.MEDIUM, ...openGaps.LOW]);
+  const sideWork = session.view.rounds.at(-1)!.newGaps.map((g) => g.id).filter((id) => stillOpen.has(id));
+  const critical = openGaps.CRITICAL;
   if (sideWork.length > 0) {
     say(`  user: narrow scope, deferring ${sideWork.join(', ')}`);
     session.decide('narrow_scope', { gaps: sideWork });
