@@ -32,6 +32,9 @@ const GapMovedData = z.strictObject({
 
 const GapSeverityChangedData = z.strictObject({ id: GapId, to: Severity });
 
+/** The agent session (a Claude Code `session_id`) whose stop hook may drive this session. */
+const SessionBoundData = z.strictObject({ agentSession: Text(256).min(1) });
+
 const DecisionMadeData = z.strictObject({
   kind: DecisionKind,
   gaps: z.array(GapId).max(10_000).optional(),
@@ -51,6 +54,7 @@ export const GapSeverityChanged = z.strictObject({
   data: GapSeverityChangedData,
 });
 export const DecisionMade = z.strictObject({ type: z.literal('decision.made'), data: DecisionMadeData });
+export const SessionBound = z.strictObject({ type: z.literal('session.bound'), data: SessionBoundData });
 
 export const EventBody = z.discriminatedUnion('type', [
   SessionStarted,
@@ -60,6 +64,7 @@ export const EventBody = z.discriminatedUnion('type', [
   GapMoved,
   GapSeverityChanged,
   DecisionMade,
+  SessionBound,
 ]);
 export type EventBody = z.infer<typeof EventBody>;
 /** What a caller may pass: defaults (title, blocking) not yet filled in. */
@@ -70,10 +75,13 @@ export type BodyOf<T extends EventType> = Extract<EventBody, { type: T }>;
 /** What a caller passes for one type of event, before defaults are filled in. */
 export type BodyInputOf<T extends EventType> = Extract<EventBodyInput, { type: T }>;
 
+/** An event's own id: made by the writer, or given by the caller who asks for the event. */
+export const EventId = z.string().min(1).max(128);
+
 const Envelope = {
   v: z.literal(EVENT_VERSION),
   seq: z.int().min(1),
-  id: z.string().min(1).max(128),
+  id: EventId,
   at: z.iso.datetime({ offset: true }),
 };
 
@@ -86,6 +94,7 @@ export const GapflowEvent = z.discriminatedUnion('type', [
   GapMoved.extend(Envelope),
   GapSeverityChanged.extend(Envelope),
   DecisionMade.extend(Envelope),
+  SessionBound.extend(Envelope),
 ]);
 export type GapflowEvent = z.infer<typeof GapflowEvent>;
 

@@ -13,6 +13,7 @@ export {
   openFileSession,
   replay,
   Session,
+  type BatchRequest,
   type DecisionOptions,
   type SessionOptions,
   type StateChange,

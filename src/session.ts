@@ -40,6 +40,12 @@ export interface SessionOptions {
   inspect?: InspectOption;
 }
 
+/** One request of a batch (`Session.recordAll`): what to record, and optionally its event's id. */
+export interface BatchRequest {
+  body: EventBodyInput;
+  id?: string | undefined;
+}
+
 /** A state change, as a subscriber hears of it. */
 export type StateChange = Omit<HistoryEntry, 'rule'>;
 export type StateListener = (change: StateChange, view: SessionView) => void;
@@ -133,6 +139,41 @@ export class Session {
     return prepared.events;
   }
 
+  /**
+   * Records a batch all-or-nothing: each request is decided against the view
+   * the ones before it leave, then the whole batch is appended with one write;
+   * if any one is refused, nothing is written and the Refusal names it
+   * (`where(index)`). A request's `id` becomes its own event's id (an automatic
+   * `round.started` before it gets a fresh one). Returns each request's events.
+   */
+  recordAll(requests: readonly BatchRequest[], where: (index: number) => string = (i) => `request ${i + 1}`): GapflowEvent[][] {
+    let view = this.#view;
+    const groups: GapflowEvent[][] = [];
+    const before: SessionView[] = [];
+    const ids = new Map<string, number>();
+    requests.forEach((request, index) => {
+      try {
+        if (request.id !== undefined) {
+          const first = ids.get(request.id);
+          if (first !== undefined) throw new Refusal(`event id ${request.id} is already used by ${where(first)}`);
+          ids.set(request.id, index);
+        }
+        const prepared = this.#prepare(decide(view, request.body), view, request.id);
+        groups.push(prepared.events);
+        before.push(...prepared.before);
+        view = prepared.view;
+      } catch (error) {
+        if (error instanceof Refusal) throw new Refusal(`${where(index)}: ${error.message}`, error.remedy);
+        throw error;
+      }
+    });
+    const events = groups.flat();
+    this.log.append(events);
+    events.forEach((event, i) => this.#live?.feed(before[i]!, event));
+    this.#commit(view);
+    return groups;
+  }
+
   openGap(id: string, severity: Severity, options: Omit<BodyInputOf<'gap.opened'>['data'], 'id' | 'severity'> = {}) {
     return this.record({ type: 'gap.opened', data: { id, severity, ...options } });
   }
@@ -188,14 +229,23 @@ export class Session {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Checks and stamps a batch against the view as it will be, without touching the log. */
-  #prepare(bodies: readonly EventBody[]): { events: GapflowEvent[]; view: SessionView; before: SessionView[] } {
-    let view = this.#view;
+  /**
+   * Checks and stamps a batch against the view as it will be, without touching
+   * the log. `lastId` names the last event (the one the caller asked for);
+   * `before` holds the view each event met, for the live actor.
+   */
+  #prepare(
+    bodies: readonly EventBody[],
+    from = this.#view,
+    lastId?: string,
+  ): { events: GapflowEvent[]; view: SessionView; before: SessionView[] } {
+    let view = from;
     const events: GapflowEvent[] = [];
     const before: SessionView[] = [];
-    for (const body of bodies) {
+    for (const [index, body] of bodies.entries()) {
       check(view, body);
-      const event = { v: EVENT_VERSION, seq: view.lastSeq + 1, id: this.#newId(), at: this.#clock().toISOString(), ...body } as GapflowEvent;
+      const id = index === bodies.length - 1 && lastId !== undefined ? lastId : this.#newId();
+      const event = { v: EVENT_VERSION, seq: view.lastSeq + 1, id, at: this.#clock().toISOString(), ...body } as GapflowEvent;
       before.push(view);
       view = evolve(view, event);
       events.push(event);

@@ -12,6 +12,8 @@ export interface CliIO {
   cwd: string;
   /** Asked only for `--version`. */
   version?: () => string | undefined;
+  /** The whole of standard input (`hook`, `append`); the process's own when absent. */
+  stdin?: () => string;
 }
 
 export type Command = (argv: string[], io: CliIO) => void;

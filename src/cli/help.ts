@@ -5,6 +5,7 @@ Usage: gapflow <command> [options]
 Session
   init [--preset simple|complex|large|auto] [--stall-threshold N]
        [--divergence-threshold D] [--max-rounds M] [--no-critical-override]
+       [--agent-session ID]       (ID: the agent session whose stop hook drives it)
                                   create the session log (refuses if one exists)
 Gaps (a gap event between rounds starts the next round)
   gap open ID --severity CRITICAL|HIGH|MEDIUM|LOW [--title TEXT]
@@ -26,6 +27,13 @@ Reading
   replay                          read the whole log; print the event count and state
   viz [--format mermaid|dot]      the statechart, with the session's state marked
   inspect [--port P]              replay into a live actor for the Stately inspector
+Loops
+  next [--json]                   continue, ask_user or stop, why, the focus and open gaps
+  append [--file F]               a JSONL batch ({"type","data","id"?} a line; stdin by
+                                  default), appended whole or not at all; prints each seq
+  schema                          the JSON Schema of every event (events/schema.json)
+  hook claude [--max-blocks N]    Claude Code Stop/SubagentStop hook: reads its JSON on
+                                  stdin, prints the decision; always exits 0
 
 Options
   --dir DIR    session folder (else $GAPFLOW_DIR, else ./.gapflow)

@@ -34,6 +34,7 @@ const code = await runBin(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
   version,
+  stdin: () => readFileSync(0, 'utf8'),
 }, interrupted);
 process.exitCode = code;
 // Leave even if something still holds the loop open (the WebSocket inspector can leave a reconnect

@@ -6,6 +6,7 @@ import { enumWord, hoistGlobalOptions, list, parse, UsageError, wholeNumber } fr
 import { announce, type CliIO, type Command, open, openNow, printJson, sessionDir } from './common.js';
 import { HELP } from './help.js';
 import { viz } from './viz-commands.js';
+import { append, hook, next, schema } from './loop-commands.js';
 
 export type { CliIO } from './common.js';
 
@@ -18,6 +19,7 @@ const init: Command = (argv, io) => {
       'divergence-threshold': { type: 'string' },
       'max-rounds': { type: 'string' },
       'no-critical-override': { type: 'boolean' },
+      'agent-session': { type: 'string' },
     },
     [],
   );
@@ -31,6 +33,8 @@ const init: Command = (argv, io) => {
   const dir = sessionDir(values.dir, io);
   // The schema judges the preset's spelling; the cast only lets it see the raw word.
   const session = createFileSession(dir, settings as Parameters<typeof createFileSession>[1]);
+  const agentSession = values['agent-session'];
+  if (agentSession !== undefined) session.record({ type: 'session.bound', data: { agentSession } });
   const c = session.view.config;
   announce(io, session, session.log.read(), values.json, () =>
     [
@@ -206,6 +210,10 @@ const COMMANDS: Record<string, Command> = {
   summary,
   replay: replayCommand,
   viz,
+  hook,
+  next,
+  append,
+  schema,
 };
 
 /** What to type to get past a refusal. */

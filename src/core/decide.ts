@@ -143,6 +143,10 @@ export function check(view: SessionView, body: EventBody): void {
     }
     case 'decision.made':
       return checkDecision(view, body, refuse);
+    case 'session.bound':
+      // A later binding replaces an earlier one (a new agent session takes the loop over); the same one twice is a mistake.
+      if (view.agentSession === body.data.agentSession) refuse(`the session is already bound to agent session ${body.data.agentSession}`);
+      return;
   }
 }
 

@@ -23,6 +23,7 @@ export function initialView(): SessionView {
     decisions: [],
     focus: [],
     baseline: null,
+    agentSession: null,
     lastSeq: 0,
   };
 }
@@ -71,6 +72,9 @@ function apply(view: SessionView, event: GapflowEvent): void {
       return changeSeverity(view, event);
     case 'decision.made':
       return applyDecision(view, event);
+    case 'session.bound':
+      view.agentSession = event.data.agentSession;
+      return;
   }
 }
 

@@ -21,6 +21,7 @@ export function toStateJson(view: SessionView) {
     focus: [...view.focus],
     baseline: view.baseline ? { ...view.baseline } : null,
     pausedFrom: view.machine.pausedFrom,
+    agentSession: view.agentSession,
     rounds: closed.map((r) => ({
       round: r.round,
       openStart: r.openStart,

@@ -127,6 +127,8 @@ export interface SessionView {
   focus: string[];
   /** Set by "accept complexity" (R11). */
   baseline: Baseline | null;
+  /** The agent session whose stop hook drives this session (`session.bound`); null while unbound. */
+  agentSession: string | null;
   /** The last event's seq, which is also the number of events folded (seq runs 1, 2, 3…). */
   lastSeq: number;
 }

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import {
+  DecisionMade,
+  EventId,
+  GapMoved,
+  GapOpened,
+  GapSeverityChanged,
+  RoundClosed,
+  RoundStarted,
+  SessionBound,
+  SessionStarted,
+} from './schemas.js';
+
+const withId = { id: EventId.optional() };
+
+/**
+ * One line of a batch given to `gapflow append`: an event body and, if the
+ * caller wants to name its event, an `id`. The writer adds `v`, `seq` and `at`.
+ */
+export const EventRequest = z.discriminatedUnion('type', [
+  SessionStarted.extend(withId),
+  RoundStarted.extend(withId),
+  RoundClosed.extend(withId),
+  GapOpened.extend(withId),
+  GapMoved.extend(withId),
+  GapSeverityChanged.extend(withId),
+  DecisionMade.extend(withId),
+  SessionBound.extend(withId),
+]);
+export type EventRequest = z.infer<typeof EventRequest>;

@@ -1,0 +1,151 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { EventId, eventJsonSchemaText, formatIssue, type GapflowEvent } from '../../events/index.js';
+import { agentStopRequest, formatCount, hookDecision, loopStep, Refusal, type HookCall } from '../core/index.js';
+import { FileLog, readHookBlocks, readTextFile, writeHookBlocks } from '../log/index.js';
+import { openFileSession, type BatchRequest } from '../session.js';
+import { parse, UsageError, wholeNumber } from './args.js';
+import { type CliIO, type Command, open, printJson, sessionDir } from './common.js';
+
+const DEFAULT_MAX_BLOCKS = 5;
+
+function readStdin(io: CliIO): string {
+  return io.stdin ? io.stdin() : readFileSync(0, 'utf8');
+}
+
+/** What gapflow reads of a Claude Code Stop or SubagentStop hook's input; other fields are ignored. */
+const ClaudeStopInput = z.looseObject({
+  session_id: z.string().min(1),
+  hook_event_name: z.enum(['Stop', 'SubagentStop']),
+  stop_hook_active: z.boolean().optional(),
+  cwd: z.string().min(1).optional(),
+  agent_id: z.string().optional(),
+});
+
+/**
+ * `gapflow hook claude`: the Stop and SubagentStop hook. It always exits 0
+ * (Claude Code reads exit 2 as "block"): whatever goes wrong, a one-line
+ * warning on stderr and `{}` let the agent stop, so a broken hook never traps
+ * the user.
+ */
+export const hook: Command = (argv, io) => {
+  const answer = (output: object) => io.stdout(`${JSON.stringify(output)}\n`);
+  try {
+    const [verb, ...rest] = argv;
+    if (verb !== 'claude') throw new UsageError(verb && !verb.startsWith('-') ? `unknown hook "${verb}" (claude)` : 'hook needs claude');
+    const { values } = parse(rest, { 'max-blocks': { type: 'string' } }, []);
+    const maxBlocks = wholeNumber('max-blocks', values['max-blocks']) ?? DEFAULT_MAX_BLOCKS;
+    if (maxBlocks < 0) throw new Refusal('--max-blocks takes a whole number of 0 or more');
+    answer(answerClaude(readStdin(io), values.dir, maxBlocks, io));
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr(`gapflow hook: ${message.split('\n')[0]}; letting the agent stop\n`);
+    answer({});
+  }
+};
+
+function answerClaude(stdin: string, dirOption: string | undefined, maxBlocks: number, io: CliIO): object {
+  let json: unknown;
+  try {
+    json = JSON.parse(stdin);
+  } catch {
+    throw new Error('stdin is not JSON (a Claude Code Stop or SubagentStop hook input was expected)');
+  }
+  const input = ClaudeStopInput.safeParse(json);
+  if (!input.success) throw new Error(`stdin is not a Stop or SubagentStop hook input: ${formatIssue(input.error)}`);
+  const call: HookCall = {
+    agentSession: input.data.session_id,
+    event: input.data.hook_event_name,
+    stopHookActive: input.data.stop_hook_active ?? false,
+  };
+  // The hook runs for the agent's project: its cwd, not wherever the hook process happens to start.
+  const dir = sessionDir(dirOption, { ...io, cwd: input.data.cwd ?? io.cwd });
+  // Each subagent keeps its own count; the prefix keeps an odd agent id from being a special key.
+  const agent = call.event === 'SubagentStop' ? `subagent:${input.data.agent_id ?? ''}` : 'main';
+  if (!new FileLog(dir).exists()) return {};
+  const session = openFileSession(dir);
+  const view = session.view;
+  const blocks = readHookBlocks(dir, call.agentSession, agent);
+  const verdict = hookDecision(view, call, { blocks, maxBlocks, stopRequest: agentStopRequest(view), prompt: session.prompt() });
+  if (verdict.rule === 'foreign_session') return {};
+  if (verdict.bind) session.record({ type: 'session.bound', data: { agentSession: call.agentSession } });
+  if (verdict.blocks !== blocks) writeHookBlocks(dir, call.agentSession, agent, verdict.blocks);
+  if (verdict.block) return { decision: 'block', reason: verdict.reason };
+  return verdict.systemMessage === null ? {} : { systemMessage: verdict.systemMessage };
+}
+
+/** `gapflow next`: the loop's next move for any framework. */
+export const next: Command = (argv, io) => {
+  const { values } = parse(argv, {}, []);
+  const session = open(values, io);
+  const step = loopStep(session.view, agentStopRequest(session.view));
+  const prompt = step.action === 'ask_user' ? session.prompt() : null;
+  if (values.json) return printJson(io, { ...step, prompt });
+  io.stdout(`${step.action}: ${step.reason}\n`);
+};
+
+interface BatchLine extends BatchRequest {
+  line: number;
+}
+
+/** Parses a JSONL batch: one `{"type","data","id"?}` a line; blank lines are skipped but counted. */
+function parseBatch(text: string, source: string): BatchLine[] {
+  const requests: BatchLine[] = [];
+  text.split('\n').forEach((raw, index) => {
+    if (raw.trim() === '') return;
+    const where = `${source} line ${index + 1}`;
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch {
+      throw new Refusal(`${where}: not JSON`);
+    }
+    if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+      throw new Refusal(`${where}: not an object like {"type":"gap.opened","data":{...}}`);
+    }
+    const { id, ...body } = json as Record<string, unknown>;
+    if (id !== undefined) {
+      const parsed = EventId.safeParse(id);
+      if (!parsed.success) throw new Refusal(`${where}: id: ${formatIssue(parsed.error)}`);
+    }
+    // The session checks the body (parseBody, then the rules): the cast only hands it the raw object.
+    requests.push({ line: index + 1, body: body as BatchRequest['body'], id: id as string | undefined });
+  });
+  return requests;
+}
+
+/** `gapflow append [--file F]`: a batch of events from any language, appended whole or not at all. */
+export const append: Command = (argv, io) => {
+  const { values } = parse(argv, { file: { type: 'string' } }, []);
+  const source = values.file ?? 'stdin';
+  const text = values.file !== undefined ? readTextFile(resolve(io.cwd, values.file)) : readStdin(io);
+  const requests = parseBatch(text, source);
+  const session = open(values, io);
+  const groups = session.recordAll(requests, (i) => `${source} line ${requests[i]!.line}`);
+  const events = groups.flat();
+  // A line's own event is the last of its group; a round.started before it was added by the rule of R8.
+  const appended = requests.map((r, i) => ({ line: r.line, own: groups[i]!.at(-1)!, started: groups[i]!.length > 1 ? groups[i]![0]!.seq : null }));
+  if (values.json) {
+    const lines = appended.map(({ line, own, started }) => ({ line, seq: own.seq, id: own.id, type: own.type, roundStartedSeq: started }));
+    return printJson(io, { appended: lines, events, state: session.state() });
+  }
+  for (const { line, own, started } of appended) {
+    const auto = started !== null ? ` (after round.started, seq ${started})` : '';
+    io.stdout(`line ${line}: seq ${own.seq} ${describe(own)}${auto}\n`);
+  }
+  io.stdout(`Appended ${events.length} events; ${session.view.machine.state}, open count ${formatCount(session.view.open.count)}\n`);
+};
+
+function describe(event: GapflowEvent): string {
+  if ('id' in event.data) return `${event.type} ${event.data.id}`;
+  if ('kind' in event.data) return `${event.type} ${event.data.kind}`;
+  if ('round' in event.data) return `${event.type} ${event.data.round}`;
+  return event.type;
+}
+
+/** `gapflow schema`: the JSON Schema of every event (the same text as events/schema.json). */
+export const schema: Command = (argv, io) => {
+  parse(argv, {}, []);
+  io.stdout(eventJsonSchemaText());
+};

@@ -1,0 +1,70 @@
+import type { Severity } from '../../events/index.js';
+import type { ConvergenceState, Outcome } from '../../machines/index.js';
+import { closedRounds, isOpen } from './inventory.js';
+import { nextStep, type NextAction } from './next.js';
+import { SEVERITIES } from './rules.js';
+import type { SessionView } from './view.js';
+
+/** An agent's own request to end the loop (seed 001's `redirect_requested` / `stop_requested`). */
+export interface StopRequest {
+  kind: 'redirect' | 'stop';
+  reason: string;
+}
+
+/**
+ * THE SEAM for seed 001's control flags. The atoms policy (issue 5) records
+ * `redirect_requested` and `stop_requested` as `metrics.recorded` events; when
+ * it lands, this reads the latest of them from the view. Until then no agent
+ * can ask, so there is never a request. Every caller (hook, `next`, mediator)
+ * goes through this one function.
+ */
+export function agentStopRequest(_view: SessionView): StopRequest | undefined {
+  return undefined;
+}
+
+/** The loop's next move, for any framework: `gapflow next --json` and the hooks. */
+export interface LoopStep {
+  action: NextAction;
+  reason: string;
+  state: ConvergenceState;
+  outcome: Outcome | null;
+  /** Rounds closed so far; the next round to start is `round + 1`. */
+  round: number;
+  roundOpen: boolean;
+  focus: string[];
+  /** Ids of the gaps in an open state (not deferred, not closed), by severity. */
+  openGaps: Record<Severity, string[]>;
+  openGapCount: number;
+  weightedOpen: number;
+  stopRequest: StopRequest | null;
+}
+
+export function openGapsBySeverity(view: SessionView): Record<Severity, string[]> {
+  const bySeverity = Object.fromEntries(SEVERITIES.map((s) => [s, [] as string[]])) as Record<Severity, string[]>;
+  for (const gap of view.gaps.values()) if (isOpen(gap)) bySeverity[gap.severity].push(gap.id);
+  return bySeverity;
+}
+
+/**
+ * Seed 001's stop order: a redirect or stop the agent asked for comes first
+ * (stop), then the session's own state (`nextStep`): COMPLETE and PAUSED stop,
+ * DIVERGENCE_WARNING asks the user, CONVERGING and FLAT continue.
+ */
+export function loopStep(view: SessionView, stopRequest?: StopRequest): LoopStep {
+  const base = nextStep(view);
+  const step = stopRequest
+    ? { action: 'stop' as const, reason: `${stopRequest.kind === 'redirect' ? 'redirect' : 'stop'} requested: ${stopRequest.reason}` }
+    : base;
+  return {
+    ...step,
+    state: view.machine.state,
+    outcome: view.machine.outcome,
+    round: closedRounds(view).length,
+    roundOpen: view.roundOpen,
+    focus: [...view.focus],
+    openGaps: openGapsBySeverity(view),
+    openGapCount: view.open.count,
+    weightedOpen: view.open.weighted,
+    stopRequest: stopRequest ?? null,
+  };
+}

@@ -1,0 +1,160 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { run } from '../../src/cli/index.js';
+import { convergingAfterRoundOne, divergingAfterRoundOne, expectOneLineError, inRoundOne, Sandbox, type CliResult } from './helpers.js';
+
+function withStdin(box: Sandbox, stdin: string, ...argv: string[]): CliResult {
+  let stdout = '';
+  let stderr = '';
+  const code = run([...argv, '--dir', box.dir], {
+    stdout: (t) => void (stdout += t),
+    stderr: (t) => void (stderr += t),
+    env: {},
+    cwd: box.root,
+    stdin: () => stdin,
+  });
+  return { code, stdout, stderr };
+}
+
+const jsonl = (...lines: object[]) => lines.map((l) => `${JSON.stringify(l)}\n`).join('');
+
+let box: Sandbox;
+beforeEach(() => {
+  box = new Sandbox();
+});
+afterEach(() => box.remove());
+
+describe('gapflow append', () => {
+  it('appends a batch in order and prints the seq each line was given', () => {
+    inRoundOne(box);
+    const before = box.logLines().length;
+    const result = withStdin(
+      box,
+      jsonl(
+        { type: 'gap.moved', data: { id: 'GAP-M1', to: 'RESOLVED' } },
+        { type: 'gap.opened', data: { id: 'GAP-L1', severity: 'LOW', title: 'Typo' } },
+        { type: 'round.closed', data: { round: 1 } },
+      ),
+      'append',
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`line 1: seq ${before + 1} gap.moved GAP-M1`);
+    expect(result.stdout).toContain(`line 2: seq ${before + 2} gap.opened GAP-L1`);
+    expect(result.stdout).toContain(`line 3: seq ${before + 3} round.closed 1`);
+    const state = box.stateJson();
+    expect(state.round).toBe(1);
+    // GAP-M1 (MEDIUM, 2) resolved, GAP-L1 (LOW, 1) new: weighted net +1.
+    expect(state.rounds[0]).toMatchObject({ resolved: 1, new: 1, weightedNet: 2 - 1 });
+  });
+
+  it('a bad fifth line leaves the log byte-identical and names the line', () => {
+    inRoundOne(box);
+    const before = box.logBytes()!;
+    const result = withStdin(
+      box,
+      jsonl(
+        { type: 'gap.moved', data: { id: 'GAP-M1', to: 'IN_PROGRESS' } },
+        { type: 'gap.moved', data: { id: 'GAP-M1', to: 'PROPOSED' } },
+        { type: 'gap.opened', data: { id: 'GAP-N1', severity: 'LOW' } },
+        { type: 'gap.moved', data: { id: 'GAP-N1', to: 'RESOLVED' } },
+        { type: 'gap.moved', data: { id: 'GAP-N1', to: 'RESOLVED' } },
+        { type: 'round.closed', data: { round: 1 } },
+      ),
+      'append',
+    );
+    expectOneLineError(result, 1, ['stdin line 5', 'GAP-N1', 'already RESOLVED']);
+    expect(Buffer.compare(box.logBytes()!, before)).toBe(0);
+  });
+
+  it.each([
+    ['a line that is not JSON', '{"type":"gap.opened",\n', 'not JSON'],
+    ['an array', '[1,2]\n', 'not an object'],
+    ['an unknown type', `${JSON.stringify({ type: 'gap.exploded', data: {} })}\n`, 'type'],
+    ['an unknown field', `${JSON.stringify({ type: 'round.closed', data: { round: 1 }, seq: 9 })}\n`, 'seq'],
+    ['a bad severity', `${JSON.stringify({ type: 'gap.opened', data: { id: 'X', severity: 'URGENT' } })}\n`, 'data.severity'],
+    ['an empty id', `${JSON.stringify({ type: 'round.closed', data: { round: 1 }, id: '' })}\n`, 'id'],
+  ])('refuses %s, naming the line, writing nothing', (_name, bad, mention) => {
+    inRoundOne(box);
+    const before = box.logBytes()!;
+    const good = jsonl({ type: 'gap.moved', data: { id: 'GAP-M1', to: 'RESOLVED' } });
+    const result = withStdin(box, `${good}\n${bad}`, 'append');
+    expectOneLineError(result, 1, ['stdin line 3', mention]);
+    expect(Buffer.compare(box.logBytes()!, before)).toBe(0);
+  });
+
+  it('keeps a given id as the event id; a gap event between rounds first starts the round, which gets its own id', () => {
+    convergingAfterRoundOne(box);
+    const result = withStdin(box, jsonl({ type: 'gap.opened', data: { id: 'GAP-X', severity: 'LOW' }, id: 'loop-7' }), 'append', '--json');
+    expect(result.code, result.stderr).toBe(0);
+    const out = JSON.parse(result.stdout) as { appended: { line: number; seq: number; id: string; roundStartedSeq: number | null }[] };
+    const lines = box.logLines().map((l) => JSON.parse(l) as { seq: number; id: string; type: string });
+    const last = lines.at(-1)!;
+    const started = lines.at(-2)!;
+    expect(last).toMatchObject({ id: 'loop-7', type: 'gap.opened' });
+    expect(started.type).toBe('round.started');
+    expect(started.id).not.toBe('loop-7');
+    expect(out.appended).toEqual([{ line: 1, seq: last.seq, id: 'loop-7', type: 'gap.opened', roundStartedSeq: started.seq }]);
+  });
+
+  it('refuses an id used twice in one batch', () => {
+    inRoundOne(box);
+    const before = box.logBytes()!;
+    const result = withStdin(
+      box,
+      jsonl({ type: 'gap.moved', data: { id: 'GAP-M1', to: 'RESOLVED' }, id: 'same' }, { type: 'round.closed', data: { round: 1 }, id: 'same' }),
+      'append',
+    );
+    expectOneLineError(result, 1, ['stdin line 2', 'same', 'line 1']);
+    expect(Buffer.compare(box.logBytes()!, before)).toBe(0);
+  });
+
+  it('--file reads the batch from a file and names it in errors', () => {
+    inRoundOne(box);
+    const file = join(box.root, 'batch.jsonl');
+    writeFileSync(file, jsonl({ type: 'gap.moved', data: { id: 'GAP-NOPE', to: 'RESOLVED' } }));
+    expectOneLineError(withStdin(box, '', 'append', '--file', 'batch.jsonl'), 1, ['batch.jsonl line 1', 'unknown gap GAP-NOPE']);
+    writeFileSync(file, jsonl({ type: 'gap.moved', data: { id: 'GAP-M1', to: 'RESOLVED' } }));
+    expect(withStdin(box, '', 'append', '--file', 'batch.jsonl').code).toBe(0);
+    expect(box.stateJson().gaps.find((g) => g.id === 'GAP-M1')?.state).toBe('RESOLVED');
+    expectOneLineError(withStdin(box, '', 'append', '--file', 'missing.jsonl'), 1, ['missing.jsonl', 'no such file']);
+  });
+
+  it('an event the session state refuses (a gap event in DIVERGENCE_WARNING) is refused whole', () => {
+    divergingAfterRoundOne(box);
+    const before = box.logBytes()!;
+    const result = withStdin(box, jsonl({ type: 'decision.made', data: { kind: 'accept_complexity' } }, { type: 'gap.opened', data: { id: 'G', severity: 'LOW' } }, { type: 'decision.made', data: { kind: 'approve' } }), 'append');
+    expectOneLineError(result, 1, ['stdin line 3', 'approve']);
+    expect(Buffer.compare(box.logBytes()!, before)).toBe(0);
+  });
+});
+
+describe('gapflow next', () => {
+  it('--json: continue with the open gaps by severity and the round', () => {
+    inRoundOne(box);
+    const out = JSON.parse(withStdin(box, '', 'next', '--json').stdout) as Record<string, unknown>;
+    expect(out).toMatchObject({
+      action: 'continue',
+      state: 'CONVERGING',
+      round: 0,
+      roundOpen: true,
+      focus: [],
+      openGaps: { CRITICAL: [], HIGH: ['GAP-H1'], MEDIUM: ['GAP-M1'], LOW: [] },
+      prompt: null,
+      stopRequest: null,
+    });
+  });
+
+  it('--json: ask_user with the decision prompt in DIVERGENCE_WARNING', () => {
+    divergingAfterRoundOne(box);
+    const prompt = box.ok('prompt').stdout;
+    const out = JSON.parse(withStdin(box, '', 'next', '--json').stdout) as Record<string, unknown>;
+    expect(out).toMatchObject({ action: 'ask_user', state: 'DIVERGENCE_WARNING', prompt });
+    expect((out.openGaps as Record<string, string[]>).CRITICAL).toEqual(['GAP-C1']);
+  });
+
+  it('without --json: one line, action then reason', () => {
+    convergingAfterRoundOne(box);
+    expect(withStdin(box, '', 'next').stdout).toMatch(/^continue: CONVERGING: start round 2; 1 open\n$/);
+  });
+});

@@ -1,0 +1,300 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { run } from '../../src/cli/index.js';
+import {
+  atBaseline,
+  completeAfterRoundOne,
+  convergingAfterRoundOne,
+  divergingAfterRoundOne,
+  flatAfterRoundOne,
+  inRoundOne,
+  pausedAfterRoundOne,
+  Sandbox,
+  type CliResult,
+} from './helpers.js';
+
+const SESSION = '4f3c1a2e-8d7b-4c4e-9a51-2b6f0e9d1c33';
+
+/** The JSON Claude Code hands a Stop hook on stdin (hooks reference: common fields plus the Stop ones). */
+function stopInput(cwd: string, more: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    session_id: SESSION,
+    transcript_path: `/home/dev/.claude/projects/-work-app/${SESSION}.jsonl`,
+    cwd,
+    permission_mode: 'default',
+    hook_event_name: 'Stop',
+    stop_hook_active: false,
+    last_assistant_message: 'I have finished the parser changes.',
+    ...more,
+  };
+}
+
+/** SubagentStop adds the subagent's identity and transcript. */
+function subagentStopInput(cwd: string, more: Record<string, unknown> = {}): Record<string, unknown> {
+  return stopInput(cwd, {
+    hook_event_name: 'SubagentStop',
+    agent_id: 'a91f0c2',
+    agent_type: 'reviewer',
+    agent_transcript_path: `/home/dev/.claude/projects/-work-app/${SESSION}/subagents/agent-a91f0c2.jsonl`,
+    ...more,
+  });
+}
+
+/** Runs `gapflow hook claude <argv>` in-process with `stdin` as the hook's input. */
+function hookCall(stdin: string, argv: string[], cwd: string, env: Record<string, string> = {}): CliResult {
+  let stdout = '';
+  let stderr = '';
+  const code = run(['hook', 'claude', ...argv], {
+    stdout: (t) => void (stdout += t),
+    stderr: (t) => void (stderr += t),
+    env,
+    cwd,
+    stdin: () => stdin,
+  });
+  return { code, stdout, stderr };
+}
+
+interface HookOutput {
+  decision?: string;
+  reason?: string;
+  systemMessage?: string;
+}
+
+/** Every answer is exit 0 and one JSON object on one line: Claude Code reads exit 2 as a block. */
+function parsed(result: CliResult): HookOutput {
+  expect(result.code).toBe(0);
+  expect(result.stdout.endsWith('\n')).toBe(true);
+  expect(result.stdout.trimEnd()).not.toContain('\n');
+  return JSON.parse(result.stdout) as HookOutput;
+}
+
+let box: Sandbox;
+beforeEach(() => {
+  box = new Sandbox();
+});
+afterEach(() => box.remove());
+
+const hook = (input: Record<string, unknown> | string, ...argv: string[]) =>
+  hookCall(typeof input === 'string' ? input : JSON.stringify(input), [...argv, '--dir', box.dir], box.root);
+
+describe('gapflow hook claude: the decision in seed 001 order', () => {
+  it('CONVERGING between rounds: blocks, naming the round to start and the open gaps by severity', () => {
+    convergingAfterRoundOne(box);
+    const result = hook(stopInput(box.root));
+    const out = parsed(result);
+    expect(result.stderr).toBe('');
+    expect(out.decision).toBe('block');
+    expect(out.reason).toContain('CONVERGING');
+    expect(out.reason).toContain('Start round 2 (gapflow round start)');
+    expect(out.reason).toContain('HIGH GAP-H1');
+    expect(out.systemMessage).toBeUndefined();
+  });
+
+  it('an open round: blocks, naming the round to close', () => {
+    inRoundOne(box);
+    const out = parsed(hook(stopInput(box.root)));
+    expect(out.decision).toBe('block');
+    expect(out.reason).toContain('round 1 is open');
+    expect(out.reason).toContain('gapflow round close');
+    expect(out.reason).toMatch(/HIGH GAP-H1; MEDIUM GAP-M1/);
+  });
+
+  it('FLAT: blocks and asks for a different approach', () => {
+    flatAfterRoundOne(box);
+    const out = parsed(hook(stopInput(box.root)));
+    expect(out.decision).toBe('block');
+    expect(out.reason).toContain('FLAT');
+    expect(out.reason).toContain('no net progress');
+  });
+
+  it('DIVERGENCE_WARNING: lets it stop and puts the decision prompt in front of the user', () => {
+    divergingAfterRoundOne(box);
+    const prompt = box.ok('prompt').stdout;
+    const out = parsed(hook(stopInput(box.root)));
+    expect(out.decision).toBeUndefined();
+    expect(out.systemMessage).toBe(prompt);
+    expect(out.systemMessage).toContain('narrow');
+  });
+
+  it('PAUSED: lets it stop, saying how to resume', () => {
+    pausedAfterRoundOne(box);
+    const out = parsed(hook(stopInput(box.root)));
+    expect(out.decision).toBeUndefined();
+    expect(out.systemMessage).toContain('PAUSED');
+    expect(out.systemMessage).toContain('gapflow decide resume');
+  });
+
+  it('COMPLETE: lets it stop with the outcome, writing nothing', () => {
+    completeAfterRoundOne(box);
+    const before = box.logBytes();
+    const out = parsed(hook(stopInput(box.root)));
+    expect(out.decision).toBeUndefined();
+    expect(out.systemMessage).toContain('COMPLETE (ABANDONED)');
+    expect(Buffer.compare(box.logBytes()!, before!)).toBe(0);
+  });
+
+  it('SubagentStop is decided the same way', () => {
+    convergingAfterRoundOne(box);
+    expect(parsed(hook(subagentStopInput(box.root))).decision).toBe('block');
+  });
+});
+
+describe('gapflow hook claude: the block cap under stop_hook_active', () => {
+  it('blocks 5 times in a row by default, then lets it stop with a message saying so', () => {
+    convergingAfterRoundOne(box);
+    const decisions: (string | undefined)[] = [];
+    let last: HookOutput = {};
+    for (let i = 0; i < 6; i++) {
+      last = parsed(hook(stopInput(box.root, { stop_hook_active: i > 0 })));
+      decisions.push(last.decision);
+    }
+    expect(decisions).toEqual(['block', 'block', 'block', 'block', 'block', undefined]);
+    expect(last.systemMessage).toContain('5 times in a row');
+    expect(last.systemMessage).toContain('--max-blocks 5');
+    // After the cap the count starts again: the next stop is blocked once more.
+    expect(parsed(hook(stopInput(box.root, { stop_hook_active: true }))).decision).toBe('block');
+  });
+
+  it('--max-blocks sets the cap', () => {
+    convergingAfterRoundOne(box);
+    const first = parsed(hook(stopInput(box.root), '--max-blocks', '2'));
+    const second = parsed(hook(stopInput(box.root, { stop_hook_active: true }), '--max-blocks', '2'));
+    const third = parsed(hook(stopInput(box.root, { stop_hook_active: true }), '--max-blocks', '2'));
+    expect([first.decision, second.decision, third.decision]).toEqual(['block', 'block', undefined]);
+    expect(second.reason).toContain('Block 2 of at most 2');
+  });
+
+  it('a new turn (stop_hook_active false) starts the count afresh', () => {
+    convergingAfterRoundOne(box);
+    for (let i = 0; i < 3; i++) parsed(hook(stopInput(box.root, { stop_hook_active: i > 0 }), '--max-blocks', '3'));
+    const fresh = parsed(hook(stopInput(box.root, { stop_hook_active: false }), '--max-blocks', '3'));
+    expect(fresh.reason).toContain('Block 1 of at most 3');
+  });
+
+  it('each subagent has its own count', () => {
+    convergingAfterRoundOne(box);
+    parsed(hook(stopInput(box.root), '--max-blocks', '1'));
+    const sub = parsed(hook(subagentStopInput(box.root, { stop_hook_active: true }), '--max-blocks', '1'));
+    expect(sub.decision).toBe('block');
+    expect(parsed(hook(stopInput(box.root, { stop_hook_active: true }), '--max-blocks', '1')).decision).toBeUndefined();
+  });
+});
+
+describe('gapflow hook claude: binding to one agent session', () => {
+  it('the first call binds an unbound session (a session.bound event); a later call from another session id is let stop and touches nothing', () => {
+    convergingAfterRoundOne(box);
+    parsed(hook(stopInput(box.root)));
+    const bound = box.logLines().map((l) => JSON.parse(l) as { type: string; data: { agentSession?: string } });
+    expect(bound.filter((e) => e.type === 'session.bound').map((e) => e.data.agentSession)).toEqual([SESSION]);
+    expect(box.stateJson().agentSession).toBe(SESSION);
+
+    const log = box.logBytes()!;
+    const side = readFileSync(join(box.dir, 'hook-state.json'));
+    const foreign = hook(stopInput(box.root, { session_id: 'another-session', stop_hook_active: true }));
+    expect(parsed(foreign)).toEqual({});
+    expect(foreign.stderr).toBe('');
+    expect(Buffer.compare(box.logBytes()!, log)).toBe(0);
+    expect(Buffer.compare(readFileSync(join(box.dir, 'hook-state.json')), side)).toBe(0);
+  });
+
+  it('gapflow init --agent-session binds from the start', () => {
+    box.ok('init', '--agent-session', 'other-agent');
+    box.steps('gap open GAP-1 --severity HIGH', 'round start');
+    const before = box.logBytes()!;
+    expect(parsed(hook(stopInput(box.root)))).toEqual({});
+    expect(Buffer.compare(box.logBytes()!, before)).toBe(0);
+    expect(parsed(hook(stopInput(box.root, { session_id: 'other-agent' }))).decision).toBe('block');
+  });
+
+  it('a later session.bound (through append) hands the loop to a new agent session', () => {
+    atBaseline(box, '--agent-session', 'old-agent');
+    const result = runAppend(box, `${JSON.stringify({ type: 'session.bound', data: { agentSession: SESSION } })}\n`);
+    expect(result.code, result.stderr).toBe(0);
+    expect(parsed(hook(stopInput(box.root))).decision).toBe('block');
+  });
+});
+
+describe('gapflow hook claude: never traps the user', () => {
+  it('no session where it looks: lets it stop, says nothing, creates nothing', () => {
+    const out = hook(stopInput(box.root));
+    expect(parsed(out)).toEqual({});
+    expect(out.stderr).toBe('');
+    expect(existsSync(box.dir)).toBe(false);
+  });
+
+  it.each([
+    ['not JSON', '{"session_id": "abc", '],
+    ['empty', ''],
+    ['a JSON array', '[]'],
+    ['no session_id', JSON.stringify({ hook_event_name: 'Stop', stop_hook_active: false })],
+    ['another hook event', JSON.stringify({ session_id: SESSION, hook_event_name: 'PreToolUse', tool_name: 'Bash' })],
+    ['stop_hook_active not a boolean', JSON.stringify({ session_id: SESSION, hook_event_name: 'Stop', stop_hook_active: 'yes' })],
+  ])('malformed stdin (%s): lets it stop with one line on stderr, exit 0, log untouched', (_name, stdin) => {
+    convergingAfterRoundOne(box);
+    const before = box.logBytes()!;
+    const result = hook(stdin);
+    expect(parsed(result)).toEqual({});
+    expect(result.stderr).toMatch(/^gapflow hook: .*letting the agent stop\n$/);
+    expect(result.stderr.trimEnd()).not.toContain('\n');
+    expect(Buffer.compare(box.logBytes()!, before)).toBe(0);
+  });
+
+  it('a broken log lets it stop with a warning', () => {
+    convergingAfterRoundOne(box);
+    box.writeLog(`${readFileSync(box.logPath, 'utf8')}{"v":1,"seq":99\n`);
+    const result = hook(stopInput(box.root));
+    expect(parsed(result)).toEqual({});
+    expect(result.stderr).toContain('line');
+  });
+
+  it('a bad option still exits 0 and lets it stop', () => {
+    convergingAfterRoundOne(box);
+    const result = hook(stopInput(box.root), '--max-blocks', 'lots');
+    expect(parsed(result)).toEqual({});
+    expect(result.stderr).toContain('--max-blocks');
+  });
+});
+
+describe('gapflow hook claude: finding the session', () => {
+  let elsewhere: string;
+  beforeEach(() => {
+    elsewhere = mkdtempSync(join(tmpdir(), 'gapflow-elsewhere-'));
+  });
+  afterEach(() => rmSync(elsewhere, { recursive: true, force: true }));
+
+  it('without --dir or $GAPFLOW_DIR it uses <cwd>/.gapflow, the cwd from the hook input', () => {
+    const project = new Sandbox();
+    try {
+      const dotGapflow = join(project.root, '.gapflow');
+      const init = run(['init', '--dir', dotGapflow], { stdout: () => {}, stderr: () => {}, env: {}, cwd: project.root });
+      expect(init).toBe(0);
+      run(['gap', 'open', 'GAP-1', '--severity', 'LOW', '--dir', dotGapflow], { stdout: () => {}, stderr: () => {}, env: {}, cwd: project.root });
+      const out = parsed(hookCall(JSON.stringify(stopInput(project.root)), [], elsewhere));
+      expect(out.decision).toBe('block');
+      expect(out.reason).toContain('LOW GAP-1');
+    } finally {
+      project.remove();
+    }
+  });
+
+  it('$GAPFLOW_DIR names the session', () => {
+    convergingAfterRoundOne(box);
+    const out = parsed(hookCall(JSON.stringify(stopInput(elsewhere)), [], elsewhere, { GAPFLOW_DIR: box.dir }));
+    expect(out.decision).toBe('block');
+  });
+});
+
+function runAppend(sandbox: Sandbox, stdin: string): CliResult {
+  let stdout = '';
+  let stderr = '';
+  const code = run(['append', '--dir', sandbox.dir], {
+    stdout: (t) => void (stdout += t),
+    stderr: (t) => void (stderr += t),
+    env: {},
+    cwd: sandbox.root,
+    stdin: () => stdin,
+  });
+  return { code, stdout, stderr };
+}

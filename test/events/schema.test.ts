@@ -1,0 +1,48 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { EventBody, EventRequest, eventJsonSchemaText, GapflowEvent } from '../../events/index.js';
+import { runCli } from '../cli/helpers.js';
+
+const committedPath = join(import.meta.dirname, '..', '..', 'events', 'schema.json');
+const committed = readFileSync(committedPath, 'utf8');
+
+describe('events/schema.json', () => {
+  it('is what the zod schemas generate now (run `npm run schema` when this fails)', () => {
+    expect(committed, 'events/schema.json is stale: run `npm run schema`').toBe(eventJsonSchemaText());
+  });
+
+  it('the staleness check sees a changed schema: one more optional field gives a different document', () => {
+    const gapMoved = GapflowEvent.options.find((o) => o.shape.type.value === 'gap.moved')!;
+    const changed = z.discriminatedUnion('type', [
+      gapMoved.extend({ data: gapMoved.shape.data.extend({ note: z.string().optional() }) }),
+      ...GapflowEvent.options.filter((o) => o !== gapMoved),
+    ]);
+    const text = eventJsonSchemaText({ event: changed, request: EventRequest });
+    expect(text).not.toBe(committed);
+    expect(text).toContain('"note"');
+  });
+
+  it('covers every event type, stored and as an append request with an optional id', () => {
+    const doc = JSON.parse(committed) as {
+      oneOf: { properties: { type: { const: string } }; required: string[] }[];
+      $defs: { EventRequest: { oneOf: { properties: { type: { const: string }; id?: unknown }; required: string[] }[] } };
+    };
+    const types = EventBody.options.map((o) => o.shape.type.value).sort();
+    expect(doc.oneOf.map((s) => s.properties.type.const).sort()).toEqual(types);
+    for (const stored of doc.oneOf) expect(stored.required).toEqual(expect.arrayContaining(['v', 'seq', 'id', 'at', 'type', 'data']));
+    const requests = doc.$defs.EventRequest.oneOf;
+    expect(requests.map((s) => s.properties.type.const).sort()).toEqual(types);
+    for (const request of requests) {
+      expect(request.properties.id).toBeDefined();
+      expect(request.required).not.toContain('id');
+    }
+  });
+
+  it('`gapflow schema` prints the committed document', () => {
+    const result = runCli(['schema'], { cwd: import.meta.dirname });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(committed);
+  });
+});
