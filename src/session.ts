@@ -129,6 +129,15 @@ export class Session {
     return this.record({ type: 'round.closed', data: { round: Math.max(1, this.#view.rounds.length) } });
   }
 
+  /**
+   * Records one policy's metrics for the open round (starting the next round
+   * when none is open). Without the gap policy the round closes itself once
+   * every enabled policy has recorded for it.
+   */
+  recordMetrics(policy: string, metrics: Record<string, unknown>) {
+    return this.record({ type: 'metrics.recorded', data: { policy, metrics } });
+  }
+
   decide(kind: DecisionKind, options: DecisionOptions = {}) {
     const { gaps, acceptCritical, rationale } = options;
     const acknowledgment = acceptCritical ? ('critical_risk' as const) : undefined;

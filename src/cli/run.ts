@@ -215,6 +215,7 @@ const REMEDY_HINT: Record<Remedy, string> = {
   acknowledge_risk: 'add --accept-critical',
   give_rationale: 'add --rationale TEXT',
   name_gaps: 'add --gaps ID[,ID...]',
+  record_metrics: 'run: gapflow record POLICY ...',
 };
 
 /** Runs one CLI call; returns the exit code. Never throws for a user's mistake. */

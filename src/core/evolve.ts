@@ -4,6 +4,8 @@ import type { ConvergenceEvent } from '../../machines/index.js';
 import { describeDecision, describeRoundStep } from './explain.js';
 import { closedRounds, unfinishedGaps } from './inventory.js';
 import { CLASS_FACTOR, DEFAULT_CONFIG, moveEffect, resolveConfig, SEVERITIES, SEVERITY_WEIGHT, STATE_CLASS } from './rules.js';
+import { policyNamed } from '../policies/index.js';
+import { initialPolicies, policiesFor, roundVerdicts } from './policies.js';
 import { stepMachine } from './step.js';
 import type { Gap, RoundFigures, SessionView } from './view.js';
 
@@ -23,6 +25,7 @@ export function initialView(): SessionView {
     decisions: [],
     focus: [],
     baseline: null,
+    policies: initialPolicies(),
     lastSeq: 0,
   };
 }
@@ -58,7 +61,10 @@ function apply(view: SessionView, event: GapflowEvent): void {
     case 'session.started':
       view.settings = event.data;
       view.config = resolveConfig(event.data, 0);
+      view.policies = policiesFor(event.data);
       return;
+    case 'metrics.recorded':
+      return recordMetrics(view, event);
     case 'round.started':
       return startRound(view, event);
     case 'round.closed':
@@ -103,8 +109,18 @@ function startRound(view: SessionView, event: EventOf<'round.started'>): void {
     criticalIntroduced: [],
     state: null,
     flatCount: null,
+    verdicts: [],
+    combined: null,
   });
   view.roundOpen = true;
+}
+
+/** Keeps one policy's metrics as its schema reads them (defaults filled in), so verdicts never see raw input. */
+function recordMetrics(view: SessionView, event: EventOf<'metrics.recorded'>): void {
+  const policy = policyNamed(event.data.policy);
+  const records = view.policies.records.get(event.data.policy);
+  if (!policy || !records) return;
+  records.push({ round: event.data.round ?? view.rounds.length, metrics: policy.metrics.parse(event.data.metrics) });
 }
 
 /** The open round, or null for a baseline event (before round 1). */
@@ -210,12 +226,16 @@ function closeRound(view: SessionView): void {
   round.unweightedNet = round.resolved - round.new;
   round.weightedNet = round.weightedResolved - round.weightedNew;
   view.roundOpen = false;
+  const { verdicts, combined } = roundVerdicts(view, round, view.config);
+  round.verdicts = verdicts;
+  round.combined = combined;
   const result = stepMachine(view.machine, view.config, {
     type: 'ROUND_CLOSED',
     round: round.round,
     weightedNet: round.weightedNet,
     openCount: round.openEnd,
     criticalIntroduced: round.criticalIntroduced.length > 0,
+    ...(combined ? { verdict: { verdict: combined.verdict, reason: combined.reason } } : {}),
   });
   view.machine = result.machine;
   round.state = result.machine.state;
@@ -224,7 +244,7 @@ function closeRound(view: SessionView): void {
   round.flatCount = counting ? result.machine.flatCount : null;
   const steps = result.steps.length > 0 ? result.steps : [{ from: round.state, to: round.state, rule: result.rule }];
   for (const step of steps) {
-    const reason = describeRoundStep(step, round, view.config, result.machine);
+    const reason = describeRoundStep(step, round, view.config, result.machine, combined);
     view.history.push({ round: round.round, from: step.from, to: step.to, reason, rule: step.rule, cause: 'round', duringRound: false });
   }
 }

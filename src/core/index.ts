@@ -18,3 +18,12 @@ export {
 export { stepMachine } from './step.js';
 export { toStateJson, type StateJson } from './state-json.js';
 export type * from './view.js';
+export {
+  currentVerdict,
+  enabledPolicies,
+  gapsEnabled,
+  metricPoliciesOf,
+  missingMetrics,
+  policyStates,
+  type PolicyState,
+} from './policies.js';

@@ -10,11 +10,19 @@ import { historyList, roundTable } from './sections.js';
 const OUTCOME_TEXT = {
   CONVERGED: 'every gap is closed',
   MAX_ROUNDS: 'the round limit was reached',
+  STOPPED: 'the loop asked to stop (a manual stop request)',
   GOOD_ENOUGH: 'the user approved with no CRITICAL or HIGH gap open',
   USER_APPROVED: 'the user approved over open CRITICAL or HIGH gaps',
   STALL_EXIT: 'the user forced completion at a divergence warning',
   ABANDONED: 'the user abandoned the session',
 } as const;
+
+/** A session with policies besides gaps ends CONVERGED or at a limit by its policies' say, which the last round names. */
+function outcomeText(view: SessionView, outcome: keyof typeof OUTCOME_TEXT): string {
+  const combined = closedRounds(view).at(-1)?.combined;
+  if (combined && (outcome === 'CONVERGED' || outcome === 'MAX_ROUNDS' || outcome === 'STOPPED')) return md(combined.detail);
+  return OUTCOME_TEXT[outcome];
+}
 
 /** The final summary once COMPLETE; null before. Gaps left open are its Known Limitations, CRITICAL first (R11). */
 export function renderSummary(view: SessionView): string | null {
@@ -29,7 +37,7 @@ export function renderSummary(view: SessionView): string | null {
   const parts = [
     '# Final Summary',
     [
-      `**Outcome:** ${outcome}: ${OUTCOME_TEXT[outcome]}.`,
+      `**Outcome:** ${outcome}: ${outcomeText(view, outcome)}.`,
       `**Rounds:** ${rounds.length} of max ${view.config.maxRounds}.`,
       `**Over the session:** ${resolved} gaps resolved, ${opened} new; ${gaps.length} recorded in all (${atBaseline} at baseline).`,
       `**Left open:** ${formatCount(view.open.count)} (weighted ${formatCount(view.open.weighted)}).`,
