@@ -108,6 +108,11 @@ export class Session {
     return prepared.events;
   }
 
+  /** Refuses `input` as `record` would, without writing: for an edge that must do work (run a command) only when the record can go in. */
+  dryRun(input: EventBodyInput): void {
+    this.#prepare(decide(this.#view, input));
+  }
+
   openGap(id: string, severity: Severity, options: Omit<BodyInputOf<'gap.opened'>['data'], 'id' | 'severity'> = {}) {
     return this.record({ type: 'gap.opened', data: { id, severity, ...options } });
   }

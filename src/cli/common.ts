@@ -10,6 +10,8 @@ export interface CliIO {
   stderr: (text: string) => void;
   env: Record<string, string | undefined>;
   cwd: string;
+  /** Standard input, read whole; asked only for `--json -`. */
+  stdin?: () => string;
   /** Asked only for `--version`. */
   version?: () => string | undefined;
 }

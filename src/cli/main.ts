@@ -29,5 +29,6 @@ process.exitCode = run(argv, {
   stderr: (text) => process.stderr.write(text),
   env: process.env,
   cwd: process.cwd(),
+  stdin: () => readFileSync(0, 'utf8'),
   version,
 });

@@ -5,6 +5,7 @@ import type { DecisionKind, GapState, Severity } from '../../events/index.js';
 import { enumWord, hoistGlobalOptions, list, parse, UsageError, wholeNumber } from './args.js';
 import { announce, type CliIO, type Command, open, openNow, printJson, sessionDir } from './common.js';
 import { HELP } from './help.js';
+import { check, policyInitOptions, policyInitSettings, questionsFrontmatterOf, record } from './policy-commands.js';
 
 export type { CliIO } from './common.js';
 
@@ -17,6 +18,7 @@ const init: Command = (argv, io) => {
       'divergence-threshold': { type: 'string' },
       'max-rounds': { type: 'string' },
       'no-critical-override': { type: 'boolean' },
+      ...policyInitOptions(),
     },
     [],
   );
@@ -26,6 +28,7 @@ const init: Command = (argv, io) => {
     divergenceThreshold: wholeNumber('divergence-threshold', values['divergence-threshold']),
     maxRounds: wholeNumber('max-rounds', values['max-rounds']),
     criticalOverride: values['no-critical-override'] ? false : undefined,
+    ...policyInitSettings(values),
   };
   const dir = sessionDir(values.dir, io);
   // The schema judges the preset's spelling; the cast only lets it see the raw word.
@@ -35,7 +38,10 @@ const init: Command = (argv, io) => {
     [
       `Created a session in ${dir}`,
       `  stall_threshold ${c.stallThreshold}, divergence_threshold ${c.divergenceThreshold}, max_rounds ${c.maxRounds}, critical_override ${c.criticalOverride}${settings.preset ? `, preset ${settings.preset}` : ''}`,
-      '  Record the baseline gaps, then `gapflow round start`.',
+      ...(settings.policies ? [`  policies ${session.view.policies.enabled.join(', ')} (complete when ${session.view.policies.completeWhen} converged)`] : []),
+      session.view.policies.enabled.includes('gaps')
+        ? '  Record the baseline gaps, then `gapflow round start`.'
+        : '  Record each iteration with `gapflow record POLICY …`.',
     ].join('\n'),
   );
 };
@@ -145,9 +151,13 @@ const decide: Command = (argv, io) => {
 };
 
 const state: Command = (argv, io) => {
-  const { values } = parse(argv, {}, []);
+  const { values } = parse(argv, { format: { type: 'string' } }, []);
   const session = open(values, io);
   const s = session.state();
+  if (values.format !== undefined) {
+    if (values.format.trim().toLowerCase() !== 'frontmatter') throw new UsageError(`state --format takes frontmatter, not "${values.format}"`);
+    return io.stdout(questionsFrontmatterOf(session));
+  }
   if (values.json) return printJson(io, s);
   io.stdout(
     [
@@ -204,6 +214,8 @@ const COMMANDS: Record<string, Command> = {
   prompt,
   summary,
   replay: replayCommand,
+  record,
+  check,
 };
 
 /** What to type to get past a refusal. */

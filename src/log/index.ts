@@ -3,3 +3,4 @@ export { parseLines, toLine } from './lines.js';
 export { MemoryLog } from './memory-log.js';
 export { writeStatusFile } from './status-file.js';
 export { LogError, type EventLog } from './types.js';
+export { readInputFile, writeSessionFile } from './session-files.js';

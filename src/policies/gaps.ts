@@ -1,5 +1,6 @@
 import type { ConvergenceConfig } from '../../machines/index.js';
-import type { PolicyVerdict } from './types.js';
+import { yesNo } from './tree.js';
+import type { CheckTree, PolicyVerdict } from './types.js';
 
 /** What the gap policy reads when a round closes: figures the projection derived from gap events. */
 export interface GapRoundFigures {
@@ -39,4 +40,33 @@ export function gapVerdict(round: GapRoundFigures, config: ConvergenceConfig): P
   }
   if (net > 0) return say('progress', 'weighted_net_positive', `weighted_net = ${signed}`);
   return say('flat', 'no_weighted_progress', `weighted_net = ${signed}, no weighted progress`);
+}
+
+/** The CONVERGENCE CHECK tree of seed 000, drawn for seed 003's rules on a closed round; `flatCount` is the machine's after it. */
+export function gapCheckTree(round: GapRoundFigures, config: ConvergenceConfig, flatCount: number): CheckTree {
+  const v = gapVerdict(round, config);
+  const net = round.weightedNet;
+  const critical = config.criticalOverride && round.criticalIntroduced.length > 0;
+  const decision: Record<PolicyVerdict['verdict'], string> = {
+    converged: 'STOP (nothing left open)',
+    limit: 'STOP (max_rounds reached)',
+    diverging: 'ASK USER (divergence warning)',
+    progress: 'CONTINUE',
+    flat: flatCount >= config.stallThreshold ? 'ASK USER (stalled)' : 'CONTINUE',
+  };
+  return {
+    iteration: round.round,
+    lines: [
+      { text: `Nothing left open: ${yesNo(round.openCount === 0)} (open count ${round.openCount})` },
+      { text: `Maximum reached: ${yesNo(round.round >= config.maxRounds)} (${round.round} ${round.round >= config.maxRounds ? '>=' : '<'} ${config.maxRounds})` },
+      { text: `CRITICAL introduced: ${yesNo(critical)}${round.criticalIntroduced.length > 0 ? ` (${round.criticalIntroduced.join(', ')})` : ''}` },
+      {
+        text: `Diverging: ${yesNo(net < -config.divergenceThreshold)} (weighted_net ${net} ${net < -config.divergenceThreshold ? '<' : '>='} -${config.divergenceThreshold})`,
+        notes: [`Weighted resolved: ${round.weightedResolved}, Weighted new: ${round.weightedNew}`],
+      },
+      { text: `Progress: ${yesNo(net > 0)} (weighted_net ${net} ${net > 0 ? '>' : '<='} 0)` },
+      { text: `Flat count: ${flatCount} (stall at ${config.stallThreshold})` },
+    ],
+    decision: decision[v.verdict],
+  };
 }

@@ -16,7 +16,7 @@ export {
   type ForgeSettings,
   type Vote,
 } from './forge/index.js';
-export { gapVerdict, type GapRoundFigures } from './gaps.js';
+export { gapCheckTree, gapVerdict, type GapRoundFigures } from './gaps.js';
 export {
   overallScore,
   QUALITY_DIMENSIONS,

@@ -3,3 +3,4 @@ export { renderPrompt } from './prompt.js';
 export { renderRoundReport } from './round.js';
 export { renderStatus } from './status.js';
 export { renderSummary } from './summary.js';
+export { policySections, renderPolicyCheck } from './policies.js';
