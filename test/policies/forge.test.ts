@@ -66,7 +66,7 @@ describe('forge: stall and trend as RULINGS R16 corrects them', () => {
     expect(trendOf([0.5, 0.6, 0.7])).toBe('improving');
     expect(trendOf([0.7, 0.6, 0.5])).toBe('degrading');
     expect(trendOf([0.5, 0.6, 0.58])).toBe('stable'); // mean of +0.10 and -0.02 is 0.04
-    expect(trendOf([0.1, 0.5, 0.6, 0.61])).toBe('stable');
+    expect(trendOf([0.1, 0.5, 0.52, 0.55])).toBe('stable'); // only the last three scores count
     expect(trendOf([0.5])).toBe('unknown');
   });
 });
