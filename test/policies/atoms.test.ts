@@ -97,6 +97,21 @@ describe('atoms policy: seed 001 stop conditions in priority order', () => {
   });
 });
 
+describe('atoms policy in status.md', () => {
+  it('has a section with its figures per round, and escapes the recorded verify command', () => {
+    const s = newSession({ policies: ['atoms'] });
+    s.recordMetrics('atoms', { pending: 4, resolved: 1 });
+    s.recordMetrics('atoms', { pending: 4, resolved: 1, verify: { command: 'test | <b>x</b>', exitCode: 0, durationMs: 12 } });
+    const status = s.status();
+    expect(status).toContain('### Policy: atoms');
+    expect(status).toContain('| Round | Pending | Resolved | Progress | Stall Count | Base Case | Verdict | Reason |');
+    expect(status).toContain('| 1 | 4 | 1 | progress | 0 | no | progress | first_iteration |');
+    expect(status).toContain('| 2 | 4 | 1 | stall | 1 | yes | converged | base_case |');
+    expect(status).not.toContain('<b>');
+    expect(status).toContain('test \\| &lt;b&gt;x&lt;/b&gt;');
+  });
+});
+
 describe('atoms policy through the CLI: --verify runs once, at the edge', () => {
   let box: Sandbox;
   afterEach(() => box.remove());
