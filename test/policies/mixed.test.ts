@@ -111,3 +111,33 @@ describe('a mixed session (gaps + quality), end to end through the CLI', () => {
     expectRefused(box, ['record', 'quality', '--score', '80'], ['quality is not enabled']);
   });
 });
+
+describe('the decision prompt and check tree when policies judge the round', () => {
+  let box: Sandbox;
+  afterEach(() => box.remove());
+
+  it('a policy-only warning names the policy\'s verdict as the cause and offers no gap options', () => {
+    box = new Sandbox();
+    box.ok('init', '--policy', 'quality');
+    box.steps('record quality --score 80', 'record quality --score 70');
+    const prompt = box.ok('prompt').stdout;
+    expect(prompt).toContain('quality: diverging (score_dropped): score 80 -> 70 (-10)');
+    expect(prompt).toContain('PRIMARY: diverging (quality)');
+    expect(prompt).not.toContain('Weighted Net');
+    expect(prompt).not.toContain('narrow-scope');
+    box.ok('decide', 'accept-complexity');
+    expect(box.stateJson()).toMatchObject({ state: 'CONVERGING', flatCount: 0 });
+  });
+
+  it('check --verbose draws the gap policy\'s tree from the last round\'s figures', () => {
+    box = new Sandbox();
+    box.ok('init');
+    box.steps('gap open A --severity HIGH', 'gap open B --severity LOW', 'round start', 'gap move B RESOLVED', 'gap open C --severity MEDIUM', 'round close');
+    const out = box.ok('check', '--verbose').stdout;
+    // resolved LOW (1), new MEDIUM (2): weighted net 1 - 2 = -1
+    expect(out).toContain('├─ Diverging: NO (weighted_net -1 >= -8)');
+    expect(out).toContain('│   └─ Weighted resolved: 1, Weighted new: 2');
+    expect(out).toContain('├─ Flat count: 1 (stall at 2)');
+    expect(out).toContain('└─ DECISION: CONTINUE');
+  });
+});
