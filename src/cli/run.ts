@@ -159,11 +159,15 @@ const state: Command = (argv, io) => {
     return io.stdout(questionsFrontmatterOf(session));
   }
   if (values.json) return printJson(io, s);
+  const gaps = session.view.policies.enabled.includes('gaps');
   io.stdout(
     [
       `State: ${s.state}${s.outcome ? ` (${s.outcome})` : ''}`,
-      `Rounds closed: ${s.round} of max ${s.config.maxRounds}${s.roundOpen ? ` (round ${s.round + 1} open)` : ''}`,
-      `Open count: ${formatCount(s.openGapCount)} (weighted ${formatCount(s.weightedOpen)}); flat_count ${s.flatCount}/${s.config.stallThreshold}`,
+      `Rounds closed: ${s.round}${gaps ? ` of max ${s.config.maxRounds}` : ''}${s.roundOpen ? ` (round ${s.round + 1} open)` : ''}`,
+      gaps
+        ? `Open count: ${formatCount(s.openGapCount)} (weighted ${formatCount(s.weightedOpen)}); flat_count ${s.flatCount}/${s.config.stallThreshold}`
+        : `flat_count ${s.flatCount}/${s.config.stallThreshold}`,
+      ...s.policies.filter((p) => p.name !== 'gaps').map((p) => `Policy ${p.name}: ${p.verdict ? `${p.verdict} (${p.reason}): ${p.detail}` : 'no iteration recorded yet'}`),
       `Next: ${s.decision.action}: ${s.decision.reason}`,
       '',
     ].join('\n'),

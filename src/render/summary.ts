@@ -1,10 +1,12 @@
 import {
   closedRounds,
   formatCount,
+  gapsEnabled,
   unfinishedGaps,
   type SessionView,
 } from '../core/index.js';
 import { escapeMarkdown as md } from './markdown.js';
+import { policySections, verdictTable } from './policies.js';
 import { historyList, roundTable } from './sections.js';
 
 const OUTCOME_TEXT = {
@@ -34,14 +36,14 @@ export function renderSummary(view: SessionView): string | null {
   const opened = rounds.reduce((sum, r) => sum + r.new, 0);
   const approval = view.decisions.find((d) => d.kind === 'approve');
   const atBaseline = gaps.filter((g) => g.openedInRound === 0).length;
+  const gapLines = [
+    `**Rounds:** ${rounds.length} of max ${view.config.maxRounds}.`,
+    `**Over the session:** ${resolved} gaps resolved, ${opened} new; ${gaps.length} recorded in all (${atBaseline} at baseline).`,
+    `**Left open:** ${formatCount(view.open.count)} (weighted ${formatCount(view.open.weighted)}).`,
+  ];
   const parts = [
     '# Final Summary',
-    [
-      `**Outcome:** ${outcome}: ${outcomeText(view, outcome)}.`,
-      `**Rounds:** ${rounds.length} of max ${view.config.maxRounds}.`,
-      `**Over the session:** ${resolved} gaps resolved, ${opened} new; ${gaps.length} recorded in all (${atBaseline} at baseline).`,
-      `**Left open:** ${formatCount(view.open.count)} (weighted ${formatCount(view.open.weighted)}).`,
-    ].join('  \n'),
+    [`**Outcome:** ${outcome}: ${outcomeText(view, outcome)}.`, ...(gapsEnabled(view) ? gapLines : [`**Rounds:** ${rounds.length}.`])].join('  \n'),
   ];
   if (approval) {
     const accepted = approval.gaps.map((id) => view.gaps.get(id)).filter((g) => g !== undefined);
@@ -54,8 +56,13 @@ export function renderSummary(view: SessionView): string | null {
     if (approval.rationale) lines.push(`Rationale: ${md(approval.rationale)}`);
     parts.push(lines.join(' '));
   }
+  if (!gapsEnabled(view)) {
+    if (rounds.length > 0) parts.push('## Round Progress', verdictTable(view));
+    parts.push('## State History', historyList(view), ...policySections(view));
+    return `${parts.join('\n\n')}\n`;
+  }
   if (rounds.length > 0) parts.push('## Round Progress', roundTable(view));
-  parts.push('## State History', historyList(view), '## Known Limitations');
+  parts.push('## State History', historyList(view), ...policySections(view), '## Known Limitations');
   const left = unfinishedGaps(gaps);
   parts.push(
     left.length === 0
