@@ -16,6 +16,10 @@ const doors = {
     '!./log/index.js',
     './render/*',
     '!./render/index.js',
+    '../**/policies/*',
+    '!../**/policies/index.js',
+    './policies/*',
+    '!./policies/index.js',
     '**/events/*',
     '!**/events/index.js',
     '**/machines/*',
@@ -40,7 +44,7 @@ export default tseslint.config(
   },
   {
     // The pure core: events in, state out. Files live in src/log, the process in src/cli.
-    files: ['events/**/*.ts', 'machines/**/*.ts', 'src/core/**/*.ts', 'src/render/**/*.ts'],
+    files: ['events/**/*.ts', 'machines/**/*.ts', 'src/core/**/*.ts', 'src/policies/**/*.ts', 'src/render/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   DecisionMade,
   EventId,
+  MetricsRecorded,
   GapMoved,
   GapOpened,
   GapSeverityChanged,
@@ -26,5 +27,6 @@ export const EventRequest = z.discriminatedUnion('type', [
   GapSeverityChanged.extend(withId),
   DecisionMade.extend(withId),
   SessionBound.extend(withId),
+  MetricsRecorded.extend(withId),
 ]);
 export type EventRequest = z.infer<typeof EventRequest>;

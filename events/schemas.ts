@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DecisionKind, GapId, GapState, Preset, Severity, Text } from './vocabulary.js';
+import { DecisionKind, GapId, GapState, PolicyName, Preset, Severity, Text } from './vocabulary.js';
 
 /** The version this build writes. Older versions are upcast on read (none yet). */
 export const EVENT_VERSION = 1;
@@ -10,6 +10,12 @@ const SessionStartedData = z.strictObject({
   divergenceThreshold: z.int().min(0).max(1_000_000).optional(),
   maxRounds: z.int().min(1).max(100_000).optional(),
   criticalOverride: z.boolean().optional(),
+  /** The policies that judge each round (RULINGS R15); `gaps` alone when absent. Names are checked against the registry at decide time. */
+  policies: z.array(PolicyName).min(1).max(16).optional(),
+  /** Each policy's own settings, validated by that policy's schema at decide time (so replay re-checks them). */
+  policySettings: z.record(PolicyName, z.record(z.string().max(64), z.unknown())).optional(),
+  /** Whether every enabled policy (`all`, the default) or any one (`any`) must have converged to complete. */
+  completeWhen: z.enum(['any', 'all']).optional(),
 });
 
 const RoundData = z.strictObject({ round: z.int().min(1) });
@@ -34,6 +40,16 @@ const GapSeverityChangedData = z.strictObject({ id: GapId, to: Severity });
 
 /** The agent session (a Claude Code `session_id`) whose stop hook may drive this session. */
 const SessionBoundData = z.strictObject({ agentSession: Text(256).min(1) });
+/**
+ * One policy's metrics for one round. The payload is the policy's own
+ * business: its zod schema judges it at decide time and again on replay.
+ */
+const MetricsRecordedData = z.strictObject({
+  policy: PolicyName,
+  /** The round the metrics belong to; filled in by decide when the caller leaves it out. */
+  round: z.int().min(1).optional(),
+  metrics: z.record(z.string().max(64), z.unknown()),
+});
 
 const DecisionMadeData = z.strictObject({
   kind: DecisionKind,
@@ -55,6 +71,7 @@ export const GapSeverityChanged = z.strictObject({
 });
 export const DecisionMade = z.strictObject({ type: z.literal('decision.made'), data: DecisionMadeData });
 export const SessionBound = z.strictObject({ type: z.literal('session.bound'), data: SessionBoundData });
+export const MetricsRecorded = z.strictObject({ type: z.literal('metrics.recorded'), data: MetricsRecordedData });
 
 export const EventBody = z.discriminatedUnion('type', [
   SessionStarted,
@@ -65,6 +82,7 @@ export const EventBody = z.discriminatedUnion('type', [
   GapSeverityChanged,
   DecisionMade,
   SessionBound,
+  MetricsRecorded,
 ]);
 export type EventBody = z.infer<typeof EventBody>;
 /** What a caller may pass: defaults (title, blocking) not yet filled in. */
@@ -95,8 +113,10 @@ export const GapflowEvent = z.discriminatedUnion('type', [
   GapSeverityChanged.extend(Envelope),
   DecisionMade.extend(Envelope),
   SessionBound.extend(Envelope),
+  MetricsRecorded.extend(Envelope),
 ]);
 export type GapflowEvent = z.infer<typeof GapflowEvent>;
 
 export type SessionSettings = z.infer<typeof SessionStartedData>;
 export type DecisionData = z.infer<typeof DecisionMadeData>;
+export type MetricsData = z.infer<typeof MetricsRecordedData>;

@@ -55,3 +55,14 @@ export const Text = (max: number) =>
     .max(max, `at most ${max} characters`)
     // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
     .regex(/^[^\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]*$/, 'no control characters (newlines included)');
+
+/**
+ * A policy's name as the log spells it: a short lower-case token. Which
+ * names exist is the policy registry's business (src/policies), so adding a
+ * policy does not touch the event schemas.
+ */
+export const PolicyName = z
+  .string()
+  .max(32, 'a policy name has at most 32 characters')
+  .regex(/^[a-z][a-z0-9_]*$/, 'a policy name is lower-case letters, digits and _');
+export type PolicyName = z.infer<typeof PolicyName>;

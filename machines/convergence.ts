@@ -14,10 +14,11 @@ export type ConvergenceState = (typeof CONVERGENCE_STATES)[number];
 /** The states a pause can remember and a resume return to. */
 export type ResumableState = 'CONVERGING' | 'FLAT' | 'DIVERGENCE_WARNING';
 
-/** How a session ended (RULINGS R11, R12). */
+/** How a session ended (RULINGS R11, R12); STOPPED: a policy's loop asked to stop (seed 001's manual stop). */
 export type Outcome =
   | 'CONVERGED'
   | 'MAX_ROUNDS'
+  | 'STOPPED'
   | 'GOOD_ENOUGH'
   | 'USER_APPROVED'
   | 'STALL_EXIT'
@@ -37,6 +38,16 @@ export interface ConvergenceContext extends ConvergenceConfig {
   pausedFrom: ResumableState | null;
 }
 
+/** What a policy says of a round (RULINGS R15), and so what the combined verdict of a round can be. */
+export const VERDICTS = ['progress', 'flat', 'diverging', 'converged', 'limit'] as const;
+export type Verdict = (typeof VERDICTS)[number];
+
+/** The combined verdict of a round's policies, with the reason code of the policy that decided it. */
+export interface RoundVerdict {
+  verdict: Verdict;
+  reason: string;
+}
+
 /** What the projection tells the machine when a round closes: only figures it derived from events. */
 export interface RoundClosedEvent {
   type: 'ROUND_CLOSED';
@@ -45,6 +56,12 @@ export interface RoundClosedEvent {
   openCount: number;
   /** A gap was opened, reopened or escalated as CRITICAL this round (RULINGS R5). */
   criticalIntroduced: boolean;
+  /**
+   * The combined verdict of every enabled policy, gaps included, when the
+   * session runs any policy besides gaps. Absent in a gaps-only session,
+   * where the gap guards read the figures themselves, as they always have.
+   */
+  verdict?: RoundVerdict;
 }
 
 export type ConvergenceEvent =
@@ -78,6 +95,24 @@ const roundClosed = [
   { guard: 'criticalIntroduced', target: 'DIVERGENCE_WARNING' },
   { guard: 'weightedNetBelowDivergence', target: 'DIVERGENCE_WARNING' },
   { guard: 'weightedNetPositive', target: 'CONVERGING', actions: 'resetFlatCount' },
+  // With policies besides gaps, their combined verdict (src/policies) decides instead; one verdict, one branch.
+  {
+    guard: 'policiesConverged',
+    target: 'COMPLETE',
+    actions: { type: 'recordOutcome', params: { outcome: 'CONVERGED' } },
+  },
+  {
+    guard: 'policyStopRequested',
+    target: 'COMPLETE',
+    actions: { type: 'recordOutcome', params: { outcome: 'STOPPED' } },
+  },
+  {
+    guard: 'policyLimitReached',
+    target: 'COMPLETE',
+    actions: { type: 'recordOutcome', params: { outcome: 'MAX_ROUNDS' } },
+  },
+  { guard: 'policiesDiverging', target: 'DIVERGENCE_WARNING' },
+  { guard: 'policiesProgressing', target: 'CONVERGING', actions: 'resetFlatCount' },
   { guard: 'flatCountReachesStall', target: 'STALLED', actions: 'countFlatRound' },
   { target: 'FLAT', actions: 'countFlatRound' },
 ] as const;
@@ -98,6 +133,15 @@ const approve = [
   { target: 'COMPLETE', actions: { type: 'recordOutcome', params: { outcome: 'USER_APPROVED' } } },
 ] as const;
 
+/** A round close the gap guards judge: one without a combined verdict (a gaps-only session). */
+function gapsDecide(event: ConvergenceEvent): event is RoundClosedEvent {
+  return event.type === 'ROUND_CLOSED' && event.verdict === undefined;
+}
+
+function verdictOf(event: ConvergenceEvent): Verdict | null {
+  return event.type === 'ROUND_CLOSED' ? (event.verdict?.verdict ?? null) : null;
+}
+
 export const convergenceMachine = setup({
   types: {
     context: {} as ConvergenceContext,
@@ -105,13 +149,17 @@ export const convergenceMachine = setup({
     input: {} as ConvergenceConfig,
   },
   guards: {
-    nothingLeftOpen: ({ event }) => event.type === 'ROUND_CLOSED' && event.openCount === 0,
-    lastRoundClosed: ({ context, event }) => event.type === 'ROUND_CLOSED' && event.round >= context.maxRounds,
-    criticalIntroduced: ({ context, event }) =>
-      event.type === 'ROUND_CLOSED' && context.criticalOverride && event.criticalIntroduced,
-    weightedNetBelowDivergence: ({ context, event }) =>
-      event.type === 'ROUND_CLOSED' && event.weightedNet < -context.divergenceThreshold,
-    weightedNetPositive: ({ event }) => event.type === 'ROUND_CLOSED' && event.weightedNet > 0,
+    nothingLeftOpen: ({ event }) => gapsDecide(event) && event.openCount === 0,
+    lastRoundClosed: ({ context, event }) => gapsDecide(event) && event.round >= context.maxRounds,
+    criticalIntroduced: ({ context, event }) => gapsDecide(event) && context.criticalOverride && event.criticalIntroduced,
+    weightedNetBelowDivergence: ({ context, event }) => gapsDecide(event) && event.weightedNet < -context.divergenceThreshold,
+    weightedNetPositive: ({ event }) => gapsDecide(event) && event.weightedNet > 0,
+    policiesConverged: ({ event }) => verdictOf(event) === 'converged',
+    policyStopRequested: ({ event }) =>
+      verdictOf(event) === 'limit' && event.type === 'ROUND_CLOSED' && event.verdict?.reason === 'stop_requested',
+    policyLimitReached: ({ event }) => verdictOf(event) === 'limit',
+    policiesDiverging: ({ event }) => verdictOf(event) === 'diverging',
+    policiesProgressing: ({ event }) => verdictOf(event) === 'progress',
     flatCountReachesStall: ({ context }) => context.flatCount + 1 >= context.stallThreshold,
     nothingSevereOpen: ({ event }) => event.type === 'APPROVE' && event.openCriticalOrHigh === 0,
     pausedFromFlat: ({ context }) => context.pausedFrom === 'FLAT',

@@ -5,6 +5,7 @@
 export * from '../events/index.js';
 export * from '../machines/index.js';
 export * from './core/index.js';
+export * from './policies/index.js';
 export { FileLog, LogError, MemoryLog, LOG_FILE, parseLines, toLine, type EventLog } from './log/index.js';
 export { escapeMarkdown, renderPrompt, renderRoundReport, renderStatus, renderSummary } from './render/index.js';
 export {

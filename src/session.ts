@@ -174,6 +174,11 @@ export class Session {
     return groups;
   }
 
+  /** Refuses `input` as `record` would, without writing: for an edge that must do work (run a command) only when the record can go in. */
+  dryRun(input: EventBodyInput): void {
+    this.#prepare(decide(this.#view, input));
+  }
+
   openGap(id: string, severity: Severity, options: Omit<BodyInputOf<'gap.opened'>['data'], 'id' | 'severity'> = {}) {
     return this.record({ type: 'gap.opened', data: { id, severity, ...options } });
   }
@@ -193,6 +198,15 @@ export class Session {
   closeRound() {
     // With no round ever started there is no round to name; `check` refuses it for that reason.
     return this.record({ type: 'round.closed', data: { round: Math.max(1, this.#view.rounds.length) } });
+  }
+
+  /**
+   * Records one policy's metrics for the open round (starting the next round
+   * when none is open). Without the gap policy the round closes itself once
+   * every enabled policy has recorded for it.
+   */
+  recordMetrics(policy: string, metrics: Record<string, unknown>) {
+    return this.record({ type: 'metrics.recorded', data: { policy, metrics } });
   }
 
   decide(kind: DecisionKind, options: DecisionOptions = {}) {

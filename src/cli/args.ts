@@ -61,7 +61,7 @@ export function list(value: string | undefined): string[] | undefined {
 }
 
 /** Commands whose first word after the name is a verb (`gap open`, `round close`, `decide pause`). */
-const HAS_VERB = new Set(['gap', 'round', 'decide', 'hook']);
+const HAS_VERB = new Set(['gap', 'round', 'decide', 'hook', 'record']);
 
 /**
  * Global options may stand anywhere, also before the command or between it

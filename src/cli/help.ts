@@ -6,6 +6,8 @@ Session
   init [--preset simple|complex|large|auto] [--stall-threshold N]
        [--divergence-threshold D] [--max-rounds M] [--no-critical-override]
        [--agent-session ID]       (ID: the agent session whose stop hook drives it)
+       [--policy gaps|questions|atoms|forge|quality[,...]] [--complete-when all|any]
+       [--<policy>-<setting> VALUE ...]   e.g. --quality-min-score 85, --questions-preset aggressive
                                   create the session log (refuses if one exists)
 Gaps (a gap event between rounds starts the next round)
   gap open ID --severity CRITICAL|HIGH|MEDIUM|LOW [--title TEXT]
@@ -19,8 +21,15 @@ Decisions (between rounds)
   decide narrow-scope --gaps ID[,ID...]  | accept-complexity
   decide prioritize-critical [--gaps ID[,ID...]] | pause | resume
   decide force-complete | abandon | approve [--accept-critical] [--rationale TEXT]
+Policies (one record per policy per round; without gaps a round closes itself)
+  record questions --open N --high H --medium M
+  record atoms --pending P --resolved R [--stop-requested] [--redirect-requested]
+       [--verify "CMD"] [--verify-timeout S]
+  record quality (--score S | --dimension NAME=S ...)
+  record forge --json FILE|-      (every policy takes --json FILE|- instead of flags)
+  check [--verbose]               each policy's verdict; --verbose: the CONVERGENCE CHECK trees
 Reading
-  state [--json]                  where the session stands
+  state [--json] [--format frontmatter]  where the session stands
   status [--write]                status.md to stdout, or into the session folder
   prompt                          the decision prompt in DIVERGENCE_WARNING
   summary                         the final summary once COMPLETE

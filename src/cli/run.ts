@@ -7,6 +7,7 @@ import { announce, type CliIO, type Command, open, openNow, printJson, sessionDi
 import { HELP } from './help.js';
 import { viz } from './viz-commands.js';
 import { append, hook, next, schema } from './loop-commands.js';
+import { check, policyInitOptions, policyInitSettings, questionsFrontmatterOf, record } from './policy-commands.js';
 
 export type { CliIO } from './common.js';
 
@@ -20,6 +21,7 @@ const init: Command = (argv, io) => {
       'max-rounds': { type: 'string' },
       'no-critical-override': { type: 'boolean' },
       'agent-session': { type: 'string' },
+      ...policyInitOptions(),
     },
     [],
   );
@@ -29,6 +31,7 @@ const init: Command = (argv, io) => {
     divergenceThreshold: wholeNumber('divergence-threshold', values['divergence-threshold']),
     maxRounds: wholeNumber('max-rounds', values['max-rounds']),
     criticalOverride: values['no-critical-override'] ? false : undefined,
+    ...policyInitSettings(values),
   };
   const dir = sessionDir(values.dir, io);
   // The schema judges the preset's spelling; the cast only lets it see the raw word.
@@ -40,7 +43,10 @@ const init: Command = (argv, io) => {
     [
       `Created a session in ${dir}`,
       `  stall_threshold ${c.stallThreshold}, divergence_threshold ${c.divergenceThreshold}, max_rounds ${c.maxRounds}, critical_override ${c.criticalOverride}${settings.preset ? `, preset ${settings.preset}` : ''}`,
-      '  Record the baseline gaps, then `gapflow round start`.',
+      ...(settings.policies ? [`  policies ${session.view.policies.enabled.join(', ')} (complete when ${session.view.policies.completeWhen} converged)`] : []),
+      session.view.policies.enabled.includes('gaps')
+        ? '  Record the baseline gaps, then `gapflow round start`.'
+        : '  Record each iteration with `gapflow record POLICY …`.',
     ].join('\n'),
   );
 };
@@ -150,15 +156,23 @@ const decide: Command = (argv, io) => {
 };
 
 const state: Command = (argv, io) => {
-  const { values } = parse(argv, {}, []);
+  const { values } = parse(argv, { format: { type: 'string' } }, []);
   const session = open(values, io);
   const s = session.state();
+  if (values.format !== undefined) {
+    if (values.format.trim().toLowerCase() !== 'frontmatter') throw new UsageError(`state --format takes frontmatter, not "${values.format}"`);
+    return io.stdout(questionsFrontmatterOf(session));
+  }
   if (values.json) return printJson(io, s);
+  const gaps = session.view.policies.enabled.includes('gaps');
   io.stdout(
     [
       `State: ${s.state}${s.outcome ? ` (${s.outcome})` : ''}`,
-      `Rounds closed: ${s.round} of max ${s.config.maxRounds}${s.roundOpen ? ` (round ${s.round + 1} open)` : ''}`,
-      `Open count: ${formatCount(s.openGapCount)} (weighted ${formatCount(s.weightedOpen)}); flat_count ${s.flatCount}/${s.config.stallThreshold}`,
+      `Rounds closed: ${s.round}${gaps ? ` of max ${s.config.maxRounds}` : ''}${s.roundOpen ? ` (round ${s.round + 1} open)` : ''}`,
+      gaps
+        ? `Open count: ${formatCount(s.openGapCount)} (weighted ${formatCount(s.weightedOpen)}); flat_count ${s.flatCount}/${s.config.stallThreshold}`
+        : `flat_count ${s.flatCount}/${s.config.stallThreshold}`,
+      ...s.policies.filter((p) => p.name !== 'gaps').map((p) => `Policy ${p.name}: ${p.verdict ? `${p.verdict} (${p.reason}): ${p.detail}` : 'no iteration recorded yet'}`),
       `Next: ${s.decision.action}: ${s.decision.reason}`,
       '',
     ].join('\n'),
@@ -214,6 +228,8 @@ const COMMANDS: Record<string, Command> = {
   next,
   append,
   schema,
+  record,
+  check,
 };
 
 /** What to type to get past a refusal. */
@@ -225,6 +241,7 @@ const REMEDY_HINT: Record<Remedy, string> = {
   acknowledge_risk: 'add --accept-critical',
   give_rationale: 'add --rationale TEXT',
   name_gaps: 'add --gaps ID[,ID...]',
+  record_metrics: 'run: gapflow record POLICY ...',
 };
 
 /** Runs one CLI call; returns the exit code. Never throws for a user's mistake. */

@@ -1,6 +1,8 @@
 import { EventBody, formatIssue, type BodyOf, type EventBodyInput } from '../../events/index.js';
+import { GAPS, POLICY_NAMES, policyNamed } from '../policies/index.js';
 import { decisionEvent, severeUnfinished } from './evolve.js';
 import { isOpen } from './inventory.js';
+import { gapsEnabled, missingMetrics, policySettingsProblem } from './policies.js';
 import { ALLOWED_MOVES, STATE_CLASS } from './rules.js';
 import { Refusal, type Remedy } from './refusal.js';
 import { machineAccepts } from './step.js';
@@ -17,7 +19,8 @@ export function parseBody(input: unknown): EventBody {
 function rawLabel(input: unknown): string {
   if (typeof input !== 'object' || input === null || !('type' in input) || typeof input.type !== 'string') return 'event';
   const data = 'data' in input && typeof input.data === 'object' && input.data !== null ? input.data : {};
-  const name = 'id' in data && typeof data.id === 'string' ? data.id : 'kind' in data && typeof data.kind === 'string' ? data.kind : '';
+  const word = (key: string) => (key in data && typeof (data as Record<string, unknown>)[key] === 'string' ? ((data as Record<string, unknown>)[key] as string) : undefined);
+  const name = word('id') ?? word('kind') ?? word('policy') ?? '';
   const safe = name.length <= 128 && /^[\x21-\x7e]+$/.test(name) ? ` ${name}` : '';
   return `${input.type.slice(0, 64)}${safe}`;
 }
@@ -36,7 +39,35 @@ export function decide(view: SessionView, input: EventBodyInput | EventBody): Ev
     return [{ type: 'round.started', data: { round: view.rounds.length + 1 } }, body];
   }
   if (body.type === 'decision.made') return [completeDecision(view, body)];
+  if (body.type === 'metrics.recorded') return decideMetrics(view, body);
   return [body];
+}
+
+/**
+ * Metrics belong to a round: with none open, they start the next one (as a
+ * gap event does under R8). In a session without the gap policy, the round
+ * closes itself once every enabled policy has recorded for it, so one
+ * `record` per iteration is the whole loop. The payload is stored as the
+ * policy's schema reads it (defaults filled in).
+ */
+function decideMetrics(view: SessionView, body: BodyOf<'metrics.recorded'>): EventBody[] {
+  const policy = policyNamed(body.data.policy);
+  const parsed = policy?.metrics.safeParse(body.data.metrics);
+  const metrics = parsed?.success ? (parsed.data as Record<string, unknown>) : body.data.metrics;
+  const events: EventBody[] = [];
+  let round = view.rounds.length;
+  if (!view.roundOpen && view.settings && body.data.round === undefined) {
+    refuseRoundStart(view, body);
+    round += 1;
+    events.push({ type: 'round.started', data: { round } });
+  }
+  const recorded: BodyOf<'metrics.recorded'> = { type: body.type, data: { ...body.data, round: body.data.round ?? round, metrics } };
+  events.push(recorded);
+  const missing = missingMetrics(view, recorded.data.round!).filter((name) => name !== recorded.data.policy);
+  if (!gapsEnabled(view) && policy && missing.length === 0 && recorded.data.round === round) {
+    events.push({ type: 'round.closed', data: { round } });
+  }
+  return events;
 }
 
 function completeDecision(view: SessionView, body: BodyOf<'decision.made'>): BodyOf<'decision.made'> {
@@ -81,6 +112,7 @@ function refuseRoundStart(view: SessionView, body: EventBody): void {
 
 function label(body: EventBody): string {
   if ('id' in body.data) return `${body.type} ${body.data.id}`;
+  if ('policy' in body.data) return `${body.type} ${body.data.policy}`;
   return 'kind' in body.data ? `${body.type} ${body.data.kind}` : body.type;
 }
 
@@ -93,6 +125,8 @@ export function check(view: SessionView, body: EventBody): void {
   };
   if (body.type === 'session.started') {
     if (view.settings) refuse('the session has already started');
+    const problem = policySettingsProblem(body.data);
+    if (problem) refuse(problem);
     return;
   }
   if (!view.settings) refuse('the log must begin with session.started');
@@ -108,8 +142,14 @@ export function check(view: SessionView, body: EventBody): void {
       if (!view.roundOpen) refuse('no round is open; start one first', 'start_round');
       if (view.machine.state === 'PAUSED') refuse('the session is PAUSED; resume it first', 'resume');
       if (body.data.round !== view.rounds.length) refuse(`the open round is ${view.rounds.length}, not ${body.data.round}`);
+      const missing = missingMetrics(view, body.data.round);
+      if (missing.length > 0) {
+        refuse(`round ${body.data.round} has no ${missing.join(' or ')} metrics yet; every enabled policy records before the round closes`, 'record_metrics');
+      }
       return;
     }
+    case 'metrics.recorded':
+      return checkMetrics(view, body, refuse);
     case 'gap.opened': {
       checkGapEventTime(view, body);
       const existing = view.gaps.get(body.data.id);
@@ -147,6 +187,32 @@ export function check(view: SessionView, body: EventBody): void {
       // A later binding replaces an earlier one (a new agent session takes the loop over); the same one twice is a mistake.
       if (view.agentSession === body.data.agentSession) refuse(`the session is already bound to agent session ${body.data.agentSession}`);
       return;
+  }
+}
+
+function checkMetrics(view: SessionView, body: BodyOf<'metrics.recorded'>, refuse: Refuse): void {
+  const { policy: name } = body.data;
+  const policy = policyNamed(name);
+  if (!policy) {
+    if (name === GAPS) refuse('the gap policy records gap events (gapflow gap …), not metrics');
+    refuse(`unknown policy "${name}" (known: ${POLICY_NAMES.join(', ')})`);
+  }
+  if (!view.policies.enabled.includes(name)) {
+    refuse(`policy ${name} is not enabled in this session (enabled: ${view.policies.enabled.join(', ')}); policies are chosen at init (--policy)`);
+  }
+  if (view.machine.state === 'PAUSED') refuse('the session is PAUSED; resume it first', 'resume');
+  if (!view.roundOpen) {
+    const [why, remedy] = whyNoRoundCanStart(view) ?? ['no round is open; metrics between rounds must follow round.started'];
+    refuse(why, remedy);
+  }
+  if (body.data.round !== undefined && body.data.round !== view.rounds.length) refuse(`the open round is ${view.rounds.length}, not ${body.data.round}`);
+  if ((view.policies.records.get(name) ?? []).some((r) => r.round === view.rounds.length)) {
+    refuse(`${name} metrics for round ${view.rounds.length} are already recorded; one record per policy per round`);
+  }
+  const parsed = policy.metrics.safeParse(body.data.metrics);
+  if (!parsed.success) {
+    const where = parsed.error.issues[0]?.path.length ? 'metrics.' : 'metrics: ';
+    refuse(`${where}${formatIssue(parsed.error)}`);
   }
 }
 

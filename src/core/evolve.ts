@@ -4,6 +4,8 @@ import type { ConvergenceEvent, RoundClosedEvent } from '../../machines/index.js
 import { describeDecision, describeRoundStep } from './explain.js';
 import { closedRounds, unfinishedGaps } from './inventory.js';
 import { CLASS_FACTOR, DEFAULT_CONFIG, moveEffect, resolveConfig, SEVERITIES, SEVERITY_WEIGHT, STATE_CLASS } from './rules.js';
+import { policyNamed, type CombinedVerdict } from '../policies/index.js';
+import { initialPolicies, policiesFor, roundVerdicts } from './policies.js';
 import { stepMachine } from './step.js';
 import type { Gap, RoundFigures, SessionView } from './view.js';
 
@@ -24,6 +26,7 @@ export function initialView(): SessionView {
     focus: [],
     baseline: null,
     agentSession: null,
+    policies: initialPolicies(),
     lastSeq: 0,
   };
 }
@@ -59,7 +62,10 @@ function apply(view: SessionView, event: GapflowEvent): void {
     case 'session.started':
       view.settings = event.data;
       view.config = resolveConfig(event.data, 0);
+      view.policies = policiesFor(event.data);
       return;
+    case 'metrics.recorded':
+      return recordMetrics(view, event);
     case 'round.started':
       return startRound(view, event);
     case 'round.closed':
@@ -107,8 +113,18 @@ function startRound(view: SessionView, event: EventOf<'round.started'>): void {
     criticalIntroduced: [],
     state: null,
     flatCount: null,
+    verdicts: [],
+    combined: null,
   });
   view.roundOpen = true;
+}
+
+/** Keeps one policy's metrics as its schema reads them (defaults filled in), so verdicts never see raw input. */
+function recordMetrics(view: SessionView, event: EventOf<'metrics.recorded'>): void {
+  const policy = policyNamed(event.data.policy);
+  const records = view.policies.records.get(event.data.policy);
+  if (!policy || !records) return;
+  records.push({ round: event.data.round ?? view.rounds.length, metrics: policy.metrics.parse(event.data.metrics) });
 }
 
 /** The open round, or null for a baseline event (before round 1). */
@@ -206,38 +222,51 @@ function changeSeverity(view: SessionView, event: EventOf<'gap.severity_changed'
   }
 }
 
-/** What the statechart hears when the open round closes: only figures derived from events. */
-function roundClosedEvent(view: SessionView, round: RoundFigures): RoundClosedEvent {
+/** The open round's figures as they stand at its close (the open counts now, both nets). */
+function closingFigures(view: SessionView, round: RoundFigures): RoundFigures {
+  return {
+    ...round,
+    openEnd: view.open.count,
+    weightedOpenEnd: view.open.weighted,
+    unweightedNet: round.resolved - round.new,
+    weightedNet: round.weightedResolved - round.weightedNew,
+  };
+}
+
+/** What the statechart hears when a round closes: only figures derived from events, and the policies' combined verdict. */
+function roundClosedEvent(closing: RoundFigures, combined: CombinedVerdict | null): RoundClosedEvent {
   return {
     type: 'ROUND_CLOSED',
-    round: round.round,
-    weightedNet: round.weightedResolved - round.weightedNew,
-    openCount: view.open.count,
-    criticalIntroduced: round.criticalIntroduced.length > 0,
+    round: closing.round,
+    weightedNet: closing.weightedNet,
+    openCount: closing.openEnd ?? 0,
+    criticalIntroduced: closing.criticalIntroduced.length > 0,
+    ...(combined ? { verdict: { verdict: combined.verdict, reason: combined.reason } } : {}),
   };
 }
 
 /**
  * The statechart event a stored event sends, given the view just before it;
- * null for the events the projection folds on its own (gap events, round starts).
- * A live actor fed these agrees with the view at every step.
+ * null for the events the projection folds on its own (gap events, metrics,
+ * round starts). A live actor fed these agrees with the view at every step.
  */
 export function machineEventOf(view: SessionView, event: GapflowEvent): ConvergenceEvent | null {
   if (event.type === 'decision.made') return decisionEvent(view, event.data.kind);
   const round = view.rounds.at(-1);
-  return event.type === 'round.closed' && round ? roundClosedEvent(view, round) : null;
+  if (event.type !== 'round.closed' || !round) return null;
+  const closing = closingFigures(view, round);
+  return roundClosedEvent(closing, roundVerdicts(view, closing, view.config).combined);
 }
 
 function closeRound(view: SessionView): void {
   const round = view.rounds.at(-1);
   if (!round) return;
-  const machineEvent = roundClosedEvent(view, round);
-  round.openEnd = view.open.count;
-  round.weightedOpenEnd = view.open.weighted;
-  round.unweightedNet = round.resolved - round.new;
-  round.weightedNet = machineEvent.weightedNet;
+  Object.assign(round, closingFigures(view, round));
   view.roundOpen = false;
-  const result = stepMachine(view.machine, view.config, machineEvent);
+  const { verdicts, combined } = roundVerdicts(view, round, view.config);
+  round.verdicts = verdicts;
+  round.combined = combined;
+  const result = stepMachine(view.machine, view.config, roundClosedEvent(round, combined));
   view.machine = result.machine;
   round.state = result.machine.state;
   // R4: no flat count for a round that ended in a warning; none either for the one that ended the session.
@@ -245,7 +274,7 @@ function closeRound(view: SessionView): void {
   round.flatCount = counting ? result.machine.flatCount : null;
   const steps = result.steps.length > 0 ? result.steps : [{ from: round.state, to: round.state, rule: result.rule }];
   for (const step of steps) {
-    const reason = describeRoundStep(step, round, view.config, result.machine);
+    const reason = describeRoundStep(step, round, view.config, result.machine, combined);
     view.history.push({ round: round.round, from: step.from, to: step.to, reason, rule: step.rule, cause: 'round', duringRound: false });
   }
 }

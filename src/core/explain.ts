@@ -1,6 +1,7 @@
 import type { DecisionData } from '../../events/index.js';
 import type { ConvergenceConfig } from '../../machines/index.js';
 import { formatCount, signed } from './numbers.js';
+import type { CombinedVerdict } from '../policies/index.js';
 import type { Step } from './step.js';
 import type { MachineView, RoundFigures } from './view.js';
 
@@ -12,7 +13,9 @@ export function describeRoundStep(
   round: Pick<RoundFigures, 'weightedNet' | 'criticalIntroduced' | 'openEnd' | 'round'>,
   config: ConvergenceConfig,
   machine: MachineState,
+  combined: CombinedVerdict | null = null,
 ): string {
+  if (combined) return describePolicyStep(step, combined, config, machine);
   const net = `weighted_net = ${signed(round.weightedNet)}`;
   if (step.from === 'STALLED') {
     return `stalled: no weighted progress for ${config.stallThreshold} consecutive rounds`;
@@ -33,6 +36,16 @@ export function describeRoundStep(
     default:
       return `${net}, flat_count = ${machine.flatCount} (${machine.flatCount}/${config.stallThreshold} toward stall)`;
   }
+}
+
+/** Why a round close led where it did when the policies' combined verdict decided. */
+function describePolicyStep(step: Step, combined: CombinedVerdict, config: ConvergenceConfig, machine: MachineState): string {
+  if (step.from === 'STALLED') return `stalled: no progress for ${config.stallThreshold} consecutive rounds`;
+  const why = `${combined.verdict}: ${combined.detail}`;
+  if (step.rule === 'flatCountReachesStall') return `${why}; flat_count = ${machine.flatCount} reached stall_threshold ${config.stallThreshold}`;
+  if (combined.verdict === 'flat') return `${why}; flat_count = ${machine.flatCount} (${machine.flatCount}/${config.stallThreshold} toward stall)`;
+  if (combined.verdict === 'progress' && step.from === 'FLAT') return `${why}; flat_count reset to 0`;
+  return why;
 }
 
 /** Why a decision led where it did; the user's rationale, if any, closes it. */

@@ -4,23 +4,10 @@ import { closedRounds, isOpen } from './inventory.js';
 import { nextStep, type NextAction } from './next.js';
 import { SEVERITIES } from './rules.js';
 import type { SessionView } from './view.js';
+import type { AgentStopRequest } from '../policies/index.js';
 
-/** An agent's own request to end the loop (seed 001's `redirect_requested` / `stop_requested`). */
-export interface StopRequest {
-  kind: 'redirect' | 'stop';
-  reason: string;
-}
-
-/**
- * THE SEAM for seed 001's control flags. The atoms policy (issue 5) records
- * `redirect_requested` and `stop_requested` as `metrics.recorded` events; when
- * it lands, this reads the latest of them from the view. Until then no agent
- * can ask, so there is never a request. Every caller (hook, `next`, mediator)
- * goes through this one function.
- */
-export function agentStopRequest(_view: SessionView): StopRequest | undefined {
-  return undefined;
-}
+/** An agent's own request to end the loop (seed 001's `redirect_requested` / `stop_requested`), as `agentStopRequest` reads it from the atoms policy. */
+export type StopRequest = AgentStopRequest;
 
 /** The loop's next move, for any framework: `gapflow next --json` and the hooks. */
 export interface LoopStep {

@@ -1,5 +1,6 @@
 import { closedRounds } from './inventory.js';
 import { formatCount } from './numbers.js';
+import { gapsEnabled, metricPoliciesOf, missingMetrics } from './policies.js';
 import type { SessionView } from './view.js';
 
 export type NextAction = 'continue' | 'ask_user' | 'stop';
@@ -21,10 +22,16 @@ export function nextStep(view: SessionView): { action: NextAction; reason: strin
         reason: `DIVERGENCE_WARNING${lastRoundReason ? ` (${lastRoundReason})` : ''}: the user must decide before the next round; the decision prompt shows the options`,
       };
     default: {
-      const work = view.roundOpen
-        ? `round ${closed + 1} is open: work on the open gaps, then close it`
-        : `start round ${closed + 1}`;
       const flat = state === 'FLAT' ? `; no net progress (${flatCount}/${view.config.stallThreshold} toward stall)` : '';
+      if (!gapsEnabled(view)) {
+        const due = view.roundOpen ? missingMetrics(view, closed + 1) : metricPoliciesOf(view.policies.enabled).map((p) => p.name);
+        return { action: 'continue', reason: `${state}: record ${due.join(', ')} for round ${closed + 1}${flat}` };
+      }
+      const missing = view.roundOpen ? missingMetrics(view, closed + 1) : [];
+      const record = missing.length > 0 ? `record ${missing.join(', ')}, ` : '';
+      const work = view.roundOpen
+        ? `round ${closed + 1} is open: work on the open gaps, ${record}then close it`
+        : `start round ${closed + 1}`;
       const open = `; ${formatCount(view.open.count)} open`;
       return { action: 'continue', reason: `${state}: ${work}${flat}${open}` };
     }

@@ -6,7 +6,8 @@ export type Remedy =
   | 'close_round'
   | 'acknowledge_risk'
   | 'give_rationale'
-  | 'name_gaps';
+  | 'name_gaps'
+  | 'record_metrics';
 
 /**
  * A user's mistake: an event that makes no sense in the session's current

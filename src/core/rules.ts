@@ -1,5 +1,6 @@
 import { Severity as SeveritySchema, type GapState, type Preset, type SessionSettings, type Severity } from '../../events/index.js';
 import type { ConvergenceConfig } from '../../machines/index.js';
+import { soloStallThreshold } from './policies.js';
 
 /** Seed 003 (GAP-FLOW-012): CRITICAL was raised from 8 to 16. */
 export const SEVERITY_WEIGHT: Readonly<Record<Severity, number>> = { CRITICAL: 16, HIGH: 4, MEDIUM: 2, LOW: 1 };
@@ -75,13 +76,17 @@ export function presetForBaseline(baselineGaps: number): Exclude<Preset, 'auto'>
 
 /**
  * The thresholds a session runs under. `auto` is resolved from the baseline
- * gap count (known once the first round starts); explicit settings always win.
+ * gap count (known once the first round starts); a metric policy running
+ * alone may name the stall threshold (atoms' max_stall_count); explicit
+ * settings always win.
  */
 export function resolveConfig(settings: SessionSettings, baselineGaps: number): ConvergenceConfig {
   const preset = settings.preset === 'auto' ? presetForBaseline(baselineGaps) : settings.preset;
   const fromPreset = preset ? PRESETS[preset] : {};
   const autoMaxRounds =
     settings.preset === 'auto' ? { maxRounds: Math.max(10, Math.ceil(0.6 * baselineGaps)) } : {};
-  const explicit = Object.fromEntries(Object.entries(settings).filter(([key, value]) => key !== 'preset' && value !== undefined));
-  return { ...DEFAULT_CONFIG, ...fromPreset, ...autoMaxRounds, ...explicit };
+  const keys = Object.keys(DEFAULT_CONFIG) as (keyof ConvergenceConfig)[];
+  const explicit = Object.fromEntries(keys.filter((key) => settings[key] !== undefined).map((key) => [key, settings[key]]));
+  const solo = soloStallThreshold(settings);
+  return { ...DEFAULT_CONFIG, ...fromPreset, ...autoMaxRounds, ...(solo === undefined ? {} : { stallThreshold: solo }), ...explicit };
 }

@@ -1,4 +1,5 @@
 import { closedRounds } from './inventory.js';
+import { policyStates } from './policies.js';
 import { nextStep, type NextAction } from './next.js';
 import type { SessionView } from './view.js';
 
@@ -34,6 +35,8 @@ export function toStateJson(view: SessionView) {
       weightedNew: r.weightedNew,
       state: r.state,
       flatCount: r.flatCount,
+      verdicts: r.verdicts.map(({ policy, verdict, reason }) => ({ policy, verdict, reason })),
+      ...(r.combined ? { verdict: { verdict: r.combined.verdict, reason: r.combined.reason, policies: [...r.combined.policies] } } : {}),
     })),
     history: view.history.map(({ round, from, to, reason }) => ({ round, from, to, reason })),
     gaps: [...view.gaps.values()].map((g) => ({
@@ -46,6 +49,8 @@ export function toStateJson(view: SessionView) {
       openedInRound: g.openedInRound,
       ...(g.blockedBy ? { blockedBy: g.blockedBy } : {}),
     })),
+    completeWhen: view.policies.completeWhen,
+    policies: policyStates(view),
     eventCount: view.lastSeq,
   };
 }

@@ -1,5 +1,6 @@
 import type { DecisionData, DecisionKind, GapState, SessionSettings, Severity } from '../../events/index.js';
 import type { ConvergenceConfig, ConvergenceState, Outcome, ResumableState } from '../../machines/index.js';
+import type { CombinedVerdict, CompleteWhen, NamedVerdict } from '../policies/index.js';
 
 export interface Gap {
   id: string;
@@ -71,6 +72,27 @@ export interface RoundFigures {
   state: ConvergenceState | null;
   /** The flat count after the round; null while open and for a round that ended in DIVERGENCE_WARNING (R4). */
   flatCount: number | null;
+  /** Each enabled policy's verdict at the round's close (empty while open). */
+  verdicts: NamedVerdict[];
+  /** What drove the machine when policies besides gaps are enabled; null in a gaps-only session and while open. */
+  combined: CombinedVerdict | null;
+}
+
+/** One policy's metrics for one round, as its schema parsed them. */
+export interface MetricsRecord {
+  round: number;
+  metrics: unknown;
+}
+
+/** The session's policies (RULINGS R15): which run, how they combine, their settings and what they recorded. */
+export interface PolicyView {
+  /** In the session's order; `['gaps']` when it named none. */
+  enabled: string[];
+  completeWhen: CompleteWhen;
+  /** Each enabled metric policy's resolved settings. */
+  settings: Map<string, unknown>;
+  /** Each enabled metric policy's metrics, oldest first, one per round. */
+  records: Map<string, MetricsRecord[]>;
 }
 
 export interface HistoryEntry {
@@ -129,6 +151,7 @@ export interface SessionView {
   baseline: Baseline | null;
   /** The agent session whose stop hook drives this session (`session.bound`); null while unbound. */
   agentSession: string | null;
+  policies: PolicyView;
   /** The last event's seq, which is also the number of events folded (seq runs 1, 2, 3…). */
   lastSeq: number;
 }

@@ -5,3 +5,4 @@ export { writeStatusFile } from './status-file.js';
 export { LogError, type EventLog } from './types.js';
 export { HOOK_STATE_FILE, readHookBlocks, writeHookBlocks } from './hook-state.js';
 export { readTextFile } from './text-file.js';
+export { readInputFile, writeSessionFile } from './session-files.js';

@@ -2,6 +2,7 @@ import type { GapState, Severity } from '../../events/index.js';
 import {
   closedRounds,
   formatCount,
+  gapsEnabled,
   isOpen,
   SEVERITIES,
   signed,
@@ -164,6 +165,7 @@ function options(view: SessionView, round: RoundFigures): string[] {
 export function renderPrompt(view: SessionView): string | null {
   const round = closedRounds(view).at(-1);
   if (view.machine.state !== 'DIVERGENCE_WARNING' || !round) return null;
+  if (round.combined) return policyPrompt(view, round, round.combined);
   const trigger = triggerOf(view, round);
   return [
     `Session Progress: Round ${round.round} of max ${view.config.maxRounds}`,
@@ -185,4 +187,43 @@ export function renderPrompt(view: SessionView): string | null {
     ...options(view, round),
     '',
   ].join('\n');
+}
+
+/** The decision prompt when policies besides gaps judged the round: their verdicts are the cause; gap sections only when gaps run. */
+function policyPrompt(view: SessionView, round: RoundFigures, combined: NonNullable<RoundFigures['combined']>): string {
+  const stalled = view.history.some((h) => h.cause === 'round' && h.round === round.round && h.to === 'STALLED');
+  const primary = stalled
+    ? `PRIMARY: No progress for ${view.config.stallThreshold} consecutive rounds (flat: ${combined.detail})`
+    : `PRIMARY: ${combined.verdict} (${combined.policies.join(', ')}): ${combined.detail}`;
+  const gaps = gapsEnabled(view);
+  const lines = [
+    `Session Progress: Round ${round.round}`,
+    `Convergence State: ${view.machine.state}`,
+    '',
+    '=== Policies ===',
+    ...round.verdicts.map((v) => `${v.policy}: ${v.verdict} (${v.reason}): ${v.detail}`),
+    '',
+    '=== Cause Analysis ===',
+    primary,
+    '',
+  ];
+  if (gaps) lines.push('=== This Round ===', ...thisRound(round), '', '=== Current Gap Inventory ===', ...inventoryLines(view), '', '=== Options ===', ...options(view, round), '');
+  else {
+    lines.push(
+      '=== Options ===',
+      '1. Accept and continue - the loop goes on with a fresh flat count',
+      '   Run: gapflow decide accept-complexity',
+      '',
+      '2. Pause - Save session for later',
+      '   Run: gapflow decide pause',
+      '',
+      '3. Force complete - Accept where it stands (outcome STALL_EXIT)',
+      '   Run: gapflow decide force-complete',
+      '',
+      '4. Abandon - Stop here without completing',
+      '   Run: gapflow decide abandon',
+      '',
+    );
+  }
+  return lines.join('\n');
 }

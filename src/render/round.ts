@@ -1,5 +1,6 @@
 import {
   closedRounds,
+  gapsEnabled,
   nextStep,
   signed,
   type SessionView,
@@ -14,12 +15,17 @@ export function renderRoundReport(view: SessionView, roundNumber?: number): stri
   const path = steps.length > 0 ? [steps[0]!.from, ...steps.map((s) => s.to)] : [];
   const moved = path.length > 1 && path[0] !== path.at(-1) ? path.join(' -> ') : (path.at(-1) ?? '');
   const next = nextStep(view);
-  const lines = [
-    `Round ${round.round} closed: ${moved}${round.state === 'COMPLETE' ? ` (${view.machine.outcome})` : ''}`,
-    `  Resolved: ${round.resolved} (weighted ${round.weightedResolved})   New: ${round.new} (weighted ${round.weightedNew})`,
-    `  Unweighted net: ${signed(round.unweightedNet)}   Weighted net: ${signed(round.weightedNet)}`,
-  ];
-  if (netsDisagree(round)) lines.push(`  ${disagreementNote(round)}`);
+  const lines = [`Round ${round.round} closed: ${moved}${round.state === 'COMPLETE' ? ` (${view.machine.outcome})` : ''}`];
+  if (gapsEnabled(view)) {
+    lines.push(
+      `  Resolved: ${round.resolved} (weighted ${round.weightedResolved})   New: ${round.new} (weighted ${round.weightedNew})`,
+      `  Unweighted net: ${signed(round.unweightedNet)}   Weighted net: ${signed(round.weightedNet)}`,
+    );
+    if (netsDisagree(round)) lines.push(`  ${disagreementNote(round)}`);
+  }
+  if (round.combined) {
+    for (const v of round.verdicts) lines.push(`  ${v.policy}: ${v.verdict} (${v.reason})`);
+  }
   for (const step of steps) lines.push(`  Why: ${step.reason}`);
   lines.push(`  Next: ${next.action}: ${next.reason}`);
   return `${lines.join('\n')}\n`;

@@ -1,20 +1,30 @@
 import {
   closedRounds,
   formatCount,
+  gapsEnabled,
   unfinishedGaps,
   type SessionView,
 } from '../core/index.js';
 import { escapeMarkdown as md } from './markdown.js';
+import { policySections, verdictTable } from './policies.js';
 import { historyList, roundTable } from './sections.js';
 
 const OUTCOME_TEXT = {
   CONVERGED: 'every gap is closed',
   MAX_ROUNDS: 'the round limit was reached',
+  STOPPED: 'the loop asked to stop (a manual stop request)',
   GOOD_ENOUGH: 'the user approved with no CRITICAL or HIGH gap open',
   USER_APPROVED: 'the user approved over open CRITICAL or HIGH gaps',
   STALL_EXIT: 'the user forced completion at a divergence warning',
   ABANDONED: 'the user abandoned the session',
 } as const;
+
+/** A session with policies besides gaps ends CONVERGED or at a limit by its policies' say, which the last round names. */
+function outcomeText(view: SessionView, outcome: keyof typeof OUTCOME_TEXT): string {
+  const combined = closedRounds(view).at(-1)?.combined;
+  if (combined && (outcome === 'CONVERGED' || outcome === 'MAX_ROUNDS' || outcome === 'STOPPED')) return md(combined.detail);
+  return OUTCOME_TEXT[outcome];
+}
 
 /** The final summary once COMPLETE; null before. Gaps left open are its Known Limitations, CRITICAL first (R11). */
 export function renderSummary(view: SessionView): string | null {
@@ -26,14 +36,14 @@ export function renderSummary(view: SessionView): string | null {
   const opened = rounds.reduce((sum, r) => sum + r.new, 0);
   const approval = view.decisions.find((d) => d.kind === 'approve');
   const atBaseline = gaps.filter((g) => g.openedInRound === 0).length;
+  const gapLines = [
+    `**Rounds:** ${rounds.length} of max ${view.config.maxRounds}.`,
+    `**Over the session:** ${resolved} gaps resolved, ${opened} new; ${gaps.length} recorded in all (${atBaseline} at baseline).`,
+    `**Left open:** ${formatCount(view.open.count)} (weighted ${formatCount(view.open.weighted)}).`,
+  ];
   const parts = [
     '# Final Summary',
-    [
-      `**Outcome:** ${outcome}: ${OUTCOME_TEXT[outcome]}.`,
-      `**Rounds:** ${rounds.length} of max ${view.config.maxRounds}.`,
-      `**Over the session:** ${resolved} gaps resolved, ${opened} new; ${gaps.length} recorded in all (${atBaseline} at baseline).`,
-      `**Left open:** ${formatCount(view.open.count)} (weighted ${formatCount(view.open.weighted)}).`,
-    ].join('  \n'),
+    [`**Outcome:** ${outcome}: ${outcomeText(view, outcome)}.`, ...(gapsEnabled(view) ? gapLines : [`**Rounds:** ${rounds.length}.`])].join('  \n'),
   ];
   if (approval) {
     const accepted = approval.gaps.map((id) => view.gaps.get(id)).filter((g) => g !== undefined);
@@ -46,8 +56,13 @@ export function renderSummary(view: SessionView): string | null {
     if (approval.rationale) lines.push(`Rationale: ${md(approval.rationale)}`);
     parts.push(lines.join(' '));
   }
+  if (!gapsEnabled(view)) {
+    if (rounds.length > 0) parts.push('## Round Progress', verdictTable(view));
+    parts.push('## State History', historyList(view), ...policySections(view));
+    return `${parts.join('\n\n')}\n`;
+  }
   if (rounds.length > 0) parts.push('## Round Progress', roundTable(view));
-  parts.push('## State History', historyList(view), '## Known Limitations');
+  parts.push('## State History', historyList(view), ...policySections(view), '## Known Limitations');
   const left = unfinishedGaps(gaps);
   parts.push(
     left.length === 0

@@ -14,6 +14,7 @@ import {
   type ConvergenceConfig,
   type ConvergenceEvent,
   type Session,
+  type Verdict,
 } from '../../src/index.js';
 import { runCli } from '../cli/helpers.js';
 import { WEIGHT } from '../support.js';
@@ -35,9 +36,25 @@ const D = 8;
 /** The traversal's round limit: a ROUND_CLOSED names round 1 (not the last) or this one (the last). */
 const FAR = 99;
 
-type Bucket = 'up' | 'level' | 'atD' | 'belowD' | 'critical' | 'empty' | 'last';
+type GapBucket = 'up' | 'level' | 'atD' | 'belowD' | 'critical' | 'empty' | 'last';
+type VerdictBucket = 'progress' | 'flat' | 'diverging' | 'converged' | 'stopRequested' | 'limit';
+type Bucket = GapBucket | VerdictBucket;
 
-/** One abstract round close per bucket: weighted net above 0, at 0, at -D, below -D; CRITICAL; nothing left; the last round. */
+/** A round close in a session with policies besides gaps: its figures are a level gap round, its combined verdict decides. */
+const verdictClose = (verdict: Verdict, reason: string): Extract<ConvergenceEvent, { type: 'ROUND_CLOSED' }> => ({
+  type: 'ROUND_CLOSED',
+  round: 1,
+  weightedNet: 0,
+  openCount: 5,
+  criticalIntroduced: false,
+  verdict: { verdict, reason },
+});
+
+/**
+ * One abstract round close per bucket. Gaps alone: weighted net above 0, at 0,
+ * at -D, below -D; CRITICAL; nothing left; the last round. With policies:
+ * every verdict the combined verdict can be, and a limit by stop request.
+ */
 const ROUND_CLOSES: Record<Bucket, Extract<ConvergenceEvent, { type: 'ROUND_CLOSED' }>> = {
   up: { type: 'ROUND_CLOSED', round: 1, weightedNet: 1, openCount: 5, criticalIntroduced: false },
   level: { type: 'ROUND_CLOSED', round: 1, weightedNet: 0, openCount: 5, criticalIntroduced: false },
@@ -46,10 +63,18 @@ const ROUND_CLOSES: Record<Bucket, Extract<ConvergenceEvent, { type: 'ROUND_CLOS
   critical: { type: 'ROUND_CLOSED', round: 1, weightedNet: 0, openCount: 5, criticalIntroduced: true },
   empty: { type: 'ROUND_CLOSED', round: 1, weightedNet: 1, openCount: 0, criticalIntroduced: false },
   last: { type: 'ROUND_CLOSED', round: FAR, weightedNet: 1, openCount: 5, criticalIntroduced: false },
+  progress: verdictClose('progress', 'dag_shrinking'),
+  flat: verdictClose('flat', 'dag_stalled'),
+  diverging: verdictClose('diverging', 'redirect_requested'),
+  converged: verdictClose('converged', 'base_case'),
+  stopRequested: verdictClose('limit', 'stop_requested'),
+  limit: verdictClose('limit', 'max_iterations'),
 };
 
-const ALPHABET: ConvergenceEvent[] = [
-  ...Object.values(ROUND_CLOSES),
+const GAP_BUCKETS: GapBucket[] = ['up', 'level', 'atD', 'belowD', 'critical', 'empty', 'last'];
+const VERDICT_BUCKETS: VerdictBucket[] = ['progress', 'flat', 'diverging', 'converged', 'stopRequested', 'limit'];
+
+const DECISIONS: ConvergenceEvent[] = [
   { type: 'NARROW_SCOPE' },
   { type: 'ACCEPT_COMPLEXITY' },
   { type: 'PRIORITIZE_CRITICAL' },
@@ -60,6 +85,14 @@ const ALPHABET: ConvergenceEvent[] = [
   { type: 'APPROVE', openCriticalOrHigh: 0 },
   { type: 'APPROVE', openCriticalOrHigh: 1 },
 ];
+
+/** Gaps alone or with policies: a session is one or the other, so each has its own alphabet. */
+type Mode = 'gaps' | 'policies';
+
+const ALPHABETS: Record<Mode, ConvergenceEvent[]> = {
+  gaps: [...GAP_BUCKETS.map((b) => ROUND_CLOSES[b]), ...DECISIONS],
+  policies: [...VERDICT_BUCKETS.map((b) => ROUND_CLOSES[b]), ...DECISIONS],
+};
 
 function bucketOf(event: ConvergenceEvent): Bucket | null {
   if (event.type !== 'ROUND_CLOSED') return null;
@@ -98,11 +131,20 @@ function expectedAfter(before: Dynamic, event: ConvergenceEvent, config: Converg
   switch (event.type) {
     case 'ROUND_CLOSED': {
       if (!live) return before;
-      if (event.openCount === 0) return to('COMPLETE', { outcome: 'CONVERGED' }); // R12
-      if (event.round >= config.maxRounds) return to('COMPLETE', { outcome: 'MAX_ROUNDS' }); // R12
-      if (config.criticalOverride && event.criticalIntroduced) return to('DIVERGENCE_WARNING'); // R5
-      if (event.weightedNet < -config.divergenceThreshold) return to('DIVERGENCE_WARNING'); // R2, strict
-      if (event.weightedNet > 0) return to('CONVERGING', { flatCount: 0 });
+      if (event.verdict) {
+        // R15: with policies besides gaps, their combined verdict decides, the same way for every policy.
+        const { verdict, reason } = event.verdict;
+        if (verdict === 'converged') return to('COMPLETE', { outcome: 'CONVERGED' });
+        if (verdict === 'limit') return to('COMPLETE', { outcome: reason === 'stop_requested' ? 'STOPPED' : 'MAX_ROUNDS' });
+        if (verdict === 'diverging') return to('DIVERGENCE_WARNING');
+        if (verdict === 'progress') return to('CONVERGING', { flatCount: 0 });
+      } else {
+        if (event.openCount === 0) return to('COMPLETE', { outcome: 'CONVERGED' }); // R12
+        if (event.round >= config.maxRounds) return to('COMPLETE', { outcome: 'MAX_ROUNDS' }); // R12
+        if (config.criticalOverride && event.criticalIntroduced) return to('DIVERGENCE_WARNING'); // R5
+        if (event.weightedNet < -config.divergenceThreshold) return to('DIVERGENCE_WARNING'); // R2, strict
+        if (event.weightedNet > 0) return to('CONVERGING', { flatCount: 0 });
+      }
       const flat = before.flatCount + 1; // R1: the Nth flat round stalls, and STALLED moves on (R4)
       return flat >= config.stallThreshold ? to('DIVERGENCE_WARNING', { flatCount: flat }) : to('FLAT', { flatCount: flat });
     }
@@ -149,21 +191,36 @@ class Player {
   readonly session: Session;
   #lowPool: string[] = [];
   #counter = 0;
+  /** The atoms policy's pending count: down one for progress, the same for a stall. */
+  #pending = 1000;
 
   constructor(
     readonly config: ConvergenceConfig,
+    readonly mode: Mode,
     baselineNeed: Need,
     lows: number,
+    atomsIterations: number,
   ) {
     let tick = 0;
-    this.session = createMemorySession(config, {
-      clock: () => new Date(Date.UTC(2026, 0, 1, 0, 0, tick++)),
-      newId: () => `ev-${tick}`,
-      inspect: () => {},
-    });
+    // With policies: gaps (kept level, so flat) beside atoms, whose verdict then decides the round.
+    const policies =
+      mode === 'policies'
+        ? {
+            policies: ['gaps', 'atoms'],
+            completeWhen: 'any' as const,
+            policySettings: { atoms: { maxStallCount: 1000, maxIterations: atomsIterations } },
+          }
+        : {};
+    this.session = createMemorySession(
+      { ...config, ...policies },
+      { clock: () => new Date(Date.UTC(2026, 0, 1, 0, 0, tick++)), newId: () => `ev-${tick}`, inspect: () => {} },
+    );
     for (let i = 0; i < lows; i++) this.#lowPool.push(this.#open('LOW'));
     if (baselineNeed === 'critical') this.#open('CRITICAL');
     if (baselineNeed === 'severe') this.#open('HIGH');
+    // A policy's first iteration counts as progress whatever it says: play it first. From
+    // CONVERGING, progress leaves the machine exactly as it started, so the path holds from there.
+    if (mode === 'policies') this.#policyRound('progress', null);
   }
 
   #open(severity: keyof typeof WEIGHT): string {
@@ -191,6 +248,7 @@ class Player {
   }
 
   round(bucket: Bucket, next: Need): void {
+    if (this.mode === 'policies') return this.#policyRound(bucket as VerdictBucket, next);
     const s = this.session;
     s.startRound();
     const criticalOpen = () => this.#unfinished('CRITICAL').some((g) => g.state !== 'USER_DEFERRED');
@@ -224,9 +282,25 @@ class Player {
     s.closeRound();
   }
 
+  /** A round of a session with policies: gap events only as later decisions need them (net 0), then the atoms metrics that give the verdict. */
+  #policyRound(bucket: VerdictBucket, next: Need): void {
+    const s = this.session;
+    s.startRound();
+    this.#prepare(next, bucket, () => this.#unfinished('CRITICAL').some((g) => g.state !== 'USER_DEFERRED'));
+    if (bucket === 'progress') this.#pending -= 1;
+    const metrics = {
+      pending: bucket === 'converged' ? 0 : this.#pending,
+      resolved: 0,
+      stopRequested: bucket === 'stopRequested',
+      redirectRequested: bucket === 'diverging',
+    };
+    s.record({ type: 'metrics.recorded', data: { policy: 'atoms', metrics } });
+    s.closeRound();
+  }
+
   #prepare(next: Need, bucket: Bucket, criticalOpen: () => boolean): void {
     if (next === 'critical' && !criticalOpen()) {
-      if (this.config.criticalOverride && bucket !== 'critical') throw new Error('a CRITICAL is wanted after a round that may not open one');
+      if (this.config.criticalOverride && bucket !== 'critical') throw new Error(`a CRITICAL is wanted after a ${bucket} round, which may not open one`);
       this.#open('CRITICAL');
       this.#resolveLows(WEIGHT.CRITICAL / WEIGHT.LOW);
     }
@@ -272,6 +346,7 @@ class Player {
 
 /** What a traversal runs under: N = 1 stalls from CONVERGING, N = 3 stays FLAT for a round, N = 2 is the default. */
 interface Setting {
+  mode: Mode;
   override: boolean;
   n: number;
 }
@@ -290,7 +365,7 @@ function traversalConfig({ override, n }: Setting): ConvergenceConfig {
 
 /** Paths to every reachable state, then one path through every (state, event) the machine accepts. */
 function pathsFor(setting: Setting): { toStates: PathCase[]; throughTransitions: PathCase[] } {
-  const options = { events: ALPHABET, input: traversalConfig(setting) };
+  const options = { events: ALPHABETS[setting.mode], input: traversalConfig(setting) };
   const shortest = getShortestPaths(convergenceMachine, options);
   // A path's first step is the actor's own start (xstate.init), not one of ours.
   const eventsOf = (steps: { event: ConvergenceEvent | { type: 'xstate.init' } }[]) =>
@@ -364,7 +439,9 @@ function play(path: PathCase): void {
   // A CRITICAL to prioritize after a round that may not open one (R5 would warn) must be open from the baseline.
   const laterCritical = segments.slice(1).some((segment) => needOf(segment.slice(1)) === 'critical');
   const baselineNeed = needOf(segments[0]!) ?? (laterCritical ? 'critical' : null);
-  const player = new Player(config, baselineNeed, 2 + rounds * (WEIGHT.CRITICAL + WEIGHT.HIGH + 1));
+  // Atoms reaches its iteration limit on the path's last round (its first iteration is played before the path).
+  const atomsLimit = path.events.some((e) => e.type === 'ROUND_CLOSED' && e.verdict?.reason === 'max_iterations') ? rounds + 1 : FAR;
+  const player = new Player(config, path.setting.mode, baselineNeed, 2 + rounds * (WEIGHT.CRITICAL + WEIGHT.HIGH + 1), atomsLimit);
 
   let expected: Dynamic = { state: 'CONVERGING', flatCount: 0, outcome: null, pausedFrom: null };
   let step = 0;
@@ -416,14 +493,17 @@ function play(path: PathCase): void {
 // ---------------------------------------------------------------------------
 
 const settings: Setting[] = [
-  { override: true, n: 2 },
-  { override: false, n: 2 },
-  { override: true, n: 1 },
-  { override: true, n: 3 },
+  { mode: 'gaps', override: true, n: 2 },
+  { mode: 'gaps', override: false, n: 2 },
+  { mode: 'gaps', override: true, n: 1 },
+  { mode: 'gaps', override: true, n: 3 },
+  { mode: 'policies', override: true, n: 2 },
+  { mode: 'policies', override: true, n: 1 },
+  { mode: 'policies', override: true, n: 3 },
 ];
 const suites = settings.map((setting) => ({ ...setting, ...pathsFor(setting) }));
 
-describe.each(suites)('paths of the convergence machine (critical_override $override, stall_threshold $n)', ({ toStates, throughTransitions }) => {
+describe.each(suites)('paths of the convergence machine ($mode, critical_override $override, stall_threshold $n)', ({ toStates, throughTransitions }) => {
   it(`reach each of ${toStates.length} reachable states the same way live and replayed`, () => {
     for (const path of toStates) play(path);
   });

@@ -63,6 +63,11 @@ describe('the diagrams are drawn from the machine', () => {
       'criticalIntroduced',
       'weightedNetBelowDivergence',
       'weightedNetPositive',
+      'policiesConverged',
+      'policyStopRequested',
+      'policyLimitReached',
+      'policiesDiverging',
+      'policiesProgressing',
       'flatCountReachesStall',
       'else',
     ]);

@@ -1,0 +1,150 @@
+import { formatIssue, type SessionSettings } from '../../events/index.js';
+import {
+  combine,
+  GAPS,
+  gapVerdict,
+  metricPolicies,
+  POLICY_NAMES,
+  policyNamed,
+  type AnyPolicy,
+  type CombinedVerdict,
+  type NamedVerdict,
+  type PolicyVerdict,
+} from '../policies/index.js';
+import type { ConvergenceConfig } from '../../machines/index.js';
+import type { PolicyView, RoundFigures, SessionView } from './view.js';
+
+/** The policies a session runs: the ones it named, else the gap policy alone. */
+export function enabledPolicies(settings: SessionSettings | null): string[] {
+  return settings?.policies ? [...settings.policies] : [GAPS];
+}
+
+export function initialPolicies(): PolicyView {
+  return { enabled: [GAPS], completeWhen: 'all', settings: new Map(), records: new Map() };
+}
+
+/** The view's policies once session.started is known (its settings were checked by `checkPolicySettings`). */
+export function policiesFor(settings: SessionSettings): PolicyView {
+  const enabled = enabledPolicies(settings);
+  const view: PolicyView = { enabled, completeWhen: settings.completeWhen ?? 'all', settings: new Map(), records: new Map() };
+  for (const policy of metricPoliciesOf(enabled)) {
+    view.settings.set(policy.name, policy.settings.parse(settings.policySettings?.[policy.name] ?? {}));
+    view.records.set(policy.name, []);
+  }
+  return view;
+}
+
+/** The enabled policies that record metrics (every one but gaps), in the session's order. */
+export function metricPoliciesOf(enabled: readonly string[]): AnyPolicy[] {
+  return enabled.map(policyNamed).filter((p): p is AnyPolicy => p !== undefined);
+}
+
+export function gapsEnabled(view: Pick<SessionView, 'policies'>): boolean {
+  return view.policies.enabled.includes(GAPS);
+}
+
+/** Why session.started's policy settings cannot be taken, or null when they can. */
+export function policySettingsProblem(settings: SessionSettings): string | null {
+  const enabled = enabledPolicies(settings);
+  for (const name of enabled) {
+    if (!POLICY_NAMES.includes(name)) return `unknown policy "${name}" (known: ${POLICY_NAMES.join(', ')})`;
+  }
+  if (new Set(enabled).size !== enabled.length) return 'a policy is named twice';
+  for (const [name, raw] of Object.entries(settings.policySettings ?? {})) {
+    const policy = policyNamed(name);
+    if (!policy) return name === GAPS ? 'the gap policy takes the session\'s own settings (--stall-threshold …), not policy settings' : `settings for unknown policy "${name}"`;
+    if (!enabled.includes(name)) return `settings for ${name}, which is not enabled (enabled: ${enabled.join(', ')})`;
+    const parsed = policy.settings.safeParse(raw);
+    if (!parsed.success) return `${name} settings: ${formatIssue(parsed.error)}`;
+  }
+  return null;
+}
+
+/** The session's stall threshold when one metric policy runs alone and names one (seed 001's max_stall_count). */
+export function soloStallThreshold(settings: SessionSettings): number | undefined {
+  const enabled = enabledPolicies(settings);
+  const only = enabled.length === 1 ? policyNamed(enabled[0]!) : undefined;
+  if (!only?.soloStallThreshold) return undefined;
+  const parsed = only.settings.safeParse(settings.policySettings?.[only.name] ?? {});
+  return parsed.success ? only.soloStallThreshold(parsed.data) : undefined;
+}
+
+/** A metric policy's verdict over its metrics so far; null before its first iteration. */
+export function currentVerdict(view: Pick<SessionView, 'policies'>, policy: AnyPolicy): PolicyVerdict | null {
+  const history = (view.policies.records.get(policy.name) ?? []).map((r) => r.metrics);
+  return history.length === 0 ? null : policy.verdict(view.policies.settings.get(policy.name), history);
+}
+
+/**
+ * Every enabled policy's verdict on a closing round, and, when any policy
+ * besides gaps runs, the combined verdict that drives the machine.
+ */
+export function roundVerdicts(
+  view: Pick<SessionView, 'policies'>,
+  round: RoundFigures,
+  config: ConvergenceConfig,
+): { verdicts: NamedVerdict[]; combined: CombinedVerdict | null } {
+  const verdicts: NamedVerdict[] = [];
+  for (const name of view.policies.enabled) {
+    if (name === GAPS) {
+      verdicts.push({ policy: GAPS, ...gapVerdict({ ...round, openCount: round.openEnd ?? 0 }, config) });
+      continue;
+    }
+    const policy = policyNamed(name);
+    const verdict = policy ? currentVerdict(view, policy) : null;
+    if (verdict) verdicts.push({ policy: name, ...verdict });
+  }
+  const onlyGaps = view.policies.enabled.length === 1 && view.policies.enabled[0] === GAPS;
+  return { verdicts, combined: onlyGaps ? null : combine(verdicts, view.policies.completeWhen) };
+}
+
+/** The enabled metric policies with no metrics for `round` yet. */
+export function missingMetrics(view: Pick<SessionView, 'policies'>, round: number): string[] {
+  return metricPoliciesOf(view.policies.enabled)
+    .filter((p) => !(view.policies.records.get(p.name) ?? []).some((r) => r.round === round))
+    .map((p) => p.name);
+}
+
+/** One enabled policy as `state --json` shows it: its current verdict, the figures behind it, and its latest metrics. */
+export interface PolicyState {
+  name: string;
+  verdict: PolicyVerdict['verdict'] | null;
+  reason: string | null;
+  detail: string | null;
+  figures: PolicyVerdict['figures'];
+  /** The latest metrics recorded (for gaps: the open counts now); null before the first. */
+  metrics: unknown;
+  iterations: number;
+}
+
+export function policyStates(view: SessionView): PolicyState[] {
+  return view.policies.enabled.map((name) => {
+    if (name === GAPS) {
+      const last = [...view.rounds].reverse().find((r) => r.openEnd !== null);
+      const verdict = last?.verdicts.find((v) => v.policy === GAPS) ?? null;
+      return {
+        name,
+        verdict: verdict?.verdict ?? null,
+        reason: verdict?.reason ?? null,
+        detail: verdict?.detail ?? null,
+        figures: verdict?.figures ?? {},
+        metrics: { openCount: view.open.count, weightedOpen: view.open.weighted },
+        iterations: view.rounds.filter((r) => r.openEnd !== null).length,
+      };
+    }
+    const policy = policyNamed(name)!;
+    const records = view.policies.records.get(name) ?? [];
+    const verdict = currentVerdict(view, policy);
+    return {
+      name,
+      verdict: verdict?.verdict ?? null,
+      reason: verdict?.reason ?? null,
+      detail: verdict?.detail ?? null,
+      figures: verdict?.figures ?? {},
+      metrics: records.at(-1)?.metrics ?? null,
+      iterations: records.length,
+    };
+  });
+}
+
+export { metricPolicies };

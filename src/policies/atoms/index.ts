@@ -1,0 +1,184 @@
+import { z } from 'zod';
+import { yesNo } from '../tree.js';
+import { definePolicy, type CheckTree, type Figure, type PolicyVerdict } from '../types.js';
+
+const count = z.int().min(0).max(10_000_000);
+
+const Settings = z.strictObject({
+  /** Seed 001: consecutive stalled iterations before the stall stop (and the session's stall threshold when atoms runs alone). */
+  maxStallCount: z.int().min(1).max(1000).default(3),
+  maxIterations: z.int().min(1).max(100_000).default(20),
+});
+export type AtomsSettings = z.output<typeof Settings>;
+
+/** The base-case check the CLI ran (`--verify "CMD"`): recorded, so replay never runs it again. */
+const Verify = z.strictObject({
+  command: z.string().min(1).max(2000),
+  /** null when the command was killed (timeout or signal). */
+  exitCode: z.int().nullable(),
+  durationMs: z.number().min(0),
+  timedOut: z.boolean().default(false),
+});
+
+const Metrics = z.strictObject({
+  pending: count,
+  resolved: count,
+  stopRequested: z.boolean().default(false),
+  redirectRequested: z.boolean().default(false),
+  verify: Verify.optional(),
+});
+export type AtomsMetrics = z.output<typeof Metrics>;
+
+export type AtomsProgress = 'progress' | 'stall' | 'expansion';
+
+export interface AtomsFigures {
+  iteration: number;
+  pending: number;
+  resolved: number;
+  previousPending: number | null;
+  /** Seed 001's evaluate_progress; the first iteration counts as progress. */
+  progress: AtomsProgress;
+  /** Consecutive stalled or expanding iterations (an expansion counts as a stall, as in the seed's hook). */
+  stallCount: number;
+  baseCase: boolean;
+}
+
+function evaluate(prev: number | null, curr: number): AtomsProgress {
+  if (prev === null || curr < prev) return 'progress';
+  return curr === prev ? 'stall' : 'expansion';
+}
+
+/** The base case is externally verified when a command was given (exit 0); without one, nothing pending is the base case. */
+function baseCase(m: AtomsMetrics): boolean {
+  return m.verify ? m.verify.exitCode === 0 : m.pending === 0;
+}
+
+export function atomsFigures(history: readonly AtomsMetrics[]): AtomsFigures {
+  let stallCount = 0;
+  let progress: AtomsProgress = 'progress';
+  history.forEach((m, i) => {
+    progress = evaluate(i === 0 ? null : history[i - 1]!.pending, m.pending);
+    stallCount = progress === 'progress' ? 0 : stallCount + 1;
+  });
+  const last = history.at(-1)!;
+  return {
+    iteration: history.length,
+    pending: last.pending,
+    resolved: last.resolved,
+    previousPending: history.at(-2)?.pending ?? null,
+    progress,
+    stallCount,
+    baseCase: baseCase(last),
+  };
+}
+
+type Step = Pick<PolicyVerdict, 'verdict' | 'reason' | 'detail'> & { stop: string | null };
+
+/** Seed 001's stop conditions in its priority order: redirect, manual stop, base case, stall, iteration limit; then the progress evaluation. */
+function decideAtoms(s: AtomsSettings, last: AtomsMetrics, f: AtomsFigures): Step {
+  if (last.redirectRequested) {
+    return { verdict: 'diverging', reason: 'redirect_requested', detail: 'redirect requested: the loop is interrupted for a new direction', stop: 'redirect' };
+  }
+  if (last.stopRequested) return { verdict: 'limit', reason: 'stop_requested', detail: 'manual stop requested', stop: 'manual stop' };
+  if (f.baseCase) {
+    const how = last.verify ? `verify \`${last.verify.command}\` exited 0` : 'no atoms pending';
+    return { verdict: 'converged', reason: 'base_case', detail: `base case satisfied: ${how}`, stop: 'completion' };
+  }
+  if (f.stallCount >= s.maxStallCount) {
+    return { verdict: 'flat', reason: 'max_stall_count', detail: `stall_count ${f.stallCount} >= max_stall_count ${s.maxStallCount}`, stop: 'max_stall_count exceeded' };
+  }
+  if (f.iteration >= s.maxIterations) {
+    return { verdict: 'limit', reason: 'max_iterations', detail: `iteration ${f.iteration} >= max_iterations ${s.maxIterations}`, stop: 'max_iterations reached' };
+  }
+  if (f.previousPending === null) return { verdict: 'progress', reason: 'first_iteration', detail: `first iteration: ${f.pending} pending`, stop: null };
+  const moved = `pending ${f.previousPending} -> ${f.pending}`;
+  if (f.progress === 'progress') return { verdict: 'progress', reason: 'dag_shrinking', detail: `${moved}: the DAG is shrinking`, stop: null };
+  const stall = `stall_count ${f.stallCount}/${s.maxStallCount}`;
+  if (f.progress === 'stall') return { verdict: 'flat', reason: 'dag_stalled', detail: `${moved}: stalled, ${stall}`, stop: null };
+  return { verdict: 'flat', reason: 'dag_expanding', detail: `${moved}: expanding (over-decomposition counts as a stall), ${stall}`, stop: null };
+}
+
+function verdict(s: AtomsSettings, history: readonly AtomsMetrics[]): PolicyVerdict {
+  const f = atomsFigures(history);
+  const last = history.at(-1)!;
+  const { stop: _stop, ...step } = decideAtoms(s, last, f);
+  const verify: Record<string, Figure> = last.verify
+    ? { verifyCommand: last.verify.command, verifyExitCode: last.verify.exitCode, verifyMs: Math.round(last.verify.durationMs), verifyTimedOut: last.verify.timedOut }
+    : {};
+  return { ...step, figures: { ...f, stopRequested: last.stopRequested, redirectRequested: last.redirectRequested, ...verify } };
+}
+
+function check(s: AtomsSettings, history: readonly AtomsMetrics[]): CheckTree {
+  const f = atomsFigures(history);
+  const last = history.at(-1)!;
+  const step = decideAtoms(s, last, f);
+  const base = last.verify
+    ? `verify \`${last.verify.command}\`: ${last.verify.timedOut ? 'timed out' : `exit ${last.verify.exitCode ?? 'none (killed)'}`} in ${Math.round(last.verify.durationMs)} ms`
+    : `pending ${f.pending}${f.pending === 0 ? ' = 0' : ' > 0'}, no verify command`;
+  const prev = f.previousPending === null ? 'first iteration' : `pending ${f.pending}, previous ${f.previousPending}`;
+  return {
+    iteration: f.iteration,
+    lines: [
+      { text: `Redirect requested: ${yesNo(last.redirectRequested)}` },
+      { text: `Stop requested: ${yesNo(last.stopRequested)}` },
+      { text: `Base case: ${yesNo(f.baseCase)} (${base})` },
+      { text: `Progress: ${f.progress.toUpperCase()} (${prev})`, notes: [`Resolved: ${f.resolved}`] },
+      { text: `Stall limit: ${yesNo(f.stallCount >= s.maxStallCount)} (stall_count ${f.stallCount}, max ${s.maxStallCount})` },
+      { text: `Maximum reached: ${yesNo(f.iteration >= s.maxIterations)} (${f.iteration} ${f.iteration >= s.maxIterations ? '>=' : '<'} ${s.maxIterations})` },
+    ],
+    decision: step.stop ? `STOP (${step.stop})` : 'CONTINUE',
+  };
+}
+
+/** What an agent's stop hook needs from the latest atoms iteration: a redirect (an interrupt) or a manual stop, or nothing. */
+export interface AgentStopRequest {
+  kind: 'redirect' | 'stop';
+  reason: string;
+}
+
+/**
+ * Seed 001's hook order for the flags of the atoms policy's latest recorded
+ * iteration: a redirect first, then a manual stop. Takes anything holding
+ * the session's policy records (a SessionView does).
+ */
+export function agentStopRequest(view: { policies: { records: ReadonlyMap<string, readonly { metrics: unknown }[]> } }): AgentStopRequest | undefined {
+  const latest = view.policies.records.get('atoms')?.at(-1);
+  if (!latest) return undefined;
+  const parsed = Metrics.safeParse(latest.metrics);
+  if (!parsed.success) return undefined;
+  if (parsed.data.redirectRequested) return { kind: 'redirect', reason: 'redirect_requested: the loop is interrupted for a new direction' };
+  if (parsed.data.stopRequested) return { kind: 'stop', reason: 'stop_requested: manual stop' };
+  return undefined;
+}
+
+const whole = (v: unknown) => (typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : v);
+
+export const atomsPolicy = definePolicy<AtomsSettings, AtomsMetrics>({
+  name: 'atoms',
+  summary: 'seed 001: pending and resolved atoms of a shrinking DAG, stop and redirect flags, a verified base case',
+  settings: Settings,
+  metrics: Metrics,
+  settingFlags: { 'max-stall-count': 'maxStallCount', 'max-iterations': 'maxIterations' },
+  recordFlags: {
+    pending: { type: 'string' },
+    resolved: { type: 'string' },
+    'stop-requested': { type: 'boolean' },
+    'redirect-requested': { type: 'boolean' },
+  },
+  fromFlags: (v) => ({
+    pending: whole(v.pending),
+    resolved: whole(v.resolved),
+    stopRequested: v['stop-requested'] === true,
+    redirectRequested: v['redirect-requested'] === true,
+  }),
+  verdict,
+  check,
+  columns: [
+    ['Pending', 'pending'],
+    ['Resolved', 'resolved'],
+    ['Progress', 'progress'],
+    ['Stall Count', 'stallCount'],
+    ['Base Case', 'baseCase'],
+  ],
+  soloStallThreshold: (s) => s.maxStallCount,
+});

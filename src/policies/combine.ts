@@ -1,0 +1,43 @@
+import type { Figure, PolicyVerdict, Verdict } from './types.js';
+
+export type CompleteWhen = 'any' | 'all';
+
+/** One policy's verdict for one round. */
+export interface NamedVerdict extends PolicyVerdict {
+  policy: string;
+}
+
+/** A round's combined verdict and the policies that decided it. */
+export interface CombinedVerdict {
+  verdict: Verdict;
+  /** The reason code of the first deciding policy (the machine reads `stop_requested`). */
+  reason: string;
+  /** The policies whose verdicts decided it, in the session's order. */
+  policies: string[];
+  detail: string;
+}
+
+/**
+ * The issue's combining rule: diverging if any policy diverges; converged
+ * when every policy (or, with `any`, one) converged; limit when any hit its
+ * limit; progress when any progressed; else flat. One policy's verdict
+ * passes through unchanged.
+ */
+export function combine(verdicts: readonly NamedVerdict[], completeWhen: CompleteWhen = 'all'): CombinedVerdict {
+  const having = (v: Verdict) => verdicts.filter((x) => x.verdict === v);
+  const converged = having('converged');
+  const everyConverged = converged.length === verdicts.length && verdicts.length > 0;
+  const decide = (verdict: Verdict, by: readonly NamedVerdict[]): CombinedVerdict => ({
+    verdict,
+    reason: by[0]?.reason ?? 'no_policy',
+    policies: by.map((x) => x.policy),
+    detail: by.map((x) => `${x.policy}: ${x.detail}`).join('; '),
+  });
+  if (having('diverging').length > 0) return decide('diverging', having('diverging'));
+  if (completeWhen === 'all' ? everyConverged : converged.length > 0) return decide('converged', converged);
+  if (having('limit').length > 0) return decide('limit', having('limit'));
+  if (having('progress').length > 0) return decide('progress', having('progress'));
+  return decide('flat', verdicts);
+}
+
+export type { Figure };

@@ -1,0 +1,181 @@
+import { z } from 'zod';
+import { two, yesNo } from '../tree.js';
+import { definePolicy, type CheckTree, type PolicyVerdict } from '../types.js';
+import { isStalled, metricScores, overallScore, trendOf, type ForgeMetricScores, type Trend } from './metrics.js';
+import { parseVote, type Vote } from './votes.js';
+
+export { agreementScore, changeVelocity, isStalled, issueScore, metricScores, overallScore, sectionStability, textSimilarity, trendOf } from './metrics.js';
+export { parseVote, type Vote } from './votes.js';
+
+/** Seed 002's ConvergenceConfig as the issue sets its defaults: threshold 0.80, 2 minimum rounds, unanimous unless a minimum consensus is named. */
+const Settings = z
+  .strictObject({
+    threshold: z.number().min(0).max(1).default(0.8),
+    minRounds: z.int().min(1).max(1000).default(2),
+    minConsensus: z.int().min(1).max(1000).optional(),
+    /** Not in the seed: an optional round limit. */
+    maxRounds: z.int().min(1).max(100_000).optional(),
+  })
+  .transform((s) => ({ ...s, unanimous: s.minConsensus === undefined }));
+export type ForgeSettings = z.output<typeof Settings>;
+
+const Participant = z.string().min(1).max(200);
+const Item = z.string().max(5000);
+
+const Metrics = z.strictObject({
+  critiques: z
+    .array(
+      z.strictObject({
+        participant: Participant,
+        score: z.number().min(0).max(100),
+        weaknesses: z.array(Item).max(1000).default([]),
+        suggestions: z.array(Item).max(1000).default([]),
+      }),
+    )
+    .max(1000),
+  /** The round's draft or synthesis text. */
+  draft: z.string().max(2_000_000),
+  /** The participants' raw vote replies: parsed at verdict time (R17), so a better parser re-reads old logs. */
+  votes: z.array(z.strictObject({ participant: Participant, reply: z.string().max(100_000) })).max(1000),
+});
+export type ForgeMetrics = z.output<typeof Metrics>;
+
+export interface ForgeRoundScore {
+  round: number;
+  metrics: ForgeMetricScores;
+  votes: Vote[];
+  overall: number;
+  agreeing: number;
+  participants: number;
+}
+
+/** Round `k`'s scores (1-based), from its critiques, votes and the drafts up to it. */
+export function scoreRound(history: readonly ForgeMetrics[], k: number): ForgeRoundScore {
+  const round = history[k - 1]!;
+  const metrics = metricScores(round.critiques, history.slice(0, k).map((r) => r.draft));
+  const votes = round.votes.map((v) => parseVote(v.reply, v.participant));
+  return {
+    round: k,
+    metrics,
+    votes,
+    overall: overallScore(metrics, votes.map((v) => v.score)),
+    agreeing: votes.filter((v) => v.agrees).length,
+    participants: votes.length,
+  };
+}
+
+/** The score history as the seed keeps it: rounds before the minimum are not scored. */
+export function scoreHistory(s: ForgeSettings, history: readonly ForgeMetrics[]): ForgeRoundScore[] {
+  const scored: ForgeRoundScore[] = [];
+  for (let k = s.minRounds; k <= history.length; k++) scored.push(scoreRound(history, k));
+  return scored;
+}
+
+/** The seed's is_converged: the threshold, then unanimity (every voter agrees; no voters, no consensus) or the minimum consensus. */
+function consensus(s: ForgeSettings, r: ForgeRoundScore): boolean {
+  if (s.unanimous) return r.participants > 0 && r.agreeing === r.participants;
+  return r.agreeing >= s.minConsensus!;
+}
+
+interface Step {
+  verdict: PolicyVerdict['verdict'];
+  reason: string;
+  detail: string;
+  stop: string | null;
+}
+
+function decideForge(s: ForgeSettings, n: number, scored: readonly ForgeRoundScore[], trend: Trend, stalled: boolean): Step {
+  if (n < s.minRounds) {
+    const reason = n === 1 ? 'first_iteration' : 'minimum_rounds_not_met';
+    return { verdict: 'progress', reason, detail: `round ${n} < min_rounds ${s.minRounds}: not scored yet`, stop: null };
+  }
+  const r = scored.at(-1)!;
+  const need = s.unanimous ? `all ${r.participants}` : `${s.minConsensus}`;
+  const score = `score ${two(r.overall)}`;
+  if (r.overall >= s.threshold && consensus(s, r)) {
+    return { verdict: 'converged', reason: 'converged', detail: `${score} >= ${two(s.threshold)}, ${r.agreeing} agree (need ${need})`, stop: 'converged' };
+  }
+  if (s.maxRounds !== undefined && n >= s.maxRounds) {
+    return { verdict: 'limit', reason: 'max_rounds', detail: `round ${n} >= max_rounds ${s.maxRounds}, ${score}`, stop: 'maximum reached' };
+  }
+  if (trend === 'degrading') return { verdict: 'diverging', reason: 'degrading', detail: `${score}, trend degrading`, stop: null };
+  if (stalled) return { verdict: 'flat', reason: 'stalled', detail: `${score}: no gain above 0.02 over the last three scores`, stop: null };
+  const reason = trend === 'unknown' ? 'first_scored_round' : trend;
+  return { verdict: 'progress', reason, detail: `${score}, ${r.agreeing}/${r.participants} agree, trend ${trend}`, stop: null };
+}
+
+function evaluate(s: ForgeSettings, history: readonly ForgeMetrics[]) {
+  const scored = scoreHistory(s, history);
+  const scores = scored.map((r) => r.overall);
+  const trend = trendOf(scores);
+  const stalled = isStalled(scores);
+  return { scored, trend, stalled, step: decideForge(s, history.length, scored, trend, stalled) };
+}
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
+function verdict(s: ForgeSettings, history: readonly ForgeMetrics[]): PolicyVerdict {
+  const { scored, trend, stalled, step } = evaluate(s, history);
+  const r = scored.at(-1);
+  const last = r?.round === history.length ? r : undefined;
+  const metrics = last ? Object.fromEntries(Object.entries(last.metrics).map(([k, v]) => [k, round3(v)])) : {};
+  return {
+    verdict: step.verdict,
+    reason: step.reason,
+    detail: step.detail,
+    figures: {
+      round: history.length,
+      score: last ? round3(last.overall) : null,
+      agreeing: last?.agreeing ?? null,
+      participants: last?.participants ?? null,
+      trend,
+      stalled,
+      ...metrics,
+    },
+  };
+}
+
+function check(s: ForgeSettings, history: readonly ForgeMetrics[]): CheckTree {
+  const n = history.length;
+  const { scored, trend, stalled, step } = evaluate(s, history);
+  const r = scored.at(-1);
+  const lines: CheckTree['lines'] = [{ text: `Minimum met: ${yesNo(n >= s.minRounds)} (${n} ${n >= s.minRounds ? '>=' : '<'} ${s.minRounds})` }];
+  if (r) {
+    const m = r.metrics;
+    lines.push(
+      {
+        text: `Score: ${yesNo(r.overall >= s.threshold)} (${two(r.overall)} ${r.overall >= s.threshold ? '>=' : '<'} ${two(s.threshold)})`,
+        notes: [
+          `Agreement: ${two(m.agreementScore)}, Velocity: ${two(m.changeVelocity)}, Issues: ${two(m.issueCount)}, Similarity: ${two(m.semanticSimilarity)}, Sections: ${two(m.sectionStability)}`,
+          `Votes: ${r.votes.map((v) => `${v.participant} ${v.agrees ? 'yes' : 'no'} ${v.score}`).join(', ') || 'none'}`,
+        ],
+      },
+      { text: `Consensus: ${yesNo(consensus(s, r))} (${r.agreeing} of ${r.participants} agree, need ${s.unanimous ? 'all' : s.minConsensus})` },
+      { text: `Stalled: ${yesNo(stalled)} (last scores: ${scored.slice(-3).map((x) => two(x.overall)).join(', ')})` },
+      { text: `Trend: ${trend.toUpperCase()}` },
+    );
+  }
+  if (s.maxRounds !== undefined) lines.push({ text: `Maximum reached: ${yesNo(n >= s.maxRounds)} (${n} ${n >= s.maxRounds ? '>=' : '<'} ${s.maxRounds})` });
+  return { iteration: n, lines, decision: step.stop ? `STOP (${step.stop})` : 'CONTINUE' };
+}
+
+
+export const forgePolicy = definePolicy<ForgeSettings, ForgeMetrics>({
+  name: 'forge',
+  summary: 'seed 002: critiques, drafts and participants\' votes per round (multi-model agreement)',
+  settings: Settings,
+  metrics: Metrics,
+  settingFlags: { threshold: 'threshold', 'min-rounds': 'minRounds', 'min-consensus': 'minConsensus', 'max-rounds': 'maxRounds' },
+  // Critiques, drafts and votes do not fit in flags: `record forge --json FILE|-`.
+  recordFlags: {},
+  fromFlags: () => ({}),
+  verdict,
+  check,
+  columns: [
+    ['Score', 'score'],
+    ['Agreeing', 'agreeing'],
+    ['Trend', 'trend'],
+    ['Stalled', 'stalled'],
+  ],
+});
+

@@ -1,0 +1,213 @@
+import { z } from 'zod';
+import { num, yesNo } from '../tree.js';
+import { definePolicy, type CheckTree, type Figure, type PolicyVerdict } from '../types.js';
+
+/** Seed 004's Quality Dimensions, in percent (they sum to 100). */
+export const QUALITY_WEIGHTS = {
+  correctness: 15,
+  completeness: 10,
+  robustness: 10,
+  readability: 10,
+  maintainability: 10,
+  complexity: 8,
+  duplication: 7,
+  testCoverage: 10,
+  testQuality: 5,
+  security: 8,
+  documentation: 4,
+  style: 3,
+} as const;
+export type QualityDimension = keyof typeof QUALITY_WEIGHTS;
+export const QUALITY_DIMENSIONS = Object.keys(QUALITY_WEIGHTS) as QualityDimension[];
+
+const score = z.number().min(0).max(100);
+
+/** Seed 004's THRESHOLDS and algorithm parameters; `dropThreshold` is the issue's "drop of more than 5 points". */
+const Settings = z
+  .strictObject({
+    minScore: score.default(85),
+    minTestCoverage: score.default(80),
+    minSecurity: score.default(100),
+    targetScore: score.default(95),
+    targetTestCoverage: score.default(90),
+    convergenceThreshold: z.number().min(0).max(100).default(2),
+    dropThreshold: z.number().min(0).max(100).default(5),
+    minIterations: z.int().min(1).max(1000).default(2),
+    maxIterations: z.int().min(1).max(1000).default(10),
+  })
+  .refine((s) => s.minIterations <= s.maxIterations, 'minIterations must not exceed maxIterations');
+export type QualitySettings = z.output<typeof Settings>;
+
+const Dimensions = z.strictObject(
+  Object.fromEntries(QUALITY_DIMENSIONS.map((d) => [d, score])) as Record<QualityDimension, typeof score>,
+);
+
+/** One iteration: all twelve dimension scores, or only an overall score. */
+const Metrics = z
+  .strictObject({ score: score.optional(), dimensions: Dimensions.optional() })
+  .refine((m) => (m.score === undefined) !== (m.dimensions === undefined), 'give either score or all twelve dimensions, not both');
+export type QualityMetrics = z.output<typeof Metrics>;
+
+const round2 = (x: number) => Math.round(x * 100) / 100;
+
+/** The weighted overall of seed 004 (or the overall score given), to two decimals. */
+export function overallScore(m: QualityMetrics): number {
+  if (!m.dimensions) return m.score!;
+  const dims = m.dimensions;
+  return round2(QUALITY_DIMENSIONS.reduce((sum, d) => sum + QUALITY_WEIGHTS[d] * dims[d], 0) / 100);
+}
+
+/** The minimum thresholds: overall, and test coverage and security when the dimensions are known. */
+export function meetsMinimum(s: QualitySettings, m: QualityMetrics): boolean {
+  const overall = overallScore(m) >= s.minScore;
+  if (!m.dimensions) return overall;
+  return overall && m.dimensions.testCoverage >= s.minTestCoverage && m.dimensions.security >= s.minSecurity;
+}
+
+interface Step {
+  verdict: PolicyVerdict['verdict'];
+  reason: string;
+  detail: string;
+  stop: string | null;
+}
+
+export interface QualityFigures {
+  iteration: number;
+  overall: number;
+  previous: number | null;
+  delta: number | null;
+  meetsMinimum: boolean;
+  meetsTarget: boolean;
+}
+
+export function qualityFigures(s: QualitySettings, history: readonly QualityMetrics[]): QualityFigures {
+  const last = history.at(-1)!;
+  const overall = overallScore(last);
+  const previous = history.length > 1 ? overallScore(history.at(-2)!) : null;
+  const coverage = last.dimensions ? last.dimensions.testCoverage >= s.targetTestCoverage : true;
+  return {
+    iteration: history.length,
+    overall,
+    previous,
+    delta: previous === null ? null : round2(overall - previous),
+    meetsMinimum: meetsMinimum(s, last),
+    meetsTarget: overall >= s.targetScore && coverage,
+  };
+}
+
+/**
+ * RULINGS R18's stop rule (score at the minimum, |Δ| under the convergence
+ * threshold, n at least the minimum; or n at the maximum), then the issue's
+ * verdicts: a drop of more than 5 points diverges, a rise of at least the
+ * threshold is progress, anything smaller is flat.
+ */
+function decideQuality(s: QualitySettings, f: QualityFigures): Step {
+  const d = f.delta;
+  const steady = d !== null && Math.abs(d) < s.convergenceThreshold;
+  if (f.meetsMinimum && steady && f.iteration >= s.minIterations) {
+    return { verdict: 'converged', reason: 'converged', detail: `score ${num(f.overall)} >= ${s.minScore}, |Δ| ${num(Math.abs(d!))} < ${s.convergenceThreshold}, n ${f.iteration} >= ${s.minIterations}`, stop: 'converged' };
+  }
+  if (f.iteration >= s.maxIterations) {
+    return { verdict: 'limit', reason: 'max_iterations', detail: `n ${f.iteration} >= max ${s.maxIterations} (score ${num(f.overall)})`, stop: 'maximum reached' };
+  }
+  if (d === null) return { verdict: 'progress', reason: 'first_iteration', detail: `first iteration: score ${num(f.overall)}`, stop: null };
+  const moved = `score ${num(f.previous!)} -> ${num(f.overall)} (${d > 0 ? '+' : ''}${num(d)})`;
+  if (d < -s.dropThreshold) return { verdict: 'diverging', reason: 'score_dropped', detail: `${moved}: dropped more than ${s.dropThreshold}`, stop: null };
+  if (d >= s.convergenceThreshold) return { verdict: 'progress', reason: 'score_rose', detail: moved, stop: null };
+  if (!f.meetsMinimum) {
+    const why = steady ? 'stuck below the minimum' : 'fell, below the minimum';
+    return { verdict: 'flat', reason: steady ? 'stuck_below_minimum' : 'score_fell', detail: `${moved}: ${why} ${s.minScore}`, stop: null };
+  }
+  if (steady) return { verdict: 'flat', reason: 'minimum_iterations_not_met', detail: `${moved}: n ${f.iteration} < ${s.minIterations}`, stop: null };
+  return { verdict: 'flat', reason: 'score_fell', detail: `${moved}: fell`, stop: null };
+}
+
+function verdict(s: QualitySettings, history: readonly QualityMetrics[]): PolicyVerdict {
+  const f = qualityFigures(s, history);
+  const { stop: _stop, ...step } = decideQuality(s, f);
+  const last = history.at(-1)!;
+  const dims: Record<string, Figure> = last.dimensions ? { testCoverage: last.dimensions.testCoverage, security: last.dimensions.security } : {};
+  return { ...step, figures: { ...f, ...dims } };
+}
+
+function check(s: QualitySettings, history: readonly QualityMetrics[]): CheckTree {
+  const f = qualityFigures(s, history);
+  const last = history.at(-1)!;
+  const step = decideQuality(s, f);
+  const d = f.delta;
+  const minimumNotes = last.dimensions
+    ? [`Test coverage: ${num(last.dimensions.testCoverage)} (min ${s.minTestCoverage}), Security: ${num(last.dimensions.security)} (min ${s.minSecurity})`]
+    : [];
+  const steady = d !== null && Math.abs(d) < s.convergenceThreshold;
+  return {
+    iteration: f.iteration,
+    lines: [
+      { text: `Minimum met: ${yesNo(f.iteration >= s.minIterations)} (${f.iteration} ${f.iteration >= s.minIterations ? '>=' : '<'} ${s.minIterations})` },
+      { text: `Maximum reached: ${yesNo(f.iteration >= s.maxIterations)} (${f.iteration} ${f.iteration >= s.maxIterations ? '>=' : '<'} ${s.maxIterations})` },
+      { text: `Meets minimum: ${yesNo(f.meetsMinimum)} (score ${num(f.overall)}, min ${s.minScore})`, notes: minimumNotes },
+      {
+        text: `Score steady: ${yesNo(steady)} (${d === null ? 'no previous score' : `|Δ| ${num(Math.abs(d))} ${steady ? '<' : '>='} ${s.convergenceThreshold}`})`,
+        notes: [`Previous: ${f.previous === null ? 'none' : num(f.previous)}, Current: ${num(f.overall)}`],
+      },
+      { text: `Dropped: ${yesNo(d !== null && d < -s.dropThreshold)} (more than ${s.dropThreshold} points)` },
+    ],
+    decision: step.stop ? `STOP (${step.stop})` : 'CONTINUE',
+  };
+}
+
+/** Seed 004's per-iteration report (`scores.json`), for iteration `n` (1-based) of `history`. */
+export function qualityReport(s: QualitySettings, history: readonly QualityMetrics[], n = history.length) {
+  const upTo = history.slice(0, n);
+  const last = upTo.at(-1)!;
+  return {
+    overall: overallScore(last),
+    dimensions: last.dimensions ? { ...last.dimensions } : {},
+    iteration: n,
+    converged: decideQuality(s, qualityFigures(s, upTo)).verdict === 'converged',
+    meetsMinimum: meetsMinimum(s, last),
+  };
+}
+
+const kebabToCamel = (name: string) => name.trim().replace(/[-_](\w)/g, (_, c: string) => c.toUpperCase());
+const numeric = (v: string) => (/^\s*-?\d+(\.\d+)?\s*$/.test(v) ? Number(v) : v);
+
+/** `--dimension test-coverage=94` (repeatable) into `{ testCoverage: 94 }`; the schema judges names and values. */
+function dimensionsFrom(values: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const item of values) {
+    const at = item.indexOf('=');
+    const name = kebabToCamel(at < 0 ? item : item.slice(0, at));
+    out[name] = at < 0 ? undefined : numeric(item.slice(at + 1));
+  }
+  return out;
+}
+
+export const qualityPolicy = definePolicy<QualitySettings, QualityMetrics>({
+  name: 'quality',
+  summary: 'seed 004: a weighted quality score over twelve dimensions (or one overall score) per iteration',
+  settings: Settings,
+  metrics: Metrics,
+  settingFlags: {
+    'min-score': 'minScore',
+    'min-test-coverage': 'minTestCoverage',
+    'min-security': 'minSecurity',
+    'target-score': 'targetScore',
+    'target-test-coverage': 'targetTestCoverage',
+    'convergence-threshold': 'convergenceThreshold',
+    'drop-threshold': 'dropThreshold',
+    'min-iterations': 'minIterations',
+    'max-iterations': 'maxIterations',
+  },
+  recordFlags: { score: { type: 'string' }, dimension: { type: 'string', multiple: true } },
+  fromFlags: (v) => ({
+    ...(typeof v.score === 'string' ? { score: numeric(v.score) } : {}),
+    ...(Array.isArray(v.dimension) ? { dimensions: dimensionsFrom(v.dimension) } : {}),
+  }),
+  verdict,
+  check,
+  columns: [
+    ['Score', 'overall'],
+    ['Δ', 'delta'],
+    ['Meets Minimum', 'meetsMinimum'],
+  ],
+});

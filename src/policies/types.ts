@@ -1,0 +1,68 @@
+import type { z } from 'zod';
+import type { Verdict } from '../../machines/index.js';
+
+export type { Verdict } from '../../machines/index.js';
+
+/** A figure behind a verdict, as plain data (state --json, status.md). */
+export type Figure = number | string | boolean | null;
+
+/** What a policy says of its metrics so far: the verdict, a reason code, one line for people, and the figures behind it. */
+export interface PolicyVerdict {
+  verdict: Verdict;
+  /** A stable snake_case code scripts can branch on (`questions_stable`, `score_dropped`). */
+  reason: string;
+  detail: string;
+  figures: Record<string, Figure>;
+}
+
+/** One line of the CONVERGENCE CHECK tree (seed 000's verbose log), with the notes hung under it. */
+export interface CheckLine {
+  text: string;
+  notes?: string[];
+}
+
+export interface CheckTree {
+  iteration: number;
+  lines: CheckLine[];
+  /** `CONTINUE` or `STOP (why)`. */
+  decision: string;
+}
+
+/** How `record <policy>` flags are declared: node:util parseArgs option shapes. */
+export type FlagSpec = { type: 'string'; multiple?: boolean } | { type: 'boolean' };
+export type FlagValues = Record<string, string | boolean | string[] | undefined>;
+
+/**
+ * A policy (RULINGS R15): pure functions of its settings and the metrics it
+ * recorded so far, one entry per iteration, oldest first. Everything a
+ * session, the CLI and status.md need from a policy is here, so adding one is
+ * one folder plus a line in the registry.
+ */
+export interface Policy<S, M> {
+  name: string;
+  /** One line for `--help` and the README. */
+  summary: string;
+  /** Raw settings (as stored in session.started) to resolved settings; presets resolve here. */
+  settings: z.ZodType<S>;
+  /** One iteration's metrics payload. */
+  metrics: z.ZodType<M>;
+  /** `--<policy>-<flag>` at init: flag suffix to settings key. */
+  settingFlags: Readonly<Record<string, string>>;
+  /** `record <policy>` flags and how they become a metrics payload (the schema judges it). */
+  recordFlags: Readonly<Record<string, FlagSpec>>;
+  fromFlags(values: FlagValues): Record<string, unknown>;
+  /** Requires at least one iteration. */
+  verdict(settings: S, history: readonly M[]): PolicyVerdict;
+  check(settings: S, history: readonly M[]): CheckTree;
+  /** status.md columns: header, and the figure key it shows. */
+  columns: readonly (readonly [header: string, figure: string])[];
+  /** The session's stall threshold when this policy runs alone (seed 001's max_stall_count). */
+  soloStallThreshold?(settings: S): number;
+}
+
+/** A policy with its types erased, as the registry holds it: settings and metrics always come out of its own schemas. */
+export type AnyPolicy = Policy<unknown, unknown>;
+
+export function definePolicy<S, M>(policy: Policy<S, M>): AnyPolicy {
+  return policy as unknown as AnyPolicy;
+}

@@ -1,0 +1,164 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { renderCheckTree, questionsPolicy, type Session } from '../../src/index.js';
+import { Sandbox } from '../cli/helpers.js';
+import { newSession } from '../support.js';
+
+/** Seed 000's Tuning table, restated so the test checks the code against the seed, not against itself. */
+const TUNING = {
+  conservative: { minIterations: 3, maxIterations: 7, stabilityThreshold: 3, questionThreshold: 2, confidenceThreshold: 0.9 },
+  balanced: { minIterations: 2, maxIterations: 5, stabilityThreshold: 2, questionThreshold: 3, confidenceThreshold: 0.8 },
+  aggressive: { minIterations: 1, maxIterations: 3, stabilityThreshold: 2, questionThreshold: 5, confidenceThreshold: 0.7 },
+};
+
+type Iteration = [open: number, high: number, medium: number];
+
+function play(iterations: Iteration[], settings: Record<string, unknown> = {}): Session {
+  const s = newSession({ policies: ['questions'], policySettings: { questions: settings } });
+  for (const [open, high, medium] of iterations) s.recordMetrics('questions', { open, high, medium });
+  return s;
+}
+
+const latest = (s: Session) => s.state().policies.find((p) => p.name === 'questions')!;
+
+describe('questions policy: seed 000 decision flow, in its order', () => {
+  it('iteration < minimum: continue; the first iteration counts as progress', () => {
+    const s = play([[12, 2, 2]]);
+    expect(latest(s)).toMatchObject({ verdict: 'progress', reason: 'first_iteration' });
+    expect(s.state()).toMatchObject({ state: 'CONVERGING', round: 1 });
+  });
+
+  it('iteration < minimum with no fewer open questions: continue, but flat (minimum not met)', () => {
+    const s = play([[12, 2, 2], [12, 2, 2]], { preset: 'conservative' });
+    expect(latest(s)).toMatchObject({ verdict: 'flat', reason: 'minimum_not_met' });
+    expect(s.state()).toMatchObject({ state: 'FLAT', flatCount: 1 });
+  });
+
+  it('the minimum holds even when an early stop would fire: 2 open questions at iteration 1 of 2', () => {
+    const s = play([[2, 0, 0]]);
+    expect(latest(s).verdict).toBe('progress');
+    expect(s.state().state).toBe('CONVERGING');
+  });
+
+  it('iteration >= maximum: stop (maximum reached), COMPLETE with MAX_ROUNDS', () => {
+    const s = play([[20, 1, 1], [18, 1, 1], [16, 1, 1], [14, 1, 1], [12, 1, 1]]);
+    expect(latest(s)).toMatchObject({ verdict: 'limit', reason: 'maximum_reached' });
+    expect(s.state()).toMatchObject({ state: 'COMPLETE', outcome: 'MAX_ROUNDS', round: TUNING.balanced.maxIterations });
+  });
+
+  it('questions_stable_count >= 2: stop (research exhausted), COMPLETE with CONVERGED', () => {
+    const s = play([[9, 1, 1], [9, 1, 1]]);
+    expect(latest(s)).toMatchObject({ verdict: 'flat' });
+    expect(s.state().state).toBe('FLAT');
+    s.recordMetrics('questions', { open: 9, high: 1, medium: 1 });
+    expect(latest(s)).toMatchObject({ verdict: 'converged', reason: 'questions_stable' });
+    expect(latest(s).figures.stableCount).toBe(2);
+    expect(s.state()).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
+  });
+
+  it('open_questions_count <= 3: stop (few enough for human)', () => {
+    const s = play([[8, 1, 1], [3, 1, 1]]);
+    expect(latest(s)).toMatchObject({ verdict: 'converged', reason: 'few_questions' });
+    expect(s.state()).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
+  });
+
+  it('all questions resolved early (seed edge case): 0 open at iteration 2 stops', () => {
+    const s = play([[8, 1, 1], [0, 5, 0]]);
+    expect(latest(s)).toMatchObject({ verdict: 'converged', reason: 'few_questions' });
+  });
+
+  it('high_confidence_ratio > 0.80: stop (spec mostly verified); exactly 0.80 does not', () => {
+    // 30 / (30 + 2 + 5) = 0.81
+    const s = play([[8, 1, 1], [5, 30, 2]]);
+    expect(latest(s)).toMatchObject({ verdict: 'converged', reason: 'high_confidence' });
+    // 32 / (32 + 4 + 4) = 0.80 exactly: not above
+    const t = play([[8, 1, 1], [4, 32, 4]]);
+    expect(latest(t).verdict).toBe('progress');
+    expect(t.state().state).toBe('CONVERGING');
+  });
+
+  it('otherwise continue: progress when open questions fell, flat when they did not', () => {
+    const s = play([[12, 1, 1], [10, 1, 1]]);
+    expect(latest(s)).toMatchObject({ verdict: 'progress', reason: 'questions_fell' });
+    s.recordMetrics('questions', { open: 11, high: 1, medium: 1 });
+    expect(latest(s)).toMatchObject({ verdict: 'flat', reason: 'questions_not_fewer' });
+    expect(s.state()).toMatchObject({ state: 'FLAT', flatCount: 1 });
+  });
+
+  it('names oscillation (open count toggling between two values) in the reason', () => {
+    const s = play([[8, 1, 1], [9, 1, 1], [8, 1, 1], [9, 1, 1]], { preset: 'conservative' });
+    expect(latest(s)).toMatchObject({ verdict: 'flat', reason: 'oscillating' });
+    expect(latest(s).detail).toContain('oscillate');
+    expect(latest(s).figures.stableCount).toBe(0);
+  });
+
+  it('two flat iterations in a row stall the session (stall_threshold 2)', () => {
+    const s = play([[12, 1, 1], [12, 1, 2]], { preset: 'conservative' });
+    s.recordMetrics('questions', { open: 13, high: 1, medium: 1 });
+    expect(s.view.history.map((h) => h.to)).toContain('STALLED');
+    expect(s.state().state).toBe('DIVERGENCE_WARNING');
+  });
+});
+
+describe('questions policy: presets', () => {
+  it.each(Object.entries(TUNING))('the %s preset is the seed\'s Tuning column', (preset, expected) => {
+    expect(questionsPolicy.settings.parse({ preset })).toMatchObject(expected);
+  });
+
+  it('balanced is the default, and an explicit setting beats the preset', () => {
+    expect(questionsPolicy.settings.parse({})).toMatchObject(TUNING.balanced);
+    expect(questionsPolicy.settings.parse({ preset: 'aggressive', maxIterations: 4 })).toMatchObject({ ...TUNING.aggressive, maxIterations: 4 });
+  });
+
+  it('aggressive stops after one iteration with 5 open questions; balanced does not', () => {
+    expect(play([[5, 1, 1]], { preset: 'aggressive' }).state()).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
+    expect(play([[5, 1, 1]]).state().state).toBe('CONVERGING');
+  });
+});
+
+describe('questions policy: seed 000 verbose log, recomputed', () => {
+  it('reproduces the CONVERGENCE CHECK tree for iteration 3 (previous 7, current 5; high 13, medium 4)', () => {
+    const s = play([[9, 10, 4], [7, 11, 4], [5, 13, 4]]);
+    const settings = s.view.policies.settings.get('questions');
+    const history = s.view.policies.records.get('questions')!.map((r) => r.metrics);
+    // Seed 000's formulas: the count resets when the open count changed; ratio = high / (high + medium + open).
+    const ratio = (13 / (13 + 4 + 5)).toFixed(2);
+    const stable = 0;
+    expect(renderCheckTree(questionsPolicy.check(settings, history))).toBe(
+      [
+        'CONVERGENCE CHECK (Iteration 3)',
+        '├─ Minimum met: YES (3 >= 2)',
+        '├─ Maximum reached: NO (3 < 5)',
+        `├─ Questions stable: NO (count: ${stable}, need: 2)`,
+        '│   └─ Previous: 7, Current: 5, Changed: YES',
+        '├─ Low questions: NO (5 > 3)',
+        `├─ High confidence: NO (${ratio} < 0.80)`,
+        '│   └─ High: 13, Medium: 4, Open: 5',
+        '└─ DECISION: CONTINUE',
+        '',
+      ].join('\n'),
+    );
+  });
+});
+
+describe('questions policy through the CLI', () => {
+  let box: Sandbox;
+  afterEach(() => box.remove());
+
+  it('init with a preset, record, check --verbose and the frontmatter block', () => {
+    box = new Sandbox();
+    box.ok('init', '--policy', 'questions', '--questions-preset', 'aggressive', '--questions-question-threshold', '2');
+    box.ok('record', 'questions', '--open', '6', '--high', '3', '--medium', '1');
+    box.ok('record', 'questions', '--open', '4', '--high', '5', '--medium', '1');
+    const verbose = box.ok('check', '--verbose').stdout;
+    expect(verbose).toContain('CONVERGENCE CHECK (Iteration 2)');
+    expect(verbose).toContain('├─ Low questions: NO (4 > 2)');
+    // aggressive: confidence threshold 0.70; 5 / (5 + 1 + 4) = 0.50
+    expect(verbose).toContain(`├─ High confidence: NO (${(5 / 10).toFixed(2)} < 0.70)`);
+    const front = box.ok('state', '--format', 'frontmatter').stdout;
+    expect(front).toBe(
+      ['---', 'convergence:', '  iteration: 2', '  open_questions_count: 4', '  questions_stable_count: 0', '  high_confidence_ratio: 0.50', '  verdict: progress', '  reason: questions_fell', '---', ''].join('\n'),
+    );
+    box.ok('record', 'questions', '--open', '4', '--high', '5', '--medium', '1');
+    expect(box.stateJson()).toMatchObject({ state: 'COMPLETE', outcome: 'MAX_ROUNDS' });
+  });
+});

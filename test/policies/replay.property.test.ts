@@ -1,0 +1,41 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { combine, replay, toStateJson, type NamedVerdict } from '../../src/index.js';
+import { newSession } from '../support.js';
+
+const VERDICT = fc.constantFrom('progress', 'flat', 'diverging', 'converged', 'limit' as const);
+
+describe('policies: properties', () => {
+  it('replaying the log of any quality + questions session rebuilds the live state, verdicts included', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 100 }), fc.integer({ min: 0, max: 12 }), fc.integer({ min: 0, max: 12 })), { minLength: 1, maxLength: 12 }),
+        fc.constantFrom('all', 'any' as const),
+        (iterations, completeWhen) => {
+          const s = newSession({ policies: ['quality', 'questions'], completeWhen });
+          for (const [score, open, high] of iterations) {
+            const state = s.view.machine.state;
+            if (state === 'COMPLETE') break;
+            if (state === 'DIVERGENCE_WARNING') s.decide('accept_complexity');
+            s.recordMetrics('quality', { score });
+            s.recordMetrics('questions', { open, high, medium: 1 });
+          }
+          expect(toStateJson(replay(s.log.read()))).toEqual(s.state());
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('the combined verdict is always one of the policies\' own verdicts, and diverging whenever any diverges', () => {
+    fc.assert(
+      fc.property(fc.array(VERDICT, { minLength: 1, maxLength: 5 }), fc.constantFrom('all', 'any' as const), (verdicts, when) => {
+        const named: NamedVerdict[] = verdicts.map((verdict, i) => ({ policy: `p${i}`, verdict, reason: 'r', detail: 'd', figures: {} }));
+        const c = combine(named, when);
+        expect(verdicts).toContain(c.verdict);
+        if (verdicts.includes('diverging')) expect(c.verdict).toBe('diverging');
+        if (c.verdict === 'converged' && when === 'all') expect(verdicts.every((v) => v === 'converged')).toBe(true);
+      }),
+    );
+  });
+});
