@@ -141,6 +141,48 @@ describe('gapflow hook claude: the decision in seed 001 order', () => {
   });
 });
 
+describe('gapflow hook claude: the agent asks to stop (atoms policy flags, seed 001)', () => {
+  const atomsSession = () => {
+    box.ok('init', '--policy', 'atoms');
+    box.ok('record', 'atoms', '--pending', '5', '--resolved', '0');
+  };
+
+  it('goes on while the atoms DAG shrinks and nothing is requested', () => {
+    atomsSession();
+    expect(parsed(hook(stopInput(box.root))).decision).toBe('block');
+  });
+
+  it('redirect requested: lets it stop, first of all, saying so (not the decision prompt)', () => {
+    atomsSession();
+    box.ok('record', 'atoms', '--pending', '4', '--resolved', '1', '--redirect-requested');
+    const out = parsed(hook(stopInput(box.root)));
+    expect(out.decision).toBeUndefined();
+    expect(out.systemMessage).toContain('redirect requested');
+    expect(out.systemMessage).not.toBe(box.ok('prompt').stdout);
+  });
+
+  it('stop requested: lets it stop; the request is in the log and ended the session', () => {
+    atomsSession();
+    box.ok('record', 'atoms', '--pending', '4', '--resolved', '1', '--stop-requested');
+    const before = box.logBytes();
+    const out = parsed(hook(stopInput(box.root)));
+    expect(out.decision).toBeUndefined();
+    expect(out.systemMessage).toContain('stop requested');
+    const log = readFileSync(box.logPath, 'utf8');
+    expect(log).toMatch(/"stopRequested":true/);
+    expect(JSON.parse(box.ok('state', '--json').stdout)).toMatchObject({ state: 'COMPLETE', outcome: 'STOPPED' });
+    expect(Buffer.compare(box.logBytes()!, before!), 'the hook itself writes nothing').toBe(0);
+  });
+
+  it('a later iteration without the flag lets the loop go on again', () => {
+    atomsSession();
+    box.ok('record', 'atoms', '--pending', '4', '--resolved', '1', '--redirect-requested');
+    box.ok('decide', 'accept-complexity');
+    box.ok('record', 'atoms', '--pending', '3', '--resolved', '2');
+    expect(parsed(hook(stopInput(box.root))).decision).toBe('block');
+  });
+});
+
 describe('gapflow hook claude: the block cap under stop_hook_active', () => {
   it('blocks 5 times in a row by default, then lets it stop with a message saying so', () => {
     convergingAfterRoundOne(box);
