@@ -1,4 +1,4 @@
-import { formatCount, moveEffect, Refusal, type Remedy } from '../core/index.js';
+import { formatCount, moveEffect, parseBody, Refusal, type Remedy } from '../core/index.js';
 import { LogError, writeStatusFile } from '../log/index.js';
 import { createFileSession } from '../session.js';
 import type { DecisionKind, GapState, Severity } from '../../events/index.js';
@@ -34,10 +34,12 @@ const init: Command = (argv, io) => {
     ...policyInitSettings(values),
   };
   const dir = sessionDir(values.dir, io);
+  const agentSession = values['agent-session'];
+  // Judged before the log exists, so a bad id leaves no half-made session behind.
+  const bound = agentSession === undefined ? undefined : parseBody({ type: 'session.bound', data: { agentSession } });
   // The schema judges the preset's spelling; the cast only lets it see the raw word.
   const session = createFileSession(dir, settings as Parameters<typeof createFileSession>[1]);
-  const agentSession = values['agent-session'];
-  if (agentSession !== undefined) session.record({ type: 'session.bound', data: { agentSession } });
+  if (bound) session.record(bound);
   const c = session.view.config;
   announce(io, session, session.log.read(), values.json, () =>
     [

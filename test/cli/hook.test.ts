@@ -250,6 +250,13 @@ describe('gapflow hook claude: binding to one agent session', () => {
     expect(parsed(hook(stopInput(box.root, { session_id: 'other-agent' }))).decision).toBe('block');
   });
 
+  it('gapflow init refuses a malformed --agent-session before it creates anything', () => {
+    const result = box.gf('init', '--agent-session', 'x'.repeat(300));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('agentSession');
+    expect(existsSync(box.logPath)).toBe(false);
+  });
+
   it('a later session.bound (through append) hands the loop to a new agent session', () => {
     atBaseline(box, '--agent-session', 'old-agent');
     const result = runAppend(box, `${JSON.stringify({ type: 'session.bound', data: { agentSession: SESSION } })}\n`);
