@@ -117,33 +117,27 @@ export interface PolicyState {
   iterations: number;
 }
 
+function stateOf(name: string, verdict: PolicyVerdict | null, metrics: unknown, iterations: number): PolicyState {
+  return {
+    name,
+    verdict: verdict?.verdict ?? null,
+    reason: verdict?.reason ?? null,
+    detail: verdict?.detail ?? null,
+    figures: verdict?.figures ?? {},
+    metrics,
+    iterations,
+  };
+}
+
 export function policyStates(view: SessionView): PolicyState[] {
   return view.policies.enabled.map((name) => {
     if (name === GAPS) {
-      const last = [...view.rounds].reverse().find((r) => r.openEnd !== null);
-      const verdict = last?.verdicts.find((v) => v.policy === GAPS) ?? null;
-      return {
-        name,
-        verdict: verdict?.verdict ?? null,
-        reason: verdict?.reason ?? null,
-        detail: verdict?.detail ?? null,
-        figures: verdict?.figures ?? {},
-        metrics: { openCount: view.open.count, weightedOpen: view.open.weighted },
-        iterations: view.rounds.filter((r) => r.openEnd !== null).length,
-      };
+      const closed = view.rounds.filter((r) => r.openEnd !== null);
+      const verdict = closed.at(-1)?.verdicts.find((v) => v.policy === GAPS) ?? null;
+      return stateOf(name, verdict, { openCount: view.open.count, weightedOpen: view.open.weighted }, closed.length);
     }
-    const policy = policyNamed(name)!;
     const records = view.policies.records.get(name) ?? [];
-    const verdict = currentVerdict(view, policy);
-    return {
-      name,
-      verdict: verdict?.verdict ?? null,
-      reason: verdict?.reason ?? null,
-      detail: verdict?.detail ?? null,
-      figures: verdict?.figures ?? {},
-      metrics: records.at(-1)?.metrics ?? null,
-      iterations: records.length,
-    };
+    return stateOf(name, currentVerdict(view, policyNamed(name)!), records.at(-1)?.metrics ?? null, records.length);
   });
 }
 
