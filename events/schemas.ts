@@ -1,8 +1,12 @@
 import { z } from 'zod';
-import { DecisionKind, GapId, GapState, Preset, Severity, Text } from './vocabulary.js';
+import { DecisionKind, EventId, GapId, GapState, Preset, Severity, Text } from './vocabulary.js';
 
-/** The version this build writes. Older versions are upcast on read (none yet). */
-export const EVENT_VERSION = 1;
+/**
+ * The version this build writes. Version 2 lines carry a checksum chained to
+ * the line before; version 1 lines (gapflow 0.1) have none and are upcast on
+ * read (see upcast.ts).
+ */
+export const EVENT_VERSION = 2;
 
 const SessionStartedData = z.strictObject({
   preset: Preset.optional(),
@@ -73,7 +77,7 @@ export type BodyInputOf<T extends EventType> = Extract<EventBodyInput, { type: T
 const Envelope = {
   v: z.literal(EVENT_VERSION),
   seq: z.int().min(1),
-  id: z.string().min(1).max(128),
+  id: EventId,
   at: z.iso.datetime({ offset: true }),
 };
 

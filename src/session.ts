@@ -1,6 +1,8 @@
 import { nanoid } from 'nanoid';
 import {
   EVENT_VERSION,
+  EventId,
+  formatIssue,
   type BodyInputOf,
   type DecisionKind,
   type EventBody,
@@ -23,7 +25,7 @@ import {
   type SessionView,
   type StateJson,
 } from './core/index.js';
-import { FileLog, LogError, MemoryLog, type EventLog } from './log/index.js';
+import { FileLog, inspectLog, LogError, MemoryLog, type EventLog, type LogInspection } from './log/index.js';
 import { renderPrompt, renderRoundReport, renderStatus, renderSummary } from './render/index.js';
 
 export interface SessionOptions {
@@ -31,6 +33,18 @@ export interface SessionOptions {
   clock?: () => Date;
   /** Where event ids come from. */
   newId?: () => string;
+}
+
+/** How one write may be made safe to retry and safe against a log that moved on. */
+export interface WriteOptions {
+  /** Append only if the log's last seq is this (0: no log yet); else refuse. */
+  expectSeq?: number | undefined;
+  /**
+   * The id of the event the request records. If an event with this id is
+   * already in the log, nothing is appended and that event is returned: a
+   * retry after a lost answer records nothing twice.
+   */
+  eventId?: string | undefined;
 }
 
 /** A state change, as a subscriber hears of it. */
@@ -70,69 +84,122 @@ export class Session {
   readonly #listeners = new Set<StateListener>();
   readonly #clock: () => Date;
   readonly #newId: () => string;
+  /** Every event by id, for idempotent appends. A Map: ids such as `__proto__` are plain keys. */
+  readonly #byId = new Map<string, GapflowEvent>();
+  #lastWrite: 'appended' | 'duplicate' | null = null;
 
   private constructor(
     readonly log: EventLog,
     view: SessionView,
     options: SessionOptions,
+    events: readonly GapflowEvent[],
   ) {
     this.#view = view;
     this.#clock = options.clock ?? (() => new Date());
     this.#newId = options.newId ?? (() => nanoid());
+    for (const event of events) this.#byId.set(event.id, event);
   }
 
-  /** Starts a new session in `log`; refuses if the log already holds one. */
-  static create(log: EventLog, settings: SessionSettings = {}, options: SessionOptions = {}): Session {
-    const session = new Session(log, initialView(), options);
-    if (log.exists()) throw new LogError(`${log.location} already holds a session`);
-    const started = session.#prepare([parseBody({ type: 'session.started', data: settings })]);
+  /**
+   * Starts a new session in `log`; refuses if the log already holds one,
+   * unless `write.eventId` names its first event (a retried create: the
+   * session is opened instead).
+   */
+  static create(log: EventLog, settings: SessionSettings = {}, options: SessionOptions = {}, write: WriteOptions = {}): Session {
+    const { expectSeq, eventId } = checkWriteOptions(write);
+    if (log.exists()) {
+      if (eventId !== undefined) {
+        const events = log.read();
+        if (events[0]?.id === eventId) {
+          const existing = new Session(log, replay(events, log.location), options, events);
+          existing.#lastWrite = 'duplicate';
+          return existing;
+        }
+      }
+      throw new LogError(`${log.location} already holds a session`);
+    }
+    if (expectSeq !== undefined && expectSeq !== 0) {
+      throw new Refusal(`expected the log to end at seq ${expectSeq}, but there is no log yet (seq 0)`);
+    }
+    const session = new Session(log, initialView(), options, []);
+    const started = session.#prepare([parseBody({ type: 'session.started', data: settings })], eventId);
     log.create(started.events);
+    for (const event of started.events) session.#byId.set(event.id, event);
     session.#view = started.view;
+    session.#lastWrite = 'appended';
     return session;
   }
 
   /** Opens the session stored in `log`, replaying every event. */
   static open(log: EventLog, options: SessionOptions = {}): Session {
-    return new Session(log, replay(log.read(), log.location), options);
+    const events = log.read();
+    return new Session(log, replay(events, log.location), options, events);
   }
 
   get view(): SessionView {
     return this.#view;
   }
 
-  /** Records one request (an event body); returns the events appended for it. */
-  record(input: EventBodyInput): GapflowEvent[] {
-    const prepared = this.#prepare(decide(this.#view, input));
-    this.log.append(prepared.events);
-    this.#commit(prepared.view);
-    return prepared.events;
+  /** Whether the last write appended, or found its event id already in the log (null before any). */
+  get lastWrite(): 'appended' | 'duplicate' | null {
+    return this.#lastWrite;
   }
 
-  openGap(id: string, severity: Severity, options: Omit<BodyInputOf<'gap.opened'>['data'], 'id' | 'severity'> = {}) {
-    return this.record({ type: 'gap.opened', data: { id, severity, ...options } });
+  /**
+   * Records one request (an event body); returns the events appended for it,
+   * or, when `write.eventId` is already in the log, that event (appending
+   * nothing). Holding the log, it first catches up with what other writers
+   * appended, then checks `write.expectSeq`, then decides.
+   */
+  record(input: EventBodyInput, write: WriteOptions = {}): GapflowEvent[] {
+    const { expectSeq, eventId } = checkWriteOptions(write);
+    const outcome = this.log.update<{ events: GapflowEvent[]; appended: boolean; view?: SessionView }>(this.#view.lastSeq, (fresh) => {
+      this.#catchUp(fresh);
+      const original = eventId === undefined ? undefined : this.#byId.get(eventId);
+      if (original) return { events: [], result: { events: [sameRequest(original, input)], appended: false } };
+      if (expectSeq !== undefined && expectSeq !== this.#view.lastSeq) {
+        throw new Refusal(
+          `expected the log to end at seq ${expectSeq}, but it ends at seq ${this.#view.lastSeq}: it has moved on; read the state again before deciding`,
+        );
+      }
+      const prepared = this.#prepare(decide(this.#view, input), eventId);
+      return { events: prepared.events, result: { events: prepared.events, appended: true, view: prepared.view } };
+    });
+    if (!outcome.appended) {
+      this.#lastWrite = 'duplicate';
+      return outcome.events;
+    }
+    for (const event of outcome.events) this.#byId.set(event.id, event);
+    this.#commit(outcome.view!);
+    this.#lastWrite = 'appended';
+    return outcome.events;
   }
 
-  moveGap(id: string, to: GapState, options: Omit<BodyInputOf<'gap.moved'>['data'], 'id' | 'to'> = {}) {
-    return this.record({ type: 'gap.moved', data: { id, to, ...options } });
+  openGap(id: string, severity: Severity, options: Omit<BodyInputOf<'gap.opened'>['data'], 'id' | 'severity'> = {}, write?: WriteOptions) {
+    return this.record({ type: 'gap.opened', data: { id, severity, ...options } }, write);
   }
 
-  changeSeverity(id: string, to: Severity) {
-    return this.record({ type: 'gap.severity_changed', data: { id, to } });
+  moveGap(id: string, to: GapState, options: Omit<BodyInputOf<'gap.moved'>['data'], 'id' | 'to'> = {}, write?: WriteOptions) {
+    return this.record({ type: 'gap.moved', data: { id, to, ...options } }, write);
   }
 
-  startRound() {
-    return this.record({ type: 'round.started', data: { round: this.#view.rounds.length + 1 } });
+  changeSeverity(id: string, to: Severity, write?: WriteOptions) {
+    return this.record({ type: 'gap.severity_changed', data: { id, to } }, write);
   }
 
-  closeRound() {
+  startRound(write?: WriteOptions) {
+    return this.record({ type: 'round.started', data: { round: this.#view.rounds.length + 1 } }, write);
+  }
+
+  closeRound(write?: WriteOptions) {
     // With no round ever started there is no round to name; `check` refuses it for that reason.
-    return this.record({ type: 'round.closed', data: { round: Math.max(1, this.#view.rounds.length) } });
+    return this.record({ type: 'round.closed', data: { round: Math.max(1, this.#view.rounds.length) } }, write);
   }
 
-  decide(kind: DecisionKind, options: DecisionOptions = {}) {
+  decide(kind: DecisionKind, options: DecisionOptions = {}, write?: WriteOptions) {
     const { gaps, acceptCritical, rationale } = options;
     const acknowledgment = acceptCritical ? ('critical_risk' as const) : undefined;
-    return this.record({ type: 'decision.made', data: { kind, gaps, acknowledgment, rationale } });
+    return this.record({ type: 'decision.made', data: { kind, gaps, acknowledgment, rationale } }, write);
   }
 
   state(): StateJson {
@@ -163,13 +230,35 @@ export class Session {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Checks and stamps a batch against the view as it will be, without touching the log. */
-  #prepare(bodies: readonly EventBody[]): { events: GapflowEvent[]; view: SessionView } {
+  /** Folds in what other writers appended, checking it as replay does. */
+  #catchUp(fresh: readonly GapflowEvent[]): void {
+    if (fresh.length === 0) return;
+    let view = this.#view;
+    for (const event of fresh) {
+      try {
+        check(view, event);
+      } catch (error) {
+        if (error instanceof Refusal) throw new LogError(`${this.log.location} line ${event.seq}: ${error.message}`);
+        throw error;
+      }
+      view = evolve(view, event);
+      this.#byId.set(event.id, event);
+    }
+    this.#commit(view);
+  }
+
+  /**
+   * Checks and stamps a batch against the view as it will be, without
+   * touching the log. A given event id goes to the request's own event, the
+   * last of the batch (before it may come the round it starts).
+   */
+  #prepare(bodies: readonly EventBody[], eventId?: string): { events: GapflowEvent[]; view: SessionView } {
     let view = this.#view;
     const events: GapflowEvent[] = [];
-    for (const body of bodies) {
+    for (const [index, body] of bodies.entries()) {
       check(view, body);
-      const event = { v: EVENT_VERSION, seq: view.lastSeq + 1, id: this.#newId(), at: this.#clock().toISOString(), ...body } as GapflowEvent;
+      const id = eventId !== undefined && index === bodies.length - 1 ? eventId : this.#newId();
+      const event = { v: EVENT_VERSION, seq: view.lastSeq + 1, id, at: this.#clock().toISOString(), ...body } as GapflowEvent;
       view = evolve(view, event);
       events.push(event);
     }
@@ -187,13 +276,59 @@ export class Session {
   }
 }
 
+/** Validates write options at the edge: one line naming the option. */
+function checkWriteOptions(write: WriteOptions): WriteOptions {
+  const { expectSeq, eventId } = write;
+  if (expectSeq !== undefined && (!Number.isSafeInteger(expectSeq) || expectSeq < 0)) {
+    throw new Refusal(`the expected seq must be a whole number from 0, not ${String(expectSeq).slice(0, 40)}`);
+  }
+  if (eventId !== undefined) {
+    const parsed = EventId.safeParse(eventId);
+    if (!parsed.success) throw new Refusal(`event id: ${formatIssue(parsed.error)}`);
+  }
+  return { expectSeq, eventId };
+}
+
+/** A retried request finds its event by id; an id reused for another kind of request is a caller's mistake, refused. */
+function sameRequest(original: GapflowEvent, input: EventBodyInput): GapflowEvent {
+  const type = typeof input === 'object' && input !== null && 'type' in input ? input.type : undefined;
+  if (type !== original.type) {
+    throw new Refusal(
+      `event id ${original.id} is already in the log as seq ${original.seq} (${original.type}), not ${String(type).slice(0, 40)}: a retry must repeat its request; a new request needs a new id`,
+    );
+  }
+  return original;
+}
+
 /** A session in `<dir>/events.jsonl`, the embedded default. */
-export function createFileSession(dir: string, settings: SessionSettings = {}, options?: SessionOptions): Session {
-  return Session.create(new FileLog(dir), settings, options);
+export function createFileSession(dir: string, settings: SessionSettings = {}, options?: SessionOptions, write?: WriteOptions): Session {
+  return Session.create(new FileLog(dir), settings, options, write);
 }
 
 export function openFileSession(dir: string, options?: SessionOptions): Session {
   return Session.open(new FileLog(dir), options);
+}
+
+/** What `verifyFileSession` found; `problem` names the first bad line, or is null. */
+export interface Verification extends Omit<LogInspection, 'message'> {
+  problem: string | null;
+}
+
+/**
+ * Checks a session's log without changing it: every line's bytes, JSON,
+ * version, seq, schema and checksum chain, then every event against the
+ * rules (as replay does). Never throws for a bad line; reports the first.
+ */
+export function verifyFileSession(dir: string): Verification {
+  const { message, ...found } = inspectLog(dir);
+  if (message !== null) return { ...found, problem: message };
+  try {
+    replay(found.events, found.location);
+  } catch (error) {
+    if (error instanceof LogError) return { ...found, problem: error.message };
+    throw error;
+  }
+  return { ...found, problem: null };
 }
 
 /** A session held in memory, for embedding. */

@@ -24,9 +24,16 @@ Reading
   prompt                          the decision prompt in DIVERGENCE_WARNING
   summary                         the final summary once COMPLETE
   replay                          read the whole log; print the event count and state
+Log
+  verify                          check every line and the checksum chain; exit 1
+                                  naming the first bad line
+  repair                          cut a torn last line (a copy is kept); nothing else
 
 Options
   --dir DIR    session folder (else $GAPFLOW_DIR, else ./.gapflow)
+  --expect-seq N  (writing commands) refuse unless the log ends at seq N
+  --event-id ID   (writing commands) an id for the event; if it is already in
+                  the log, nothing is appended and the original is shown
   --json       machine-readable output
   -h, --help   this text;  --version  the version
 

@@ -5,6 +5,8 @@ import type { DecisionKind, GapState, Severity } from '../../events/index.js';
 import { enumWord, hoistGlobalOptions, list, parse, UsageError, wholeNumber } from './args.js';
 import { announce, type CliIO, type Command, open, openNow, printJson, sessionDir } from './common.js';
 import { HELP } from './help.js';
+import { isUnverified, repair, verify } from './log-commands.js';
+import { WRITE_OPTIONS, writeOptions } from './log-options.js';
 
 export type { CliIO } from './common.js';
 
@@ -17,6 +19,7 @@ const init: Command = (argv, io) => {
       'divergence-threshold': { type: 'string' },
       'max-rounds': { type: 'string' },
       'no-critical-override': { type: 'boolean' },
+      ...WRITE_OPTIONS,
     },
     [],
   );
@@ -29,9 +32,10 @@ const init: Command = (argv, io) => {
   };
   const dir = sessionDir(values.dir, io);
   // The schema judges the preset's spelling; the cast only lets it see the raw word.
-  const session = createFileSession(dir, settings as Parameters<typeof createFileSession>[1]);
+  const session = createFileSession(dir, settings as Parameters<typeof createFileSession>[1], undefined, writeOptions(values));
   const c = session.view.config;
-  announce(io, session, session.log.read(), values.json, () =>
+  const events = session.log.read();
+  announce(io, session, session.lastWrite === 'duplicate' ? events.slice(0, 1) : events, values.json, () =>
     [
       `Created a session in ${dir}`,
       `  stall_threshold ${c.stallThreshold}, divergence_threshold ${c.divergenceThreshold}, max_rounds ${c.maxRounds}, critical_override ${c.criticalOverride}${settings.preset ? `, preset ${settings.preset}` : ''}`,
@@ -51,6 +55,7 @@ const gap: Command = (argv, io) => {
           title: { type: 'string' },
           'spawned-by': { type: 'string' },
           'non-blocking': { type: 'boolean' },
+          ...WRITE_OPTIONS,
         },
         ['ID'],
       );
@@ -60,29 +65,29 @@ const gap: Command = (argv, io) => {
         title: values.title,
         spawnedBy: values['spawned-by'],
         blocking: values['non-blocking'] ? false : undefined,
-      });
+      }, writeOptions(values));
       const g = session.view.gaps.get(args[0]!)!;
       const when = g.openedInRound === 0 ? 'at baseline' : `in round ${g.openedInRound}`;
       return announce(io, session, events, values.json, () => `Opened ${g.id} (${g.severity}) ${when}; open count ${openNow(session)}`);
     }
     case 'move': {
-      const { values, args } = parse(rest, { reason: { type: 'string' }, 'blocked-by': { type: 'string' } }, ['ID', 'STATE']);
+      const { values, args } = parse(rest, { reason: { type: 'string' }, 'blocked-by': { type: 'string' }, ...WRITE_OPTIONS }, ['ID', 'STATE']);
       const session = open(values, io);
       const before = session.view.gaps.get(args[0]!)?.state;
       const events = session.moveGap(args[0]!, enumWord(args[1]!) as GapState, {
         reason: values.reason,
         blockedBy: values['blocked-by'],
-      });
+      }, writeOptions(values));
       const g = session.view.gaps.get(args[0]!)!;
       const effect = before && session.view.roundOpen ? moveEffect(before, g.state) : 'none';
       const counted = { resolved: ' (counts as resolved)', reopened: ' (reopened: counts as new)', none: '' }[effect];
       return announce(io, session, events, values.json, () => `${g.id}: ${before} -> ${g.state}${counted}; open count ${openNow(session)}`);
     }
     case 'severity': {
-      const { values, args } = parse(rest, {}, ['ID', 'SEVERITY']);
+      const { values, args } = parse(rest, { ...WRITE_OPTIONS }, ['ID', 'SEVERITY']);
       const session = open(values, io);
       const before = session.view.gaps.get(args[0]!)?.severity;
-      const events = session.changeSeverity(args[0]!, enumWord(args[1]!) as Severity);
+      const events = session.changeSeverity(args[0]!, enumWord(args[1]!) as Severity, writeOptions(values));
       const g = session.view.gaps.get(args[0]!)!;
       return announce(io, session, events, values.json, () => `${g.id}: ${before} -> ${g.severity}; weighted open ${formatCount(session.view.open.weighted)}`);
     }
@@ -96,17 +101,17 @@ const round: Command = (argv, io) => {
   if (verb !== 'start' && verb !== 'close') {
     throw new UsageError(verb && !verb.startsWith('-') ? `unknown round command "${verb}" (start, close)` : 'round needs start or close');
   }
-  const { values } = parse(rest, {}, []);
+  const { values } = parse(rest, { ...WRITE_OPTIONS }, []);
   if (verb === 'start') {
     const session = open(values, io);
-    const events = session.startRound();
+    const events = session.startRound(writeOptions(values));
     const r = session.view.rounds.at(-1)!;
     return announce(io, session, events, values.json, () =>
       `Round ${r.round} started: open count ${formatCount(r.openStart)} (weighted ${formatCount(r.weightedOpenStart)})`,
     );
   }
   const session = open(values, io);
-  const events = session.closeRound();
+  const events = session.closeRound(writeOptions(values));
   announce(io, session, events, values.json, () => session.roundReport().trimEnd());
 };
 
@@ -130,7 +135,7 @@ const decide: Command = (argv, io) => {
   }
   const { values } = parse(
     rest,
-    { gaps: { type: 'string' }, 'accept-critical': { type: 'boolean' }, rationale: { type: 'string' } },
+    { gaps: { type: 'string' }, 'accept-critical': { type: 'boolean' }, rationale: { type: 'string' }, ...WRITE_OPTIONS },
     [],
   );
   const session = open(values, io);
@@ -139,7 +144,7 @@ const decide: Command = (argv, io) => {
     gaps: list(values.gaps),
     acceptCritical: values['accept-critical'],
     rationale: values.rationale,
-  });
+  }, writeOptions(values));
   const last = session.view.history.at(-1);
   announce(io, session, events, values.json, () => `${word}: ${before} -> ${session.view.machine.state} (${last?.reason ?? ''})`);
 };
@@ -204,6 +209,8 @@ const COMMANDS: Record<string, Command> = {
   prompt,
   summary,
   replay: replayCommand,
+  verify,
+  repair,
 };
 
 /** What to type to get past a refusal. */
@@ -239,6 +246,7 @@ export function run(argv: string[], io: CliIO): number {
     command(rest, io);
     return 0;
   } catch (error) {
+    if (isUnverified(error)) return 1;
     if (error instanceof UsageError) {
       io.stderr(`gapflow: ${error.message} (gapflow --help lists the commands)\n`);
       return 2;

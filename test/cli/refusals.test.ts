@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sealLine } from '../../src/index.js';
 import {
   atBaseline,
   completeAfterRoundOne,
@@ -461,9 +462,23 @@ describe('a malformed log: every command exits 1 naming the line', () => {
     expect(lines[4]).toContain('"to":"IN_PROGRESS"');
     return lines;
   }
-  const joined = (lines: readonly string[]) => `${lines.join('\n')}\n`;
+  /*
+   * The lines joined, each JSON line sealed anew with its chained checksum,
+   * as a careful hand-editor would: these corruptions are about content, so
+   * that the check under test (not the checksum) is the one that fires.
+   */
+  const joined = (lines: readonly string[]) => {
+    let previous = '';
+    const sealed = lines.map((line) => {
+      if (!line.startsWith('{"v":2,')) return line;
+      const next = sealLine(line.replace(/,"sum":"[0-9a-f]{16}"\}$/, '}'), previous);
+      previous = next.sum;
+      return next.line.slice(0, -1);
+    });
+    return `${sealed.join('\n')}\n`;
+  };
   const event = (seq: number, type: string, data: Record<string, unknown>) =>
-    JSON.stringify({ v: 1, seq, id: `hand-${seq}`, at: '2026-01-12T10:00:00.000Z', type, data });
+    JSON.stringify({ v: 2, seq, id: `hand-${seq}`, at: '2026-01-12T10:00:00.000Z', type, data });
 
   const corruptions: { name: string; line: number; mentions: RegExp[]; corrupt: (lines: string[]) => string }[] = [
     {
@@ -494,7 +509,7 @@ describe('a malformed log: every command exits 1 naming the line', () => {
       name: 'an event version this gapflow does not read',
       line: 2,
       mentions: [/version/i],
-      corrupt: (l) => joined(l.map((line, i) => (i === 1 ? line.replace('"v":1', '"v":2') : line))),
+      corrupt: (l) => joined(l.map((line, i) => (i === 1 ? line.replace('"v":2', '"v":3') : line))),
     },
     {
       name: 'a seq gap (line 3 deleted)',
