@@ -1,4 +1,4 @@
-import { repairLog } from '../log/index.js';
+import { LogError, repairLog } from '../log/index.js';
 import { verifyFileSession } from '../session.js';
 import { parse } from './args.js';
 import { printJson, sessionDir, type Command } from './common.js';
@@ -27,8 +27,8 @@ export const verify: Command = (argv, io) => {
     });
   } else if (result.problem === null) {
     io.stdout(`OK: ${result.location}: ${result.events.length} events, seq 1 to ${last?.seq ?? 0}, checksum chain intact (last ${result.lastSum || 'none'})\n`);
-  } else {
-    io.stderr(`gapflow: ${result.problem}\n`);
+  } else if (result.problem !== null) {
+    throw new LogError(result.problem);
   }
   if (result.problem !== null) throw new Unverified();
 };

@@ -224,6 +224,15 @@ const REMEDY_HINT: Record<Remedy, string> = {
   name_gaps: 'add --gaps ID[,ID...]',
 };
 
+/**
+ * An error stays one line whatever a caller typed into it: control and
+ * line-breaking characters are shown escaped, as JSON would write them.
+ */
+function oneLine(message: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what this escapes
+  return message.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => JSON.stringify(c).slice(1, -1));
+}
+
 /** Runs one CLI call; returns the exit code. Never throws for a user's mistake. */
 export function run(argv: string[], io: CliIO): number {
   const [name, ...rest] = hoistGlobalOptions(argv);
@@ -248,21 +257,21 @@ export function run(argv: string[], io: CliIO): number {
   } catch (error) {
     if (isUnverified(error)) return 1;
     if (error instanceof UsageError) {
-      io.stderr(`gapflow: ${error.message} (gapflow --help lists the commands)\n`);
+      io.stderr(`gapflow: ${oneLine(error.message)} (gapflow --help lists the commands)\n`);
       return 2;
     }
     if (error instanceof Refusal) {
       const hint = error.remedy ? ` (${REMEDY_HINT[error.remedy]})` : '';
-      io.stderr(`gapflow: refused: ${error.message}${hint}\n`);
+      io.stderr(`gapflow: refused: ${oneLine(error.message)}${hint}\n`);
       return 1;
     }
     if (error instanceof LogError) {
-      io.stderr(`gapflow: ${error.message}\n`);
+      io.stderr(`gapflow: ${oneLine(error.message)}\n`);
       return 1;
     }
     // An environment failure (permissions, a full disk): one line, never a stack trace.
     const message = error instanceof Error ? error.message : String(error);
-    io.stderr(`gapflow: ${message.split('\n')[0]}\n`);
+    io.stderr(`gapflow: ${oneLine(message.split('\n')[0]!)}\n`);
     return 1;
   }
 }
