@@ -36,7 +36,13 @@ export const verify: Command = (argv, io) => {
 /** `gapflow repair`: cuts a torn last line (keeping a copy); refuses any other damage untouched. */
 export const repair: Command = (argv, io) => {
   const { values } = parse(argv, {}, []);
-  const report = repairLog(sessionDir(values.dir, io));
+  const dir = sessionDir(values.dir, io);
+  const report = repairLog(dir);
+  if (report.cut === null) {
+    // Sound lines can still break a rule (a sealed hand edit): that is not a torn tail either.
+    const { problem } = verifyFileSession(dir);
+    if (problem !== null) throw new LogError(`${problem}; repair cuts only a torn last line and this is not one: nothing was changed`);
+  }
   if (values.json) return printJson(io, report);
   if (report.cut === null) return io.stdout(`Nothing to repair: ${report.location} has no torn last line (${report.events} events).\n`);
   io.stdout(
