@@ -21,7 +21,7 @@ export function versionProblem(v: unknown): string | null {
  * writes, before the schema judges it. Version 1 differs only by lacking the
  * line checksum, which the log handles; its body is already current.
  */
-export function upcast(stored: Readonly<Record<string, unknown>>): Record<string, unknown> {
+export function upcast(stored: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
   if (stored.v === 1) return { ...stored, v: 2 };
-  return { ...stored };
+  return stored;
 }

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sealLine } from '../../src/index.js';
 import { atBaseline, expectOneLineError, expectRefused, Sandbox } from './helpers.js';
 
 let box: Sandbox;
@@ -37,7 +38,6 @@ describe('gapflow verify', () => {
     box.ok('gap', 'move', 'GAP-H1', 'IN_PROGRESS');
     const lines = box.logLines();
     // Hand edit of the last line, sealed again so only the rule is wrong: the chain cannot tell, replay can.
-    const { sealLine } = sealer;
     const previous = /"sum":"([0-9a-f]{16})"\}$/.exec(lines[2]!)![1]!;
     const edited = sealLine(lines[3]!.replace('IN_PROGRESS', 'ACCEPTED').replace(/,"sum":"[0-9a-f]{16}"\}$/, '}'), previous).line;
     box.writeLog(`${lines.slice(0, 3).join('\n')}\n${edited}`);
@@ -136,5 +136,3 @@ describe('--expect-seq and --event-id on writing commands', () => {
     expectOneLineError(box.gf('bad\ncommand'), 2, [/unknown command "bad\\ncommand"/]);
   });
 });
-
-const sealer = await import('../../src/index.js');
