@@ -3,8 +3,9 @@
  * until it is killed, and reports each acknowledged append on stdout as
  * `first-seq last-seq last-id` (written synchronously, after the append
  * returned). Most appends are single events through the session (with an
- * event id); some are raw batches of long lines through the log, big enough
- * to span several pages, so a kill can land inside their write.
+ * event id); some are raw batches of long lines through the log, some big
+ * enough (hundreds of pages) that a kill can land inside their write: Linux
+ * stops copying a write into the page cache when a fatal signal is pending.
  */
 import { writeSync } from 'node:fs';
 import { EVENT_VERSION, openFileSession, type GapflowEvent } from '../src/index.js';
@@ -25,7 +26,8 @@ for (;;) {
   if (Math.random() < 0.75) {
     ack(session.openGap(`G-${name}`, 'LOW', { title: 'crash '.repeat(Math.floor(Math.random() * 80)) }, { eventId: `e-${name}` }));
   } else {
-    const size = 5 + Math.floor(Math.random() * 40);
+    // Now and then a bulk import of ~1,500 events (about 700 KB): a kill during its write can tear it.
+    const size = Math.random() < 0.3 ? 1500 : 5 + Math.floor(Math.random() * 40);
     const batch: GapflowEvent[] = Array.from({ length: size }, (_, i) => ({
       v: EVENT_VERSION,
       seq: lastSeq + 1 + i,
