@@ -11,7 +11,9 @@ import { LogError } from './types.js';
  * blocks the next one for long. Hand-written rather than proper-lockfile:
  * that library is asynchronous at heart (its sync API neither retries nor
  * refreshes the lock) and judges staleness by mtime alone, while the CLI is
- * synchronous and a dead pid is the surest sign.
+ * synchronous and a dead pid is the surest sign. This is the one place
+ * outside src/cli that reads `process`: a lock must name its owner's pid and
+ * ask whether another pid still runs.
  */
 
 export const STALE_AFTER_MS = 10_000;
