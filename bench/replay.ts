@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createFileSession, evolve, initialView, parseLines, replay, toLine, type GapflowEvent, type Session } from '../src/index.js';
+import { createFileSession, evolve, formatLines, initialView, parseLines, replay, type GapflowEvent, type Session } from '../src/index.js';
 
 /**
  * A long, valid session that never ends: each round resolves as many LOW gaps
@@ -51,7 +51,7 @@ try {
   const session = createFileSession(dir, { maxRounds: 100_000 });
   play(session, 400, 12);
   const events: GapflowEvent[] = session.log.read();
-  const text = events.map(toLine).join('');
+  const { text } = formatLines(events);
   console.log(`log: ${events.length.toLocaleString('en-US')} events, ${(text.length / 1024).toFixed(0)} KiB, ${session.view.rounds.length} rounds`);
 
   const parse = time(() => parseLines(text, 'bench'), 5);

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import {
   DecisionMade,
-  EventId,
   MetricsRecorded,
   GapMoved,
   GapOpened,
@@ -11,6 +10,7 @@ import {
   SessionBound,
   SessionStarted,
 } from './schemas.js';
+import { EventId } from './vocabulary.js';
 
 const withId = { id: EventId.optional() };
 

@@ -1,8 +1,12 @@
 import { z } from 'zod';
-import { DecisionKind, GapId, GapState, PolicyName, Preset, Severity, Text } from './vocabulary.js';
+import { DecisionKind, EventId, GapId, GapState, PolicyName, Preset, Severity, Text } from './vocabulary.js';
 
-/** The version this build writes. Older versions are upcast on read (none yet). */
-export const EVENT_VERSION = 1;
+/**
+ * The version this build writes. Version 2 lines carry a checksum chained to
+ * the line before; version 1 lines (gapflow 0.1) have none and are upcast on
+ * read (see upcast.ts).
+ */
+export const EVENT_VERSION = 2;
 
 const SessionStartedData = z.strictObject({
   preset: Preset.optional(),
@@ -92,9 +96,6 @@ export type EventOf<T extends EventType> = Extract<GapflowEvent, { type: T }>;
 export type BodyOf<T extends EventType> = Extract<EventBody, { type: T }>;
 /** What a caller passes for one type of event, before defaults are filled in. */
 export type BodyInputOf<T extends EventType> = Extract<EventBodyInput, { type: T }>;
-
-/** An event's own id: made by the writer, or given by the caller who asks for the event. */
-export const EventId = z.string().min(1).max(128);
 
 const Envelope = {
   v: z.literal(EVENT_VERSION),

@@ -45,6 +45,18 @@ export const GapId = z
 export type GapId = z.infer<typeof GapId>;
 
 /**
+ * An event id: what a retrying caller passes to make an append idempotent
+ * (nanoid's alphabet, plus `.` and `:` for ids a hook builds from its own
+ * names). Never a path, markup or a control character.
+ */
+export const EventId = z
+  .string()
+  .min(1, 'an event id is not empty')
+  .max(128, 'an event id has at most 128 characters')
+  .regex(/^[A-Za-z0-9._:-]+$/, 'an event id is letters, digits and . _ - :');
+export type EventId = z.infer<typeof EventId>;
+
+/**
  * Free text shown to people: one line, bounded, with no control characters
  * (C0, C1, line and paragraph separators, bidirectional overrides), so it can
  * neither break a table nor rewrite a terminal.

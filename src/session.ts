@@ -1,6 +1,8 @@
 import { nanoid } from 'nanoid';
 import {
   EVENT_VERSION,
+  EventId,
+  formatIssue,
   type BodyInputOf,
   type DecisionKind,
   type EventBody,
@@ -23,7 +25,7 @@ import {
   type SessionView,
   type StateJson,
 } from './core/index.js';
-import { FileLog, LogError, MemoryLog, type EventLog } from './log/index.js';
+import { FileLog, inspectLog, LogError, MemoryLog, type EventLog, type LogInspection } from './log/index.js';
 import { renderPrompt, renderRoundReport, renderStatus, renderSummary } from './render/index.js';
 import { LiveActor, type ConvergenceActor, type InspectOption } from './live.js';
 
@@ -44,6 +46,18 @@ export interface SessionOptions {
 export interface BatchRequest {
   body: EventBodyInput;
   id?: string | undefined;
+}
+
+/** How one write may be made safe to retry and safe against a log that moved on. */
+export interface WriteOptions {
+  /** Append only if the log's last seq is this (0: no log yet); else refuse. */
+  expectSeq?: number | undefined;
+  /**
+   * The id of the event the request records. If an event with this id is
+   * already in the log, nothing is appended and that event is returned: a
+   * retry after a lost answer records nothing twice.
+   */
+  eventId?: string | undefined;
 }
 
 /** A state change, as a subscriber hears of it. */
@@ -88,37 +102,66 @@ export class Session {
   readonly #listeners = new Set<StateListener>();
   readonly #clock: () => Date;
   readonly #newId: () => string;
+  /** Every event by id, for idempotent appends. A Map: ids such as `__proto__` are plain keys. */
+  readonly #byId = new Map<string, GapflowEvent>();
+  #lastWrite: 'appended' | 'duplicate' | null = null;
   readonly #live: LiveActor | null;
 
   private constructor(
     readonly log: EventLog,
     view: SessionView,
     options: SessionOptions,
+    events: readonly GapflowEvent[],
     live: LiveActor | null = options.inspect ? new LiveActor(options.inspect) : null,
   ) {
     this.#view = view;
     this.#clock = options.clock ?? (() => new Date());
     this.#newId = options.newId ?? (() => nanoid());
+    for (const event of events) this.#byId.set(event.id, event);
     this.#live = live;
     live?.sync(view);
   }
 
-  /** Starts a new session in `log`; refuses if the log already holds one. */
-  static create(log: EventLog, settings: SessionSettings = {}, options: SessionOptions = {}): Session {
-    const session = new Session(log, initialView(), options);
-    if (log.exists()) throw new LogError(`${log.location} already holds a session`);
-    const started = session.#prepare([parseBody({ type: 'session.started', data: settings })]);
+  /**
+   * Starts a new session in `log`; refuses if the log already holds one,
+   * unless `write.eventId` names its first event (a retried create: the
+   * session is opened instead).
+   */
+  static create(log: EventLog, settings: SessionSettings = {}, options: SessionOptions = {}, write: WriteOptions = {}): Session {
+    const { expectSeq, eventId } = checkWriteOptions(write);
+    if (log.exists()) {
+      if (eventId !== undefined) {
+        const events = log.read();
+        if (events[0]?.id === eventId) {
+          const existing = Session.#replayed(log, events, options);
+          existing.#lastWrite = 'duplicate';
+          return existing;
+        }
+      }
+      throw new LogError(`${log.location} already holds a session`);
+    }
+    if (expectSeq !== undefined && expectSeq !== 0) {
+      throw new Refusal(`expected the log to end at seq ${expectSeq}, but there is no log yet (seq 0)`);
+    }
+    const session = new Session(log, initialView(), options, []);
+    const started = session.#prepare([parseBody({ type: 'session.started', data: settings })], eventId);
     log.create(started.events);
+    for (const event of started.events) session.#byId.set(event.id, event);
     session.#view = started.view;
     session.#live?.sync(started.view);
+    session.#lastWrite = 'appended';
     return session;
   }
 
   /** Opens the session stored in `log`, replaying every event (into the live actor too, when inspected). */
   static open(log: EventLog, options: SessionOptions = {}): Session {
+    return Session.#replayed(log, log.read(), options);
+  }
+
+  static #replayed(log: EventLog, events: readonly GapflowEvent[], options: SessionOptions): Session {
     const live = options.inspect ? new LiveActor(options.inspect) : null;
-    const view = replay(log.read(), log.location, live ? (before, event) => live.feed(before, event) : undefined);
-    return new Session(log, view, options, live);
+    const view = replay(events, log.location, live ? (before, event) => live.feed(before, event) : undefined);
+    return new Session(log, view, options, events, live);
   }
 
   get view(): SessionView {
@@ -130,48 +173,89 @@ export class Session {
     return this.#live?.actor ?? null;
   }
 
-  /** Records one request (an event body); returns the events appended for it. */
-  record(input: EventBodyInput): GapflowEvent[] {
-    const prepared = this.#prepare(decide(this.#view, input));
-    this.log.append(prepared.events);
-    prepared.events.forEach((event, i) => this.#live?.feed(prepared.before[i]!, event));
-    this.#commit(prepared.view);
-    return prepared.events;
+  /** Whether the last write appended, or found its event id already in the log (null before any). */
+  get lastWrite(): 'appended' | 'duplicate' | null {
+    return this.#lastWrite;
   }
 
   /**
-   * Records a batch all-or-nothing: each request is decided against the view
-   * the ones before it leave, then the whole batch is appended with one write;
-   * if any one is refused, nothing is written and the Refusal names it
-   * (`where(index)`). A request's `id` becomes its own event's id (an automatic
-   * `round.started` before it gets a fresh one). Returns each request's events.
+   * Records one request (an event body); returns the events appended for it,
+   * or, when `write.eventId` is already in the log, that event (appending
+   * nothing). Holding the log, it first catches up with what other writers
+   * appended, then checks `write.expectSeq`, then decides.
    */
-  recordAll(requests: readonly BatchRequest[], where: (index: number) => string = (i) => `request ${i + 1}`): GapflowEvent[][] {
-    let view = this.#view;
-    const groups: GapflowEvent[][] = [];
-    const before: SessionView[] = [];
-    const ids = new Map<string, number>();
-    requests.forEach((request, index) => {
-      try {
-        if (request.id !== undefined) {
-          const first = ids.get(request.id);
-          if (first !== undefined) throw new Refusal(`event id ${request.id} is already used by ${where(first)}`);
-          ids.set(request.id, index);
-        }
-        const prepared = this.#prepare(decide(view, request.body), view, request.id);
-        groups.push(prepared.events);
-        before.push(...prepared.before);
-        view = prepared.view;
-      } catch (error) {
-        if (error instanceof Refusal) throw new Refusal(`${where(index)}: ${error.message}`, error.remedy);
-        throw error;
-      }
+  record(input: EventBodyInput, write: WriteOptions = {}): GapflowEvent[] {
+    const { expectSeq, eventId } = checkWriteOptions(write);
+    const outcome = this.log.update<{ events: GapflowEvent[]; appended: boolean; view?: SessionView; before?: SessionView[] }>(this.#view.lastSeq, (fresh) => {
+      this.#catchUp(fresh);
+      const original = eventId === undefined ? undefined : this.#byId.get(eventId);
+      if (original) return { events: [], result: { events: [sameRequest(original, input)], appended: false } };
+      refuseMovedOn(expectSeq, this.#view.lastSeq);
+      const prepared = this.#prepare(decide(this.#view, input), eventId);
+      return { events: prepared.events, result: { events: prepared.events, appended: true, view: prepared.view, before: prepared.before } };
     });
-    const events = groups.flat();
-    this.log.append(events);
-    events.forEach((event, i) => this.#live?.feed(before[i]!, event));
-    this.#commit(view);
-    return groups;
+    if (!outcome.appended) {
+      this.#lastWrite = 'duplicate';
+      return outcome.events;
+    }
+    this.#appended(outcome.events, outcome.before!, outcome.view!);
+    return outcome.events;
+  }
+
+  /**
+   * Records a batch all-or-nothing, holding the log: each request is decided
+   * against the view the ones before it leave, then the new events go out in
+   * one write; if any one is refused, nothing is written and the Refusal names
+   * it (`where(index)`). A request's `id` becomes its own event's id (an
+   * automatic `round.started` before it gets a fresh one); a request whose id
+   * is already in the log is a retry and records nothing again. Returns each
+   * request's events.
+   */
+  recordAll(
+    requests: readonly BatchRequest[],
+    where: (index: number) => string = (i) => `request ${i + 1}`,
+    write: Pick<WriteOptions, 'expectSeq'> = {},
+  ): GapflowEvent[][] {
+    const { expectSeq } = checkWriteOptions(write);
+    const outcome = this.log.update<{ groups: GapflowEvent[][]; events: GapflowEvent[]; before: SessionView[]; view: SessionView }>(
+      this.#view.lastSeq,
+      (fresh) => {
+        this.#catchUp(fresh);
+        refuseMovedOn(expectSeq, this.#view.lastSeq);
+        let view = this.#view;
+        const groups: GapflowEvent[][] = [];
+        const events: GapflowEvent[] = [];
+        const before: SessionView[] = [];
+        const ids = new Map<string, number>();
+        requests.forEach((request, index) => {
+          try {
+            const { eventId } = checkWriteOptions({ eventId: request.id });
+            if (eventId !== undefined) {
+              const first = ids.get(eventId);
+              if (first !== undefined) throw new Refusal(`event id ${eventId} is already used by ${where(first)}`);
+              ids.set(eventId, index);
+              const original = this.#byId.get(eventId);
+              if (original) return void groups.push([sameRequest(original, request.body)]);
+            }
+            const prepared = this.#prepare(decide(view, request.body), eventId, view);
+            groups.push(prepared.events);
+            events.push(...prepared.events);
+            before.push(...prepared.before);
+            view = prepared.view;
+          } catch (error) {
+            if (error instanceof Refusal) throw new Refusal(`${where(index)}: ${error.message}`, error.remedy);
+            throw error;
+          }
+        });
+        return { events, result: { groups, events, before, view } };
+      },
+    );
+    if (outcome.events.length === 0) {
+      this.#lastWrite = 'duplicate';
+      return outcome.groups;
+    }
+    this.#appended(outcome.events, outcome.before, outcome.view);
+    return outcome.groups;
   }
 
   /** Refuses `input` as `record` would, without writing: for an edge that must do work (run a command) only when the record can go in. */
@@ -179,25 +263,33 @@ export class Session {
     this.#prepare(decide(this.#view, input));
   }
 
-  openGap(id: string, severity: Severity, options: Omit<BodyInputOf<'gap.opened'>['data'], 'id' | 'severity'> = {}) {
-    return this.record({ type: 'gap.opened', data: { id, severity, ...options } });
+  /** After a write: index the new events, show them to the live actor, then move the view on. */
+  #appended(events: readonly GapflowEvent[], before: readonly SessionView[], view: SessionView): void {
+    for (const event of events) this.#byId.set(event.id, event);
+    events.forEach((event, i) => this.#live?.feed(before[i]!, event));
+    this.#commit(view);
+    this.#lastWrite = 'appended';
   }
 
-  moveGap(id: string, to: GapState, options: Omit<BodyInputOf<'gap.moved'>['data'], 'id' | 'to'> = {}) {
-    return this.record({ type: 'gap.moved', data: { id, to, ...options } });
+  openGap(id: string, severity: Severity, options: Omit<BodyInputOf<'gap.opened'>['data'], 'id' | 'severity'> = {}, write?: WriteOptions) {
+    return this.record({ type: 'gap.opened', data: { id, severity, ...options } }, write);
   }
 
-  changeSeverity(id: string, to: Severity) {
-    return this.record({ type: 'gap.severity_changed', data: { id, to } });
+  moveGap(id: string, to: GapState, options: Omit<BodyInputOf<'gap.moved'>['data'], 'id' | 'to'> = {}, write?: WriteOptions) {
+    return this.record({ type: 'gap.moved', data: { id, to, ...options } }, write);
   }
 
-  startRound() {
-    return this.record({ type: 'round.started', data: { round: this.#view.rounds.length + 1 } });
+  changeSeverity(id: string, to: Severity, write?: WriteOptions) {
+    return this.record({ type: 'gap.severity_changed', data: { id, to } }, write);
   }
 
-  closeRound() {
+  startRound(write?: WriteOptions) {
+    return this.record({ type: 'round.started', data: { round: this.#view.rounds.length + 1 } }, write);
+  }
+
+  closeRound(write?: WriteOptions) {
     // With no round ever started there is no round to name; `check` refuses it for that reason.
-    return this.record({ type: 'round.closed', data: { round: Math.max(1, this.#view.rounds.length) } });
+    return this.record({ type: 'round.closed', data: { round: Math.max(1, this.#view.rounds.length) } }, write);
   }
 
   /**
@@ -205,14 +297,14 @@ export class Session {
    * when none is open). Without the gap policy the round closes itself once
    * every enabled policy has recorded for it.
    */
-  recordMetrics(policy: string, metrics: Record<string, unknown>) {
-    return this.record({ type: 'metrics.recorded', data: { policy, metrics } });
+  recordMetrics(policy: string, metrics: Record<string, unknown>, write?: WriteOptions) {
+    return this.record({ type: 'metrics.recorded', data: { policy, metrics } }, write);
   }
 
-  decide(kind: DecisionKind, options: DecisionOptions = {}) {
+  decide(kind: DecisionKind, options: DecisionOptions = {}, write?: WriteOptions) {
     const { gaps, acceptCritical, rationale } = options;
     const acknowledgment = acceptCritical ? ('critical_risk' as const) : undefined;
-    return this.record({ type: 'decision.made', data: { kind, gaps, acknowledgment, rationale } });
+    return this.record({ type: 'decision.made', data: { kind, gaps, acknowledgment, rationale } }, write);
   }
 
   state(): StateJson {
@@ -243,22 +335,42 @@ export class Session {
     return () => this.#listeners.delete(listener);
   }
 
+  /** Folds in what other writers appended, checking it as replay does. */
+  #catchUp(fresh: readonly GapflowEvent[]): void {
+    if (fresh.length === 0) return;
+    let view = this.#view;
+    for (const event of fresh) {
+      try {
+        check(view, event);
+      } catch (error) {
+        if (error instanceof Refusal) throw new LogError(`${this.log.location} line ${event.seq}: ${error.message}`);
+        throw error;
+      }
+      this.#live?.feed(view, event);
+      view = evolve(view, event);
+      this.#byId.set(event.id, event);
+    }
+    this.#commit(view);
+  }
+
   /**
-   * Checks and stamps a batch against the view as it will be, without touching
-   * the log. `lastId` names the last event (the one the caller asked for);
-   * `before` holds the view each event met, for the live actor.
+   * Checks and stamps a batch against the view as it will be, without
+   * touching the log. A given event id goes to the request's own event: the
+   * one of its type (before it may come the round it starts, after it the
+   * round a policy's metrics close).
    */
   #prepare(
     bodies: readonly EventBody[],
+    eventId?: string,
     from = this.#view,
-    lastId?: string,
   ): { events: GapflowEvent[]; view: SessionView; before: SessionView[] } {
     let view = from;
     const events: GapflowEvent[] = [];
     const before: SessionView[] = [];
+    const own = ownIndex(bodies);
     for (const [index, body] of bodies.entries()) {
       check(view, body);
-      const id = index === bodies.length - 1 && lastId !== undefined ? lastId : this.#newId();
+      const id = eventId !== undefined && index === own ? eventId : this.#newId();
       const event = { v: EVENT_VERSION, seq: view.lastSeq + 1, id, at: this.#clock().toISOString(), ...body } as GapflowEvent;
       before.push(view);
       view = evolve(view, event);
@@ -278,13 +390,72 @@ export class Session {
   }
 }
 
+/** Which of the events `decide` made for one request is the request's own: not an automatic round start or close around it. */
+function ownIndex(bodies: readonly EventBody[]): number {
+  const own = bodies.findIndex((b, i) => !(i === 0 && b.type === 'round.started' && bodies.length > 1) && !(i > 0 && b.type === 'round.closed'));
+  return own === -1 ? bodies.length - 1 : own;
+}
+
+/** `expectSeq`: the log must still end where the caller read it. */
+function refuseMovedOn(expectSeq: number | undefined, lastSeq: number): void {
+  if (expectSeq !== undefined && expectSeq !== lastSeq) {
+    throw new Refusal(`expected the log to end at seq ${expectSeq}, but it ends at seq ${lastSeq}: it has moved on; read the state again before deciding`);
+  }
+}
+
+/** Validates write options at the edge: one line naming the option. */
+function checkWriteOptions(write: WriteOptions): WriteOptions {
+  const { expectSeq, eventId } = write;
+  if (expectSeq !== undefined && (!Number.isSafeInteger(expectSeq) || expectSeq < 0)) {
+    throw new Refusal(`the expected seq must be a whole number from 0, not ${String(expectSeq).slice(0, 40)}`);
+  }
+  if (eventId !== undefined) {
+    const parsed = EventId.safeParse(eventId);
+    if (!parsed.success) throw new Refusal(`event id: ${formatIssue(parsed.error)}`);
+  }
+  return { expectSeq, eventId };
+}
+
+/** A retried request finds its event by id; an id reused for another kind of request is a caller's mistake, refused. */
+function sameRequest(original: GapflowEvent, input: EventBodyInput): GapflowEvent {
+  const type = typeof input === 'object' && input !== null && 'type' in input ? input.type : undefined;
+  if (type !== original.type) {
+    throw new Refusal(
+      `event id ${original.id} is already in the log as seq ${original.seq} (${original.type}), not ${String(type).slice(0, 40)}: a retry must repeat its request; a new request needs a new id`,
+    );
+  }
+  return original;
+}
+
 /** A session in `<dir>/events.jsonl`, the embedded default. */
-export function createFileSession(dir: string, settings: SessionSettings = {}, options?: SessionOptions): Session {
-  return Session.create(new FileLog(dir), settings, options);
+export function createFileSession(dir: string, settings: SessionSettings = {}, options?: SessionOptions, write?: WriteOptions): Session {
+  return Session.create(new FileLog(dir), settings, options, write);
 }
 
 export function openFileSession(dir: string, options?: SessionOptions): Session {
   return Session.open(new FileLog(dir), options);
+}
+
+/** What `verifyFileSession` found; `problem` names the first bad line, or is null. */
+export interface Verification extends Omit<LogInspection, 'message'> {
+  problem: string | null;
+}
+
+/**
+ * Checks a session's log without changing it: every line's bytes, JSON,
+ * version, seq, schema and checksum chain, then every event against the
+ * rules (as replay does). Never throws for a bad line; reports the first.
+ */
+export function verifyFileSession(dir: string): Verification {
+  const { message, ...found } = inspectLog(dir);
+  if (message !== null) return { ...found, problem: message };
+  try {
+    replay(found.events, found.location);
+  } catch (error) {
+    if (error instanceof LogError) return { ...found, problem: error.message };
+    throw error;
+  }
+  return { ...found, problem: null };
 }
 
 /** A session held in memory, for embedding. */

@@ -100,14 +100,14 @@ describe('replay', () => {
     expect(seen).toBe(views.length);
   });
 
-  it('the log is one JSON event a line with v, seq, id, at, type and data', () => {
+  it('the log is one JSON event a line with v, seq, id, at, type, data and its checksum', () => {
     const dir = tempDir();
     play(createFileSession(dir));
     const lines = readFileSync(join(dir, 'events.jsonl'), 'utf8').trimEnd().split('\n');
     lines.forEach((line, index) => {
       const event = JSON.parse(line) as Record<string, unknown>;
-      expect(Object.keys(event)).toEqual(['v', 'seq', 'id', 'at', 'type', 'data']);
-      expect(event.v).toBe(1);
+      expect(Object.keys(event)).toEqual(['v', 'seq', 'id', 'at', 'type', 'data', 'sum']);
+      expect(event.v).toBe(2);
       expect(event.seq).toBe(index + 1);
       expect(new Date(String(event.at)).toISOString()).toBe(event.at);
     });

@@ -47,7 +47,7 @@ export function parse<T extends Options>(
 /** A whole number from an option; anything else is invalid input (exit 1). */
 export function wholeNumber(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^-?\d+$/.test(value.trim())) throw new Refusal(`--${flag} takes a whole number, not "${value}"`);
+  if (!/^-?\d+$/.test(value.trim())) throw new Refusal(`--${flag} takes a whole number, not ${JSON.stringify(value.slice(0, 40))}`);
   return Number(value);
 }
 

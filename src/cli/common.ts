@@ -34,7 +34,12 @@ export function printJson(io: CliIO, value: unknown): void {
 
 /** Lines for the events one command appended, then its own closing line. */
 export function announce(io: CliIO, session: Session, events: GapflowEvent[], json: boolean | undefined, line: () => string): void {
-  if (json) return printJson(io, { events, state: session.state() });
+  const duplicate = session.lastWrite === 'duplicate';
+  if (json) return printJson(io, duplicate ? { events, duplicate, state: session.state() } : { events, state: session.state() });
+  if (duplicate) {
+    const event = events.at(-1)!;
+    return io.stdout(`Already recorded: event ${event.id} is seq ${event.seq} (${event.type}); nothing was appended.\n`);
+  }
   for (const event of events) {
     if (event.type === 'round.started' && events.length > 1) io.stdout(`Round ${event.data.round} started.\n`);
   }

@@ -43,9 +43,16 @@ Loops
   schema                          the JSON Schema of every event (events/schema.json)
   hook claude [--max-blocks N]    Claude Code Stop/SubagentStop hook: reads its JSON on
                                   stdin, prints the decision; always exits 0
+Log
+  verify                          check every line and the checksum chain; exit 1
+                                  naming the first bad line
+  repair                          cut a torn last line (a copy is kept); nothing else
 
 Options
   --dir DIR    session folder (else $GAPFLOW_DIR, else ./.gapflow)
+  --expect-seq N  (writing commands) refuse unless the log ends at seq N
+  --event-id ID   (writing commands) an id for the event; if it is already in
+                  the log, nothing is appended and the original is shown
   --json       machine-readable output
   -h, --help   this text;  --version  the version
 

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { EventId, eventJsonSchemaText, formatIssue, type GapflowEvent } from '../../events/index.js';
 import { formatCount, hookDecision, loopStep, Refusal, type HookCall } from '../core/index.js';
 import { agentStopRequest } from '../policies/index.js';
+import { WRITE_OPTIONS, writeOptions } from './log-options.js';
 import { FileLog, readHookBlocks, readTextFile, writeHookBlocks } from '../log/index.js';
 import { openFileSession, type BatchRequest } from '../session.js';
 import { parse, UsageError, wholeNumber } from './args.js';
@@ -118,12 +119,13 @@ function parseBatch(text: string, source: string): BatchLine[] {
 
 /** `gapflow append [--file F]`: a batch of events from any language, appended whole or not at all. */
 export const append: Command = (argv, io) => {
-  const { values } = parse(argv, { file: { type: 'string' } }, []);
+  const { values } = parse(argv, { file: { type: 'string' }, 'expect-seq': WRITE_OPTIONS['expect-seq'] }, []);
   const source = values.file ?? 'stdin';
   const text = values.file !== undefined ? readTextFile(resolve(io.cwd, values.file)) : readStdin(io);
   const requests = parseBatch(text, source);
   const session = open(values, io);
-  const groups = session.recordAll(requests, (i) => `${source} line ${requests[i]!.line}`);
+  const { expectSeq } = writeOptions(values);
+  const groups = session.recordAll(requests, (i) => `${source} line ${requests[i]!.line}`, { expectSeq });
   const events = groups.flat();
   // A line's own event is the last of its group; a round.started before it was added by the rule of R8.
   const appended = requests.map((r, i) => ({ line: r.line, own: groups[i]!.at(-1)!, started: groups[i]!.length > 1 ? groups[i]![0]!.seq : null }));

@@ -7,6 +7,7 @@ import { renderPolicyCheck } from '../render/index.js';
 import type { Session } from '../session.js';
 import { list, parse, UsageError } from './args.js';
 import { announce, type CliIO, type Command, open, printJson, sessionDir } from './common.js';
+import { WRITE_OPTIONS, writeOptions } from './log-options.js';
 
 /** `--<policy>-<setting>` for every metric policy, plus `--policy` and `--complete-when`, for `init`. */
 export function policyInitOptions(): Record<string, { type: 'string' }> {
@@ -109,7 +110,7 @@ export const record: Command = (argv, io) => {
   const [name, ...words] = argv;
   const policy = policyArgument(name);
   const { rest, input } = takeJsonInput(words);
-  const flags: Record<string, FlagSpec> = { ...policy.recordFlags, ...(policy.name === 'atoms' ? VERIFY_FLAGS : {}) };
+  const flags: Record<string, FlagSpec> = { ...policy.recordFlags, ...(policy.name === 'atoms' ? VERIFY_FLAGS : {}), ...WRITE_OPTIONS };
   const { values } = parse(rest, flags as Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>, []);
   const given = Object.keys(policy.recordFlags).filter((flag) => values[flag] !== undefined);
   if (input !== undefined && given.length > 0) throw new UsageError(`give ${policy.name}'s metrics as flags or as --json, not both`);
@@ -130,7 +131,7 @@ export const record: Command = (argv, io) => {
   } else if (values['verify-timeout'] !== undefined) {
     throw new UsageError('--verify-timeout goes with --verify');
   }
-  const events = session.recordMetrics(policy.name, metrics);
+  const events = session.recordMetrics(policy.name, metrics, writeOptions(values as Parameters<typeof writeOptions>[0]));
   const written = policy.name === 'quality' ? writeQualityReport(session, io, values.dir) : undefined;
   announce(io, session, events, values.json, () => {
     const recorded = events.find((e) => e.type === 'metrics.recorded');

@@ -1,13 +1,15 @@
 import { formatCount, moveEffect, parseBody, Refusal, type Remedy } from '../core/index.js';
 import { LogError, writeStatusFile } from '../log/index.js';
 import { createFileSession } from '../session.js';
-import type { DecisionKind, GapState, Severity } from '../../events/index.js';
+import type { BodyOf, DecisionKind, GapState, Severity } from '../../events/index.js';
 import { enumWord, hoistGlobalOptions, list, parse, UsageError, wholeNumber } from './args.js';
 import { announce, type CliIO, type Command, open, openNow, printJson, sessionDir } from './common.js';
 import { HELP } from './help.js';
 import { viz } from './viz-commands.js';
 import { append, hook, next, schema } from './loop-commands.js';
 import { check, policyInitOptions, policyInitSettings, questionsFrontmatterOf, record } from './policy-commands.js';
+import { isUnverified, repair, verify } from './log-commands.js';
+import { WRITE_OPTIONS, writeOptions } from './log-options.js';
 
 export type { CliIO } from './common.js';
 
@@ -22,6 +24,7 @@ const init: Command = (argv, io) => {
       'no-critical-override': { type: 'boolean' },
       'agent-session': { type: 'string' },
       ...policyInitOptions(),
+      ...WRITE_OPTIONS,
     },
     [],
   );
@@ -36,12 +39,14 @@ const init: Command = (argv, io) => {
   const dir = sessionDir(values.dir, io);
   const agentSession = values['agent-session'];
   // Judged before the log exists, so a bad id leaves no half-made session behind.
-  const bound = agentSession === undefined ? undefined : parseBody({ type: 'session.bound', data: { agentSession } });
+  const bound = agentSession === undefined ? undefined : (parseBody({ type: 'session.bound', data: { agentSession } }) as BodyOf<'session.bound'>);
   // The schema judges the preset's spelling; the cast only lets it see the raw word.
-  const session = createFileSession(dir, settings as Parameters<typeof createFileSession>[1]);
-  if (bound) session.record(bound);
+  const session = createFileSession(dir, settings as Parameters<typeof createFileSession>[1], undefined, writeOptions(values));
+  // A retried init (same --event-id) finds the session made and, if it went that far, bound.
+  if (bound && session.view.agentSession !== bound.data.agentSession) session.record(bound);
   const c = session.view.config;
-  announce(io, session, session.log.read(), values.json, () =>
+  const events = session.log.read();
+  announce(io, session, session.lastWrite === 'duplicate' ? events.slice(0, 1) : events, values.json, () =>
     [
       `Created a session in ${dir}`,
       `  stall_threshold ${c.stallThreshold}, divergence_threshold ${c.divergenceThreshold}, max_rounds ${c.maxRounds}, critical_override ${c.criticalOverride}${settings.preset ? `, preset ${settings.preset}` : ''}`,
@@ -64,6 +69,7 @@ const gap: Command = (argv, io) => {
           title: { type: 'string' },
           'spawned-by': { type: 'string' },
           'non-blocking': { type: 'boolean' },
+          ...WRITE_OPTIONS,
         },
         ['ID'],
       );
@@ -73,29 +79,29 @@ const gap: Command = (argv, io) => {
         title: values.title,
         spawnedBy: values['spawned-by'],
         blocking: values['non-blocking'] ? false : undefined,
-      });
+      }, writeOptions(values));
       const g = session.view.gaps.get(args[0]!)!;
       const when = g.openedInRound === 0 ? 'at baseline' : `in round ${g.openedInRound}`;
       return announce(io, session, events, values.json, () => `Opened ${g.id} (${g.severity}) ${when}; open count ${openNow(session)}`);
     }
     case 'move': {
-      const { values, args } = parse(rest, { reason: { type: 'string' }, 'blocked-by': { type: 'string' } }, ['ID', 'STATE']);
+      const { values, args } = parse(rest, { reason: { type: 'string' }, 'blocked-by': { type: 'string' }, ...WRITE_OPTIONS }, ['ID', 'STATE']);
       const session = open(values, io);
       const before = session.view.gaps.get(args[0]!)?.state;
       const events = session.moveGap(args[0]!, enumWord(args[1]!) as GapState, {
         reason: values.reason,
         blockedBy: values['blocked-by'],
-      });
+      }, writeOptions(values));
       const g = session.view.gaps.get(args[0]!)!;
       const effect = before && session.view.roundOpen ? moveEffect(before, g.state) : 'none';
       const counted = { resolved: ' (counts as resolved)', reopened: ' (reopened: counts as new)', none: '' }[effect];
       return announce(io, session, events, values.json, () => `${g.id}: ${before} -> ${g.state}${counted}; open count ${openNow(session)}`);
     }
     case 'severity': {
-      const { values, args } = parse(rest, {}, ['ID', 'SEVERITY']);
+      const { values, args } = parse(rest, { ...WRITE_OPTIONS }, ['ID', 'SEVERITY']);
       const session = open(values, io);
       const before = session.view.gaps.get(args[0]!)?.severity;
-      const events = session.changeSeverity(args[0]!, enumWord(args[1]!) as Severity);
+      const events = session.changeSeverity(args[0]!, enumWord(args[1]!) as Severity, writeOptions(values));
       const g = session.view.gaps.get(args[0]!)!;
       return announce(io, session, events, values.json, () => `${g.id}: ${before} -> ${g.severity}; weighted open ${formatCount(session.view.open.weighted)}`);
     }
@@ -109,17 +115,17 @@ const round: Command = (argv, io) => {
   if (verb !== 'start' && verb !== 'close') {
     throw new UsageError(verb && !verb.startsWith('-') ? `unknown round command "${verb}" (start, close)` : 'round needs start or close');
   }
-  const { values } = parse(rest, {}, []);
+  const { values } = parse(rest, { ...WRITE_OPTIONS }, []);
   if (verb === 'start') {
     const session = open(values, io);
-    const events = session.startRound();
+    const events = session.startRound(writeOptions(values));
     const r = session.view.rounds.at(-1)!;
     return announce(io, session, events, values.json, () =>
       `Round ${r.round} started: open count ${formatCount(r.openStart)} (weighted ${formatCount(r.weightedOpenStart)})`,
     );
   }
   const session = open(values, io);
-  const events = session.closeRound();
+  const events = session.closeRound(writeOptions(values));
   announce(io, session, events, values.json, () => session.roundReport().trimEnd());
 };
 
@@ -143,7 +149,7 @@ const decide: Command = (argv, io) => {
   }
   const { values } = parse(
     rest,
-    { gaps: { type: 'string' }, 'accept-critical': { type: 'boolean' }, rationale: { type: 'string' } },
+    { gaps: { type: 'string' }, 'accept-critical': { type: 'boolean' }, rationale: { type: 'string' }, ...WRITE_OPTIONS },
     [],
   );
   const session = open(values, io);
@@ -152,7 +158,7 @@ const decide: Command = (argv, io) => {
     gaps: list(values.gaps),
     acceptCritical: values['accept-critical'],
     rationale: values.rationale,
-  });
+  }, writeOptions(values));
   const last = session.view.history.at(-1);
   announce(io, session, events, values.json, () => `${word}: ${before} -> ${session.view.machine.state} (${last?.reason ?? ''})`);
 };
@@ -232,6 +238,8 @@ const COMMANDS: Record<string, Command> = {
   schema,
   record,
   check,
+  verify,
+  repair,
 };
 
 /** What to type to get past a refusal. */
@@ -245,6 +253,15 @@ const REMEDY_HINT: Record<Remedy, string> = {
   name_gaps: 'add --gaps ID[,ID...]',
   record_metrics: 'run: gapflow record POLICY ...',
 };
+
+/**
+ * An error stays one line whatever a caller typed into it: control and
+ * line-breaking characters are shown escaped, as JSON would write them.
+ */
+function oneLine(message: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what this escapes
+  return message.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => JSON.stringify(c).slice(1, -1));
+}
 
 /** Runs one CLI call; returns the exit code. Never throws for a user's mistake. */
 export function run(argv: string[], io: CliIO): number {
@@ -292,21 +309,22 @@ export async function runBin(argv: string[], io: CliIO, stop: () => Promise<unkn
 
 /** Reports a failed call as one stderr line and returns its exit code: 2 for usage, 1 for the rest. */
 export function failure(error: unknown, io: CliIO): number {
+  if (isUnverified(error)) return 1;
   if (error instanceof UsageError) {
-    io.stderr(`gapflow: ${error.message} (gapflow --help lists the commands)\n`);
+    io.stderr(`gapflow: ${oneLine(error.message)} (gapflow --help lists the commands)\n`);
     return 2;
   }
   if (error instanceof Refusal) {
     const hint = error.remedy ? ` (${REMEDY_HINT[error.remedy]})` : '';
-    io.stderr(`gapflow: refused: ${error.message}${hint}\n`);
+    io.stderr(`gapflow: refused: ${oneLine(error.message)}${hint}\n`);
     return 1;
   }
   if (error instanceof LogError) {
-    io.stderr(`gapflow: ${error.message}\n`);
+    io.stderr(`gapflow: ${oneLine(error.message)}\n`);
     return 1;
   }
   // An environment failure (permissions, a full disk): one line, never a stack trace.
   const message = error instanceof Error ? error.message : String(error);
-  io.stderr(`gapflow: ${message.split('\n')[0]}\n`);
+  io.stderr(`gapflow: ${oneLine(message.split('\n')[0]!)}\n`);
   return 1;
 }

@@ -1,16 +1,45 @@
-import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { GapflowEvent } from '../../events/index.js';
-import { parseLines, toLine } from './lines.js';
-import { LogError, type EventLog } from './types.js';
+import { formatBytes, MAX_LINE_BYTES } from './limits.js';
+import { CHAIN_START, faultMessage, formatLines, scanBytes, type ChainPoint, type Scan } from './lines.js';
+import { isCode, withLock } from './lock.js';
+import { continues, LogError, type Batch, type EventLog } from './types.js';
 
 export const LOG_FILE = 'events.jsonl';
 
-/** The embedded default: `<dir>/events.jsonl`, one event a line, appended and fsynced. */
+/** How far this object has read the file and found it good: the next append goes after `end`. */
+interface Known {
+  end: number;
+  point: ChainPoint;
+  /** The last good line's bytes: if they are not where they were, the file changed beneath us. */
+  lastLine: Buffer;
+}
+
+/**
+ * The embedded default: `<dir>/events.jsonl`, one sealed event a line.
+ * Appends hold the lock, look at what other writers added since this object
+ * last looked, and write each batch with one write on an append-mode
+ * descriptor, fsynced before they return. A file is created whole (written
+ * aside, fsynced, then linked into place) and its folder fsynced.
+ */
 export class FileLog implements EventLog {
   readonly location: string;
-  /** The log's length in bytes as this object last read or wrote it. */
-  #size: number | null = null;
+  #known: Known | null = null;
 
   constructor(readonly dir: string) {
     this.location = join(dir, LOG_FILE);
@@ -21,68 +50,159 @@ export class FileLog implements EventLog {
   }
 
   read(): GapflowEvent[] {
-    let text: string;
-    try {
-      text = readFileSync(this.location, 'utf8');
-    } catch (error) {
-      if (isNotFound(error)) throw new LogError(`no session in ${this.dir} (\`gapflow init\` creates one)`);
-      throw error;
-    }
-    const events = parseLines(text, this.location);
-    this.#size = Buffer.byteLength(text, 'utf8');
-    return events;
+    let scan = this.#scanFile();
+    // A torn tail may be a write still under way: look again once its writer lets go.
+    if (scan.torn) scan = withLock(this.location, () => this.#scanFile());
+    if (scan.fault) throw new LogError(faultMessage(this.location, scan));
+    return scan.events;
   }
 
   create(events: readonly GapflowEvent[]): void {
-    mkdirSync(this.dir, { recursive: true });
-    let fd: number;
+    const made = mkdirSync(this.dir, { recursive: true });
+    const { text, sum, lines } = formatLines(events);
+    const bytes = Buffer.from(text, 'utf8');
+    const aside = `${this.location}.${randomBytes(6).toString('hex')}.new`;
+    const fd = openSync(aside, 'wx');
     try {
-      fd = openSync(this.location, 'wx');
+      writeAll(fd, bytes);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    try {
+      linkSync(aside, this.location);
     } catch (error) {
       if (isCode(error, 'EEXIST')) throw new LogError(`${this.location} already exists; a session lives there`);
       throw error;
+    } finally {
+      unlinkSync(aside);
     }
-    this.#size = writeAll(fd, events, 0);
+    fsyncFolder(this.dir);
+    if (made !== undefined) fsyncFolder(dirname(made));
+    this.#known = { end: bytes.length, point: { seq: events.at(-1)?.seq ?? 0, sum, sealed: true }, lastLine: Buffer.from(lines.at(-1) ?? '', 'utf8') };
   }
 
-  /**
-   * Appends only if the file is still as this object read it: events were
-   * checked against that content, so a log another writer has moved on is
-   * refused rather than given a second event with the same `seq`. (A lock
-   * that makes concurrent writers wait their turn is the next step.)
-   */
+  update<T>(afterSeq: number, step: (fresh: readonly GapflowEvent[]) => Batch<T>): T {
+    return withLock(this.location, () => {
+      const fresh = this.#catchUp(afterSeq);
+      const { events, result } = step(fresh);
+      this.#write(events);
+      return result;
+    });
+  }
+
   append(events: readonly GapflowEvent[]): void {
-    if (events.length === 0) return;
-    const fd = openSync(this.location, 'a');
-    const size = fstatSync(fd).size;
-    if (this.#size !== null && size !== this.#size) {
-      closeSync(fd);
-      throw new LogError(`${this.location} changed while this call ran (another writer?); nothing was written: run it again`);
+    this.update(this.#known?.point.seq ?? 0, () => ({ events, result: undefined }));
+  }
+
+  #scanFile(): Scan {
+    const bytes = readLogBytes(this.location, this.dir);
+    const scan = scanBytes(bytes);
+    if (!scan.fault) this.#remember(bytes, scan, CHAIN_START, 0);
+    return scan;
+  }
+
+  /** `bytes` were scanned from byte `offset` of the file, after `from`. */
+  #remember(bytes: Buffer, scan: Scan, from: ChainPoint, offset: number): void {
+    const lastLine = scan.lastLineBytes > 0 ? Buffer.from(bytes.subarray(scan.goodBytes - scan.lastLineBytes, scan.goodBytes)) : this.#known?.lastLine;
+    this.#known = { end: offset + scan.goodBytes, point: scan.goodBytes > 0 ? scan.end : from, lastLine: lastLine ?? Buffer.alloc(0) };
+  }
+
+  /** Under the lock: the events after `afterSeq`, reading only what was added since this object last looked when it can. */
+  #catchUp(afterSeq: number): GapflowEvent[] {
+    const known = this.#known;
+    if (known === null || known.point.seq !== afterSeq) {
+      const scan = this.#scanFile();
+      if (scan.fault) throw new LogError(`${faultMessage(this.location, scan)}; nothing was written`);
+      return scan.events.slice(afterSeq);
     }
-    this.#size = writeAll(fd, events, size);
+    const bytes = readFrom(this.location, known.end - known.lastLine.length);
+    if (bytes.length < known.lastLine.length || !bytes.subarray(0, known.lastLine.length).equals(known.lastLine)) {
+      throw new LogError(`${this.location} changed beneath this call (repaired or replaced?); nothing was written: run it again`);
+    }
+    const added = bytes.subarray(known.lastLine.length);
+    const scan = scanBytes(added, known.point, known.end);
+    if (scan.fault) throw new LogError(`${faultMessage(this.location, scan)}; nothing was written`);
+    this.#remember(added, scan, known.point, known.end);
+    return scan.events;
+  }
+
+  #write(events: readonly GapflowEvent[]): void {
+    if (events.length === 0) return;
+    const known = this.#known!;
+    continues(events, known.point.seq, this.location);
+    const { lines, sum } = formatLines(events, known.point.sum);
+    lines.forEach((line, index) => {
+      const size = Buffer.byteLength(line, 'utf8');
+      if (size > MAX_LINE_BYTES) {
+        const event = events[index]!;
+        throw new LogError(`${event.type} (seq ${event.seq}) would be a ${formatBytes(size)} line, over the ${formatBytes(MAX_LINE_BYTES)} limit; nothing was written`);
+      }
+    });
+    const bytes = Buffer.from(lines.join(''), 'utf8');
+    const fd = openSync(this.location, 'a');
+    try {
+      try {
+        writeAll(fd, bytes);
+        fsyncSync(fd);
+      } catch (error) {
+        // A failed write (a full disk) must not leave half a line for the next writer to find.
+        ftruncateSync(fd, known.end);
+        throw error;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    const lastLine = Buffer.from(lines.at(-1)!, 'utf8');
+    this.#known = { end: known.end + bytes.length, point: { seq: events.at(-1)!.seq, sum, sealed: true }, lastLine };
   }
 }
 
-/**
- * One write for the whole batch, so a batch lands whole or (if the process
- * dies) as a torn tail that `read` detects. Returns the file's new length.
- */
-function writeAll(fd: number, events: readonly GapflowEvent[], start: number): number {
+/** One write call for the batch; a short write (rare, on a full disk) goes on where it stopped. */
+function writeAll(fd: number, bytes: Buffer): void {
+  let written = 0;
+  while (written < bytes.length) written += writeSync(fd, bytes, written);
+}
+
+export function readLogBytes(path: string, dir: string): Buffer {
   try {
-    const bytes = Buffer.from(events.map(toLine).join(''), 'utf8');
-    let written = 0;
-    while (written < bytes.length) written += writeSync(fd, bytes, written);
-    fsyncSync(fd);
-    return start + bytes.length;
+    return readFileSync(path);
+  } catch (error) {
+    if (isCode(error, 'ENOENT')) throw new LogError(`no session in ${dir} (\`gapflow init\` creates one)`);
+    throw error;
+  }
+}
+
+function readFrom(path: string, start: number): Buffer {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const bytes = Buffer.alloc(Math.max(0, size - start));
+    let read = 0;
+    while (read < bytes.length) {
+      const n = readSync(fd, bytes, read, bytes.length - read, start + read);
+      if (n === 0) break;
+      read += n;
+    }
+    return bytes.subarray(0, read);
   } finally {
     closeSync(fd);
   }
 }
 
-function isCode(error: unknown, code: string): boolean {
-  return error instanceof Error && 'code' in error && error.code === code;
-}
-
-function isNotFound(error: unknown): boolean {
-  return isCode(error, 'ENOENT');
+/** Makes a new directory entry durable. Some platforms cannot fsync a folder; there the entry is as durable as they make it. */
+export function fsyncFolder(dir: string): void {
+  let fd: number;
+  try {
+    fd = openSync(dir, 'r');
+  } catch {
+    return;
+  }
+  try {
+    fsyncSync(fd);
+  } catch (error) {
+    if (!isCode(error, 'EISDIR') && !isCode(error, 'EINVAL') && !isCode(error, 'EPERM')) throw error;
+  } finally {
+    closeSync(fd);
+  }
 }

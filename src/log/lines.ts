@@ -1,44 +1,224 @@
-import { formatIssue, GapflowEvent } from '../../events/index.js';
+import { hash } from 'node:crypto';
+import { formatIssue, GapflowEvent, upcast, versionProblem } from '../../events/index.js';
+import { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
 import { LogError } from './types.js';
 
-/** One event as one JSONL line, with the envelope fields first. */
-export function toLine(event: GapflowEvent): string {
-  const { v, seq, id, at, type, data } = event;
-  return `${JSON.stringify({ v, seq, id, at, type, data })}\n`;
+/*
+ * Line format (version 2): the event's JSON with the envelope first, then a
+ * checksum over it chained to the line before:
+ *   {"v":2,"seq":4,"id":"…","at":"…","type":"…","data":{…},"sum":"5f0c…"}
+ * `sum` is the first 16 hex digits of sha256(previous sum + the line without
+ * its `,"sum":"…"` part); the first line chains from the empty string. So an
+ * edited, dropped, duplicated or reordered line breaks the chain at that line.
+ * The checksum guards against accidents and careless edits, not forgers: it
+ * has no key.
+ */
+
+const SUM = /,"sum":"([0-9a-f]{16})"\}$/;
+/** `,"sum":"` + 16 digits + `"}`. */
+const SUM_SUFFIX_LENGTH = 26;
+
+/** The chained checksum of a line's content (its JSON without `sum`). */
+export function chainSum(previous: string, content: string): string {
+  return hash('sha256', previous + content, 'hex').slice(0, 16);
 }
+
+/** Seals a line's content (a JSON object without `sum`): the line to write, newline included, and its checksum. */
+export function sealLine(content: string, previous: string): { line: string; sum: string } {
+  const sum = chainSum(previous, content);
+  return { line: `${content.slice(0, -1)},"sum":"${sum}"}\n`, sum };
+}
+
+/** One event's content: its JSON with the envelope fields first. */
+export function eventContent(event: GapflowEvent): string {
+  const { v, seq, id, at, type, data } = event;
+  return JSON.stringify({ v, seq, id, at, type, data });
+}
+
+/** Events as sealed lines continuing a chain; returns the text and the last checksum. */
+export function formatLines(events: readonly GapflowEvent[], previous = ''): { text: string; sum: string; lines: string[] } {
+  let sum = previous;
+  const lines = events.map((event) => {
+    const sealed = sealLine(eventContent(event), sum);
+    sum = sealed.sum;
+    return sealed.line;
+  });
+  return { text: lines.join(''), sum, lines };
+}
+
+/** What is wrong with one line. `integrity`: the bytes are not what a writer sealed; `content`: sealed, but not an event this build takes. */
+export interface LineFault {
+  line: number;
+  /** Byte offset where the line starts. */
+  offset: number;
+  reason: string;
+  /** The line's bytes are not as sealed (or it has no newline): a torn write looks like this. */
+  unsealed: boolean;
+}
+
+/** Where a scan starts: after a known line, whose checksum the next one chains to. */
+export interface ChainPoint {
+  seq: number;
+  sum: string;
+  /** True once a checksummed line was seen: from then on every line needs one. */
+  sealed: boolean;
+}
+
+export const CHAIN_START: ChainPoint = { seq: 0, sum: '', sealed: false };
+
+export interface Scan {
+  events: GapflowEvent[];
+  /** The point after the last good line. */
+  end: ChainPoint;
+  /** Bytes of the good lines (from where the scan started). */
+  goodBytes: number;
+  /** Bytes of the last good line, newline included (0 when none). */
+  lastLineBytes: number;
+  fault: LineFault | null;
+  /** The fault is on the last line only and its bytes are not as sealed: an interrupted write that `repair` may cut. */
+  torn: boolean;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
- * Parses a whole log. Each line must be an event of a known version whose
- * `seq` continues the one before; the first line that is not names itself.
+ * Reads log bytes line by line, stopping at the first line that is not a
+ * good event: the checks run in the order a reader learns most from
+ * (bytes, JSON, version, seq, schema, checksum), but whether a last line is
+ * torn depends only on whether its bytes are as sealed.
  */
-export function parseLines(text: string, where: string): GapflowEvent[] {
-  const lines = text.split('\n');
-  const tail = lines.pop();
-  if (tail !== undefined && tail !== '') {
-    throw new LogError(`${where} line ${lines.length + 1}: the last line is incomplete (no newline at its end)`);
+export function scanBytes(bytes: Uint8Array, from: ChainPoint = CHAIN_START, startOffset = 0): Scan {
+  if (bytes.length > MAX_LOG_BYTES) {
+    throw new LogError(`the log is ${formatBytes(bytes.length)}, over the ${formatBytes(MAX_LOG_BYTES)} limit this gapflow reads`);
   }
-  return lines.map((line, index) => parseLine(line, index + 1, where));
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return scanUntilBadUtf8(bytes, from, startOffset);
+  }
+  return scanText(text, from, startOffset, (line) => Buffer.byteLength(line, 'utf8'));
 }
 
-export function parseLine(line: string, lineNumber: number, where: string): GapflowEvent {
-  const at = `${where} line ${lineNumber}`;
+/** Slow path, only for a log with invalid UTF-8: finds the line that holds it. */
+function scanUntilBadUtf8(bytes: Uint8Array, from: ChainPoint, startOffset: number): Scan {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  let start = 0;
+  let goodText = '';
+  for (;;) {
+    const newline = buffer.indexOf(0x0a, start);
+    const stop = newline === -1 ? buffer.length : newline + 1;
+    try {
+      goodText += utf8.decode(buffer.subarray(start, stop));
+    } catch {
+      break;
+    }
+    start = stop;
+  }
+  const scan = scanText(goodText, from, startOffset, (line) => Buffer.byteLength(line, 'utf8'));
+  if (scan.fault) return scan;
+  const line = scan.end.seq + 1;
+  const isLast = buffer.indexOf(0x0a, start) === -1 || buffer.indexOf(0x0a, start) === buffer.length - 1;
+  return {
+    ...scan,
+    fault: { line, offset: startOffset + start, reason: 'not valid UTF-8 text', unsealed: true },
+    torn: isLast,
+  };
+}
+
+function scanText(text: string, from: ChainPoint, startOffset: number, byteLength: (line: string) => number): Scan {
+  const events: GapflowEvent[] = [];
+  let point = from;
+  let offset = startOffset;
+  let lastLineBytes = 0;
+  let start = 0;
+  const done = (fault: LineFault | null, torn: boolean): Scan => ({
+    events,
+    end: point,
+    goodBytes: offset - startOffset,
+    lastLineBytes,
+    fault,
+    torn,
+  });
+  while (start < text.length) {
+    const newline = text.indexOf('\n', start);
+    const line = newline === -1 ? text.slice(start) : text.slice(start, newline);
+    const isLast = newline === -1 || newline === text.length - 1;
+    const lineNumber = point.seq + 1;
+    const checked = checkLine(line, point);
+    const bytes = byteLength(line) + 1;
+    if (newline === -1) {
+      const reason = checked.fault ? `the line has no newline at its end (${checked.fault})` : "the line has no newline at its end";
+      return done({ line: lineNumber, offset, reason, unsealed: true }, true);
+    }
+    if (checked.fault !== null) {
+      return done({ line: lineNumber, offset, reason: checked.fault, unsealed: !checked.sealed }, isLast && !checked.sealed);
+    }
+    events.push(checked.event);
+    point = { seq: lineNumber, sum: checked.sum, sealed: point.sealed || checked.hasSum };
+    offset += bytes;
+    lastLineBytes = bytes;
+    start = newline + 1;
+  }
+  return done(null, false);
+}
+
+type Checked =
+  | { fault: null; event: GapflowEvent; sum: string; hasSum: boolean; sealed: true }
+  | { fault: string; sealed: boolean };
+
+/** Judges one line (without its newline) against the point before it. */
+function checkLine(line: string, before: ChainPoint): Checked {
+  const expectedSeq = before.seq + 1;
+  // A line longer in UTF-16 units than the byte limit is surely over it; only a line near the limit is measured in bytes.
+  if (line.length > MAX_LINE_BYTES || (line.length * 3 > MAX_LINE_BYTES && Buffer.byteLength(line) > MAX_LINE_BYTES)) {
+    return { fault: `the line is over the ${formatBytes(MAX_LINE_BYTES)} limit`, sealed: false };
+  }
   let json: unknown;
   try {
     json = JSON.parse(line);
   } catch {
-    throw new LogError(`${at}: not a JSON object`);
+    return { fault: 'not a JSON object', sealed: false };
   }
-  if (typeof json === 'object' && json !== null && 'v' in json && json.v !== 1) {
-    throw new LogError(`${at}: event version ${JSON.stringify(json.v)} is not supported (this gapflow reads version 1)`);
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return { fault: 'not a JSON object', sealed: false };
+  const stored = json as Record<string, unknown>;
+  const hasSum = 'sum' in stored;
+  const match = hasSum ? SUM.exec(line) : null;
+  const content = match ? `${line.slice(0, -SUM_SUFFIX_LENGTH)}}` : line;
+  const sum = chainSum(before.sum, content);
+  const sealed = match !== null ? match[1] === sum && stored.sum === sum : !before.sealed && stored.v === 1;
+  const problem = versionProblem(stored.v);
+  if (problem) return { fault: problem, sealed };
+  if (stored.seq !== expectedSeq) {
+    const seq = JSON.stringify(stored.seq)?.slice(0, 20) ?? 'no seq';
+    return { fault: `seq ${seq} where ${expectedSeq} was expected (a line was dropped, repeated or moved)`, sealed };
   }
-  const parsed = GapflowEvent.safeParse(json);
+  if (stored.v !== 1 && !hasSum) return { fault: 'no checksum ("sum"): every version 2 line carries one', sealed: false };
+  if (stored.v === 1 && hasSum) return { fault: 'a version 1 line with a checksum (version 1 lines have none)', sealed: false };
+  const { sum: _sum, ...unsealed } = stored;
+  const parsed = GapflowEvent.safeParse(upcast(unsealed));
   if (!parsed.success) {
     // The type is shown as a JSON string, cut short: a hostile line cannot put control characters on a terminal.
-    const type = typeof json === 'object' && json !== null && 'type' in json ? ` (${JSON.stringify(json.type)?.slice(0, 66)})` : '';
-    throw new LogError(`${at}${type}: ${formatIssue(parsed.error)}`);
+    const type = 'type' in stored ? `event ${JSON.stringify(stored.type)?.slice(0, 66)}: ` : '';
+    return { fault: `${type}${formatIssue(parsed.error)}`, sealed };
   }
-  if (parsed.data.seq !== lineNumber) {
-    throw new LogError(`${at}: seq ${parsed.data.seq} where ${lineNumber} was expected`);
+  if (stored.v === 1 && before.sealed) {
+    return { fault: 'a version 1 line (no checksum) after checksummed lines: lines were edited or moved', sealed: false };
   }
-  return parsed.data;
+  if (!sealed) return { fault: 'checksum mismatch: this line, or one before it, was edited, dropped, repeated or moved', sealed: false };
+  return { fault: null, event: parsed.data, sum, hasSum, sealed: true };
+}
+
+/** The message for a scan's fault, naming the file and line. */
+export function faultMessage(where: string, scan: Scan): string {
+  const fault = scan.fault!;
+  const torn = scan.torn ? ': a torn last line from an interrupted write; `gapflow repair` cuts it (keeping a copy)' : '';
+  return `${where} line ${fault.line}: ${fault.reason}${torn}`;
+}
+
+/** Parses a whole log's text; throws LogError naming the first bad line. */
+export function parseLines(text: string, where: string): GapflowEvent[] {
+  const scan = scanBytes(Buffer.from(text, 'utf8'));
+  if (scan.fault) throw new LogError(faultMessage(where, scan));
+  return scan.events;
 }

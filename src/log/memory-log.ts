@@ -1,5 +1,5 @@
 import type { GapflowEvent } from '../../events/index.js';
-import { LogError, type EventLog } from './types.js';
+import { continues, LogError, type Batch, type EventLog } from './types.js';
 
 /** A log held in memory, for a mediator that embeds gapflow and keeps its own storage. */
 export class MemoryLog implements EventLog {
@@ -23,7 +23,14 @@ export class MemoryLog implements EventLog {
     this.#events = [...events];
   }
 
+  update<T>(afterSeq: number, step: (fresh: readonly GapflowEvent[]) => Batch<T>): T {
+    const { events, result } = step(this.#events.filter((event) => event.seq > afterSeq));
+    this.append(events);
+    return result;
+  }
+
   append(events: readonly GapflowEvent[]): void {
+    continues(events, this.#events.at(-1)?.seq ?? 0, this.location);
     this.#events.push(...events);
   }
 }

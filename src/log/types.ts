@@ -1,14 +1,20 @@
 import type { GapflowEvent } from '../../events/index.js';
 
-/** A stored line the log could not take as an event. */
+/** A stored line the log could not take as an event, or a log that cannot be written now. */
 export class LogError extends Error {
   override readonly name = 'LogError';
 }
 
+/** What a writer decides once it holds the log: the events to append (maybe none) and what to hand back. */
+export interface Batch<T> {
+  events: readonly GapflowEvent[];
+  result: T;
+}
+
 /**
  * Where a session's events live. The log knows lines, not rules: every event
- * was checked against the session's view before `append` is called, and
- * `append` writes a whole batch or nothing.
+ * was checked against the session's view before it is appended, and a batch
+ * is written whole (one write) or not at all.
  */
 export interface EventLog {
   /** For messages: the file path, or `memory`. */
@@ -18,6 +24,21 @@ export interface EventLog {
   read(): GapflowEvent[];
   /** Creates the log with its first events; refuses if it exists. */
   create(events: readonly GapflowEvent[]): void;
-  /** Appends a batch atomically (one write). */
+  /**
+   * One writer at a time: holding the log, hands `step` the events appended
+   * after seq `afterSeq` (by other writers), then appends the batch it
+   * returns, durably, before returning its result. A throw appends nothing.
+   */
+  update<T>(afterSeq: number, step: (fresh: readonly GapflowEvent[]) => Batch<T>): T;
+  /** Appends events that continue the log as it is (their seq must follow its last); a raw append without rules. */
   append(events: readonly GapflowEvent[]): void;
+}
+
+/** The check `append` makes: the batch continues the log's seq. */
+export function continues(events: readonly GapflowEvent[], lastSeq: number, where: string): void {
+  events.forEach((event, index) => {
+    if (event.seq !== lastSeq + 1 + index) {
+      throw new LogError(`${where}: seq ${event.seq} does not follow the log's last seq ${lastSeq + index}; nothing was written`);
+    }
+  });
 }

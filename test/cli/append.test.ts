@@ -158,3 +158,54 @@ describe('gapflow next', () => {
     expect(withStdin(box, '', 'next').stdout).toMatch(/^continue: CONVERGING: start round 2; 1 open\n$/);
   });
 });
+
+describe('gapflow append with the log protections of issue 4', () => {
+  const batch = jsonl(
+    { type: 'gap.moved', data: { id: 'GAP-M1', to: 'RESOLVED' }, id: 'loop-7.a' },
+    { type: 'gap.opened', data: { id: 'GAP-L9', severity: 'LOW' }, id: 'loop-7.b' },
+  );
+
+  it('a retried batch (same ids) appends nothing the second time and shows the originals', () => {
+    inRoundOne(box);
+    const first = withStdin(box, batch, 'append');
+    expect(first.code, first.stderr).toBe(0);
+    const after = box.logBytes()!;
+    const again = withStdin(box, batch, 'append');
+    expect(again.code, again.stderr).toBe(0);
+    expect(Buffer.compare(box.logBytes()!, after)).toBe(0);
+    const seqOf = (out: string, line: number) => new RegExp(`line ${line}: seq (\\d+)`).exec(out)?.[1];
+    expect(seqOf(again.stdout, 1)).toBe(seqOf(first.stdout, 1));
+    expect(seqOf(again.stdout, 2)).toBe(seqOf(first.stdout, 2));
+  });
+
+  it('an id already in the log for another kind of event is refused, writing nothing', () => {
+    inRoundOne(box);
+    expect(withStdin(box, batch, 'append').code).toBe(0);
+    const after = box.logBytes()!;
+    const reused = jsonl({ type: 'gap.opened', data: { id: 'GAP-L10', severity: 'LOW' }, id: 'loop-7.a' });
+    expectOneLineError(withStdin(box, reused, 'append'), 1, ['loop-7.a', 'gap.moved']);
+    expect(Buffer.compare(box.logBytes()!, after)).toBe(0);
+  });
+
+  it('--expect-seq refuses the batch when the log has moved on, and takes it when it has not', () => {
+    inRoundOne(box);
+    const seq = box.logLines().length;
+    const before = box.logBytes()!;
+    expectOneLineError(withStdin(box, batch, 'append', '--expect-seq', String(seq - 1)), 1, ['moved on']);
+    expect(Buffer.compare(box.logBytes()!, before)).toBe(0);
+    expect(withStdin(box, batch, 'append', '--expect-seq', String(seq)).code).toBe(0);
+  });
+});
+
+describe('gapflow record with the log protections of issue 4', () => {
+  it('--event-id makes a retried record a no-op; --expect-seq refuses a stale one', () => {
+    box.ok('init', '--policy', 'quality');
+    const first = box.gf('record', 'quality', '--score', '70', '--event-id', 'q-1');
+    expect(first.code, first.stderr).toBe(0);
+    const after = box.logBytes()!;
+    expect(box.gf('record', 'quality', '--score', '70', '--event-id', 'q-1').code).toBe(0);
+    expect(Buffer.compare(box.logBytes()!, after)).toBe(0);
+    expectOneLineError(box.gf('record', 'quality', '--score', '75', '--expect-seq', '1'), 1, ['moved on']);
+    expect(Buffer.compare(box.logBytes()!, after)).toBe(0);
+  });
+});

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { run } from '../../src/cli/index.js';
-import type { StateJson } from '../../src/index.js';
+import { sealLine, type StateJson } from '../../src/index.js';
 
 /** What one CLI call did. */
 export interface CliResult {
@@ -192,4 +192,20 @@ export function completeAfterRoundOne(box: Sandbox): void {
   convergingAfterRoundOne(box);
   box.ok('decide', 'abandon');
   expect(box.stateJson()).toMatchObject({ state: 'COMPLETE', outcome: 'ABANDONED' });
+}
+
+/**
+ * A hand-edited log's lines joined, each event line sealed anew with its
+ * chained checksum, as a careful hand-editor would: for corruptions of
+ * content, so that the rule under test (not the checksum) is what fires.
+ */
+export function resealed(lines: readonly string[]): string {
+  let previous = '';
+  const sealed = lines.map((line) => {
+    if (!line.startsWith('{"v":')) return line;
+    const next = sealLine(line.replace(/,"sum":"[0-9a-f]{16}"\}$/, '}'), previous);
+    previous = next.sum;
+    return next.line.slice(0, -1);
+  });
+  return `${sealed.join('\n')}\n`;
 }

@@ -9,6 +9,7 @@ import {
   flatAfterRoundOne,
   inRoundOne,
   pausedAfterRoundOne,
+  resealed,
   Sandbox,
   word,
   words,
@@ -461,9 +462,9 @@ describe('a malformed log: every command exits 1 naming the line', () => {
     expect(lines[4]).toContain('"to":"IN_PROGRESS"');
     return lines;
   }
-  const joined = (lines: readonly string[]) => `${lines.join('\n')}\n`;
+  const joined = resealed;
   const event = (seq: number, type: string, data: Record<string, unknown>) =>
-    JSON.stringify({ v: 1, seq, id: `hand-${seq}`, at: '2026-01-12T10:00:00.000Z', type, data });
+    JSON.stringify({ v: 2, seq, id: `hand-${seq}`, at: '2026-01-12T10:00:00.000Z', type, data });
 
   const corruptions: { name: string; line: number; mentions: RegExp[]; corrupt: (lines: string[]) => string }[] = [
     {
@@ -494,7 +495,7 @@ describe('a malformed log: every command exits 1 naming the line', () => {
       name: 'an event version this gapflow does not read',
       line: 2,
       mentions: [/version/i],
-      corrupt: (l) => joined(l.map((line, i) => (i === 1 ? line.replace('"v":1', '"v":2') : line))),
+      corrupt: (l) => joined(l.map((line, i) => (i === 1 ? line.replace('"v":2', '"v":3') : line))),
     },
     {
       name: 'a seq gap (line 3 deleted)',

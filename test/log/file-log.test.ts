@@ -15,38 +15,58 @@ afterEach(() => {
 });
 
 describe('FileLog', () => {
-  it('refuses to append to a log another writer has moved on, writing nothing', () => {
+  it('a session whose log another writer moved on catches up under the lock, so seq stays contiguous', () => {
     const dir = tempDir();
     createFileSession(dir).openGap('A', 'HIGH');
     const first = openFileSession(dir);
     const second = openFileSession(dir);
     first.openGap('B', 'LOW');
-    const before = readFileSync(join(dir, 'events.jsonl'));
-    expect(() => second.openGap('C', 'LOW')).toThrow(LogError);
-    expect(() => second.openGap('C', 'LOW')).toThrow(/changed while this call ran/);
-    expect(readFileSync(join(dir, 'events.jsonl'))).toEqual(before);
-    expect([...openFileSession(dir).view.gaps.keys()]).toEqual(['A', 'B']);
+    const [event] = second.openGap('C', 'LOW');
+    expect(event!.seq).toBe(4);
+    expect([...second.view.gaps.keys()]).toEqual(['A', 'B', 'C']);
+    expect(openFileSession(dir).view.lastSeq).toBe(4);
   });
 
-  it('reports a last line without its newline as incomplete', () => {
+  it('with an expected seq, a log that moved on is refused and nothing is written', () => {
     const dir = tempDir();
-    createFileSession(dir);
-    appendFileSync(join(dir, 'events.jsonl'), '{"v":1,"seq":2');
-    expect(() => openFileSession(dir)).toThrow(/line 2: the last line is incomplete/);
+    createFileSession(dir).openGap('A', 'HIGH');
+    const first = openFileSession(dir);
+    const second = openFileSession(dir);
+    first.openGap('B', 'LOW', {}, { expectSeq: 2 });
+    const before = readFileSync(join(dir, 'events.jsonl'));
+    expect(() => second.openGap('C', 'LOW', {}, { expectSeq: 2 })).toThrow(/end at seq 2, but it ends at seq 3/);
+    expect(readFileSync(join(dir, 'events.jsonl'))).toEqual(before);
   });
 
-  it('refuses a newer event version, saying which it reads', () => {
+  it('reports a last line without its newline as a torn tail to repair, and appends nothing after it', () => {
+    const dir = tempDir();
+    const session = createFileSession(dir);
+    appendFileSync(join(dir, 'events.jsonl'), '{"v":2,"seq":2');
+    const before = readFileSync(join(dir, 'events.jsonl'));
+    expect(() => openFileSession(dir)).toThrow(/line 2: the line has no newline at its end.*gapflow repair/);
+    expect(() => session.openGap('A', 'LOW')).toThrow(/line 2: .*torn.*nothing was written/);
+    expect(readFileSync(join(dir, 'events.jsonl'))).toEqual(before);
+  });
+
+  it('refuses a newer event version, naming the version needed', () => {
     const dir = tempDir();
     createFileSession(dir);
     const path = join(dir, 'events.jsonl');
-    writeFileSync(path, readFileSync(path, 'utf8').replace('"v":1', '"v":2'));
-    expect(() => openFileSession(dir)).toThrow(/line 1: event version 2 is not supported \(this gapflow reads version 1\)/);
+    writeFileSync(path, readFileSync(path, 'utf8').replace('"v":2', '"v":3'));
+    expect(() => openFileSession(dir)).toThrow(/line 1: event version 3 was written by a newer gapflow; this one reads versions 1 to 2: install a gapflow that reads version 3/);
   });
 
   it('creating a session where one exists is refused', () => {
     const dir = tempDir();
     createFileSession(dir);
     expect(() => createFileSession(dir)).toThrow(/already/);
+    expect(new FileLog(dir).read()).toHaveLength(1);
+  });
+
+  it('a raw append must continue the seq', () => {
+    const dir = tempDir();
+    const [started] = createFileSession(dir).log.read();
+    expect(() => new FileLog(dir).append([{ ...started!, seq: 3, id: 'x' }])).toThrow(LogError);
     expect(new FileLog(dir).read()).toHaveLength(1);
   });
 });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseLines, replay, toStateJson } from '../../src/index.js';
-import { Sandbox, expectOneLineError, expectRefused } from '../cli/helpers.js';
+import { Sandbox, expectOneLineError, expectRefused, resealed } from '../cli/helpers.js';
 
 describe('a mixed session (gaps + quality), end to end through the CLI', () => {
   let box: Sandbox;
@@ -83,7 +83,7 @@ describe('a mixed session (gaps + quality), end to end through the CLI', () => {
     const lines = box.logLines();
     const at = lines.findIndex((l) => l.includes('"metrics.recorded"'));
     lines[at] = lines[at]!.replace('"score":70', '"score":170');
-    box.writeLog(`${lines.join('\n')}\n`);
+    box.writeLog(resealed(lines));
     const result = box.gf('state');
     expectOneLineError(result, 1, [`line ${at + 1}`, 'metrics.score']);
   });
@@ -94,7 +94,7 @@ describe('a mixed session (gaps + quality), end to end through the CLI', () => {
     const lines = box.logLines();
     const at = lines.findIndex((l) => l.includes('"metrics.recorded"'));
     lines[at] = lines[at]!.replace('"policy":"quality"', '"policy":"atoms"');
-    box.writeLog(`${lines.join('\n')}\n`);
+    box.writeLog(resealed(lines));
     expectOneLineError(box.gf('state'), 1, [`line ${at + 1}`, 'atoms is not enabled']);
   });
 

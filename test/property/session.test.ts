@@ -6,7 +6,7 @@ import {
   Refusal,
   renderStatus,
   replay,
-  toLine,
+  formatLines,
   type GapflowEvent,
   type GapState,
   type Session,
@@ -50,7 +50,7 @@ function r9(gaps: Iterable<{ state: GapState; severity: Severity }>): { count: n
 
 /** The way `gapflow replay` reads a log: JSONL text, parsed, then replayed. */
 function replayFromLines(events: readonly GapflowEvent[]): SessionView {
-  return replay(parseLines(events.map(toLine).join(''), 'log'));
+  return replay(parseLines(formatLines(events).text, 'log'));
 }
 
 describe('property: random valid sessions', () => {
@@ -156,7 +156,7 @@ describe('property: random valid sessions', () => {
 function expectRefusedUnchanged(s: Session, body: unknown): void {
   const view = s.view;
   const events = s.log.read();
-  const text = events.map(toLine).join('');
+  const text = formatLines(events).text;
   let thrown: unknown = null;
   try {
     // Malformed on purpose: the library must refuse whatever a caller passes.
@@ -170,7 +170,7 @@ function expectRefusedUnchanged(s: Session, body: unknown): void {
   expect((thrown as Error).message).toMatch(/^[^\n]+$/);
   expect(s.view).toBe(view);
   expect(s.log.read()).toEqual(events);
-  expect(s.log.read().map(toLine).join('')).toBe(text);
+  expect(formatLines(s.log.read()).text).toBe(text);
 }
 
 /** Ends a session the way the step asks: closes an open round, then approves, forces or abandons. */

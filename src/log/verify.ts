@@ -1,0 +1,93 @@
+import { closeSync, fsyncSync, ftruncateSync, openSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { GapflowEvent } from '../../events/index.js';
+import { fsyncFolder, LOG_FILE, readLogBytes } from './file-log.js';
+import { faultMessage, scanBytes, type LineFault, type Scan } from './lines.js';
+import { withLock } from './lock.js';
+import { LogError } from './types.js';
+
+/** What `inspectLog` found: the good events, and the first bad line if any. */
+export interface LogInspection {
+  location: string;
+  events: GapflowEvent[];
+  bytes: number;
+  /** The last good line's checksum ('' when it has none). */
+  lastSum: string;
+  fault: LineFault | null;
+  /** The only fault is a torn last line, which `repairLog` may cut. */
+  torn: boolean;
+  /** One line naming the file, the line and why; null when the log is good. */
+  message: string | null;
+}
+
+/** Reads the log at `dir` line by line and reports what it finds, never throwing for a bad line. */
+export function inspectLog(dir: string): LogInspection {
+  const location = join(dir, LOG_FILE);
+  let found = inspectOnce(location, dir);
+  // A torn tail may be a write under way: look again once its writer lets go.
+  if (found.scan.torn) found = withLock(location, () => inspectOnce(location, dir));
+  const { scan, bytes } = found;
+  return {
+    location,
+    events: scan.events,
+    bytes,
+    lastSum: scan.end.sum,
+    fault: scan.fault,
+    torn: scan.torn,
+    message: scan.fault ? faultMessage(location, scan) : null,
+  };
+}
+
+function inspectOnce(location: string, dir: string): { scan: Scan; bytes: number } {
+  const bytes = readLogBytes(location, dir);
+  return { scan: scanBytes(bytes), bytes: bytes.length };
+}
+
+export interface RepairReport {
+  location: string;
+  /** The torn line cut, or null when there was nothing to repair. */
+  cut: { line: number; reason: string; bytes: number; backup: string } | null;
+  /** Events left in the log. */
+  events: number;
+}
+
+/**
+ * Cuts a torn last line, and nothing else: the cut bytes are kept in a copy
+ * beside the log first, and a log damaged anywhere but its last line is
+ * refused untouched.
+ */
+export function repairLog(dir: string): RepairReport {
+  const location = join(dir, LOG_FILE);
+  return withLock(location, () => {
+    const bytes = readLogBytes(location, dir);
+    const scan = scanBytes(bytes);
+    if (!scan.fault) return { location, cut: null, events: scan.events.length };
+    if (!scan.torn) {
+      throw new LogError(
+        `${faultMessage(location, scan)}; repair cuts only a torn last line and this is not one: nothing was changed (restore the log from a copy, or mend that line by hand)`,
+      );
+    }
+    const { line, reason, offset } = scan.fault;
+    const cut = bytes.subarray(offset);
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    const backup = join(dir, `${LOG_FILE}.torn-${stamp}-${randomBytes(3).toString('hex')}`);
+    const copy = openSync(backup, 'wx');
+    try {
+      let written = 0;
+      while (written < cut.length) written += writeSync(copy, cut, written);
+      fsyncSync(copy);
+    } finally {
+      closeSync(copy);
+    }
+    const fd = openSync(location, 'r+');
+    try {
+      ftruncateSync(fd, offset);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    fsyncFolder(dir);
+    return { location, cut: { line, reason, bytes: cut.length, backup }, events: scan.events.length };
+  });
+}

@@ -1,0 +1,184 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { run } from '../../src/cli/index.js';
+import { createFileSession, LogError, openFileSession, Refusal, sealLine, verifyFileSession } from '../../src/index.js';
+
+/*
+ * Fuzz: malformed lines appended to a good log, and hostile requests through
+ * the CLI and the library. Whatever comes, gapflow answers with a result or
+ * one clear error (LogError, Refusal, a usage error): never another throw,
+ * never an uncaught error, never a changed log after a refusal.
+ */
+
+const LINE_RUNS = 6_000;
+const REQUEST_RUNS = 4_000;
+
+const root = mkdtempSync(join(tmpdir(), 'gapflow-fuzz-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const dir = join(root, 'session');
+const path = join(dir, 'events.jsonl');
+const session = createFileSession(dir);
+session.openGap('GAP-A', 'HIGH');
+session.openGap('GAP-B', 'LOW');
+session.startRound();
+session.moveGap('GAP-A', 'IN_PROGRESS');
+const BASE = readFileSync(path);
+const LAST_SUM = /"sum":"([0-9a-f]{16})"\}\n$/.exec(BASE.toString('utf8'))![1]!;
+const NEXT = { v: 2, seq: 6, id: 'next', at: '2026-01-12T10:00:00.000Z', type: 'gap.opened', data: { id: 'GAP-C', severity: 'LOW', title: 'next', blocking: true } };
+const NEXT_LINE = sealLine(JSON.stringify(NEXT), LAST_SUM).line;
+
+const tally = { cases: 0, crashes: 0, uncaught: 0, changedAfterRefusal: 0, refused: 0, accepted: 0 };
+const onUncaught = () => void (tally.uncaught += 1);
+process.on('uncaughtException', onUncaught);
+process.on('unhandledRejection', onUncaught);
+afterAll(() => {
+  process.off('uncaughtException', onUncaught);
+  process.off('unhandledRejection', onUncaught);
+});
+
+const hostileString = fc.oneof(
+  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', '<script>alert(1)</script>', '| a | b |', '**x**', '[x](javascript:1)', '\u0000', 'a\nb', '\u202e', '\ud800', ''),
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.integer({ min: 1, max: 3000 }).map((n) => 'x'.repeat(n)),
+);
+const depth = fc.integer({ min: 1, max: 5_000 });
+
+/** A line that is not a good next event, as bytes. */
+const badLine: fc.Arbitrary<Buffer> = fc.oneof(
+  fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes)),
+  fc.jsonValue().map((value) => Buffer.from(`${JSON.stringify(value)}\n`)),
+  // One edit to the good next line: a changed, dropped or inserted character, or a cut.
+  fc.tuple(fc.nat(NEXT_LINE.length - 1), fc.nat(20), fc.string({ unit: 'binary', maxLength: 3 })).map(([at, drop, insert]) =>
+    Buffer.from(NEXT_LINE.slice(0, at) + insert + NEXT_LINE.slice(at + drop)),
+  ),
+  // Sealed properly, so the schema and the rules judge what is inside.
+  fc
+    .record({
+      v: fc.oneof(fc.constantFrom(1, 2, 3, 99, 0, -1, 2.5), fc.jsonValue()),
+      seq: fc.oneof(fc.constant(6), fc.integer()),
+      id: hostileString,
+      type: fc.oneof(fc.constantFrom('gap.opened', 'gap.moved', 'decision.made', 'round.closed', 'metrics.recorded', '__proto__'), fc.string()),
+      data: fc.oneof(
+        fc.record({ id: hostileString, severity: fc.constantFrom('LOW', 'HIGH', 'URGENT'), title: hostileString, blocking: fc.boolean() }),
+        fc.dictionary(hostileString, fc.jsonValue(), { maxKeys: 4 }),
+        fc.jsonValue(),
+      ),
+    })
+    .map((event) => Buffer.from(sealLine(JSON.stringify(event), LAST_SUM).line)),
+  depth.map((d) => Buffer.from(`${JSON.stringify(NEXT).slice(0, -1)},"deep":${'['.repeat(d)}${']'.repeat(d)}}\n`)),
+  fc.constantFrom(Buffer.from(`{"v":2,"seq":6,"title":"${'x'.repeat(1_100_000)}"}\n`), Buffer.from(`${'['.repeat(100_000)}\n`)),
+  // Invalid UTF-8 or NUL bytes inside the good line.
+  fc.tuple(fc.nat(NEXT_LINE.length - 2), fc.constantFrom([0xff], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0x00], [0xe2, 0x82])).map(([at, bytes]) => {
+    const line = Buffer.from(NEXT_LINE);
+    return Buffer.concat([line.subarray(0, at), Buffer.from(bytes), line.subarray(at)]);
+  }),
+);
+
+/** Runs the CLI in-process and checks its one-line error contract; returns the exit code, or null for a crash. */
+function cli(argv: string[]): number | null {
+  let stderr = '';
+  let code: number;
+  try {
+    code = run(argv, { stdout: () => undefined, stderr: (text) => void (stderr += text), env: {}, cwd: root });
+  } catch {
+    return null;
+  }
+  if (code !== 0 && (!stderr.startsWith('gapflow: ') || stderr.slice(0, -1).includes('\n'))) return null;
+  return code;
+}
+
+/**
+ * Puts the log back as a new file: rewriting it in place (O_TRUNC) makes
+ * ext4 flush it on close, which would make this suite wait on the disk.
+ */
+function reset(bytes: Buffer): void {
+  rmSync(path, { force: true });
+  writeFileSync(path, bytes);
+}
+
+function isClearError(error: unknown): boolean {
+  return error instanceof LogError || error instanceof Refusal;
+}
+
+describe('fuzz: malformed lines and hostile requests', () => {
+  it(`${LINE_RUNS} malformed lines after a good log: verify and every reader answer cleanly; nothing is appended after one`, () => {
+    fc.assert(
+      fc.property(badLine, (line) => {
+        tally.cases += 1;
+        const corrupt = Buffer.concat([BASE, line]);
+        reset(corrupt);
+        let ok = true;
+        try {
+          const verdict = verifyFileSession(dir);
+          if (verdict.problem !== null && verdict.problem.includes('\n')) ok = false;
+        } catch {
+          ok = false;
+        }
+        const code = cli(['gap', 'open', 'GAP-Z', '--severity', 'LOW', '--dir', dir]);
+        if (code === null) ok = false;
+        else if (code !== 0) {
+          tally.refused += 1;
+          if (!readFileSync(path).equals(corrupt)) tally.changedAfterRefusal += 1;
+        } else tally.accepted += 1;
+        if (!ok) tally.crashes += 1;
+        return ok && tally.changedAfterRefusal === 0;
+      }),
+      { numRuns: LINE_RUNS },
+    );
+  }, 170_000);
+
+  it(`${REQUEST_RUNS} hostile requests through the CLI and the library: a result or one clear error, and no change after a refusal`, () => {
+    const argv = fc.oneof(
+      fc.tuple(hostileString, fc.oneof(fc.constantFrom('LOW', 'high', 'URGENT'), hostileString), hostileString, hostileString).map(([id, sev, title, eventId]) => [
+        'gap', 'open', id, '--severity', sev, '--title', title, '--event-id', eventId,
+      ]),
+      fc.tuple(hostileString, hostileString, fc.oneof(fc.integer().map(String), hostileString)).map(([id, state, seq]) => ['gap', 'move', id, state, '--expect-seq', seq]),
+      fc.tuple(fc.constantFrom('narrow-scope', 'approve', 'pause', '__proto__'), hostileString).map(([kind, gaps]) => ['decide', kind, '--gaps', gaps, '--rationale', gaps]),
+      fc.array(hostileString, { maxLength: 6 }),
+    );
+    const request = fc.record({ type: fc.oneof(fc.constantFrom('gap.opened', 'gap.moved', 'decision.made', 'constructor'), fc.string()), data: fc.jsonValue() });
+    fc.assert(
+      fc.property(fc.boolean(), argv, request, hostileString, (viaCli, words, body, eventId) => {
+        tally.cases += 1;
+        reset(BASE);
+        let ok = true;
+        if (viaCli) {
+          const code = cli([...words, '--dir', dir]);
+          if (code === null) ok = false;
+          else if (code !== 0) {
+            tally.refused += 1;
+            if (!readFileSync(path).equals(BASE)) tally.changedAfterRefusal += 1;
+          } else tally.accepted += 1;
+        } else {
+          try {
+            // The library is typed, but a caller in plain JavaScript passes anything.
+            openFileSession(dir).record(body as never, { eventId });
+            tally.accepted += 1;
+          } catch (error) {
+            if (!isClearError(error)) ok = false;
+            else tally.refused += 1;
+            if (!readFileSync(path).equals(BASE)) tally.changedAfterRefusal += 1;
+          }
+        }
+        if (!ok) tally.crashes += 1;
+        return ok && tally.changedAfterRefusal === 0;
+      }),
+      { numRuns: REQUEST_RUNS },
+    );
+  }, 170_000);
+
+  it('prints its figures', () => {
+    console.log(
+      `fuzz: ${tally.cases} generated cases (${LINE_RUNS} malformed lines, ${REQUEST_RUNS} hostile requests half through the CLI, half through the library), ${tally.crashes} crashes, ${tally.uncaught} uncaught errors, ${tally.changedAfterRefusal} changes to the log after a refusal (${tally.refused} refused, ${tally.accepted} accepted)`,
+    );
+    expect(tally.cases).toBeGreaterThanOrEqual(10_000);
+    expect(tally.crashes).toBe(0);
+    expect(tally.uncaught).toBe(0);
+    expect(tally.changedAfterRefusal).toBe(0);
+  });
+});

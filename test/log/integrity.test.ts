@@ -1,0 +1,291 @@
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  createFileSession,
+  createMemorySession,
+  FileLog,
+  LogError,
+  MAX_LINE_BYTES,
+  openFileSession,
+  repairLog,
+  sealLine,
+  STALE_AFTER_MS,
+  verifyFileSession,
+  type Session,
+} from '../../src/index.js';
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'gapflow-integrity-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A five-event session: started, GAP-1 HIGH, GAP-2 LOW, round 1 started, GAP-1 -> IN_PROGRESS. */
+function fiveEvents(): { dir: string; path: string; lines: string[] } {
+  const dir = tempDir();
+  const session = createFileSession(dir);
+  session.openGap('GAP-1', 'HIGH');
+  session.openGap('GAP-2', 'LOW');
+  session.startRound();
+  session.moveGap('GAP-1', 'IN_PROGRESS');
+  const path = join(dir, 'events.jsonl');
+  return { dir, path, lines: readFileSync(path, 'utf8').split('\n').slice(0, -1) };
+}
+const joined = (lines: readonly string[]) => `${lines.map((line) => `${line}\n`).join('')}`;
+
+describe('the checksum chain', () => {
+  it.each([
+    ['an edited line (HIGH -> LOW, still valid JSON and schema)', (l: string[]) => l.map((x, i) => (i === 1 ? x.replace('"HIGH"', '"LOW"') : x)), 2, /checksum mismatch/],
+    ['a dropped line', (l: string[]) => [l[0]!, l[2]!, l[3]!, l[4]!], 2, /seq 3 where 2 was expected/],
+    ['a repeated line', (l: string[]) => [l[0]!, l[1]!, l[1]!, l[2]!, l[3]!, l[4]!], 3, /seq 2 where 3 was expected/],
+    ['two lines swapped', (l: string[]) => [l[0]!, l[2]!, l[1]!, l[3]!, l[4]!], 2, /seq 3 where 2 was expected/],
+    [
+      'two lines swapped with their seq fixed by hand',
+      (l: string[]) => [l[0]!, l[2]!.replace('"seq":3', '"seq":2'), l[1]!.replace('"seq":2', '"seq":3'), l[3]!, l[4]!],
+      2,
+      /checksum mismatch/,
+    ],
+  ])('detects %s, names the first bad line, and repair refuses to touch it', (_name, corrupt, line, reason) => {
+    const { dir, path, lines } = fiveEvents();
+    writeFileSync(path, joined(corrupt(lines)));
+    const before = readFileSync(path);
+    const found = verifyFileSession(dir);
+    expect(found.problem).toMatch(new RegExp(`line ${line}: `));
+    expect(found.problem).toMatch(reason);
+    expect(found.torn).toBe(false);
+    expect(() => openFileSession(dir)).toThrow(new RegExp(`line ${line}: `));
+    expect(() => repairLog(dir)).toThrow(/repair cuts only a torn last line and this is not one: nothing was changed/);
+    expect(readFileSync(path).equals(before)).toBe(true);
+    expect(readdirSync(dir).filter((name) => name.includes('torn'))).toEqual([]);
+  });
+
+  it('a last line whose checksum alone is bad is a torn tail: reads refuse, repair cuts it and keeps it', () => {
+    const { dir, path, lines } = fiveEvents();
+    const edited = lines[4]!.replace(/"sum":"[0-9a-f]{16}"/, '"sum":"0000000000000000"');
+    writeFileSync(path, joined([...lines.slice(0, 4), edited]));
+    const found = verifyFileSession(dir);
+    expect(found.problem).toMatch(/line 5: checksum mismatch.*torn last line/);
+    expect(found.torn).toBe(true);
+    expect(() => openFileSession(dir)).toThrow(/line 5: .*gapflow repair/);
+    const report = repairLog(dir);
+    expect(report.cut).toMatchObject({ line: 5, bytes: Buffer.byteLength(`${edited}\n`) });
+    expect(readFileSync(report.cut!.backup, 'utf8')).toBe(`${edited}\n`);
+    expect(readFileSync(path, 'utf8')).toBe(joined(lines.slice(0, 4)));
+    expect(verifyFileSession(dir).problem).toBeNull();
+  });
+
+  it('a log cut at any byte is either whole lines (clean) or a torn tail that repair cuts back to whole lines', () => {
+    const { dir, path } = fiveEvents();
+    const full = readFileSync(path);
+    const ends = [...full.entries()].filter(([, byte]) => byte === 0x0a).map(([i]) => i + 1);
+    for (let size = 1; size < full.length; size++) {
+      writeFileSync(path, full.subarray(0, size));
+      const whole = ends.filter((end) => end <= size);
+      const found = verifyFileSession(dir);
+      if (ends.includes(size)) {
+        expect(found.problem, `cut at ${size}`).toBeNull();
+        continue;
+      }
+      expect(found.torn, `cut at ${size}`).toBe(true);
+      expect(found.fault!.line).toBe(whole.length + 1);
+      const report = repairLog(dir);
+      const kept = whole.at(-1) ?? 0;
+      expect(readFileSync(path).equals(full.subarray(0, kept)), `cut at ${size}`).toBe(true);
+      expect(readFileSync(report.cut!.backup).equals(full.subarray(kept, size))).toBe(true);
+      rmSync(report.cut!.backup);
+    }
+  });
+
+  it('nothing is appended after a torn tail, even by a session opened before it tore', () => {
+    const { dir, path } = fiveEvents();
+    const session = openFileSession(dir);
+    writeFileSync(path, `${readFileSync(path, 'utf8')}{"v":2,"seq":6,"id":"half`);
+    const before = readFileSync(path);
+    expect(() => session.openGap('GAP-3', 'LOW')).toThrow(/line 6: .*torn.*nothing was written/);
+    expect(readFileSync(path).equals(before)).toBe(true);
+  });
+});
+
+describe('schema evolution', () => {
+  const fixture = new URL('../fixtures/v1-session.jsonl', import.meta.url);
+
+  /** The requests the fixture recorded (with gapflow 0.1), made again now. */
+  function sameRequests(session: Session): void {
+    session.openGap('GAP-1', 'HIGH', { title: 'Parser | <b>contract</b>' });
+    session.openGap('GAP-2', 'MEDIUM');
+    session.startRound();
+    session.moveGap('GAP-2', 'RESOLVED');
+    session.openGap('GAP-3', 'LOW', { spawnedBy: 'GAP-1' });
+    session.closeRound();
+    session.moveGap('GAP-3', 'IN_PROGRESS');
+    session.closeRound();
+    session.decide('pause');
+  }
+
+  it('a version 1 log (no checksums) is upcast on read and replays to what the same requests give now', () => {
+    const dir = tempDir();
+    copyFileSync(fixture, join(dir, 'events.jsonl'));
+    const text = readFileSync(fixture, 'utf8');
+    expect(text).toContain('"v":1');
+    expect(text).not.toContain('"sum"');
+    const old = openFileSession(dir);
+    const now = createMemorySession();
+    sameRequests(now);
+    expect(old.state()).toEqual(now.state());
+    expect(old.log.read().every((event) => event.v === 2)).toBe(true);
+    expect(verifyFileSession(dir).problem).toBeNull();
+  });
+
+  it('appending to a version 1 log chains version 2 lines after it; a version 1 line after those is refused', () => {
+    const dir = tempDir();
+    const path = join(dir, 'events.jsonl');
+    copyFileSync(fixture, path);
+    openFileSession(dir).decide('resume');
+    openFileSession(dir).openGap('GAP-4', 'LOW');
+    const lines = readFileSync(path, 'utf8').split('\n').slice(0, -1);
+    expect(lines.slice(-2).every((line) => line.startsWith('{"v":2,') && /"sum":"[0-9a-f]{16}"\}$/.test(line))).toBe(true);
+    expect(verifyFileSession(dir).problem).toBeNull();
+    const oldStyle = lines[12]!.replace('{"v":2,', '{"v":1,').replace(/,"sum":"[0-9a-f]{16}"\}$/, '}');
+    writeFileSync(path, joined([...lines.slice(0, 12), oldStyle, lines[12]!]));
+    expect(verifyFileSession(dir).problem).toMatch(/line 13: a version 1 line \(no checksum\) after checksummed lines/);
+  });
+});
+
+describe('idempotent appends and the expected seq (library)', () => {
+  it('an event id already in the log appends nothing and returns the original event', () => {
+    const { dir, path } = fiveEvents();
+    const session = openFileSession(dir);
+    const [first] = session.openGap('GAP-3', 'LOW', {}, { eventId: 'hook-7' });
+    const before = readFileSync(path);
+    const again = openFileSession(dir).openGap('GAP-3', 'LOW', {}, { eventId: 'hook-7' });
+    expect(again).toEqual([first]);
+    expect(readFileSync(path).equals(before)).toBe(true);
+  });
+
+  it.each([['__proto__'], ['constructor'], ['toString']])('%s works as an event id like any other', (id) => {
+    const { dir } = fiveEvents();
+    const [event] = openFileSession(dir).openGap('GAP-3', 'LOW', {}, { eventId: id });
+    expect(event!.id).toBe(id);
+    const session = openFileSession(dir);
+    expect(session.openGap('GAP-3', 'LOW', {}, { eventId: id })).toEqual([event]);
+    expect(session.lastWrite).toBe('duplicate');
+    expect(session.view.lastSeq).toBe(6);
+  });
+
+  it('an event id reused for another kind of request is refused, naming the original', () => {
+    const { dir } = fiveEvents();
+    openFileSession(dir).openGap('GAP-3', 'LOW', {}, { eventId: 'hook-7' });
+    expect(() => openFileSession(dir).moveGap('GAP-3', 'IN_PROGRESS', {}, { eventId: 'hook-7' })).toThrow(
+      /event id hook-7 is already in the log as seq 6 \(gap\.opened\), not gap\.moved/,
+    );
+  });
+
+  it('the event id goes to the request own event, not to the round it starts', () => {
+    const dir = tempDir();
+    const session = createFileSession(dir);
+    session.openGap('GAP-1', 'LOW');
+    session.startRound();
+    session.closeRound();
+    const events = session.openGap('GAP-2', 'LOW', {}, { eventId: 'mine' });
+    expect(events.map((e) => [e.type, e.id === 'mine'])).toEqual([
+      ['round.started', false],
+      ['gap.opened', true],
+    ]);
+    expect(openFileSession(dir).openGap('GAP-2', 'LOW', {}, { eventId: 'mine' })).toEqual([events[1]]);
+  });
+
+  it.each([['has space'], [''], ['x'.repeat(129)], ['a/b'], ['line\nbreak']])('an event id %j is refused', (id) => {
+    const { dir, path } = fiveEvents();
+    const before = readFileSync(path);
+    expect(() => openFileSession(dir).openGap('GAP-3', 'LOW', {}, { eventId: id })).toThrow(/event id/);
+    expect(readFileSync(path).equals(before)).toBe(true);
+  });
+
+  it('create with an expected seq of 0 succeeds once; a retried create with the same event id opens the session', () => {
+    const dir = tempDir();
+    createFileSession(dir, {}, undefined, { expectSeq: 0, eventId: 'init-1' }).openGap('GAP-1', 'LOW');
+    const again = createFileSession(dir, {}, undefined, { eventId: 'init-1' });
+    expect(again.lastWrite).toBe('duplicate');
+    expect(again.view.gaps.has('GAP-1')).toBe(true);
+    expect(() => createFileSession(dir, {}, undefined, { eventId: 'init-2' })).toThrow(/already holds a session/);
+    expect(() => createFileSession(tempDir(), {}, undefined, { expectSeq: 3 })).toThrow(/no log yet/);
+  });
+});
+
+describe('the lock', () => {
+  function lockWith(dir: string, content: string): string {
+    const lock = join(dir, 'events.jsonl.lock');
+    writeFileSync(lock, content);
+    return lock;
+  }
+
+  it('a lock left by a process that is gone is broken at once', () => {
+    const { dir } = fiveEvents();
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    const lock = lockWith(dir, JSON.stringify({ pid: dead, host: hostname(), at: Date.now(), nonce: 'x' }));
+    openFileSession(dir).openGap('GAP-3', 'LOW');
+    expect(existsSync(lock)).toBe(false);
+    expect(openFileSession(dir).view.lastSeq).toBe(6);
+  });
+
+  it('a lock older than the stale limit is broken even if its pid runs', () => {
+    const { dir } = fiveEvents();
+    const lock = lockWith(dir, JSON.stringify({ pid: process.pid, host: 'elsewhere', at: Date.now() - STALE_AFTER_MS - 1000, nonce: 'x' }));
+    openFileSession(dir).openGap('GAP-3', 'LOW');
+    expect(existsSync(lock)).toBe(false);
+  });
+
+  it('an empty lock (its writer died creating it) is broken once it is a second old', () => {
+    const { dir } = fiveEvents();
+    const lock = lockWith(dir, '');
+    const old = new Date(Date.now() - 5000);
+    utimesSync(lock, old, old);
+    openFileSession(dir).openGap('GAP-3', 'LOW');
+    expect(existsSync(lock)).toBe(false);
+  });
+});
+
+describe('size limits', () => {
+  it('a stored line over the limit is refused naming the limit', () => {
+    const { dir, path } = fiveEvents();
+    writeFileSync(path, `${readFileSync(path, 'utf8')}{"title":"${'x'.repeat(MAX_LINE_BYTES)}"}\n`);
+    expect(verifyFileSession(dir).problem).toMatch(/line 6: the line is over the 1 MiB limit/);
+  });
+
+  it('an event that would make a line over the limit is refused and nothing is written', () => {
+    const { dir, path } = fiveEvents();
+    const log = new FileLog(dir);
+    const [, opened] = log.read();
+    const gaps = Array.from({ length: 9000 }, (_, i) => `G${i}-${'x'.repeat(120)}`);
+    const huge = { ...opened!, seq: 6, id: 'huge', type: 'decision.made' as const, data: { kind: 'narrow_scope' as const, gaps } };
+    const before = readFileSync(path);
+    expect(() => log.append([huge])).toThrow(LogError);
+    expect(() => log.append([huge])).toThrow(/over the 1 MiB limit; nothing was written/);
+    expect(readFileSync(path).equals(before)).toBe(true);
+  });
+});
+
+describe('creating a log', () => {
+  it('a new log appears whole, in a folder made for it', () => {
+    const dir = join(tempDir(), 'a', 'b');
+    createFileSession(dir);
+    expect(readdirSync(dir)).toEqual(['events.jsonl']);
+    expect(verifyFileSession(dir).problem).toBeNull();
+  });
+
+  it('a sealed line can be made by hand (sealLine) and is read like any other', () => {
+    const { dir, path, lines } = fiveEvents();
+    const previous = /"sum":"([0-9a-f]{16})"/.exec(lines[4]!)![1]!;
+    const content = JSON.stringify({ v: 2, seq: 6, id: 'hand', at: '2026-01-12T10:00:00.000Z', type: 'gap.opened', data: { id: 'GAP-9', severity: 'LOW', title: '', blocking: true } });
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path, `${readFileSync(path, 'utf8')}${sealLine(content, previous).line}`);
+    expect(openFileSession(dir).view.gaps.has('GAP-9')).toBe(true);
+  });
+});
