@@ -7,10 +7,29 @@ import { EVENT_VERSION, GapflowEvent } from './schemas.js';
  * the zod schemas so the two can never disagree. `events/schema.json` is this
  * document, committed; a test fails when it is stale (`npm run schema` writes it).
  */
-export function eventJsonSchema(schemas: { event: z.ZodType; request: z.ZodType } = { event: GapflowEvent, request: EventRequest }) {
+export interface SchemaParts {
+  event: z.ZodType;
+  request: z.ZodType;
+  /** Each policy's own schemas, for the `metrics` of `metrics.recorded` and the `policySettings` of `session.started`. */
+  policies?: Readonly<Record<string, { settings: z.ZodType; metrics: z.ZodType }>>;
+}
+
+/** A policy's schema as a request gives it (defaults may be left out); a transform shows as what it accepts. */
+function inputSchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
+  return rest;
+}
+
+function byPolicy(title: string, policies: NonNullable<SchemaParts['policies']>, part: 'settings' | 'metrics') {
+  const names = Object.keys(policies).sort();
+  return { title, type: 'object', properties: Object.fromEntries(names.map((name) => [name, inputSchema(policies[name]![part])])) };
+}
+
+export function eventJsonSchema(schemas: SchemaParts = { event: GapflowEvent, request: EventRequest }) {
   // A stored event has its defaults filled in (output); a request may leave them out (input).
   const { $schema, ...event } = z.toJSONSchema(schemas.event, { io: 'output' });
   const { $schema: _, ...request } = z.toJSONSchema(schemas.request, { io: 'input' });
+  const policies = schemas.policies ?? {};
   return {
     $schema,
     title: `gapflow event, version ${EVENT_VERSION}: one line of events.jsonl`,
@@ -20,6 +39,8 @@ export function eventJsonSchema(schemas: { event: z.ZodType; request: z.ZodType 
         title: 'one line given to `gapflow append`: an event body with an optional id; gapflow adds v, seq and at',
         ...request,
       },
+      PolicyMetrics: byPolicy('the `metrics` of a metrics.recorded event, by its `policy` (checked when recorded and on replay)', policies, 'metrics'),
+      PolicySettings: byPolicy('the settings of each policy in session.started `policySettings`, by policy name', policies, 'settings'),
     },
   };
 }

@@ -43,3 +43,4 @@ export {
   type WriteOptions,
 } from './session.js';
 export { LiveActor, type ConvergenceActor, type InspectOption } from './live.js';
+export { gapflowJsonSchemaText } from './schema.js';

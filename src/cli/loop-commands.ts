@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { EventId, eventJsonSchemaText, formatIssue, type GapflowEvent } from '../../events/index.js';
+import { EventId, formatIssue, type GapflowEvent } from '../../events/index.js';
+import { gapflowJsonSchemaText } from '../schema.js';
 import { formatCount, hookDecision, loopStep, Refusal, type HookCall } from '../core/index.js';
 import { agentStopRequest } from '../policies/index.js';
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
@@ -150,5 +151,5 @@ function describe(event: GapflowEvent): string {
 /** `gapflow schema`: the JSON Schema of every event (the same text as events/schema.json). */
 export const schema: Command = (argv, io) => {
   parse(argv, {}, []);
-  io.stdout(eventJsonSchemaText());
+  io.stdout(gapflowJsonSchemaText());
 };

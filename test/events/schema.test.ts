@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { EventBody, EventRequest, eventJsonSchemaText, GapflowEvent } from '../../events/index.js';
+import { gapflowJsonSchemaText, metricPolicies } from '../../src/index.js';
 import { runCli } from '../cli/helpers.js';
 
 const committedPath = join(import.meta.dirname, '..', '..', 'events', 'schema.json');
@@ -10,7 +11,7 @@ const committed = readFileSync(committedPath, 'utf8');
 
 describe('events/schema.json', () => {
   it('is what the zod schemas generate now (run `npm run schema` when this fails)', () => {
-    expect(committed, 'events/schema.json is stale: run `npm run schema`').toBe(eventJsonSchemaText());
+    expect(committed, 'events/schema.json is stale: run `npm run schema`').toBe(gapflowJsonSchemaText());
   });
 
   it('the staleness check sees a changed schema: one more optional field gives a different document', () => {
@@ -38,6 +39,20 @@ describe('events/schema.json', () => {
       expect(request.properties.id).toBeDefined();
       expect(request.required).not.toContain('id');
     }
+  });
+
+  it("describes each policy's metrics and settings, from the policies' own schemas", () => {
+    const doc = JSON.parse(committed) as {
+      $defs: Record<'PolicyMetrics' | 'PolicySettings', { properties: Record<string, { required?: string[]; properties: Record<string, unknown> }> }>;
+    };
+    const names = metricPolicies().map((p) => p.name).sort();
+    expect(Object.keys(doc.$defs.PolicyMetrics.properties).sort()).toEqual(names);
+    expect(Object.keys(doc.$defs.PolicySettings.properties).sort()).toEqual(names);
+    // Seed 001's atoms metrics: pending and resolved are required, the flags have defaults.
+    const atoms = doc.$defs.PolicyMetrics.properties.atoms!;
+    expect(atoms.required).toEqual(expect.arrayContaining(['pending', 'resolved']));
+    expect(atoms.required).not.toContain('stopRequested');
+    expect(Object.keys(atoms.properties)).toEqual(expect.arrayContaining(['stopRequested', 'redirectRequested', 'verify']));
   });
 
   it('`gapflow schema` prints the committed document', () => {
