@@ -105,6 +105,7 @@ export class Session {
   /** Every event by id, for idempotent appends. A Map: ids such as `__proto__` are plain keys. */
   readonly #byId = new Map<string, GapflowEvent>();
   #lastWrite: 'appended' | 'duplicate' | null = null;
+  #lastAppended: readonly GapflowEvent[] = [];
   readonly #live: LiveActor | null;
 
   private constructor(
@@ -129,28 +130,38 @@ export class Session {
    */
   static create(log: EventLog, settings: SessionSettings = {}, options: SessionOptions = {}, write: WriteOptions = {}): Session {
     const { expectSeq, eventId } = checkWriteOptions(write);
-    if (log.exists()) {
-      if (eventId !== undefined) {
-        const events = log.read();
-        if (events[0]?.id === eventId) {
-          const existing = Session.#replayed(log, events, options);
-          existing.#lastWrite = 'duplicate';
-          return existing;
-        }
-      }
-      throw new LogError(`${log.location} already holds a session`);
-    }
+    if (log.exists()) return Session.#retriedCreate(log, options, eventId);
     if (expectSeq !== undefined && expectSeq !== 0) {
       throw new Refusal(`expected the log to end at seq ${expectSeq}, but there is no log yet (seq 0)`);
     }
     const session = new Session(log, initialView(), options, []);
     const started = session.#prepare([parseBody({ type: 'session.started', data: settings })], eventId);
-    log.create(started.events);
+    try {
+      log.create(started.events);
+    } catch (error) {
+      // Another init with the same id won the race: this one is its retry.
+      if (error instanceof LogError && log.exists()) return Session.#retriedCreate(log, options, eventId);
+      throw error;
+    }
     for (const event of started.events) session.#byId.set(event.id, event);
     session.#view = started.view;
     session.#live?.sync(started.view);
     session.#lastWrite = 'appended';
+    session.#lastAppended = started.events;
     return session;
+  }
+
+  /** A create that finds a log: the same session if its first event has this id (a retried init), else refused. */
+  static #retriedCreate(log: EventLog, options: SessionOptions, eventId: string | undefined): Session {
+    if (eventId !== undefined) {
+      const events = log.read();
+      if (events[0]?.id === eventId) {
+        const existing = Session.#replayed(log, events, options);
+        existing.#lastWrite = 'duplicate';
+        return existing;
+      }
+    }
+    throw new LogError(`${log.location} already holds a session`);
   }
 
   /** Opens the session stored in `log`, replaying every event (into the live actor too, when inspected). */
@@ -178,6 +189,11 @@ export class Session {
     return this.#lastWrite;
   }
 
+  /** The events the last write appended: none for a retry found in the log; for a batch, only its new events. */
+  get lastAppended(): readonly GapflowEvent[] {
+    return this.#lastAppended;
+  }
+
   /**
    * Records one request (an event body); returns the events appended for it,
    * or, when `write.eventId` is already in the log, that event (appending
@@ -196,6 +212,7 @@ export class Session {
     });
     if (!outcome.appended) {
       this.#lastWrite = 'duplicate';
+      this.#lastAppended = [];
       return outcome.events;
     }
     this.#appended(outcome.events, outcome.before!, outcome.view!);
@@ -221,7 +238,9 @@ export class Session {
       this.#view.lastSeq,
       (fresh) => {
         this.#catchUp(fresh);
-        refuseMovedOn(expectSeq, this.#view.lastSeq);
+        // A retried batch (its first line's id is in the log) is judged by its ids, not by where the log ends now.
+        const first = requests[0]?.id;
+        if (first === undefined || !this.#byId.has(first)) refuseMovedOn(expectSeq, this.#view.lastSeq);
         let view = this.#view;
         const groups: GapflowEvent[][] = [];
         const events: GapflowEvent[] = [];
@@ -252,15 +271,29 @@ export class Session {
     );
     if (outcome.events.length === 0) {
       this.#lastWrite = 'duplicate';
+      this.#lastAppended = [];
       return outcome.groups;
     }
     this.#appended(outcome.events, outcome.before, outcome.view);
     return outcome.groups;
   }
 
-  /** Refuses `input` as `record` would, without writing: for an edge that must do work (run a command) only when the record can go in. */
-  dryRun(input: EventBodyInput): void {
+  /**
+   * Judges `input` as `record` would, writing nothing, for an edge that must
+   * do work (run a command) only when the record will go in: 'duplicate' when
+   * `write.eventId` is already in the log (the retry will return it), 'new'
+   * when it would be appended; otherwise refuses as `record` would.
+   */
+  dryRun(input: EventBodyInput, write: WriteOptions = {}): 'new' | 'duplicate' {
+    const { expectSeq, eventId } = checkWriteOptions(write);
+    const original = eventId === undefined ? undefined : this.#byId.get(eventId);
+    if (original) {
+      sameRequest(original, input);
+      return 'duplicate';
+    }
+    refuseMovedOn(expectSeq, this.#view.lastSeq);
     this.#prepare(decide(this.#view, input));
+    return 'new';
   }
 
   /** After a write: index the new events, show them to the live actor, then move the view on. */
@@ -269,6 +302,7 @@ export class Session {
     events.forEach((event, i) => this.#live?.feed(before[i]!, event));
     this.#commit(view);
     this.#lastWrite = 'appended';
+    this.#lastAppended = events;
   }
 
   openGap(id: string, severity: Severity, options: Omit<BodyInputOf<'gap.opened'>['data'], 'id' | 'severity'> = {}, write?: WriteOptions) {
@@ -418,13 +452,25 @@ function checkWriteOptions(write: WriteOptions): WriteOptions {
 
 /** A retried request finds its event by id; an id reused for another kind of request is a caller's mistake, refused. */
 function sameRequest(original: GapflowEvent, input: EventBodyInput): GapflowEvent {
-  const type = typeof input === 'object' && input !== null && 'type' in input ? input.type : undefined;
-  if (type !== original.type) {
+  const body = parseBody(input);
+  const [asked, stored] = [describeRequest(body), describeRequest(original)];
+  if (asked !== stored) {
     throw new Refusal(
-      `event id ${original.id} is already in the log as seq ${original.seq} (${original.type}), not ${String(type).slice(0, 40)}: a retry must repeat its request; a new request needs a new id`,
+      `event id ${original.id} is already in the log as seq ${original.seq} (${stored}), not ${asked}: a retry must repeat its request; a new request needs a new id`,
     );
   }
   return original;
+}
+
+/**
+ * What a request is about, as far as a retry must repeat it: its type and
+ * what it names (the gap, decision, policy or agent). Not the round: a
+ * retried `round start` asks for the round after the one it opened.
+ */
+function describeRequest(body: EventBody): string {
+  const d = body.data as Record<string, unknown>;
+  const names = ['id', 'kind', 'policy', 'agentSession'].filter((k) => typeof d[k] === 'string').map((k) => String(d[k]));
+  return [body.type, ...names].join(' ').slice(0, 200);
 }
 
 /** A session in `<dir>/events.jsonl`, the embedded default. */

@@ -127,16 +127,23 @@ export const append: Command = (argv, io) => {
   const session = open(values, io);
   const { expectSeq } = writeOptions(values);
   const groups = session.recordAll(requests, (i) => `${source} line ${requests[i]!.line}`, { expectSeq });
-  const events = groups.flat();
-  // A line's own event is the last of its group; a round.started before it was added by the rule of R8.
-  const appended = requests.map((r, i) => ({ line: r.line, own: groups[i]!.at(-1)!, started: groups[i]!.length > 1 ? groups[i]![0]!.seq : null }));
+  // A line whose id was already in the log (a retry) comes back as its original event, appended before.
+  const events = session.lastAppended;
+  const fresh = new Set(events);
+  // A line's own event is the one of its type; a round.started before it (R8) or a round.closed after it (a policy's round) comes with it.
+  const appended = requests.map((r, i) => {
+    const group = groups[i]!;
+    const own = group.find((e) => e.type === r.body.type) ?? group.at(-1)!;
+    const started = group.find((e) => e !== own && e.type === 'round.started')?.seq ?? null;
+    return { line: r.line, own, started, already: !fresh.has(own) };
+  });
   if (values.json) {
-    const lines = appended.map(({ line, own, started }) => ({ line, seq: own.seq, id: own.id, type: own.type, roundStartedSeq: started }));
+    const lines = appended.map(({ line, own, started, already }) => ({ line, seq: own.seq, id: own.id, type: own.type, roundStartedSeq: started, alreadyRecorded: already }));
     return printJson(io, { appended: lines, events, state: session.state() });
   }
-  for (const { line, own, started } of appended) {
+  for (const { line, own, started, already } of appended) {
     const auto = started !== null ? ` (after round.started, seq ${started})` : '';
-    io.stdout(`line ${line}: seq ${own.seq} ${describe(own)}${auto}\n`);
+    io.stdout(`line ${line}: seq ${own.seq} ${describe(own)}${auto}${already ? ' (already recorded; nothing appended)' : ''}\n`);
   }
   io.stdout(`Appended ${events.length} events; ${session.view.machine.state}, open count ${formatCount(session.view.open.count)}\n`);
 };

@@ -15,7 +15,7 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { GapflowEvent } from '../../events/index.js';
-import { formatBytes, MAX_LINE_BYTES } from './limits.js';
+import { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
 import { CHAIN_START, faultMessage, formatLines, scanBytes, type ChainPoint, type Scan } from './lines.js';
 import { isCode, withLock } from './lock.js';
 import { continues, LogError, type Batch, type EventLog } from './types.js';
@@ -140,8 +140,15 @@ export class FileLog implements EventLog {
       }
     });
     const bytes = Buffer.from(lines.join(''), 'utf8');
+    if (known.end + bytes.length > MAX_LOG_BYTES) {
+      throw new LogError(`${this.location} would grow past the ${formatBytes(MAX_LOG_BYTES)} limit; nothing was written: start a new session`);
+    }
     const fd = openSync(this.location, 'a');
     try {
+      // The lock makes this hold; if a writer that took our lock for stale wrote meanwhile, refuse rather than interleave.
+      if (fstatSync(fd).size !== known.end) {
+        throw new LogError(`${this.location} grew beneath this write (its lock was taken over); nothing was written: run it again`);
+      }
       try {
         writeAll(fd, bytes);
         fsyncSync(fd);

@@ -152,7 +152,10 @@ function scanText(text: string, from: ChainPoint, startOffset: number, byteLengt
       return done({ line: lineNumber, offset, reason, unsealed: true }, true);
     }
     if (checked.fault !== null) {
-      return done({ line: lineNumber, offset, reason: checked.fault, unsealed: !checked.sealed }, isLast && !checked.sealed);
+      // Only a last line that is not even a JSON object can be a write cut short; a whole line that
+      // reads but fails its seq or checksum may as well be an edit (of it or of a line before it):
+      // never cut, never repaired.
+      return done({ line: lineNumber, offset, reason: checked.fault, unsealed: !checked.sealed }, isLast && !checked.readable);
     }
     events.push(checked.event);
     point = { seq: lineNumber, sum: checked.sum, sealed: point.sealed || checked.hasSum };
@@ -165,22 +168,22 @@ function scanText(text: string, from: ChainPoint, startOffset: number, byteLengt
 
 type Checked =
   | { fault: null; event: GapflowEvent; sum: string; hasSum: boolean; sealed: true }
-  | { fault: string; sealed: boolean };
+  | { fault: string; sealed: boolean; readable: boolean };
 
 /** Judges one line (without its newline) against the point before it. */
 function checkLine(line: string, before: ChainPoint): Checked {
   const expectedSeq = before.seq + 1;
   // A line longer in UTF-16 units than the byte limit is surely over it; only a line near the limit is measured in bytes.
   if (line.length > MAX_LINE_BYTES || (line.length * 3 > MAX_LINE_BYTES && Buffer.byteLength(line) > MAX_LINE_BYTES)) {
-    return { fault: `the line is over the ${formatBytes(MAX_LINE_BYTES)} limit`, sealed: false };
+    return { fault: `the line is over the ${formatBytes(MAX_LINE_BYTES)} limit`, sealed: false, readable: false };
   }
   let json: unknown;
   try {
     json = JSON.parse(line);
   } catch {
-    return { fault: 'not a JSON object', sealed: false };
+    return { fault: 'not a JSON object', sealed: false, readable: false };
   }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) return { fault: 'not a JSON object', sealed: false };
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return { fault: 'not a JSON object', sealed: false, readable: false };
   const stored = json as Record<string, unknown>;
   const hasSum = 'sum' in stored;
   const match = hasSum ? SUM.exec(line) : null;
@@ -188,24 +191,24 @@ function checkLine(line: string, before: ChainPoint): Checked {
   const sum = chainSum(before.sum, content);
   const sealed = match !== null ? match[1] === sum && stored.sum === sum : !before.sealed && stored.v === 1;
   const problem = versionProblem(stored.v);
-  if (problem) return { fault: problem, sealed };
+  if (problem) return { fault: problem, sealed, readable: true };
   if (stored.seq !== expectedSeq) {
     const seq = JSON.stringify(stored.seq)?.slice(0, 20) ?? 'no seq';
-    return { fault: `seq ${seq} where ${expectedSeq} was expected (a line was dropped, repeated or moved)`, sealed };
+    return { fault: `seq ${seq} where ${expectedSeq} was expected (a line was dropped, repeated or moved)`, sealed, readable: true };
   }
-  if (stored.v !== 1 && !hasSum) return { fault: 'no checksum ("sum"): every version 2 line carries one', sealed: false };
-  if (stored.v === 1 && hasSum) return { fault: 'a version 1 line with a checksum (version 1 lines have none)', sealed: false };
+  if (stored.v !== 1 && !hasSum) return { fault: 'no checksum ("sum"): every version 2 line carries one', sealed: false, readable: true };
+  if (stored.v === 1 && hasSum) return { fault: 'a version 1 line with a checksum (version 1 lines have none)', sealed: false, readable: true };
   const { sum: _sum, ...unsealed } = stored;
   const parsed = GapflowEvent.safeParse(upcast(unsealed));
   if (!parsed.success) {
     // The type is shown as a JSON string, cut short: a hostile line cannot put control characters on a terminal.
     const type = 'type' in stored ? `event ${JSON.stringify(stored.type)?.slice(0, 66)}: ` : '';
-    return { fault: `${type}${formatIssue(parsed.error)}`, sealed };
+    return { fault: `${type}${formatIssue(parsed.error)}`, sealed, readable: true };
   }
   if (stored.v === 1 && before.sealed) {
-    return { fault: 'a version 1 line (no checksum) after checksummed lines: lines were edited or moved', sealed: false };
+    return { fault: 'a version 1 line (no checksum) after checksummed lines: lines were edited or moved', sealed: false, readable: true };
   }
-  if (!sealed) return { fault: 'checksum mismatch: this line, or one before it, was edited, dropped, repeated or moved', sealed: false };
+  if (!sealed) return { fault: 'checksum mismatch: this line, or one before it, was edited, dropped, repeated or moved', sealed: false, readable: true };
   return { fault: null, event: parsed.data, sum, hasSum, sealed: true };
 }
 

@@ -66,17 +66,39 @@ describe('the checksum chain', () => {
     expect(readdirSync(dir).filter((name) => name.includes('torn'))).toEqual([]);
   });
 
-  it('a last line whose checksum alone is bad is a torn tail: reads refuse, repair cuts it and keeps it', () => {
+  it('a whole last line whose checksum is bad may be an edit: reads refuse, and repair refuses to cut it', () => {
     const { dir, path, lines } = fiveEvents();
     const edited = lines[4]!.replace(/"sum":"[0-9a-f]{16}"/, '"sum":"0000000000000000"');
     writeFileSync(path, joined([...lines.slice(0, 4), edited]));
     const found = verifyFileSession(dir);
-    expect(found.problem).toMatch(/line 5: checksum mismatch.*torn last line/);
+    expect(found.problem).toMatch(/line 5: checksum mismatch/);
+    expect(found.torn).toBe(false);
+    const before = readFileSync(path);
+    expect(() => repairLog(dir)).toThrow(/line 5/);
+    expect(Buffer.compare(readFileSync(path), before)).toBe(0);
+  });
+
+  it('a line dropped before the last is never taken for a torn tail: repair cuts nothing', () => {
+    const { dir, path, lines } = fiveEvents();
+    writeFileSync(path, joined([...lines.slice(0, 3), lines[4]!]));
+    const found = verifyFileSession(dir);
+    expect(found.problem).toMatch(/line 4: seq 5 where 4 was expected/);
+    expect(found.torn).toBe(false);
+    const before = readFileSync(path);
+    expect(() => repairLog(dir)).toThrow(/line 4/);
+    expect(Buffer.compare(readFileSync(path), before)).toBe(0);
+  });
+
+  it('a last line that is not even JSON (a write cut short, then a newline) is a torn tail: repair cuts it and keeps it', () => {
+    const { dir, path, lines } = fiveEvents();
+    const cut = lines[4]!.slice(0, 40);
+    writeFileSync(path, joined([...lines.slice(0, 4), cut]));
+    const found = verifyFileSession(dir);
     expect(found.torn).toBe(true);
     expect(() => openFileSession(dir)).toThrow(/line 5: .*gapflow repair/);
     const report = repairLog(dir);
-    expect(report.cut).toMatchObject({ line: 5, bytes: Buffer.byteLength(`${edited}\n`) });
-    expect(readFileSync(report.cut!.backup, 'utf8')).toBe(`${edited}\n`);
+    expect(report.cut).toMatchObject({ line: 5, bytes: Buffer.byteLength(`${cut}\n`) });
+    expect(readFileSync(report.cut!.backup, 'utf8')).toBe(`${cut}\n`);
     expect(readFileSync(path, 'utf8')).toBe(joined(lines.slice(0, 4)));
     expect(verifyFileSession(dir).problem).toBeNull();
   });
@@ -183,8 +205,16 @@ describe('idempotent appends and the expected seq (library)', () => {
     const { dir } = fiveEvents();
     openFileSession(dir).openGap('GAP-3', 'LOW', {}, { eventId: 'hook-7' });
     expect(() => openFileSession(dir).moveGap('GAP-3', 'IN_PROGRESS', {}, { eventId: 'hook-7' })).toThrow(
-      /event id hook-7 is already in the log as seq 6 \(gap\.opened\), not gap\.moved/,
+      /event id hook-7 is already in the log as seq 6 \(gap\.opened GAP-3\), not gap\.moved GAP-3/,
     );
+  });
+
+  it('an event id reused for the same kind of request about another gap is refused too, writing nothing', () => {
+    const { dir, path } = fiveEvents();
+    openFileSession(dir).openGap('GAP-8', 'LOW', {}, { eventId: 'r' });
+    const before = readFileSync(path);
+    expect(() => openFileSession(dir).openGap('GAP-7', 'CRITICAL', {}, { eventId: 'r' })).toThrow(/\(gap\.opened GAP-8\), not gap\.opened GAP-7/);
+    expect(Buffer.compare(readFileSync(path), before)).toBe(0);
   });
 
   it('the event id goes to the request own event, not to the round it starts', () => {
