@@ -94,7 +94,7 @@ describe('gapflow append', () => {
     expect(last).toMatchObject({ id: 'loop-7', type: 'gap.opened' });
     expect(started.type).toBe('round.started');
     expect(started.id).not.toBe('loop-7');
-    expect(out.appended).toEqual([{ line: 1, seq: last.seq, id: 'loop-7', type: 'gap.opened', roundStartedSeq: started.seq }]);
+    expect(out.appended).toEqual([{ line: 1, seq: last.seq, id: 'loop-7', type: 'gap.opened', roundStartedSeq: started.seq, alreadyRecorded: false }]);
   });
 
   it('refuses an id used twice in one batch', () => {
