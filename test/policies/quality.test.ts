@@ -98,12 +98,35 @@ describe('quality policy: the stop rule of RULINGS R18 and the issue\'s verdicts
     expect(s.state()).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
   });
 
-  it('with dimensions, a steady 90 overall whose security is below 100 does not converge', () => {
+  it('R18 names only the score: a steady overall >= 85 converges though security is below 100; meetsMinimum is only reported', () => {
     const dims = Object.fromEntries(Object.keys(SEED_WEIGHTS).map((d) => [d, d === 'security' ? 90 : 91]));
+    const overall = Object.entries(SEED_WEIGHTS).reduce((sum, [d, w]) => sum + (w / 100) * dims[d]!, 0);
+    expect(overall).toBeGreaterThanOrEqual(85);
     const s = newSession({ policies: ['quality'] });
     s.recordMetrics('quality', { dimensions: dims });
     s.recordMetrics('quality', { dimensions: dims });
+    expect(quality(s)).toMatchObject({ verdict: 'converged', reason: 'converged', figures: { meetsMinimum: false } });
+    expect(quality(s).detail).not.toContain('below the minimum');
+    expect(s.state()).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
+  });
+
+  it('compares unrounded figures: 85 then 86.996 (|Δ| 1.996 < 2) converges', () => {
+    expect(Math.abs(86.996 - 85)).toBeLessThan(2);
+    const s = play([85, 86.996]);
+    expect(quality(s)).toMatchObject({ verdict: 'converged', reason: 'converged' });
+    expect(quality(s).detail).toContain('|Δ| 1.996 < 2');
+  });
+
+  it('compares unrounded figures: a weighted overall of 84.996 is below 85, though it shows as 85', () => {
+    const dims = Object.fromEntries(Object.keys(SEED_WEIGHTS).map((d) => [d, 84.996]));
+    const overall = Object.entries(SEED_WEIGHTS).reduce((sum, [d, w]) => sum + (w / 100) * dims[d]!, 0);
+    expect(overall).toBeLessThan(85);
+    // Coverage and security minimums at 0, so that only the score can keep it from converging.
+    const s = newSession({ policies: ['quality'], policySettings: { quality: { minTestCoverage: 0, minSecurity: 0 } } });
+    s.recordMetrics('quality', { dimensions: dims });
+    s.recordMetrics('quality', { dimensions: dims });
     expect(quality(s)).toMatchObject({ verdict: 'flat', reason: 'stuck_below_minimum' });
+    expect(quality(s).figures.overall).toBe(Math.round(overall * 100) / 100);
   });
 });
 

@@ -50,14 +50,18 @@ export type QualityMetrics = z.output<typeof Metrics>;
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
-/** The weighted overall of seed 004 (or the overall score given), to two decimals. */
+/** The weighted overall of seed 004 (or the overall score given), unrounded: thresholds judge it as it is. */
 export function overallScore(m: QualityMetrics): number {
   if (!m.dimensions) return m.score!;
   const dims = m.dimensions;
-  return round2(QUALITY_DIMENSIONS.reduce((sum, d) => sum + QUALITY_WEIGHTS[d] * dims[d], 0) / 100);
+  return QUALITY_DIMENSIONS.reduce((sum, d) => sum + QUALITY_WEIGHTS[d] * dims[d], 0) / 100;
 }
 
-/** The minimum thresholds: overall, and test coverage and security when the dimensions are known. */
+/**
+ * The minimum thresholds: overall, and test coverage and security when the
+ * dimensions are known. Reported (scores.json `meetsMinimum`), never a stop
+ * condition: R18's rule names only the score.
+ */
 export function meetsMinimum(s: QualitySettings, m: QualityMetrics): boolean {
   const overall = overallScore(m) >= s.minScore;
   if (!m.dimensions) return overall;
@@ -71,6 +75,7 @@ interface Step {
   stop: string | null;
 }
 
+/** The figures as they are shown: overall and Δ to two decimals. */
 export interface QualityFigures {
   iteration: number;
   overall: number;
@@ -80,51 +85,77 @@ export interface QualityFigures {
   meetsTarget: boolean;
 }
 
+/** The unrounded figures the rules compare (a Δ of 1.996 is under 2, though it shows as 2). */
+interface Raw {
+  iteration: number;
+  overall: number;
+  previous: number | null;
+  delta: number | null;
+}
+
+function rawFigures(history: readonly QualityMetrics[]): Raw {
+  const overall = overallScore(history.at(-1)!);
+  const previous = history.length > 1 ? overallScore(history.at(-2)!) : null;
+  return { iteration: history.length, overall, previous, delta: previous === null ? null : overall - previous };
+}
+
 export function qualityFigures(s: QualitySettings, history: readonly QualityMetrics[]): QualityFigures {
   const last = history.at(-1)!;
-  const overall = overallScore(last);
-  const previous = history.length > 1 ? overallScore(history.at(-2)!) : null;
+  const raw = rawFigures(history);
   const coverage = last.dimensions ? last.dimensions.testCoverage >= s.targetTestCoverage : true;
   return {
-    iteration: history.length,
-    overall,
-    previous,
-    delta: previous === null ? null : round2(overall - previous),
+    iteration: raw.iteration,
+    overall: round2(raw.overall),
+    previous: raw.previous === null ? null : round2(raw.previous),
+    delta: raw.delta === null ? null : round2(raw.delta),
     meetsMinimum: meetsMinimum(s, last),
-    meetsTarget: overall >= s.targetScore && coverage,
+    meetsTarget: raw.overall >= s.targetScore && coverage,
   };
 }
 
+/** x with two decimals, or more when two would print it equal to the limit it is compared with (1.996 against 2). */
+function beside(x: number, limit: number): string {
+  for (let places = 2; places <= 6; places++) {
+    const shown = Number(x.toFixed(places));
+    if (shown !== limit || x === limit) return String(shown);
+  }
+  return String(x);
+}
+
+const steadyOf = (s: QualitySettings, r: Raw) => r.delta !== null && Math.abs(r.delta) < s.convergenceThreshold;
+
 /**
- * RULINGS R18's stop rule (score at the minimum, |Δ| under the convergence
- * threshold, n at least the minimum; or n at the maximum), then the issue's
- * verdicts: a drop of more than 5 points diverges, a rise of at least the
- * threshold is progress, anything smaller is flat.
+ * RULINGS R18's stop rule exactly (score >= the minimum score, |Δ| under the
+ * convergence threshold, n at least the minimum; or n at the maximum), on
+ * unrounded figures; then the issue's verdicts: a drop of more than 5 points
+ * diverges, a rise of at least the threshold is progress, anything smaller
+ * is flat.
  */
-function decideQuality(s: QualitySettings, f: QualityFigures): Step {
-  const d = f.delta;
-  const steady = d !== null && Math.abs(d) < s.convergenceThreshold;
-  if (f.meetsMinimum && steady && f.iteration >= s.minIterations) {
-    return { verdict: 'converged', reason: 'converged', detail: `score ${num(f.overall)} >= ${s.minScore}, |Δ| ${num(Math.abs(d!))} < ${s.convergenceThreshold}, n ${f.iteration} >= ${s.minIterations}`, stop: 'converged' };
+function decideQuality(s: QualitySettings, r: Raw): Step {
+  const d = r.delta;
+  const steady = steadyOf(s, r);
+  const atMinimum = r.overall >= s.minScore;
+  if (atMinimum && steady && r.iteration >= s.minIterations) {
+    return { verdict: 'converged', reason: 'converged', detail: `score ${beside(r.overall, s.minScore)} >= ${s.minScore}, |Δ| ${beside(Math.abs(d!), s.convergenceThreshold)} < ${s.convergenceThreshold}, n ${r.iteration} >= ${s.minIterations}`, stop: 'converged' };
   }
-  if (f.iteration >= s.maxIterations) {
-    return { verdict: 'limit', reason: 'max_iterations', detail: `n ${f.iteration} >= max ${s.maxIterations} (score ${num(f.overall)})`, stop: 'maximum reached' };
+  if (r.iteration >= s.maxIterations) {
+    return { verdict: 'limit', reason: 'max_iterations', detail: `n ${r.iteration} >= max ${s.maxIterations} (score ${num(r.overall)})`, stop: 'maximum reached' };
   }
-  if (d === null) return { verdict: 'progress', reason: 'first_iteration', detail: `first iteration: score ${num(f.overall)}`, stop: null };
-  const moved = `score ${num(f.previous!)} -> ${num(f.overall)} (${d > 0 ? '+' : ''}${num(d)})`;
+  if (d === null) return { verdict: 'progress', reason: 'first_iteration', detail: `first iteration: score ${num(r.overall)}`, stop: null };
+  const moved = `score ${num(r.previous!)} -> ${num(r.overall)} (${d > 0 ? `+${beside(d, s.convergenceThreshold)}` : beside(d, -s.dropThreshold)})`;
   if (d < -s.dropThreshold) return { verdict: 'diverging', reason: 'score_dropped', detail: `${moved}: dropped more than ${s.dropThreshold}`, stop: null };
   if (d >= s.convergenceThreshold) return { verdict: 'progress', reason: 'score_rose', detail: moved, stop: null };
-  if (!f.meetsMinimum) {
+  if (!atMinimum) {
     const why = steady ? 'stuck below the minimum' : 'fell, below the minimum';
     return { verdict: 'flat', reason: steady ? 'stuck_below_minimum' : 'score_fell', detail: `${moved}: ${why} ${s.minScore}`, stop: null };
   }
-  if (steady) return { verdict: 'flat', reason: 'minimum_iterations_not_met', detail: `${moved}: n ${f.iteration} < ${s.minIterations}`, stop: null };
+  if (steady) return { verdict: 'flat', reason: 'minimum_iterations_not_met', detail: `${moved}: n ${r.iteration} < ${s.minIterations}`, stop: null };
   return { verdict: 'flat', reason: 'score_fell', detail: `${moved}: fell`, stop: null };
 }
 
 function verdict(s: QualitySettings, history: readonly QualityMetrics[]): PolicyVerdict {
   const f = qualityFigures(s, history);
-  const { stop: _stop, ...step } = decideQuality(s, f);
+  const { stop: _stop, ...step } = decideQuality(s, rawFigures(history));
   const last = history.at(-1)!;
   const dims: Record<string, Figure> = last.dimensions ? { testCoverage: last.dimensions.testCoverage, security: last.dimensions.security } : {};
   return { ...step, figures: { ...f, ...dims } };
@@ -132,24 +163,27 @@ function verdict(s: QualitySettings, history: readonly QualityMetrics[]): Policy
 
 function check(s: QualitySettings, history: readonly QualityMetrics[]): CheckTree {
   const f = qualityFigures(s, history);
+  const raw = rawFigures(history);
   const last = history.at(-1)!;
-  const step = decideQuality(s, f);
-  const d = f.delta;
+  const step = decideQuality(s, raw);
+  const d = raw.delta;
   const minimumNotes = last.dimensions
     ? [`Test coverage: ${num(last.dimensions.testCoverage)} (min ${s.minTestCoverage}), Security: ${num(last.dimensions.security)} (min ${s.minSecurity})`]
     : [];
-  const steady = d !== null && Math.abs(d) < s.convergenceThreshold;
+  const steady = steadyOf(s, raw);
+  const atMinimum = raw.overall >= s.minScore;
   return {
     iteration: f.iteration,
     lines: [
       { text: `Minimum met: ${yesNo(f.iteration >= s.minIterations)} (${f.iteration} ${f.iteration >= s.minIterations ? '>=' : '<'} ${s.minIterations})` },
       { text: `Maximum reached: ${yesNo(f.iteration >= s.maxIterations)} (${f.iteration} ${f.iteration >= s.maxIterations ? '>=' : '<'} ${s.maxIterations})` },
-      { text: `Meets minimum: ${yesNo(f.meetsMinimum)} (score ${num(f.overall)}, min ${s.minScore})`, notes: minimumNotes },
+      { text: `Score at minimum: ${yesNo(atMinimum)} (${beside(raw.overall, s.minScore)} ${atMinimum ? '>=' : '<'} ${s.minScore})` },
       {
-        text: `Score steady: ${yesNo(steady)} (${d === null ? 'no previous score' : `|Δ| ${num(Math.abs(d))} ${steady ? '<' : '>='} ${s.convergenceThreshold}`})`,
-        notes: [`Previous: ${f.previous === null ? 'none' : num(f.previous)}, Current: ${num(f.overall)}`],
+        text: `Score steady: ${yesNo(steady)} (${d === null ? 'no previous score' : `|Δ| ${beside(Math.abs(d), s.convergenceThreshold)} ${steady ? '<' : '>='} ${s.convergenceThreshold}`})`,
+        notes: [`Previous: ${raw.previous === null ? 'none' : num(raw.previous)}, Current: ${num(raw.overall)}`],
       },
       { text: `Dropped: ${yesNo(d !== null && d < -s.dropThreshold)} (more than ${s.dropThreshold} points)` },
+      { text: `Meets minimum thresholds: ${yesNo(f.meetsMinimum)} (reported, not a stop condition)`, notes: minimumNotes },
     ],
     decision: step.stop ? `STOP (${step.stop})` : 'CONTINUE',
   };
@@ -160,10 +194,10 @@ export function qualityReport(s: QualitySettings, history: readonly QualityMetri
   const upTo = history.slice(0, n);
   const last = upTo.at(-1)!;
   return {
-    overall: overallScore(last),
+    overall: round2(overallScore(last)),
     dimensions: last.dimensions ? { ...last.dimensions } : {},
     iteration: n,
-    converged: decideQuality(s, qualityFigures(s, upTo)).verdict === 'converged',
+    converged: decideQuality(s, rawFigures(upTo)).verdict === 'converged',
     meetsMinimum: meetsMinimum(s, last),
   };
 }
