@@ -11,7 +11,7 @@
  *   npm run example -- --seed 42    # another session
  */
 import {
-  agentStopRequest,
+  standingStopRequest,
   createMemorySession,
   formatCount,
   loopStep,
@@ -121,7 +121,7 @@ function scriptedUser(): void {
 
 say(`gapflow mediator example, seed ${seed}: ${BASELINE.length} baseline gaps, engineer and reviewer agents, a scripted user`);
 for (;;) {
-  const step = loopStep(session.view, agentStopRequest(session.view));
+  const step = loopStep(session.view, standingStopRequest(session.view));
   if (step.action === 'stop') {
     say(`\nStop: ${step.reason}`);
     break;

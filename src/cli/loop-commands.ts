@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { EventId, formatIssue, type GapflowEvent } from '../../events/index.js';
 import { gapflowJsonSchemaText } from '../schema.js';
-import { formatCount, hookDecision, loopStep, Refusal, type HookCall } from '../core/index.js';
-import { agentStopRequest } from '../policies/index.js';
+import { formatCount, hookDecision, loopStep, Refusal, standingStopRequest, type HookCall } from '../core/index.js';
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
 import { FileLog, readHookBlocks, readTextFile, writeHookBlocks } from '../log/index.js';
 import { openFileSession, type BatchRequest } from '../session.js';
@@ -62,27 +61,59 @@ function answerClaude(stdin: string, dirOption: string | undefined, maxBlocks: n
     event: input.data.hook_event_name,
     stopHookActive: input.data.stop_hook_active ?? false,
   };
-  // The hook runs for the agent's project: its cwd, not wherever the hook process happens to start.
-  const dir = sessionDir(dirOption, { ...io, cwd: input.data.cwd ?? io.cwd });
+  const dir = hookSessionDir(dirOption, input.data.cwd ?? io.cwd, io);
   // Each subagent keeps its own count; the prefix keeps an odd agent id from being a special key.
   const agent = call.event === 'SubagentStop' ? `subagent:${input.data.agent_id ?? ''}` : 'main';
-  if (!new FileLog(dir).exists()) return {};
-  const session = openFileSession(dir);
-  const view = session.view;
-  const blocks = readHookBlocks(dir, call.agentSession, agent);
-  const verdict = hookDecision(view, call, { blocks, maxBlocks, stopRequest: agentStopRequest(view), prompt: session.prompt() });
-  if (verdict.rule === 'foreign_session') return {};
-  if (verdict.bind) session.record({ type: 'session.bound', data: { agentSession: call.agentSession } });
-  if (verdict.blocks !== blocks) writeHookBlocks(dir, call.agentSession, agent, verdict.blocks);
-  if (verdict.block) return { decision: 'block', reason: verdict.reason };
-  return verdict.systemMessage === null ? {} : { systemMessage: verdict.systemMessage };
+  if (dir === null) return {};
+  // Deciding and binding race with other hook calls (a Stop and a SubagentStop at once): the binding
+  // goes in only if the log has not moved since the decision; otherwise decide again on the new log.
+  for (let attempt = 1; ; attempt++) {
+    const session = openFileSession(dir);
+    const view = session.view;
+    const blocks = readHookBlocks(dir, call.agentSession, agent);
+    const prompt = view.machine.state === 'DIVERGENCE_WARNING' ? session.prompt() : null;
+    const verdict = hookDecision(view, call, { blocks, maxBlocks, stopRequest: standingStopRequest(view), prompt });
+    if (verdict.rule === 'foreign_session') return {};
+    if (verdict.bind) {
+      try {
+        session.record({ type: 'session.bound', data: { agentSession: call.agentSession } }, { expectSeq: view.lastSeq });
+      } catch (error) {
+        if (error instanceof Refusal && attempt < 3) continue;
+        throw error;
+      }
+    }
+    if (verdict.blocks !== blocks) writeHookBlocks(dir, call.agentSession, agent, verdict.blocks);
+    if (verdict.block) return { decision: 'block', reason: verdict.reason };
+    return verdict.systemMessage === null ? {} : { systemMessage: verdict.systemMessage };
+  }
+}
+
+/**
+ * Where the hook finds its session: `--dir`, else `$GAPFLOW_DIR`, else the
+ * nearest `.gapflow` holding a log from the agent's cwd upward (an agent may
+ * have `cd`-ed into a subfolder), else `$CLAUDE_PROJECT_DIR/.gapflow`; null
+ * when there is none (the hook then lets the agent stop and touches nothing).
+ */
+function hookSessionDir(dirOption: string | undefined, cwd: string, io: CliIO): string | null {
+  if (dirOption !== undefined || io.env.GAPFLOW_DIR) {
+    const dir = sessionDir(dirOption, { ...io, cwd });
+    return new FileLog(dir).exists() ? dir : null;
+  }
+  for (let at = resolve(cwd); ; at = dirname(at)) {
+    const dir = join(at, '.gapflow');
+    if (new FileLog(dir).exists()) return dir;
+    if (dirname(at) === at) break;
+  }
+  const project = io.env.CLAUDE_PROJECT_DIR;
+  const fallback = project ? join(resolve(project), '.gapflow') : null;
+  return fallback && new FileLog(fallback).exists() ? fallback : null;
 }
 
 /** `gapflow next`: the loop's next move for any framework. */
 export const next: Command = (argv, io) => {
   const { values } = parse(argv, {}, []);
   const session = open(values, io);
-  const step = loopStep(session.view, agentStopRequest(session.view));
+  const step = loopStep(session.view, standingStopRequest(session.view));
   const prompt = step.action === 'ask_user' ? session.prompt() : null;
   if (values.json) return printJson(io, { ...step, prompt });
   io.stdout(`${step.action}: ${step.reason}\n`);

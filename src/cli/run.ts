@@ -286,7 +286,9 @@ export function run(argv: string[], io: CliIO): number {
     command(rest, io);
     return 0;
   } catch (error) {
-    return failure(error, io);
+    const code = failure(error, io);
+    // Claude Code reads exit 2 from a stop hook as "block": a mistyped hook command must not trap the agent.
+    return code === 2 && argv.some((word) => word.toLowerCase() === 'hook') ? 1 : code;
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Severity } from '../../events/index.js';
 import { loopStep, type LoopStep, type StopRequest } from './loop.js';
 import { formatCount } from './numbers.js';
+import { gapsEnabled, metricPoliciesOf } from './policies.js';
 import { SEVERITIES } from './rules.js';
 import type { SessionView } from './view.js';
 
@@ -108,20 +109,30 @@ function decideForOwnSession(view: SessionView, call: HookCall, context: HookCon
 /** What the agent reads when it is kept going: the state, the next move, the focus and the open gaps. */
 function blockReason(view: SessionView, step: LoopStep, blocks: number, maxBlocks: number): string {
   const next = step.round + 1;
+  const metrics = metricPoliciesOf(view.policies.enabled).map((p) => p.name);
+  if (!gapsEnabled(view)) {
+    const lines = [
+      `gapflow: the refinement loop is ${step.state}, so keep going. Next: ${step.reason}. Record each iteration with gapflow record POLICY … (gapflow check --verbose shows where each policy stands).`,
+    ];
+    if (step.state === 'FLAT') lines.push(flatLine(view));
+    lines.push(`(Block ${blocks} of at most ${maxBlocks} in a row.)`);
+    return lines.join('\n');
+  }
   const lines = [
     step.roundOpen
       ? `gapflow: the refinement loop is ${step.state} and round ${next} is open, so keep going. Work on the open gaps below, record each change (gapflow gap move ID STATE; gapflow gap open ID --severity S for a new one), then close the round (gapflow round close).`
       : `gapflow: the refinement loop is ${step.state}, so keep going. Start round ${next} (gapflow round start), work on the open gaps below, recording each change, then close it (gapflow round close).`,
   ];
-  if (step.state === 'FLAT') {
-    lines.push(
-      `The last round made no net progress (${view.machine.flatCount} of ${view.config.stallThreshold} flat rounds before a stall): change the approach rather than repeating it.`,
-    );
-  }
+  if (metrics.length > 0) lines.push(`Before closing the round, record ${metrics.join(', ')} for it (gapflow record ${metrics[0]} …).`);
+  if (step.state === 'FLAT') lines.push(flatLine(view));
   if (step.focus.length > 0) lines.push(`Focus first on the CRITICAL gaps the user prioritized: ${step.focus.join(', ')}.`);
   lines.push(`Open gaps (${formatCount(step.openGapCount)}, weighted ${formatCount(step.weightedOpen)}): ${gapList(step.openGaps)}.`);
   lines.push(`(Block ${blocks} of at most ${maxBlocks} in a row.)`);
   return lines.join('\n');
+}
+
+function flatLine(view: SessionView): string {
+  return `The last round made no net progress (${view.machine.flatCount} of ${view.config.stallThreshold} flat rounds before a stall): change the approach rather than repeating it.`;
 }
 
 function gapList(openGaps: Record<Severity, string[]>): string {

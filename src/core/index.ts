@@ -18,7 +18,7 @@ export {
 export { stepMachine } from './step.js';
 export { toStateJson, type StateJson } from './state-json.js';
 export type * from './view.js';
-export { loopStep, openGapsBySeverity, type LoopStep, type StopRequest } from './loop.js';
+export { loopStep, openGapsBySeverity, standingStopRequest, type LoopStep, type StopRequest } from './loop.js';
 export { hookDecision, type HookCall, type HookContext, type HookRule, type HookVerdict } from './hook.js';
 export {
   currentVerdict,

@@ -4,10 +4,24 @@ import { closedRounds, isOpen } from './inventory.js';
 import { nextStep, type NextAction } from './next.js';
 import { SEVERITIES } from './rules.js';
 import type { SessionView } from './view.js';
-import type { AgentStopRequest } from '../policies/index.js';
+import { agentStopRequest, type AgentStopRequest } from '../policies/index.js';
 
 /** An agent's own request to end the loop (seed 001's `redirect_requested` / `stop_requested`), as `agentStopRequest` reads it from the atoms policy. */
 export type StopRequest = AgentStopRequest;
+
+/**
+ * The agent's request to stop or redirect that still stands: the atoms
+ * policy's latest iteration asked for it, and no decision has been made
+ * since (a user's answer to the warning it raised spends it; pause and
+ * resume do not).
+ */
+export function standingStopRequest(view: SessionView): StopRequest | undefined {
+  const request = agentStopRequest(view);
+  const asked = view.policies.records.get('atoms')?.at(-1)?.round;
+  if (!request || asked === undefined) return request;
+  const answered = view.decisions.some((d) => d.afterRound >= asked && d.kind !== 'pause' && d.kind !== 'resume');
+  return answered ? undefined : request;
+}
 
 /** The loop's next move, for any framework: `gapflow next --json` and the hooks. */
 export interface LoopStep {

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { LOG_FILE } from './file-log.js';
+import { withLock } from './lock.js';
 
 /**
  * `<dir>/hook-state.json`: how many times in a row the stop hook has blocked
@@ -27,8 +29,16 @@ export function readHookBlocks(dir: string, agentSession: string, agent: string)
   }
 }
 
-/** Keeps `blocks` for `agent`, dropping every other agent session's counts. */
+/**
+ * Keeps `blocks` for `agent`, dropping every other agent session's counts.
+ * Under the log's lock: subagents stopping at once must not overwrite each
+ * other's counts.
+ */
 export function writeHookBlocks(dir: string, agentSession: string, agent: string, blocks: number): void {
+  withLock(join(dir, LOG_FILE), () => writeUnlocked(dir, agentSession, agent, blocks));
+}
+
+function writeUnlocked(dir: string, agentSession: string, agent: string, blocks: number): void {
   const path = join(dir, HOOK_STATE_FILE);
   let counts = new Map<string, number>();
   try {

@@ -1,6 +1,8 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/index.js';
 import {
@@ -345,5 +347,71 @@ function runAppend(sandbox: Sandbox, stdin: string): CliResult {
     cwd: sandbox.root,
     stdin: () => stdin,
   });
+  return { code, stdout, stderr };
+}
+
+describe('gapflow hook claude: review fixes', () => {
+  it('a decision spends a redirect request: the hook blocks again before the next atoms record, and next says continue', () => {
+    box.ok('init', '--policy', 'atoms');
+    box.ok('record', 'atoms', '--pending', '5', '--resolved', '0');
+    box.ok('record', 'atoms', '--pending', '4', '--resolved', '1', '--redirect-requested');
+    expect(parsed(hook(stopInput(box.root))).systemMessage).toContain('redirect requested');
+    box.ok('decide', 'accept-complexity');
+    const out = parsed(hook(stopInput(box.root)));
+    expect(out.decision).toBe('block');
+    expect(out.reason).toContain('record atoms');
+    expect(out.reason).not.toContain('round start');
+    expect(JSON.parse(box.ok('next', '--json').stdout)).toMatchObject({ action: 'continue' });
+  });
+
+  it('finds the session from a subfolder the agent cd-ed into (the nearest .gapflow upward)', () => {
+    const project = box.root;
+    const session = `${project}/.gapflow`;
+    expect(runSetup(['init', '--dir', session], project).code).toBe(0);
+    expect(runSetup(['gap', 'open', 'G-1', '--severity', 'HIGH', '--dir', session], project).code).toBe(0);
+    const deeper = `${project}/src/parser`;
+    mkdirSync(deeper, { recursive: true });
+    const out = parsed(hookCall(JSON.stringify(stopInput(deeper)), [], deeper));
+    expect(out.decision).toBe('block');
+    expect(out.reason).toContain('G-1');
+  });
+
+  it('a mistyped hook command exits 1, never 2 (which Claude Code would read as "block")', () => {
+    for (const argv of [['Hook', 'claude'], ['--dir', 'hook', 'claude']]) {
+      const result = runSetup(argv, box.root);
+      expect(result.code, argv.join(' ')).toBe(1);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+
+  it('first calls from four agent sessions at once bind the session to exactly one of them, which alone is blocked', async () => {
+    const bin = fileURLToPath(new URL('../../dist/gapflow.js', import.meta.url));
+    for (let trial = 0; trial < 3; trial++) {
+      const dir = join(box.root, `race-${trial}`);
+      expect(runSetup(['init', '--dir', dir], box.root).code).toBe(0);
+      expect(runSetup(['gap', 'open', 'G-1', '--severity', 'LOW', '--dir', dir], box.root).code).toBe(0);
+      const calls = ['A', 'B', 'C', 'D'].map(
+        (id) =>
+          new Promise<string>((done) => {
+            const child = spawn('node', [bin, 'hook', 'claude', '--dir', dir], { stdio: ['pipe', 'pipe', 'pipe'] });
+            let out = '';
+            child.stdout.on('data', (chunk: Buffer) => (out += String(chunk)));
+            child.on('close', () => done(out));
+            child.stdin.end(JSON.stringify({ ...stopInput(box.root), session_id: id }));
+          }),
+      );
+      const answers = (await Promise.all(calls)).map((out) => JSON.parse(out) as HookOutput);
+      const bound = readFileSync(join(dir, 'events.jsonl'), 'utf8').split('\n').filter((l) => l.includes('"session.bound"'));
+      expect(bound, `trial ${trial}`).toHaveLength(1);
+      expect(answers.filter((a) => a.decision === 'block'), `trial ${trial}`).toHaveLength(1);
+    }
+  }, 60_000);
+});
+
+/** A setup call through the CLI in-process, from `cwd`. */
+function runSetup(argv: string[], cwd: string): CliResult {
+  let stdout = '';
+  let stderr = '';
+  const code = run(argv, { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env: {}, cwd });
   return { code, stdout, stderr };
 }
