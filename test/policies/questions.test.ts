@@ -91,11 +91,75 @@ describe('questions policy: seed 000 decision flow, in its order', () => {
     expect(latest(s).figures.stableCount).toBe(0);
   });
 
-  it('two flat iterations in a row stall the session (stall_threshold 2)', () => {
-    const s = play([[12, 1, 1], [12, 1, 2]], { preset: 'conservative' });
-    s.recordMetrics('questions', { open: 13, high: 1, medium: 1 });
+  it('alone, the session stalls one flat iteration after the stability threshold (conservative: 3 + 1)', () => {
+    const stall = TUNING.conservative.stabilityThreshold + 1;
+    const s = play([[12, 1, 1], [12, 1, 2], [13, 1, 1], [14, 1, 1]], { preset: 'conservative' });
+    expect(s.state()).toMatchObject({ state: 'FLAT', flatCount: 3, config: { stallThreshold: stall } });
+    s.recordMetrics('questions', { open: 15, high: 1, medium: 1 });
     expect(s.view.history.map((h) => h.to)).toContain('STALLED');
     expect(s.state().state).toBe('DIVERGENCE_WARNING');
+  });
+});
+
+describe('questions policy: the stability stop comes before the stall (soloStallThreshold)', () => {
+  it('balanced 8, 9, 9, 9: flat, flat, then research exhausted at iteration 4, never DIVERGENCE_WARNING', () => {
+    const s = play([[8, 1, 1], [9, 1, 1], [9, 1, 1]]);
+    expect(s.state().state).toBe('FLAT');
+    s.recordMetrics('questions', { open: 9, high: 1, medium: 1 });
+    // Seed 000: the stable count grows by one per unchanged iteration: 0, 0, 1, 2.
+    expect(latest(s)).toMatchObject({ verdict: 'converged', reason: 'questions_stable', figures: { stableCount: TUNING.balanced.stabilityThreshold } });
+    expect(s.state()).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED', round: 4 });
+    expect(s.view.history.map((h) => h.to)).not.toContain('DIVERGENCE_WARNING');
+  });
+
+  it('conservative 9, 9, 9, 9 reaches its stability threshold 3', () => {
+    const s = play([[9, 1, 1], [9, 1, 1], [9, 1, 1], [9, 1, 1]], { preset: 'conservative' });
+    expect(latest(s)).toMatchObject({ verdict: 'converged', reason: 'questions_stable', figures: { stableCount: TUNING.conservative.stabilityThreshold } });
+    expect(s.state()).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
+  });
+
+  it('an explicit stall threshold still wins, and with another policy the session default (2) applies', () => {
+    const s = newSession({ policies: ['questions'], stallThreshold: 2 });
+    for (const open of [8, 9, 9]) s.recordMetrics('questions', { open, high: 1, medium: 1 });
+    expect(s.state().state).toBe('DIVERGENCE_WARNING');
+    expect(newSession({ policies: ['questions', 'quality'] }).state().config.stallThreshold).toBe(2);
+  });
+});
+
+describe('questions policy: figures of seed 000 and the oscillation detector', () => {
+  it('the stable count resets to 0 when the count changed (9, 9, 8: 0; 9, 9, 8, 8: 1)', () => {
+    const s = play([[9, 1, 1], [9, 1, 1], [8, 1, 1]], { preset: 'conservative' });
+    expect(latest(s).figures.stableCount).toBe(0);
+    s.recordMetrics('questions', { open: 8, high: 1, medium: 1 });
+    expect(latest(s).figures.stableCount).toBe(1);
+  });
+
+  it('while the open count oscillates between two values every iteration is flat (oscillating), the falls too', () => {
+    const s = play([[8, 1, 1], [9, 1, 1], [8, 1, 1], [9, 1, 1]], { preset: 'conservative', maxIterations: 20, stabilityThreshold: 10 });
+    const seen = [latest(s)];
+    for (const open of [8, 9, 8]) {
+      s.recordMetrics('questions', { open, high: 1, medium: 1 });
+      seen.push(latest(s));
+    }
+    expect(seen.map((v) => [v.verdict, v.reason])).toEqual(Array.from({ length: 4 }, () => ['flat', 'oscillating']));
+  });
+
+  it('oscillation needs four iterations toggling between exactly two values', () => {
+    const osc = (opens: number[]) => latest(play(opens.map((o) => [o, 1, 1] as Iteration), { preset: 'conservative', maxIterations: 20, stabilityThreshold: 10 })).figures.oscillating;
+    expect(osc([8, 9, 8, 9])).toBe(true);
+    expect(osc([9, 8, 9])).toBe(false); // three are not enough
+    expect(osc([9, 9, 9, 9])).toBe(false); // unchanged is not toggling
+    expect(osc([8, 9, 7, 9])).toBe(false); // three values
+    expect(osc([8, 9, 8, 10])).toBe(false);
+    expect(osc([12, 10, 8, 9, 8, 9])).toBe(true); // only the last four count
+  });
+
+  it('an empty spec (no high, medium or open items) has a high-confidence ratio of 0', () => {
+    const s = play([[4, 1, 1], [0, 0, 0]], { questionThreshold: 0 });
+    expect(latest(s).figures.highConfidenceRatio).toBe(0);
+    const settings = s.view.policies.settings.get('questions');
+    const history = s.view.policies.records.get('questions')!.map((r) => r.metrics);
+    expect(renderCheckTree(questionsPolicy.check(settings, history))).toContain('High confidence: NO (0.00 < 0.80)');
   });
 });
 

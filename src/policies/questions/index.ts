@@ -70,10 +70,11 @@ function decideQuestions(s: QuestionsSettings, f: QuestionsFigures): Step {
   const fell = f.previousOpen === null || f.openQuestions < f.previousOpen;
   const continuing = (reason: string, detail: string): Step => {
     if (f.previousOpen === null) return { verdict: 'progress', reason: 'first_iteration', detail: `first iteration: ${f.openQuestions} open questions`, stop: null };
-    if (fell) return { verdict: 'progress', reason, detail: `${detail}; open questions fell ${f.previousOpen} -> ${f.openQuestions}`, stop: null };
+    // Before the fall: a fall inside an oscillation is its downward half, not progress.
     if (f.oscillating) {
       return { verdict: 'flat', reason: 'oscillating', detail: `${detail}; open questions oscillate between two counts (${f.previousOpen} <-> ${f.openQuestions})`, stop: null };
     }
+    if (fell) return { verdict: 'progress', reason, detail: `${detail}; open questions fell ${f.previousOpen} -> ${f.openQuestions}`, stop: null };
     return { verdict: 'flat', reason: reason === 'minimum_not_met' ? reason : 'questions_not_fewer', detail: `${detail}; open questions did not fall (${f.previousOpen} -> ${f.openQuestions})`, stop: null };
   };
   if (f.iteration < s.minIterations) return continuing('minimum_not_met', `minimum not met (${f.iteration} < ${s.minIterations})`);
@@ -175,4 +176,9 @@ export const questionsPolicy = definePolicy<QuestionsSettings, QuestionsMetrics>
     ['Stable Count', 'stableCount'],
     ['High-Confidence Ratio', 'highConfidenceRatio'],
   ],
+  // An unchanged open count is flat, and it is also how the stability stop
+  // counts: with the session's default threshold (2) the loop would stall
+  // before the stop could fire. One more than the stability threshold lets
+  // the stop come first; an explicit --stall-threshold still wins.
+  soloStallThreshold: (s) => s.stabilityThreshold + 1,
 });
