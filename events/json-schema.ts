@@ -25,14 +25,63 @@ function byPolicy(title: string, policies: NonNullable<SchemaParts['policies']>,
   return { title, type: 'object', properties: Object.fromEntries(names.map((name) => [name, inputSchema(policies[name]![part])])) };
 }
 
+type Node = Record<string, unknown> & { properties?: Record<string, Node>; required?: string[]; allOf?: unknown[] };
+
+/** The alternatives of a union schema, one per event type. */
+function alternatives(schema: Record<string, unknown>): Node[] {
+  const options = (schema.oneOf ?? schema.anyOf) as Node[] | undefined;
+  return options ?? [];
+}
+
+function typeOf(option: Node): unknown {
+  return (option.properties?.type as Node | undefined)?.const;
+}
+
+/**
+ * Ties each policy's own schemas into the event schemas: a metrics.recorded
+ * event's `metrics` must match its `policy`'s, and session.started's
+ * `policySettings` each named policy's.
+ */
+function linkPolicies(options: Node[], names: readonly string[]): void {
+  for (const option of options) {
+    const data = option.properties?.data;
+    if (!data?.properties) continue;
+    if (typeOf(option) === 'metrics.recorded') {
+      data.allOf = names.map((name) => ({
+        if: { properties: { policy: { const: name } }, required: ['policy'] },
+        then: { properties: { metrics: { $ref: `#/$defs/PolicyMetrics/properties/${name}` } } },
+      }));
+    }
+    const settings = data.properties.policySettings;
+    if (typeOf(option) === 'session.started' && settings) {
+      settings.properties = Object.fromEntries(names.map((name) => [name, { $ref: `#/$defs/PolicySettings/properties/${name}` }]));
+    }
+  }
+}
+
+/** A stored line also carries its chained checksum, `sum` (src/log/lines.ts), after the event's own fields. */
+function sealed(options: Node[]): void {
+  for (const option of options) {
+    option.properties = {
+      ...option.properties,
+      sum: { type: 'string', pattern: '^[0-9a-f]{16}$', description: "the first 16 hex digits of sha256(previous line's sum + this line without its sum)" },
+    };
+    option.required = [...(option.required ?? []), 'sum'];
+  }
+}
+
 export function eventJsonSchema(schemas: SchemaParts = { event: GapflowEvent, request: EventRequest }) {
   // A stored event has its defaults filled in (output); a request may leave them out (input).
   const { $schema, ...event } = z.toJSONSchema(schemas.event, { io: 'output' });
   const { $schema: _, ...request } = z.toJSONSchema(schemas.request, { io: 'input' });
   const policies = schemas.policies ?? {};
+  const names = Object.keys(policies).sort();
+  sealed(alternatives(event));
+  linkPolicies(alternatives(event), names);
+  linkPolicies(alternatives(request), names);
   return {
     $schema,
-    title: `gapflow event, version ${EVENT_VERSION}: one line of events.jsonl`,
+    title: `gapflow event, version ${EVENT_VERSION}: one line of events.jsonl (older versions are read and upcast; this describes the current one)`,
     ...event,
     $defs: {
       EventRequest: {
