@@ -49,18 +49,26 @@ export interface ForgeRoundScore {
   participants: number;
 }
 
-/** Round `k`'s scores (1-based), from its critiques, votes and the drafts up to it. */
+/**
+ * Round `k`'s scores (1-based), from its votes, the drafts up to it and the
+ * critiques of the most recent round up to it that had any (seed 002 reads
+ * "the most recent critique round"; a round with `critiques: []` had none).
+ */
 export function scoreRound(history: readonly ForgeMetrics[], k: number): ForgeRoundScore {
-  const round = history[k - 1]!;
-  const metrics = metricScores(round.critiques, history.slice(0, k).map((r) => r.draft));
+  const upTo = history.slice(0, k);
+  const round = upTo.at(-1)!;
+  const critiques = upTo.findLast((r) => r.critiques.length > 0)?.critiques ?? null;
+  const metrics = metricScores(critiques, upTo.map((r) => r.draft));
   const votes = round.votes.map((v) => parseVote(v.reply, v.participant));
+  // Unanimity counts every participant active in the round, a critic who did not vote too.
+  const active = new Set([...round.critiques.map((c) => c.participant), ...round.votes.map((v) => v.participant)]);
   return {
     round: k,
     metrics,
     votes,
     overall: overallScore(metrics, votes.map((v) => v.score)),
     agreeing: votes.filter((v) => v.agrees).length,
-    participants: votes.length,
+    participants: active.size,
   };
 }
 
@@ -71,7 +79,7 @@ export function scoreHistory(s: ForgeSettings, history: readonly ForgeMetrics[])
   return scored;
 }
 
-/** The seed's is_converged: the threshold, then unanimity (every voter agrees; no voters, no consensus) or the minimum consensus. */
+/** The seed's is_converged: the threshold, then unanimity (every active participant agrees; nobody active, no consensus) or the minimum consensus. */
 function consensus(s: ForgeSettings, r: ForgeRoundScore): boolean {
   if (s.unanimous) return r.participants > 0 && r.agreeing === r.participants;
   return r.agreeing >= s.minConsensus!;

@@ -18,16 +18,17 @@ export function textSimilarity(a: string, b: string): number {
   return union === 0 ? 0 : shared / union;
 }
 
-/** (mean score / 100 + (1 - min(stddev / 50, 1))) / 2; 0 with no critiques. */
-export function agreementScore(critiques: readonly Critique[]): number {
-  if (critiques.length === 0) return 0;
+/** (mean score / 100 + (1 - min(stddev / 50, 1))) / 2; 0 with no critiques, or no critique round (null). */
+export function agreementScore(critiques: readonly Critique[] | null): number {
+  if (critiques === null || critiques.length === 0) return 0;
   const mean = critiques.reduce((s, c) => s + c.score, 0) / critiques.length;
   const variance = critiques.reduce((s, c) => s + (c.score - mean) ** 2, 0) / critiques.length;
   return (mean / 100 + (1 - Math.min(Math.sqrt(variance) / 50, 1))) / 2;
 }
 
-/** 1 - min(weaknesses + suggestions over 20, 1): fewer issues is better. */
-export function issueScore(critiques: readonly Critique[]): number {
+/** 1 - min(weaknesses + suggestions over 20, 1): fewer issues is better; 0.5 with no critique round (null), as the seed says. */
+export function issueScore(critiques: readonly Critique[] | null): number {
+  if (critiques === null) return 0.5;
   const issues = critiques.reduce((s, c) => s + c.weaknesses.length + c.suggestions.length, 0);
   return 1 - Math.min(issues / 20, 1);
 }
@@ -67,7 +68,8 @@ export interface ForgeMetricScores {
   sectionStability: number;
 }
 
-export function metricScores(critiques: readonly Critique[], drafts: readonly string[]): ForgeMetricScores {
+/** `critiques`: those of the most recent round that had any, null when none had (the seed's "most recent critique round"). */
+export function metricScores(critiques: readonly Critique[] | null, drafts: readonly string[]): ForgeMetricScores {
   const velocity = changeVelocity(drafts);
   return {
     agreementScore: agreementScore(critiques),
