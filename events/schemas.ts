@@ -52,7 +52,11 @@ const MetricsRecordedData = z.strictObject({
   policy: PolicyName,
   /** The round the metrics belong to; filled in by decide when the caller leaves it out. */
   round: z.int().min(1).optional(),
-  metrics: z.record(z.string().max(64), z.unknown()),
+  // A key an object inherits (`constructor`) is refused, not read through; `__proto__` is refused where JSON is parsed.
+  metrics: z.record(
+    z.string().max(64).refine((key) => !['__proto__', 'constructor', 'prototype'].includes(key), 'reserved key name'),
+    z.unknown(),
+  ),
 });
 
 const DecisionMadeData = z.strictObject({

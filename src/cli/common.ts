@@ -50,3 +50,14 @@ export function announce(io: CliIO, session: Session, events: GapflowEvent[], js
 export function openNow(session: Session): string {
   return formatCount(session.view.open.count);
 }
+
+/**
+ * JSON from a user (a batch line, a metrics file): a `__proto__` key is
+ * refused, since a parsed object would hide it from every schema check.
+ */
+export function parseUserJson(text: string): unknown {
+  return JSON.parse(text, (key, value: unknown) => {
+    if (key === '__proto__') throw new SyntaxError('a "__proto__" key is not allowed');
+    return value;
+  });
+}

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { EventId, formatIssue, type GapflowEvent } from '../../events/index.js';
@@ -8,12 +7,13 @@ import { WRITE_OPTIONS, writeOptions } from './log-options.js';
 import { FileLog, readHookBlocks, readTextFile, writeHookBlocks } from '../log/index.js';
 import { openFileSession, type BatchRequest } from '../session.js';
 import { parse, UsageError, wholeNumber } from './args.js';
-import { type CliIO, type Command, open, printJson, sessionDir } from './common.js';
+import { type CliIO, type Command, open, parseUserJson, printJson, sessionDir } from './common.js';
 
 const DEFAULT_MAX_BLOCKS = 5;
 
 function readStdin(io: CliIO): string {
-  return io.stdin ? io.stdin() : readFileSync(0, 'utf8');
+  if (!io.stdin) throw new UsageError('this caller gives no standard input');
+  return io.stdin();
 }
 
 /** What gapflow reads of a Claude Code Stop or SubagentStop hook's input; other fields are ignored. */
@@ -131,9 +131,9 @@ function parseBatch(text: string, source: string): BatchLine[] {
     const where = `${source} line ${index + 1}`;
     let json: unknown;
     try {
-      json = JSON.parse(raw);
-    } catch {
-      throw new Refusal(`${where}: not JSON`);
+      json = parseUserJson(raw);
+    } catch (error) {
+      throw new Refusal(`${where}: not JSON${error instanceof SyntaxError && error.message.includes('__proto__') ? ` (${error.message})` : ''}`);
     }
     if (typeof json !== 'object' || json === null || Array.isArray(json)) {
       throw new Refusal(`${where}: not an object like {"type":"gap.opened","data":{...}}`);

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
+import { decodeUtf8 } from '../log/index.js';
 import { runBin } from './run.js';
 
 /** The package's version, from the package.json above this file (bundled or not). */
@@ -34,7 +35,7 @@ const code = await runBin(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
   version,
-  stdin: () => readFileSync(0, 'utf8'),
+  stdin: () => decodeUtf8(readFileSync(0), 'standard input'),
 }, interrupted);
 process.exitCode = code;
 // Leave even if something still holds the loop open (the WebSocket inspector can leave a reconnect

@@ -7,5 +7,5 @@ export { writeStatusFile } from './status-file.js';
 export { LogError, type Batch, type EventLog } from './types.js';
 export { inspectLog, repairLog, type LogInspection, type RepairReport } from './verify.js';
 export { HOOK_STATE_FILE, readHookBlocks, writeHookBlocks } from './hook-state.js';
-export { readTextFile } from './text-file.js';
+export { decodeUtf8, readTextFile } from './text-file.js';
 export { readInputFile, writeSessionFile } from './session-files.js';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { readTextFile } from './text-file.js';
 
 /** Writes `<dir>/<relative>` whole (temp file, then rename), making its folders: a reader never sees half a report. */
 export function writeSessionFile(dir: string, relative: string, text: string): string {
@@ -14,5 +15,5 @@ export function writeSessionFile(dir: string, relative: string, text: string): s
 
 /** The text of a file a user named (`record forge --json FILE`), relative to `cwd`. */
 export function readInputFile(path: string, cwd: string): string {
-  return readFileSync(resolve(cwd, path), 'utf8');
+  return readTextFile(resolve(cwd, path));
 }

@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, ftruncateSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, ftruncateSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { GapflowEvent } from '../../events/index.js';
@@ -59,6 +59,7 @@ export interface RepairReport {
  */
 export function repairLog(dir: string): RepairReport {
   const location = join(dir, LOG_FILE);
+  readLogBytes(location, dir); // no log: one clear line, before any lock file is made
   return withLock(location, () => {
     const bytes = readLogBytes(location, dir);
     const scan = scanBytes(bytes);
@@ -80,12 +81,17 @@ export function repairLog(dir: string): RepairReport {
     } finally {
       closeSync(copy);
     }
-    const fd = openSync(location, 'r+');
-    try {
-      ftruncateSync(fd, offset);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
+    if (offset === 0) {
+      // Not even session.started survived: no session is left, so `gapflow init` may start one.
+      unlinkSync(location);
+    } else {
+      const fd = openSync(location, 'r+');
+      try {
+        ftruncateSync(fd, offset);
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
     }
     fsyncFolder(dir);
     return { location, cut: { line, reason, bytes: cut.length, backup }, events: scan.events.length };

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sealLine } from '../../src/index.js';
 import { atBaseline, expectOneLineError, expectRefused, Sandbox } from './helpers.js';
@@ -134,5 +134,41 @@ describe('--expect-seq and --event-id on writing commands', () => {
 
   it('a usage error naming a hostile word stays one line', () => {
     expectOneLineError(box.gf('bad\ncommand'), 2, [/unknown command "bad\\ncommand"/]);
+  });
+});
+
+describe('gapflow repair: the edges a review found', () => {
+  it('with no session: one line, and no lock file left behind', () => {
+    expectOneLineError(box.gf('repair'), 1, ['no session']);
+    expect(() => readdirSync(box.dir)).toThrow();
+  });
+
+  it('a log whose only line is torn: repair removes it (keeping the copy), so init can start again', () => {
+    box.ok('init');
+    box.writeLog('{"v":2,"seq":1,"ga');
+    box.ok('repair');
+    expect(readdirSync(box.dir).filter((name) => name === 'events.jsonl')).toEqual([]);
+    expect(readdirSync(box.dir).some((name) => name.startsWith('events.jsonl.torn-'))).toBe(true);
+    box.ok('init');
+  });
+});
+
+describe('hostile input files', () => {
+  it('invalid UTF-8 in an append batch is refused in one line, the log unchanged', () => {
+    atBaseline(box);
+    const before = box.logBytes()!;
+    const file = `${box.root}/batch.jsonl`;
+    writeFileSync(file, Buffer.concat([Buffer.from('{"type":"gap.opened","data":{"id":"G-X","severity":"LOW","title":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}}\n')]));
+    expectOneLineError(box.gf('append', '--file', file), 1, ['not valid UTF-8']);
+    expect(Buffer.compare(box.logBytes()!, before)).toBe(0);
+  });
+
+  it('a "__proto__" key in a batch line is refused, never silently dropped', () => {
+    box.ok('init', '--policy', 'quality');
+    const before = box.logBytes()!;
+    const file = `${box.root}/batch.jsonl`;
+    writeFileSync(file, '{"type":"metrics.recorded","data":{"policy":"quality","metrics":{"score":50,"__proto__":{"score":99}}}}\n');
+    expectOneLineError(box.gf('append', '--file', file), 1, ['__proto__']);
+    expect(Buffer.compare(box.logBytes()!, before)).toBe(0);
   });
 });
