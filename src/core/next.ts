@@ -25,7 +25,9 @@ export function nextStep(view: SessionView): { action: NextAction; reason: strin
       const flat = state === 'FLAT' ? `; no net progress (${flatCount}/${view.config.stallThreshold} toward stall)` : '';
       if (!gapsEnabled(view)) {
         const due = view.roundOpen ? missingMetrics(view, closed + 1) : metricPoliciesOf(view.policies.enabled).map((p) => p.name);
-        return { action: 'continue', reason: `${state}: record ${due.join(', ')} for round ${closed + 1}${flat}` };
+        // Every policy recorded but the round still open (its automatic close was lost to a crash): close it.
+        const work = due.length > 0 ? `record ${due.join(', ')} for round ${closed + 1}` : `close round ${closed + 1}`;
+        return { action: 'continue', reason: `${state}: ${work}${flat}` };
       }
       const missing = view.roundOpen ? missingMetrics(view, closed + 1) : [];
       const record = missing.length > 0 ? `record ${missing.join(', ')}, ` : '';

@@ -172,3 +172,19 @@ describe('hostile input files', () => {
     expect(Buffer.compare(box.logBytes()!, before)).toBe(0);
   });
 });
+
+describe('a policy round whose automatic close was torn off', () => {
+  it('repair keeps the metrics; a retry appends nothing; next says to close the round, and round close does', () => {
+    box.ok('init', '--policy', 'questions');
+    box.ok('record', 'questions', '--open', '5', '--high', '1', '--medium', '1', '--event-id', 'q1');
+    const lines = box.logLines();
+    expect(lines.at(-1)).toContain('"round.closed"');
+    box.writeLog(`${lines.slice(0, -1).join('\n')}\n${lines.at(-1)!.slice(0, 30)}`);
+    box.ok('repair');
+    expect(box.ok('record', 'questions', '--open', '5', '--high', '1', '--medium', '1', '--event-id', 'q1').stdout).toContain('Already recorded');
+    const next = JSON.parse(box.ok('next', '--json').stdout) as { action: string; reason: string };
+    expect(next.reason).toContain('close round 1');
+    box.ok('round', 'close');
+    expect(JSON.parse(box.ok('next', '--json').stdout).reason).toContain('record questions for round 2');
+  });
+});
