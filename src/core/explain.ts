@@ -60,7 +60,11 @@ function decisionEffect(data: DecisionData, machine: MachineState, figures?: { o
     case 'narrow_scope':
       return `user narrowed scope: deferred ${gaps}; flat_count reset to 0`;
     case 'accept_complexity':
-      return `user accepted complexity: new baseline of ${formatCount(figures?.openCount ?? 0)} open (weighted ${formatCount(figures?.weightedOpen ?? 0)}); flat_count reset to 0`;
+      // With no gap open (a session of metric policies has none) a baseline of 0 open would say nothing true.
+      if (!figures || (figures.openCount === 0 && figures.weightedOpen === 0)) {
+        return 'user accepted complexity: the loop goes on from the current figures (no gaps open); flat_count reset to 0';
+      }
+      return `user accepted complexity: new baseline of ${formatCount(figures.openCount)} open (weighted ${formatCount(figures.weightedOpen)}); flat_count reset to 0`;
     case 'prioritize_critical':
       return `user prioritized CRITICAL: focus on ${gaps}; flat_count reset to 0`;
     case 'pause':
