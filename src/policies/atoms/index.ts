@@ -126,7 +126,8 @@ function check(s: AtomsSettings, history: readonly AtomsMetrics[]): CheckTree {
       { text: `Stall limit: ${yesNo(f.stallCount >= s.maxStallCount)} (stall_count ${f.stallCount}, max ${s.maxStallCount})` },
       { text: `Maximum reached: ${yesNo(f.iteration >= s.maxIterations)} (${f.iteration} ${f.iteration >= s.maxIterations ? '>=' : '<'} ${s.maxIterations})` },
     ],
-    decision: step.stop ? `STOP (${step.stop})` : 'CONTINUE',
+    // Seed 001: a redirect interrupts the loop for a new direction; it is not a stop.
+    decision: step.stop ? `${last.redirectRequested ? 'INTERRUPT' : 'STOP'} (${step.stop})` : 'CONTINUE',
   };
 }
 
@@ -160,8 +161,8 @@ export const atomsPolicy = definePolicy<AtomsSettings, AtomsMetrics>({
   metrics: Metrics,
   settingFlags: { 'max-stall-count': 'maxStallCount', 'max-iterations': 'maxIterations' },
   recordFlags: {
-    pending: { type: 'string' },
-    resolved: { type: 'string' },
+    pending: { type: 'string', value: 'whole' },
+    resolved: { type: 'string', value: 'whole' },
     'stop-requested': { type: 'boolean' },
     'redirect-requested': { type: 'boolean' },
   },
