@@ -24,12 +24,15 @@ export interface CheckLine {
 export interface CheckTree {
   iteration: number;
   lines: CheckLine[];
-  /** `CONTINUE` or `STOP (why)`. */
+  /** `CONTINUE`, `STOP (why)`, or `INTERRUPT (why)` for seed 001's redirect. */
   decision: string;
 }
 
 /** How `record <policy>` flags are declared: node:util parseArgs option shapes. */
-export type FlagSpec = { type: 'string'; multiple?: boolean } | { type: 'boolean' };
+export type FlagSpec =
+  /** `value`: the kind of number the flag takes, so the CLI names the flag when given anything else. */
+  | { type: 'string'; multiple?: boolean; value?: 'whole' | 'number' }
+  | { type: 'boolean' };
 export type FlagValues = Record<string, string | boolean | string[] | undefined>;
 
 /**

@@ -203,7 +203,7 @@ export function qualityReport(s: QualitySettings, history: readonly QualityMetri
 }
 
 const kebabToCamel = (name: string) => name.trim().replace(/[-_](\w)/g, (_, c: string) => c.toUpperCase());
-const numeric = (v: string) => (/^\s*-?\d+(\.\d+)?\s*$/.test(v) ? Number(v) : v);
+const numeric = (v: string) => (/^\s*[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?\s*$/i.test(v) ? Number(v) : v);
 
 /** `--dimension test-coverage=94` (repeatable) into `{ testCoverage: 94 }`; the schema judges names and values. */
 function dimensionsFrom(values: string[]): Record<string, unknown> {
@@ -232,7 +232,7 @@ export const qualityPolicy = definePolicy<QualitySettings, QualityMetrics>({
     'min-iterations': 'minIterations',
     'max-iterations': 'maxIterations',
   },
-  recordFlags: { score: { type: 'string' }, dimension: { type: 'string', multiple: true } },
+  recordFlags: { score: { type: 'string', value: 'number' }, dimension: { type: 'string', multiple: true } },
   fromFlags: (v) => ({
     ...(typeof v.score === 'string' ? { score: numeric(v.score) } : {}),
     ...(Array.isArray(v.dimension) ? { dimensions: dimensionsFrom(v.dimension) } : {}),

@@ -167,7 +167,7 @@ export const questionsPolicy = definePolicy<QuestionsSettings, QuestionsMetrics>
     'question-threshold': 'questionThreshold',
     'confidence-threshold': 'confidenceThreshold',
   },
-  recordFlags: { open: { type: 'string' }, high: { type: 'string' }, medium: { type: 'string' } },
+  recordFlags: { open: { type: 'string', value: 'whole' }, high: { type: 'string', value: 'whole' }, medium: { type: 'string', value: 'whole' } },
   fromFlags: (v) => ({ open: whole(v.open), high: whole(v.high), medium: whole(v.medium) }),
   verdict,
   check,
