@@ -4,6 +4,7 @@ import { EventId, formatIssue, type GapflowEvent } from '../../events/index.js';
 import { gapflowJsonSchemaText } from '../schema.js';
 import { formatCount, hookDecision, loopStep, Refusal, standingStopRequest, type HookCall } from '../core/index.js';
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
+import { writePolicyReports } from './policy-commands.js';
 import { FileLog, readHookBlocks, readTextFile, writeHookBlocks } from '../log/index.js';
 import { openFileSession, type BatchRequest } from '../session.js';
 import { parse, UsageError, wholeNumber } from './args.js';
@@ -161,6 +162,8 @@ export const append: Command = (argv, io) => {
   // A line whose id was already in the log (a retry) comes back as its original event, appended before.
   const events = session.lastAppended;
   const fresh = new Set(events);
+  // Quality metrics get their per-iteration scores.json however they arrive (seed 004).
+  const reports = writePolicyReports(session, io, values.dir, events);
   // A line's own event is the one of its type; a round.started before it (R8) or a round.closed after it (a policy's round) comes with it.
   const appended = requests.map((r, i) => {
     const group = groups[i]!;
@@ -170,12 +173,13 @@ export const append: Command = (argv, io) => {
   });
   if (values.json) {
     const lines = appended.map(({ line, own, started, already }) => ({ line, seq: own.seq, id: own.id, type: own.type, roundStartedSeq: started, alreadyRecorded: already }));
-    return printJson(io, { appended: lines, events, state: session.state() });
+    return printJson(io, { appended: lines, events, reports, state: session.state() });
   }
   for (const { line, own, started, already } of appended) {
     const auto = started !== null ? ` (after round.started, seq ${started})` : '';
     io.stdout(`line ${line}: seq ${own.seq} ${describe(own)}${auto}${already ? ' (already recorded; nothing appended)' : ''}\n`);
   }
+  for (const report of reports) io.stdout(`Wrote ${report}\n`);
   io.stdout(`Appended ${events.length} events; ${session.view.machine.state}, open count ${formatCount(session.view.open.count)}\n`);
 };
 

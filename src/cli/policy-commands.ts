@@ -7,7 +7,7 @@ import { metricPolicies, POLICY_NAMES, policyNamed, qualityReport, questionsFron
 import { renderPolicyCheck } from '../render/index.js';
 import type { Session } from '../session.js';
 import { list, parse, UsageError } from './args.js';
-import { announce, type CliIO, type Command, open, printJson, sessionDir } from './common.js';
+import { announce, type CliIO, type Command, open, printJson, sessionDir, parseUserJson } from './common.js';
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
 
 /** `--<policy>-<setting>` for every metric policy, plus `--policy` and `--complete-when`, for `init`. */
@@ -79,9 +79,10 @@ function readMetricsJson(input: string, io: CliIO): Record<string, unknown> {
   }
   let json: unknown;
   try {
-    json = JSON.parse(text);
-  } catch {
-    throw new Refusal(`--json ${input === '-' ? '(stdin)' : input}: not valid JSON`);
+    json = parseUserJson(text);
+  } catch (error) {
+    const why = error instanceof SyntaxError && error.message.includes('__proto__') ? ` (${error.message})` : '';
+    throw new Refusal(`--json ${input === '-' ? '(stdin)' : input}: not valid JSON${why}`);
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new Refusal(`--json ${input === '-' ? '(stdin)' : input}: the metrics must be a JSON object`);
   return json as Record<string, unknown>;

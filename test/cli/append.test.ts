@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/index.js';
@@ -207,5 +207,25 @@ describe('gapflow record with the log protections of issue 4', () => {
     expect(Buffer.compare(box.logBytes()!, after)).toBe(0);
     expectOneLineError(box.gf('record', 'quality', '--score', '75', '--expect-seq', '1'), 1, ['moved on']);
     expect(Buffer.compare(box.logBytes()!, after)).toBe(0);
+  });
+});
+
+describe('gapflow append and the quality report', () => {
+  it("writes quality/v<N>/scores.json for quality metrics that arrive in a batch, as record does", () => {
+    box.ok('init', '--policy', 'quality');
+    const result = withStdin(
+      box,
+      jsonl(
+        { type: 'metrics.recorded', data: { policy: 'quality', metrics: { score: 80 } } },
+        { type: 'metrics.recorded', data: { policy: 'quality', metrics: { score: 86 } } },
+      ),
+      'append',
+    );
+    expect(result.code, result.stderr).toBe(0);
+    for (const iteration of [1, 2]) {
+      const report = JSON.parse(readFileSync(join(box.dir, 'quality', `v${iteration}`, 'scores.json'), 'utf8')) as { iteration: number; overall: number };
+      expect(report.iteration).toBe(iteration);
+      expect(report.overall).toBe(iteration === 1 ? 80 : 86);
+    }
   });
 });
