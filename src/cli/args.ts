@@ -27,7 +27,7 @@ export function parse<T extends Options>(
   let parsed: Parsed<T>;
   try {
     parsed = parseArgs({
-      args: argv,
+      args: joinNegativeValues(argv, options),
       options: { ...GLOBAL_OPTIONS, ...options },
       allowPositionals: true,
       strict: true,
@@ -42,6 +42,25 @@ export function parse<T extends Options>(
     throw new UsageError(`unexpected argument "${parsed.positionals[positionals.length]}"`);
   }
   return { values: parsed.values, args: parsed.positionals };
+}
+
+/**
+ * `--max-rounds -1` as `--max-rounds=-1`: parseArgs would call a value that
+ * starts with `-` ambiguous; a number there is a value, and its range is for
+ * the command to judge, in its own words.
+ */
+function joinNegativeValues(argv: readonly string[], options: Options): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    const next = argv[i + 1];
+    const option = word.startsWith('--') ? options[word.slice(2)] : undefined;
+    if (option?.type === 'string' && next !== undefined && /^-[\d.]/.test(next)) {
+      out.push(`${word}=${next}`);
+      i += 1;
+    } else out.push(word);
+  }
+  return out;
 }
 
 /** A whole number from an option; anything else is invalid input (exit 1). */

@@ -136,20 +136,6 @@ function safeJson(text: string | null): unknown {
   }
 }
 
-/** `--pending -1`: a value that starts with `-` would read as an option; `--pending=-1` hands it to the checks below. */
-function joinNegativeValues(argv: readonly string[], valued: ReadonlySet<string>): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const word = argv[i]!;
-    const next = argv[i + 1];
-    if (word.startsWith('--') && valued.has(word.slice(2)) && next !== undefined && /^-[\d.]/.test(next)) {
-      out.push(`${word}=${next}`);
-      i += 1;
-    } else out.push(word);
-  }
-  return out;
-}
-
 /** One clear line for a record flag whose value is not the kind of number it takes; the schema judges the range. */
 function checkFlagValues(flags: Readonly<Record<string, FlagSpec>>, values: Record<string, unknown>): void {
   for (const [flag, spec] of Object.entries(flags)) {
@@ -181,10 +167,9 @@ export const record: Command = (argv, io) => {
   const policy = policyArgument(name);
   const { rest, input } = takeJsonInput(words);
   const flags: Record<string, FlagSpec> = { ...policy.recordFlags, ...(policy.name === 'atoms' ? VERIFY_FLAGS : {}), ...WRITE_OPTIONS };
-  const valued = new Set(Object.entries(flags).filter(([, spec]) => spec.type === 'string').map(([flag]) => flag));
   // parseArgs knows only type and multiple.
   const options = Object.fromEntries(Object.entries(flags).map(([flag, spec]) => [flag, spec.type === 'string' && spec.multiple ? { type: spec.type, multiple: true } : { type: spec.type }]));
-  const { values } = parse(joinNegativeValues(rest, valued), options as Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>, []);
+  const { values } = parse(rest, options as Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>, []);
   const given = Object.keys(policy.recordFlags).filter((flag) => values[flag] !== undefined);
   if (input !== undefined && given.length > 0) throw new UsageError(`give ${policy.name}'s metrics as flags or as --json, not both`);
   if (input === undefined && given.length === 0) {
