@@ -72,11 +72,15 @@ try {
   const cli = time(() => execFileSync(process.execPath, [bin, 'state', '--json', '--dir', small]), 5);
   const unbundled = time(() => execFileSync(process.execPath, [modules, 'state', '--json', '--dir', small]), 5);
   const cliBig = time(() => execFileSync(process.execPath, [bin, 'state', '--json', '--dir', dir], { maxBuffer: 1 << 28 }), 2);
+  // The agent hook's path: a Stop hook input on stdin, the decision on stdout (the session is bound by the first call).
+  const stop = JSON.stringify({ session_id: 'bench', transcript_path: '/dev/null', cwd: small, hook_event_name: 'Stop', stop_hook_active: false });
+  const hook = time(() => execFileSync(process.execPath, [bin, 'hook', 'claude', '--dir', small], { input: stop }), 5);
   rmSync(small, { recursive: true, force: true });
   console.log(`node -e 0 (baseline)   : ${bare.ms.toFixed(0)} ms`);
   console.log(`gapflow state --json   : ${cli.ms.toFixed(0)} ms on ${smallSession.view.lastSeq} events (+${(cli.ms - bare.ms).toFixed(0)} ms, ${(cli.ms / bare.ms).toFixed(1)}x node)`);
   console.log(`unbundled (tsc output) : ${unbundled.ms.toFixed(0)} ms (+${(unbundled.ms - bare.ms).toFixed(0)} ms): the bundle starts ${(unbundled.ms / cli.ms).toFixed(2)}x faster`);
   console.log(`gapflow state --json   : ${cliBig.ms.toFixed(0)} ms on ${events.length.toLocaleString('en-US')} events`);
+  console.log(`gapflow hook claude    : ${hook.ms.toFixed(0)} ms (+${(hook.ms - bare.ms).toFixed(0)} ms over node)`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
