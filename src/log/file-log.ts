@@ -62,13 +62,7 @@ export class FileLog implements EventLog {
     const { text, sum, lines } = formatLines(events);
     const bytes = Buffer.from(text, 'utf8');
     const aside = `${this.location}.${randomBytes(6).toString('hex')}.new`;
-    const fd = openSync(aside, 'wx');
-    try {
-      writeAll(fd, bytes);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+    writeNewFile(aside, bytes);
     try {
       linkSync(aside, this.location);
     } catch (error) {
@@ -162,6 +156,17 @@ export class FileLog implements EventLog {
     }
     const lastLine = Buffer.from(lines.at(-1)!, 'utf8');
     this.#known = { end: known.end + bytes.length, point: { seq: events.at(-1)!.seq, sum, sealed: true }, lastLine };
+  }
+}
+
+/** A new file (refused if one is there) holding `bytes`, on disk before this returns. */
+export function writeNewFile(path: string, bytes: Buffer): void {
+  const fd = openSync(path, 'wx');
+  try {
+    writeAll(fd, bytes);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 

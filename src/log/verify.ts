@@ -1,8 +1,8 @@
-import { closeSync, fsyncSync, ftruncateSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, ftruncateSync, openSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { GapflowEvent } from '../../events/index.js';
-import { fsyncFolder, LOG_FILE, readLogBytes } from './file-log.js';
+import { fsyncFolder, LOG_FILE, readLogBytes, writeNewFile } from './file-log.js';
 import { faultMessage, scanBytes, type LineFault, type Scan } from './lines.js';
 import { withLock } from './lock.js';
 import { LogError } from './types.js';
@@ -73,14 +73,7 @@ export function repairLog(dir: string): RepairReport {
     const cut = bytes.subarray(offset);
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     const backup = join(dir, `${LOG_FILE}.torn-${stamp}-${randomBytes(3).toString('hex')}`);
-    const copy = openSync(backup, 'wx');
-    try {
-      let written = 0;
-      while (written < cut.length) written += writeSync(copy, cut, written);
-      fsyncSync(copy);
-    } finally {
-      closeSync(copy);
-    }
+    writeNewFile(backup, cut);
     if (offset === 0) {
       // Not even session.started survived: no session is left, so `gapflow init` may start one.
       unlinkSync(location);

@@ -1,20 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { run } from '../../src/cli/index.js';
-import { convergingAfterRoundOne, divergingAfterRoundOne, expectOneLineError, inRoundOne, Sandbox, type CliResult } from './helpers.js';
+import { convergingAfterRoundOne, divergingAfterRoundOne, expectOneLineError, inRoundOne, runCli, Sandbox, type CliResult } from './helpers.js';
 
 function withStdin(box: Sandbox, stdin: string, ...argv: string[]): CliResult {
-  let stdout = '';
-  let stderr = '';
-  const code = run([...argv, '--dir', box.dir], {
-    stdout: (t) => void (stdout += t),
-    stderr: (t) => void (stderr += t),
-    env: {},
-    cwd: box.root,
-    stdin: () => stdin,
-  });
-  return { code, stdout, stderr };
+  return runCli([...argv, '--dir', box.dir], { cwd: box.root, stdin });
 }
 
 const jsonl = (...lines: object[]) => lines.map((l) => `${JSON.stringify(l)}\n`).join('');

@@ -12,8 +12,8 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the CLI in-process with its own cwd and environment; nothing is read from this process. */
-export function runCli(argv: string[], where: { cwd: string; env?: Record<string, string | undefined> }): CliResult {
+/** Runs the CLI in-process with its own cwd, environment and standard input; nothing is read from this process. */
+export function runCli(argv: string[], where: { cwd: string; env?: Record<string, string | undefined>; stdin?: string }): CliResult {
   let stdout = '';
   let stderr = '';
   const code = run(argv, {
@@ -25,6 +25,7 @@ export function runCli(argv: string[], where: { cwd: string; env?: Record<string
     },
     env: where.env ?? {},
     cwd: where.cwd,
+    ...(where.stdin === undefined ? {} : { stdin: () => where.stdin! }),
   });
   return { code, stdout, stderr };
 }

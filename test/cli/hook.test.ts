@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { run } from '../../src/cli/index.js';
 import {
   atBaseline,
   completeAfterRoundOne,
@@ -13,6 +12,7 @@ import {
   flatAfterRoundOne,
   inRoundOne,
   pausedAfterRoundOne,
+  runCli,
   Sandbox,
   type CliResult,
 } from './helpers.js';
@@ -46,16 +46,7 @@ function subagentStopInput(cwd: string, more: Record<string, unknown> = {}): Rec
 
 /** Runs `gapflow hook claude <argv>` in-process with `stdin` as the hook's input. */
 function hookCall(stdin: string, argv: string[], cwd: string, env: Record<string, string> = {}): CliResult {
-  let stdout = '';
-  let stderr = '';
-  const code = run(['hook', 'claude', ...argv], {
-    stdout: (t) => void (stdout += t),
-    stderr: (t) => void (stderr += t),
-    env,
-    cwd,
-    stdin: () => stdin,
-  });
-  return { code, stdout, stderr };
+  return runCli(['hook', 'claude', ...argv], { cwd, env, stdin });
 }
 
 interface HookOutput {
@@ -319,9 +310,8 @@ describe('gapflow hook claude: finding the session', () => {
     const project = new Sandbox();
     try {
       const dotGapflow = join(project.root, '.gapflow');
-      const init = run(['init', '--dir', dotGapflow], { stdout: () => {}, stderr: () => {}, env: {}, cwd: project.root });
-      expect(init).toBe(0);
-      run(['gap', 'open', 'GAP-1', '--severity', 'LOW', '--dir', dotGapflow], { stdout: () => {}, stderr: () => {}, env: {}, cwd: project.root });
+      expect(runSetup(['init', '--dir', dotGapflow], project.root).code).toBe(0);
+      expect(runSetup(['gap', 'open', 'GAP-1', '--severity', 'LOW', '--dir', dotGapflow], project.root).code).toBe(0);
       const out = parsed(hookCall(JSON.stringify(stopInput(project.root)), [], elsewhere));
       expect(out.decision).toBe('block');
       expect(out.reason).toContain('LOW GAP-1');
@@ -338,16 +328,7 @@ describe('gapflow hook claude: finding the session', () => {
 });
 
 function runAppend(sandbox: Sandbox, stdin: string): CliResult {
-  let stdout = '';
-  let stderr = '';
-  const code = run(['append', '--dir', sandbox.dir], {
-    stdout: (t) => void (stdout += t),
-    stderr: (t) => void (stderr += t),
-    env: {},
-    cwd: sandbox.root,
-    stdin: () => stdin,
-  });
-  return { code, stdout, stderr };
+  return runCli(['append', '--dir', sandbox.dir], { cwd: sandbox.root, stdin });
 }
 
 describe('gapflow hook claude: review fixes', () => {
@@ -409,9 +390,4 @@ describe('gapflow hook claude: review fixes', () => {
 });
 
 /** A setup call through the CLI in-process, from `cwd`. */
-function runSetup(argv: string[], cwd: string): CliResult {
-  let stdout = '';
-  let stderr = '';
-  const code = run(argv, { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env: {}, cwd });
-  return { code, stdout, stderr };
-}
+const runSetup = (argv: string[], cwd: string): CliResult => runCli(argv, { cwd });
