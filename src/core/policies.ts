@@ -50,6 +50,11 @@ export function policySettingsProblem(settings: SessionSettings): string | null 
     if (!POLICY_NAMES.includes(name)) return `unknown policy "${name}" (known: ${POLICY_NAMES.join(', ')})`;
   }
   if (new Set(enabled).size !== enabled.length) return 'a policy is named twice';
+  if (!enabled.includes(GAPS)) {
+    // Settings only the gap policy reads would be taken and silently ignored.
+    const gapOnly = (['preset', 'divergenceThreshold', 'criticalOverride'] as const).filter((key) => settings[key] !== undefined);
+    if (gapOnly.length > 0) return `${gapOnly.join(', ')}: a setting of the gap policy, which this session does not enable (add gaps to --policy, or leave it out)`;
+  }
   for (const [name, raw] of Object.entries(settings.policySettings ?? {})) {
     const policy = policyNamed(name);
     if (!policy) return name === GAPS ? 'the gap policy takes the session\'s own settings (--stall-threshold …), not policy settings' : `settings for unknown policy "${name}"`;
@@ -80,7 +85,7 @@ export function currentVerdict(view: Pick<SessionView, 'policies'>, policy: AnyP
  * besides gaps runs, the combined verdict that drives the machine.
  */
 export function roundVerdicts(
-  view: Pick<SessionView, 'policies'>,
+  view: Pick<SessionView, 'policies' | 'settings'>,
   round: RoundFigures,
   config: ConvergenceConfig,
 ): { verdicts: NamedVerdict[]; combined: CombinedVerdict | null } {
@@ -95,7 +100,20 @@ export function roundVerdicts(
     if (verdict) verdicts.push({ policy: name, ...verdict });
   }
   const onlyGaps = view.policies.enabled.length === 1 && view.policies.enabled[0] === GAPS;
-  return { verdicts, combined: onlyGaps ? null : combine(verdicts, view.policies.completeWhen) };
+  if (onlyGaps) return { verdicts, combined: null };
+  return { verdicts, combined: withRoundLimit(view, round, config, combine(verdicts, view.policies.completeWhen)) };
+}
+
+/**
+ * R12's round limit for a session without the gap policy (whose own verdict
+ * carries it otherwise): an explicit `max_rounds` ends the session at that
+ * round unless it converged there. Without one, each policy's own maximum
+ * rules, so the session default does not cut atoms' 20 iterations to 10.
+ */
+function withRoundLimit(view: Pick<SessionView, 'policies' | 'settings'>, round: RoundFigures, config: ConvergenceConfig, combined: CombinedVerdict): CombinedVerdict {
+  if (gapsEnabled(view) || view.settings?.maxRounds === undefined || round.round < config.maxRounds) return combined;
+  if (combined.verdict === 'converged' || combined.verdict === 'limit') return combined;
+  return { verdict: 'limit', reason: 'max_rounds', policies: [], detail: `round ${round.round}: max_rounds (${config.maxRounds}) reached` };
 }
 
 /** The enabled metric policies with no metrics for `round` yet. */

@@ -1,0 +1,31 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expectOneLineError, Sandbox } from '../cli/helpers.js';
+
+let box: Sandbox;
+beforeEach(() => {
+  box = new Sandbox();
+});
+afterEach(() => box.remove());
+
+describe('session settings in a session without the gap policy', () => {
+  it('an explicit --max-rounds ends it at that round unless it converged there (R12), as for gaps', () => {
+    box.ok('init', '--policy', 'quality', '--max-rounds', '3');
+    for (const score of ['50', '55']) box.ok('record', 'quality', '--score', score);
+    expect(box.stateJson().state).toBe('CONVERGING');
+    box.ok('record', 'quality', '--score', '60');
+    expect(box.stateJson()).toMatchObject({ state: 'COMPLETE', outcome: 'MAX_ROUNDS', round: 3 });
+  });
+
+  it("without --max-rounds, the policy's own maximum rules: atoms goes past the session default of 10", () => {
+    box.ok('init', '--policy', 'atoms');
+    for (let pending = 30; pending > 18; pending--) box.ok('record', 'atoms', '--pending', String(pending), '--resolved', String(30 - pending));
+    expect(box.stateJson()).toMatchObject({ state: 'CONVERGING', round: 12 });
+  });
+
+  it('settings only the gap policy reads are refused rather than silently ignored', () => {
+    for (const flags of [['--divergence-threshold', '4'], ['--no-critical-override'], ['--preset', 'large']]) {
+      expectOneLineError(box.gf('init', '--policy', 'quality', ...flags), 1, ['gap policy']);
+    }
+    box.ok('init', '--policy', 'gaps,quality', '--divergence-threshold', '4');
+  });
+});
