@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DecisionKind, EventId, GapId, GapState, PolicyName, Preset, Severity, Text } from './vocabulary.js';
+import { DecisionKind, GapId, GapState, PolicyName, Preset, Severity, Text } from './vocabulary.js';
 
 /**
  * The version this build writes. Version 2 lines carry a checksum chained to
@@ -104,7 +104,10 @@ export type BodyInputOf<T extends EventType> = Extract<EventBodyInput, { type: T
 const Envelope = {
   v: z.literal(EVENT_VERSION),
   seq: z.int().min(1),
-  id: EventId,
+  // Stored ids keep the older, looser rule (gapflow 0.1 and a library caller's newId may have made any);
+  // ids a caller passes to make an append idempotent are held to EventId where they come in.
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what the rule keeps out
+  id: z.string().min(1).max(128).regex(/^[^\u0000-\u001f\u007f]+$/, 'an event id has no control characters'),
   at: z.iso.datetime({ offset: true }),
 };
 

@@ -288,8 +288,14 @@ export function run(argv: string[], io: CliIO): number {
   } catch (error) {
     const code = failure(error, io);
     // Claude Code reads exit 2 from a stop hook as "block": a mistyped hook command must not trap the agent.
-    return code === 2 && argv.some((word) => word.toLowerCase() === 'hook') ? 1 : code;
+    return code === 2 && looksLikeHook(argv) ? 1 : code;
   }
+}
+
+/** `hook claude` however mistyped (`Hook claude`, `--dir hook claude`): a stop hook's command line. */
+function looksLikeHook(argv: readonly string[]): boolean {
+  const words = argv.map((word) => word.toLowerCase());
+  return words.some((word, i) => word === 'hook' && (i === 0 || words[i + 1] === 'claude'));
 }
 
 /**

@@ -186,6 +186,7 @@ export function check(view: SessionView, body: EventBody): void {
     case 'session.bound':
       // A later binding replaces an earlier one (a new agent session takes the loop over); the same one twice is a mistake.
       if (view.agentSession === body.data.agentSession) refuse(`the session is already bound to agent session ${body.data.agentSession}`);
+      if (view.machine.state === 'PAUSED') refuse('the session is PAUSED; resume it first', 'resume');
       return;
   }
 }

@@ -71,7 +71,8 @@ export function hookDecision(view: SessionView | null, call: HookCall, context: 
     return allow('foreign_session', `the session is bound to agent session ${bound}, not ${call.agentSession}`, null, context.blocks);
   }
   const verdict = decideForOwnSession(view, call, context, allow);
-  return { ...verdict, bind: bound === null && view.machine.state !== 'COMPLETE' };
+  // A paused or finished session takes no binding; the next live call binds it.
+  return { ...verdict, bind: bound === null && view.machine.state !== 'COMPLETE' && view.machine.state !== 'PAUSED' };
 }
 
 type Allow = (rule: HookRule, reason: string, systemMessage: string | null, blocks?: number) => HookVerdict;

@@ -1,7 +1,8 @@
 /**
- * Size limits of the log, documented in the README. A line we write is at
- * most a few kilobytes; a decision naming thousands of gaps is the largest
- * event there is. Anything past these limits was not written by gapflow.
+ * Size limits of the log, documented in the README. Most lines are a few
+ * hundred bytes; a forge round (its draft, critiques and votes) is the
+ * largest event there is, and one that would pass this is refused before it
+ * is written. Anything past these limits was not written by gapflow.
  */
 export const MAX_LINE_BYTES = 1024 * 1024;
 /** Well under V8's longest string, so a huge file is refused, not a crash. */

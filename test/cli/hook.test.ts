@@ -391,3 +391,19 @@ describe('gapflow hook claude: review fixes', () => {
 
 /** A setup call through the CLI in-process, from `cwd`. */
 const runSetup = (argv: string[], cwd: string): CliResult => runCli(argv, { cwd });
+
+describe('gapflow hook claude: a paused session', () => {
+  it('is not bound by a hook call (nothing is accepted while PAUSED), and a binding appended then is refused', () => {
+    pausedAfterRoundOne(box);
+    const before = box.logBytes()!;
+    expect(parsed(hook(stopInput(box.root))).systemMessage).toContain('PAUSED');
+    expect(Buffer.compare(box.logBytes()!, before)).toBe(0);
+    expect(runAppend(box, '{"type":"session.bound","data":{"agentSession":"x"}}\n').code).toBe(1);
+    expect(Buffer.compare(box.logBytes()!, before)).toBe(0);
+  });
+
+  it('a hook command line is exit 1 on a usage error only when it is one; other usage errors stay 2', () => {
+    expect(runSetup(['gap', 'open', 'hook'], box.root).code).toBe(2);
+    expect(runSetup(['hook', 'claude', '--bogus'], box.root).code).toBe(0);
+  });
+});

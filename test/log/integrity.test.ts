@@ -153,6 +153,15 @@ describe('schema evolution', () => {
     session.decide('pause');
   }
 
+  it('a version 1 log whose ids a library caller made (any characters but control ones) still opens', () => {
+    const dir = tempDir();
+    const lines = readFileSync(fixture, 'utf8').trimEnd().split('\n');
+    const renamed = lines.map((line, i) => line.replace(/"id":"[^"]*"/, `"id":"evt/${i + 1} (0.1)"`));
+    writeFileSync(join(dir, 'events.jsonl'), `${renamed.join('\n')}\n`);
+    expect(verifyFileSession(dir).problem).toBeNull();
+    expect(openFileSession(dir).view.lastSeq).toBe(lines.length);
+  });
+
   it('a version 1 log (no checksums) is upcast on read and replays to what the same requests give now', () => {
     const dir = tempDir();
     copyFileSync(fixture, join(dir, 'events.jsonl'));

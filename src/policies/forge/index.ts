@@ -33,8 +33,8 @@ const Metrics = z.strictObject({
       }),
     )
     .max(1000),
-  /** The round's draft or synthesis text. */
-  draft: z.string().max(2_000_000),
+  /** The round's draft or synthesis text; a whole forge round must fit one log line (1 MiB), which the writer checks in bytes. */
+  draft: z.string().max(500_000),
   /** The participants' raw vote replies: parsed at verdict time (R17), so a better parser re-reads old logs. */
   votes: z.array(z.strictObject({ participant: Participant, reply: z.string().max(100_000) })).max(1000),
 });
