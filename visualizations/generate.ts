@@ -14,7 +14,7 @@ export function diagramFiles(): Record<string, string> {
     '# visualizations',
     '',
     'The convergence statechart (`machines/convergence.ts`), generated from the',
-    'machine definition by `npm run viz`, never drawn by hand; `test/visualizations.test.ts`',
+    'machine definition by `npm run viz`, never drawn by hand; `test/visualizations/diagrams.test.ts`',
     'fails when these files are stale.',
     '',
     '- `convergence.mmd`: Mermaid `stateDiagram-v2` (rendered below by GitHub).',
