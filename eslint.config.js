@@ -24,6 +24,8 @@ const doors = {
     '!**/events/index.js',
     '**/machines/*',
     '!**/machines/index.js',
+    '**/src/cli/*',
+    '!**/src/cli/index.js',
   ],
   message: 'Import a folder through its door (index.ts).',
 };

@@ -1,2 +1,3 @@
 export { run, type CliIO } from './run.js';
 export { HELP } from './help.js';
+export { writePolicyReports } from './policy-commands.js';

@@ -3,7 +3,6 @@ import {
   combine,
   GAPS,
   gapVerdict,
-  metricPolicies,
   POLICY_NAMES,
   policyNamed,
   type AnyPolicy,
@@ -159,4 +158,3 @@ export function policyStates(view: SessionView): PolicyState[] {
   });
 }
 
-export { metricPolicies };

@@ -20,7 +20,10 @@ describe('events/schema.json', () => {
       gapMoved.extend({ data: gapMoved.shape.data.extend({ note: z.string().optional() }) }),
       ...GapflowEvent.options.filter((o) => o !== gapMoved),
     ]);
-    const text = eventJsonSchemaText({ event: changed, request: EventRequest });
+    const policies = Object.fromEntries(metricPolicies().map((p) => [p.name, { settings: p.settings, metrics: p.metrics }]));
+    // The same inputs as the committed document, but for the one field: only that change can make it differ.
+    expect(eventJsonSchemaText({ event: GapflowEvent, request: EventRequest, policies })).toBe(committed);
+    const text = eventJsonSchemaText({ event: changed, request: EventRequest, policies });
     expect(text).not.toBe(committed);
     expect(text).toContain('"note"');
   });

@@ -31,7 +31,7 @@ const LAST_SUM = /"sum":"([0-9a-f]{16})"\}\n$/.exec(BASE.toString('utf8'))![1]!;
 const NEXT = { v: 2, seq: 6, id: 'next', at: '2026-01-12T10:00:00.000Z', type: 'gap.opened', data: { id: 'GAP-C', severity: 'LOW', title: 'next', blocking: true } };
 const NEXT_LINE = sealLine(JSON.stringify(NEXT), LAST_SUM).line;
 
-const tally = { cases: 0, crashes: 0, uncaught: 0, changedAfterRefusal: 0, refused: 0, accepted: 0 };
+const tally = { cases: 0, crashes: 0, uncaught: 0, changedAfterRefusal: 0, refused: 0, accepted: 0, appendedAfterBadLine: 0 };
 const onUncaught = () => void (tally.uncaught += 1);
 process.on('uncaughtException', onUncaught);
 process.on('unhandledRejection', onUncaught);
@@ -113,9 +113,10 @@ describe('fuzz: malformed lines and hostile requests', () => {
         const corrupt = Buffer.concat([BASE, line]);
         reset(corrupt);
         let ok = true;
+        let problem: string | null = null;
         try {
-          const verdict = verifyFileSession(dir);
-          if (verdict.problem !== null && verdict.problem.includes('\n')) ok = false;
+          problem = verifyFileSession(dir).problem;
+          if (problem !== null && problem.includes('\n')) ok = false;
         } catch {
           ok = false;
         }
@@ -124,9 +125,13 @@ describe('fuzz: malformed lines and hostile requests', () => {
         else if (code !== 0) {
           tally.refused += 1;
           if (!readFileSync(path).equals(corrupt)) tally.changedAfterRefusal += 1;
-        } else tally.accepted += 1;
+        } else {
+          tally.accepted += 1;
+          // Only a line verify found sound (a well-formed event, or blank bytes after a good log) may be appended after.
+          if (problem !== null) tally.appendedAfterBadLine += 1;
+        }
         if (!ok) tally.crashes += 1;
-        return ok && tally.changedAfterRefusal === 0;
+        return ok && tally.changedAfterRefusal === 0 && tally.appendedAfterBadLine === 0;
       }),
       { numRuns: LINE_RUNS },
     );
@@ -166,7 +171,7 @@ describe('fuzz: malformed lines and hostile requests', () => {
           }
         }
         if (!ok) tally.crashes += 1;
-        return ok && tally.changedAfterRefusal === 0;
+        return ok && tally.changedAfterRefusal === 0 && tally.appendedAfterBadLine === 0;
       }),
       { numRuns: REQUEST_RUNS },
     );
@@ -174,11 +179,12 @@ describe('fuzz: malformed lines and hostile requests', () => {
 
   it('prints its figures', () => {
     console.log(
-      `fuzz: ${tally.cases} generated cases (${LINE_RUNS} malformed lines, ${REQUEST_RUNS} hostile requests half through the CLI, half through the library), ${tally.crashes} crashes, ${tally.uncaught} uncaught errors, ${tally.changedAfterRefusal} changes to the log after a refusal (${tally.refused} refused, ${tally.accepted} accepted)`,
+      `fuzz: ${tally.cases} generated cases (${LINE_RUNS} malformed lines, ${REQUEST_RUNS} hostile requests half through the CLI, half through the library), ${tally.crashes} crashes, ${tally.uncaught} uncaught errors, ${tally.changedAfterRefusal} changes to the log after a refusal, ${tally.appendedAfterBadLine} appends after a bad line (${tally.refused} refused, ${tally.accepted} accepted)`,
     );
     expect(tally.cases).toBeGreaterThanOrEqual(10_000);
     expect(tally.crashes).toBe(0);
     expect(tally.uncaught).toBe(0);
     expect(tally.changedAfterRefusal).toBe(0);
+    expect(tally.appendedAfterBadLine).toBe(0);
   });
 });

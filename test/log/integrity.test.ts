@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,6 +42,18 @@ function fiveEvents(): { dir: string; path: string; lines: string[] } {
 const joined = (lines: readonly string[]) => `${lines.map((line) => `${line}\n`).join('')}`;
 
 describe('the checksum chain', () => {
+  it('each sum is, as the README says, the first 16 hex digits of sha256(previous sum + the line without its sum)', () => {
+    const { lines } = fiveEvents();
+    let previous = '';
+    for (const line of lines) {
+      const sum = (JSON.parse(line) as { sum: string }).sum;
+      expect(line.endsWith(`,"sum":"${sum}"}`)).toBe(true);
+      const content = `${line.slice(0, -`,"sum":"${sum}"}`.length)}}`;
+      expect(sum).toBe(createHash('sha256').update(previous + content).digest('hex').slice(0, 16));
+      previous = sum;
+    }
+  });
+
   it.each([
     ['an edited line (HIGH -> LOW, still valid JSON and schema)', (l: string[]) => l.map((x, i) => (i === 1 ? x.replace('"HIGH"', '"LOW"') : x)), 2, /checksum mismatch/],
     ['a dropped line', (l: string[]) => [l[0]!, l[2]!, l[3]!, l[4]!], 2, /seq 3 where 2 was expected/],

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writePolicyReports } from '../../src/cli/policy-commands.js';
+import { writePolicyReports } from '../../src/cli/index.js';
 import { openFileSession } from '../../src/index.js';
 import { Sandbox, expectRefused } from '../cli/helpers.js';
 

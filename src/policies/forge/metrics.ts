@@ -39,7 +39,7 @@ export function changeVelocity(drafts: readonly string[]): number {
   return textSimilarity(drafts.at(-1)!, drafts.at(-2)!);
 }
 
-export function countSections(draft: string): number {
+function countSections(draft: string): number {
   return draft.split('\n').filter((l) => l.startsWith('#')).length;
 }
 
@@ -52,7 +52,7 @@ export function sectionStability(drafts: readonly string[]): number {
 }
 
 /** The seed's metric weights; semantic similarity uses text similarity as its proxy, as the seed does. */
-export const METRIC_WEIGHTS = {
+const METRIC_WEIGHTS = {
   agreementScore: 0.3,
   changeVelocity: 0.25,
   issueCount: 0.25,
