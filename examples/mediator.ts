@@ -34,7 +34,10 @@ function seededRandom(seed: number): () => number {
 
 const seedAt = process.argv.indexOf('--seed');
 const seed = seedAt >= 0 ? Number(process.argv[seedAt + 1]) : 7;
-if (!Number.isInteger(seed)) throw new Error('--seed takes a whole number');
+if (!Number.isInteger(seed)) {
+  console.error(`mediator: --seed takes a whole number, not "${process.argv[seedAt + 1] ?? ''}"`);
+  process.exit(2);
+}
 const random = seededRandom(seed);
 const chance = (p: number) => random() < p;
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;

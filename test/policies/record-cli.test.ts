@@ -23,9 +23,10 @@ describe('record atoms --verify: the timeout kills the whole process group', () 
     box = new Sandbox();
     box.ok('init', '--policy', 'atoms');
     // The inner shell is a grandchild: killing only the outer shell would leave it to touch `late`.
-    box.ok('record', 'atoms', '--pending', '2', '--resolved', '0', '--verify', "sh -c 'sleep 1; touch late' & sleep 30", '--verify-timeout', '0.3');
+    // The grandchild waits 3 s, well past the 0.3 s timeout even on a loaded machine, and the test past that.
+    box.ok('record', 'atoms', '--pending', '2', '--resolved', '0', '--verify', "sh -c 'sleep 3; touch late' & sleep 30", '--verify-timeout', '0.3');
     expect(verifyOf(box)[0]).toMatchObject({ exitCode: null, timedOut: true });
-    pause(2000);
+    pause(3500);
     expect(existsSync(join(box.root, 'late'))).toBe(false);
   });
 

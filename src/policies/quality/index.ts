@@ -210,8 +210,8 @@ function dimensionsFrom(values: string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const item of values) {
     const at = item.indexOf('=');
-    const name = kebabToCamel(at < 0 ? item : item.slice(0, at));
-    out[name] = at < 0 ? undefined : numeric(item.slice(at + 1));
+    if (at < 1) throw new Error(`--dimension ${JSON.stringify(item).slice(0, 60)}: give NAME=SCORE, e.g. --dimension test-coverage=94`);
+    out[kebabToCamel(item.slice(0, at))] = numeric(item.slice(at + 1));
   }
   return out;
 }
