@@ -71,11 +71,8 @@ function readMetricsJson(input: string, io: CliIO): Record<string, unknown> {
     if (!io.stdin) throw new UsageError('--json - reads standard input, which this caller does not provide');
     text = io.stdin();
   } else {
-    try {
-      text = readInputFile(input, io.cwd);
-    } catch (error) {
-      throw new Refusal(`--json ${input}: cannot read it (${error instanceof Error && 'code' in error ? String(error.code) : 'unreadable'})`);
-    }
+    // A missing file, a folder or invalid UTF-8 is one line naming the file, as for append --file.
+    text = readInputFile(input, io.cwd);
   }
   let json: unknown;
   try {

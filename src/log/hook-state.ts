@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LOG_FILE } from './file-log.js';
 import { withLock } from './lock.js';
+import { writeWhole } from './session-files.js';
 
 /**
  * `<dir>/hook-state.json`: how many times in a row the stop hook has blocked
@@ -51,7 +51,5 @@ function writeUnlocked(dir: string, agentSession: string, agent: string, blocks:
   }
   if (blocks > 0) counts.set(agent, blocks);
   else counts.delete(agent);
-  const temporary = `${path}.${randomUUID()}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify({ agentSession, blocks: Object.fromEntries(counts) })}\n`, 'utf8');
-  renameSync(temporary, path);
+  writeWhole(path, `${JSON.stringify({ agentSession, blocks: Object.fromEntries(counts) })}\n`);
 }

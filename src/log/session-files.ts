@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { readTextFile } from './text-file.js';
 
@@ -7,10 +7,20 @@ import { readTextFile } from './text-file.js';
 export function writeSessionFile(dir: string, relative: string, text: string): string {
   const path = join(dir, relative);
   mkdirSync(dirname(path), { recursive: true });
-  const temporary = `${path}.${randomUUID()}.tmp`;
-  writeFileSync(temporary, text, 'utf8');
-  renameSync(temporary, path);
+  writeWhole(path, text);
   return path;
+}
+
+/** Writes `path` through a temp file renamed into place; a failed write leaves no temp file behind. */
+export function writeWhole(path: string, text: string): void {
+  const temporary = `${path}.${randomUUID()}.tmp`;
+  try {
+    writeFileSync(temporary, text, 'utf8');
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
 }
 
 /** The text of a file a user named (`record forge --json FILE`), relative to `cwd`. */
