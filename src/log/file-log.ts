@@ -10,7 +10,7 @@ import {
   openSync,
   readFileSync,
   readSync,
-  unlinkSync,
+  rmSync,
   writeSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -62,14 +62,15 @@ export class FileLog implements EventLog {
     const { text, sum, lines } = formatLines(events);
     const bytes = Buffer.from(text, 'utf8');
     const aside = `${this.location}.${randomBytes(6).toString('hex')}.new`;
-    writeNewFile(aside, bytes);
     try {
+      writeNewFile(aside, bytes);
       linkSync(aside, this.location);
     } catch (error) {
       if (isCode(error, 'EEXIST')) throw new LogError(`${this.location} already exists; a session lives there`);
       throw error;
     } finally {
-      unlinkSync(aside);
+      // Linked or not, the aside copy goes (a failed write, a full disk, must not leave it behind).
+      rmSync(aside, { force: true });
     }
     fsyncFolder(this.dir);
     if (made !== undefined) fsyncFolder(dirname(made));
