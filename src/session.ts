@@ -201,36 +201,21 @@ export class Session {
    * appended, then checks `write.expectSeq`, then decides.
    */
   record(input: EventBodyInput, write: WriteOptions = {}): GapflowEvent[] {
-    const { expectSeq, eventId } = checkWriteOptions(write);
-    const outcome = this.log.update<{ events: GapflowEvent[]; appended: boolean; view?: SessionView; before?: SessionView[] }>(this.#view.lastSeq, (fresh) => {
-      this.#catchUp(fresh);
-      const original = eventId === undefined ? undefined : this.#byId.get(eventId);
-      if (original) return { events: [], result: { events: [sameRequest(original, input)], appended: false } };
-      refuseMovedOn(expectSeq, this.#view.lastSeq);
-      const prepared = this.#prepare(decide(this.#view, input), eventId);
-      return { events: prepared.events, result: { events: prepared.events, appended: true, view: prepared.view, before: prepared.before } };
-    });
-    if (!outcome.appended) {
-      this.#lastWrite = 'duplicate';
-      this.#lastAppended = [];
-      return outcome.events;
-    }
-    this.#appended(outcome.events, outcome.before!, outcome.view!);
-    return outcome.events;
+    return this.recordAll([{ body: input, id: write.eventId }], null, { expectSeq: write.expectSeq })[0]!;
   }
 
   /**
    * Records a batch all-or-nothing, holding the log: each request is decided
    * against the view the ones before it leave, then the new events go out in
    * one write; if any one is refused, nothing is written and the Refusal names
-   * it (`where(index)`). A request's `id` becomes its own event's id (an
-   * automatic `round.started` before it gets a fresh one); a request whose id
-   * is already in the log is a retry and records nothing again. Returns each
-   * request's events.
+   * it (`where(index)`; null: as it is, for a single request). A request's
+   * `id` becomes its own event's id (an automatic `round.started` before it
+   * gets a fresh one); a request whose id is already in the log is a retry
+   * and records nothing again. Returns each request's events.
    */
   recordAll(
     requests: readonly BatchRequest[],
-    where: (index: number) => string = (i) => `request ${i + 1}`,
+    where: ((index: number) => string) | null = (i) => `request ${i + 1}`,
     write: Pick<WriteOptions, 'expectSeq'> = {},
   ): GapflowEvent[][] {
     const { expectSeq } = checkWriteOptions(write);
@@ -251,7 +236,7 @@ export class Session {
             const { eventId } = checkWriteOptions({ eventId: request.id });
             if (eventId !== undefined) {
               const first = ids.get(eventId);
-              if (first !== undefined) throw new Refusal(`event id ${eventId} is already used by ${where(first)}`);
+              if (first !== undefined) throw new Refusal(`event id ${eventId} is already used by ${where?.(first) ?? 'another request'}`);
               ids.set(eventId, index);
               const original = this.#byId.get(eventId);
               if (original) return void groups.push([sameRequest(original, request.body)]);
@@ -262,7 +247,7 @@ export class Session {
             before.push(...prepared.before);
             view = prepared.view;
           } catch (error) {
-            if (error instanceof Refusal) throw new Refusal(`${where(index)}: ${error.message}`, error.remedy);
+            if (error instanceof Refusal && where) throw new Refusal(`${where(index)}: ${error.message}`, error.remedy);
             throw error;
           }
         });
