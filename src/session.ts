@@ -223,9 +223,7 @@ export class Session {
       this.#view.lastSeq,
       (fresh) => {
         this.#catchUp(fresh);
-        // A retried batch (its first line's id is in the log) is judged by its ids, not by where the log ends now.
-        const first = requests[0]?.id;
-        if (first === undefined || !this.#byId.has(first)) refuseMovedOn(expectSeq, this.#view.lastSeq);
+        if (!this.#isRetry(requests)) refuseMovedOn(expectSeq, this.#view.lastSeq);
         let view = this.#view;
         const groups: GapflowEvent[][] = [];
         const events: GapflowEvent[] = [];
@@ -279,6 +277,18 @@ export class Session {
     refuseMovedOn(expectSeq, this.#view.lastSeq);
     this.#prepare(decide(this.#view, input));
     return 'new';
+  }
+
+  /**
+   * A batch that was sent before (every line carries an id, and the ones
+   * already in the log come first: the write went in, or tore after them) is
+   * judged by its ids, not by where the log ends now.
+   */
+  #isRetry(requests: readonly BatchRequest[]): boolean {
+    if (requests.length === 0 || requests.some((r) => r.id === undefined)) return false;
+    const found = requests.map((r) => this.#byId.has(r.id!));
+    const firstNew = found.indexOf(false);
+    return found[0] === true && (firstNew === -1 || found.slice(firstNew).every((f) => !f));
   }
 
   /** After a write: index the new events, show them to the live actor, then move the view on. */

@@ -1,4 +1,4 @@
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import { EventId, formatIssue, type GapflowEvent } from '../../events/index.js';
 import { gapflowJsonSchemaText } from '../schema.js';
@@ -92,7 +92,8 @@ function answerClaude(stdin: string, dirOption: string | undefined, maxBlocks: n
 /**
  * Where the hook finds its session: `--dir`, else `$GAPFLOW_DIR`, else the
  * nearest `.gapflow` holding a log from the agent's cwd upward (an agent may
- * have `cd`-ed into a subfolder), else `$CLAUDE_PROJECT_DIR/.gapflow`; null
+ * have `cd`-ed into a subfolder; inside `$CLAUDE_PROJECT_DIR` no higher than
+ * its root), else `$CLAUDE_PROJECT_DIR/.gapflow`; null
  * when there is none (the hook then lets the agent stop and touches nothing).
  */
 function hookSessionDir(dirOption: string | undefined, cwd: string, io: CliIO): string | null {
@@ -100,13 +101,16 @@ function hookSessionDir(dirOption: string | undefined, cwd: string, io: CliIO): 
     const dir = sessionDir(dirOption, { ...io, cwd });
     return new FileLog(dir).exists() ? dir : null;
   }
-  for (let at = resolve(cwd); ; at = dirname(at)) {
+  const project = io.env.CLAUDE_PROJECT_DIR ? resolve(io.env.CLAUDE_PROJECT_DIR) : null;
+  const start = resolve(cwd);
+  // Inside the project, the search stops at its root: another folder's loop above it is not this agent's.
+  const top = project !== null && (start === project || start.startsWith(`${project}${sep}`)) ? project : null;
+  for (let at = start; ; at = dirname(at)) {
     const dir = join(at, '.gapflow');
     if (new FileLog(dir).exists()) return dir;
-    if (dirname(at) === at) break;
+    if (at === top || dirname(at) === at) break;
   }
-  const project = io.env.CLAUDE_PROJECT_DIR;
-  const fallback = project ? join(resolve(project), '.gapflow') : null;
+  const fallback = project ? join(project, '.gapflow') : null;
   return fallback && new FileLog(fallback).exists() ? fallback : null;
 }
 

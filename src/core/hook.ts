@@ -1,7 +1,7 @@
 import type { Severity } from '../../events/index.js';
 import { loopStep, type LoopStep, type StopRequest } from './loop.js';
 import { formatCount } from './numbers.js';
-import { gapsEnabled, metricPoliciesOf } from './policies.js';
+import { gapsEnabled, metricPoliciesOf, missingMetrics } from './policies.js';
 import { SEVERITIES } from './rules.js';
 import type { SessionView } from './view.js';
 
@@ -110,7 +110,8 @@ function decideForOwnSession(view: SessionView, call: HookCall, context: HookCon
 /** What the agent reads when it is kept going: the state, the next move, the focus and the open gaps. */
 function blockReason(view: SessionView, step: LoopStep, blocks: number, maxBlocks: number): string {
   const next = step.round + 1;
-  const metrics = metricPoliciesOf(view.policies.enabled).map((p) => p.name);
+  // While the round is open, only the policies that have not recorded for it yet.
+  const metrics = view.roundOpen ? missingMetrics(view, next) : metricPoliciesOf(view.policies.enabled).map((p) => p.name);
   if (!gapsEnabled(view)) {
     const lines = [
       `gapflow: the refinement loop is ${step.state}, so keep going. Next: ${step.reason}. Record each iteration with gapflow record POLICY … (gapflow check --verbose shows where each policy stands).`,

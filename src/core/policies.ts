@@ -51,7 +51,8 @@ export function policySettingsProblem(settings: SessionSettings): string | null 
   if (new Set(enabled).size !== enabled.length) return 'a policy is named twice';
   if (!enabled.includes(GAPS)) {
     // Settings only the gap policy reads would be taken and silently ignored.
-    const gapOnly = (['preset', 'divergenceThreshold', 'criticalOverride'] as const).filter((key) => settings[key] !== undefined);
+    // (A preset stays: its stall threshold applies to any policy's flat verdicts.)
+    const gapOnly = (['divergenceThreshold', 'criticalOverride'] as const).filter((key) => settings[key] !== undefined);
     if (gapOnly.length > 0) return `${gapOnly.join(', ')}: a setting of the gap policy, which this session does not enable (add gaps to --policy, or leave it out)`;
   }
   for (const [name, raw] of Object.entries(settings.policySettings ?? {})) {

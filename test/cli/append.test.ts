@@ -219,3 +219,29 @@ describe('gapflow append and the quality report', () => {
     }
   });
 });
+
+describe('gapflow append: what counts as a retried batch', () => {
+  it('a batch whose first line was recorded but whose next line has no id is new work: --expect-seq still holds', () => {
+    inRoundOne(box);
+    const seq = box.logLines().length;
+    const first = { type: 'gap.opened', data: { id: 'G-1', severity: 'LOW' }, id: 'e1' };
+    expect(withStdin(box, jsonl(first, { type: 'gap.opened', data: { id: 'G-2', severity: 'LOW' } }), 'append', '--expect-seq', String(seq)).code).toBe(0);
+    const before = box.logBytes()!;
+    const result = withStdin(box, jsonl(first, { type: 'gap.opened', data: { id: 'G-3', severity: 'LOW' } }), 'append', '--expect-seq', String(seq));
+    expectOneLineError(result, 1, ['moved on']);
+    expect(Buffer.compare(box.logBytes()!, before)).toBe(0);
+  });
+
+  it('a batch torn after its first lines, retried with every id: the recorded lines are skipped and the rest appended', () => {
+    inRoundOne(box);
+    const seq = box.logLines().length;
+    const a = { type: 'gap.opened', data: { id: 'G-1', severity: 'LOW' }, id: 'b.1' };
+    const b = { type: 'gap.opened', data: { id: 'G-2', severity: 'LOW' }, id: 'b.2' };
+    expect(withStdin(box, jsonl(a), 'append', '--expect-seq', String(seq)).code).toBe(0);
+    const retry = withStdin(box, jsonl(a, b), 'append', '--expect-seq', String(seq));
+    expect(retry.code, retry.stderr).toBe(0);
+    expect(retry.stdout).toContain('line 1: seq');
+    expect(retry.stdout).toContain('already recorded');
+    expect(box.logLines().filter((l) => l.includes('"G-2"'))).toHaveLength(1);
+  });
+});

@@ -407,3 +407,29 @@ describe('gapflow hook claude: a paused session', () => {
     expect(runSetup(['hook', 'claude', '--bogus'], box.root).code).toBe(0);
   });
 });
+
+describe('gapflow hook claude: second review', () => {
+  it('inside $CLAUDE_PROJECT_DIR the search stops at its root: a loop in a folder above is not this agent\'s', () => {
+    const outer = join(box.root, '.gapflow');
+    expect(runSetup(['init', '--dir', outer], box.root).code).toBe(0);
+    expect(runSetup(['gap', 'open', 'G-1', '--severity', 'LOW', '--dir', outer], box.root).code).toBe(0);
+    const before = readFileSync(join(outer, 'events.jsonl'));
+    const project = join(box.root, 'proj');
+    const deeper = join(project, 'sub');
+    mkdirSync(deeper, { recursive: true });
+    const out = parsed(hookCall(JSON.stringify(stopInput(deeper)), [], deeper, { CLAUDE_PROJECT_DIR: project }));
+    expect(out.decision).toBeUndefined();
+    expect(Buffer.compare(readFileSync(join(outer, 'events.jsonl')), before)).toBe(0);
+  });
+
+  it('the block reason asks only for the policies not yet recorded in the open round', () => {
+    box.ok('init', '--policy', 'gaps,quality');
+    box.ok('gap', 'open', 'G-1', '--severity', 'LOW');
+    box.ok('round', 'start');
+    expect(parsed(hook(stopInput(box.root))).reason).toContain('record quality');
+    box.ok('record', 'quality', '--score', '50');
+    const out = parsed(hook(stopInput(box.root)));
+    expect(out.decision).toBe('block');
+    expect(out.reason).not.toContain('record quality');
+  });
+});

@@ -115,6 +115,13 @@ describe('forge rounds: critiques, votes and unanimity', () => {
     expect(s.state().state).toBe('CONVERGING');
   });
 
+  it('a participant who votes twice agrees once: one critic with two agreeing votes is unanimous', () => {
+    const crit = [critique('a', 95)];
+    const s = play([{ critiques: crit }, { critiques: crit, votes: [vote('a', true, 95), vote('a', true, 95)] }]);
+    expect(forge(s).figures).toMatchObject({ agreeing: 1, participants: 1 });
+    expect(s.state()).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
+  });
+
   it('nobody active in the round: no unanimity, however low the threshold', () => {
     const s = play([{}, {}], { threshold: 0.1 });
     expect(overall(0, 0.5, [])).toBeGreaterThanOrEqual(0.1);

@@ -23,9 +23,14 @@ describe('session settings in a session without the gap policy', () => {
   });
 
   it('settings only the gap policy reads are refused rather than silently ignored', () => {
-    for (const flags of [['--divergence-threshold', '4'], ['--no-critical-override'], ['--preset', 'large']]) {
+    for (const flags of [['--divergence-threshold', '4'], ['--no-critical-override']]) {
       expectOneLineError(box.gf('init', '--policy', 'quality', ...flags), 1, ['gap policy']);
     }
     box.ok('init', '--policy', 'gaps,quality', '--divergence-threshold', '4');
+  });
+
+  it('a preset still sets the stall threshold that every policy\'s flat verdicts count toward (R13: large is N = 4)', () => {
+    box.ok('init', '--policy', 'quality', '--preset', 'large');
+    expect(box.stateJson().config.stallThreshold).toBe(4);
   });
 });

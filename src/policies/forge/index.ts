@@ -67,7 +67,8 @@ export function scoreRound(history: readonly ForgeMetrics[], k: number): ForgeRo
     metrics,
     votes,
     overall: overallScore(metrics, votes.map((v) => v.score)),
-    agreeing: votes.filter((v) => v.agrees).length,
+    // Participants, not vote entries: a participant who voted twice agrees once.
+    agreeing: new Set(round.votes.filter((_, i) => votes[i]!.agrees).map((v) => v.participant)).size,
     participants: active.size,
   };
 }
