@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 /** One line naming the first thing wrong in a zod failure: `data.severity: Invalid option …`. */
 export function formatIssue(error: z.ZodError): string {

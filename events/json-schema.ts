@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { EventRequest } from './request.js';
 import { EVENT_VERSION, GapflowEvent } from './schemas.js';
 

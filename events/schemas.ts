@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DecisionKind, GapId, GapState, PolicyName, Preset, Severity, Text } from './vocabulary.js';
 
 /**

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Gap severities, most severe first (the order every table uses). */
 export const Severity = z.enum(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW']);

@@ -1,5 +1,5 @@
 import { dirname, join, resolve, sep } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { EventId, formatIssue, type GapflowEvent } from '../../events/index.js';
 import { gapflowJsonSchemaText } from '../schema.js';
 import { formatCount, hookDecision, loopStep, Refusal, standingStopRequest, type HookCall } from '../core/index.js';

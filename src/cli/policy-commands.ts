@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { z } from 'zod';
+import * as z from 'zod';
 import { Refusal } from '../core/index.js';
 import type { GapflowEvent } from '../../events/index.js';
 import { readInputFile, writeSessionFile } from '../log/index.js';

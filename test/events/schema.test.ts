@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { EventBody, EventRequest, eventJsonSchemaText, GapflowEvent } from '../../events/index.js';
 import { gapflowJsonSchemaText, metricPolicies } from '../../src/index.js';
 import { runCli } from '../cli/helpers.js';

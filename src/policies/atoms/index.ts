@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { yesNo } from '../tree.js';
 import { definePolicy, type CheckTree, type Figure, type PolicyVerdict } from '../types.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { two, yesNo } from '../tree.js';
 import { definePolicy, type CheckTree, type PolicyVerdict } from '../types.js';
 
