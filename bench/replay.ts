@@ -35,11 +35,17 @@ function play(session: Session, rounds: number, perRound: number): void {
   }
 }
 
+/** The median of `repeat` timed runs (after one warm-up): steadier than a mean on a shared machine. */
 function time<T>(run: () => T, repeat: number): { ms: number; result: T } {
   let result = run();
-  const start = performance.now();
-  for (let i = 0; i < repeat; i++) result = run();
-  return { ms: (performance.now() - start) / repeat, result };
+  const runs: number[] = [];
+  for (let i = 0; i < repeat; i++) {
+    const start = performance.now();
+    result = run();
+    runs.push(performance.now() - start);
+  }
+  runs.sort((a, b) => a - b);
+  return { ms: runs[Math.floor(runs.length / 2)]!, result };
 }
 
 function rate(events: number, ms: number): string {
@@ -65,16 +71,16 @@ try {
 
   const bin = fileURLToPath(new URL('../gapflow.js', import.meta.url));
   const modules = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
-  const bare = time(() => execFileSync(process.execPath, ['-e', '0']), 5);
+  const bare = time(() => execFileSync(process.execPath, ['-e', '0']), 15);
   const small = mkdtempSync(join(tmpdir(), 'gapflow-bench-small-'));
   const smallSession = createFileSession(small);
   play(smallSession, 10, 5);
-  const cli = time(() => execFileSync(process.execPath, [bin, 'state', '--json', '--dir', small]), 5);
-  const unbundled = time(() => execFileSync(process.execPath, [modules, 'state', '--json', '--dir', small]), 5);
+  const cli = time(() => execFileSync(process.execPath, [bin, 'state', '--json', '--dir', small]), 15);
+  const unbundled = time(() => execFileSync(process.execPath, [modules, 'state', '--json', '--dir', small]), 9);
   const cliBig = time(() => execFileSync(process.execPath, [bin, 'state', '--json', '--dir', dir], { maxBuffer: 1 << 28 }), 2);
   // The agent hook's path: a Stop hook input on stdin, the decision on stdout (the session is bound by the first call).
   const stop = JSON.stringify({ session_id: 'bench', transcript_path: '/dev/null', cwd: small, hook_event_name: 'Stop', stop_hook_active: false });
-  const hook = time(() => execFileSync(process.execPath, [bin, 'hook', 'claude', '--dir', small], { input: stop }), 5);
+  const hook = time(() => execFileSync(process.execPath, [bin, 'hook', 'claude', '--dir', small], { input: stop }), 15);
   rmSync(small, { recursive: true, force: true });
   console.log(`node -e 0 (baseline)   : ${bare.ms.toFixed(0)} ms`);
   console.log(`gapflow state --json   : ${cli.ms.toFixed(0)} ms on ${smallSession.view.lastSeq} events (+${(cli.ms - bare.ms).toFixed(0)} ms, ${(cli.ms / bare.ms).toFixed(1)}x node)`);
