@@ -1,4 +1,4 @@
-import { formatCount, moveEffect, parseBody, Refusal, type Remedy } from '../core/index.js';
+import { formatCount, moveEffect, parseBody, Refusal, roundLimit, type Remedy } from '../core/index.js';
 import { LogError, writeStatusFile } from '../log/index.js';
 import { createFileSession } from '../session.js';
 import type { BodyOf, DecisionKind, GapState, Severity } from '../../events/index.js';
@@ -49,7 +49,9 @@ const init: Command = (argv, io) => {
   announce(io, session, session.lastWrite === 'duplicate' ? events.slice(0, 1) : events, values.json, () =>
     [
       `Created a session in ${dir}`,
-      `  stall_threshold ${c.stallThreshold}, divergence_threshold ${c.divergenceThreshold}, max_rounds ${c.maxRounds}, critical_override ${c.criticalOverride}${settings.preset ? `, preset ${settings.preset}` : ''}`,
+      session.view.policies.enabled.includes('gaps')
+        ? `  stall_threshold ${c.stallThreshold}, divergence_threshold ${c.divergenceThreshold}, max_rounds ${c.maxRounds}, critical_override ${c.criticalOverride}${settings.preset ? `, preset ${settings.preset}` : ''}`
+        : `  stall_threshold ${c.stallThreshold}, max_rounds ${roundLimit(session.view) ?? "none (each policy's own maximum)"}${settings.preset ? `, preset ${settings.preset}` : ''}`,
       ...(settings.policies ? [`  policies ${session.view.policies.enabled.join(', ')} (complete when ${session.view.policies.completeWhen} converged)`] : []),
       session.view.policies.enabled.includes('gaps')
         ? '  Record the baseline gaps, then `gapflow round start`.'
@@ -176,7 +178,7 @@ const state: Command = (argv, io) => {
   io.stdout(
     [
       `State: ${s.state}${s.outcome ? ` (${s.outcome})` : ''}`,
-      `Rounds closed: ${s.round}${gaps ? ` of max ${s.config.maxRounds}` : ''}${s.roundOpen ? ` (round ${s.round + 1} open)` : ''}`,
+      `Rounds closed: ${s.round}${roundLimit(session.view) === null ? '' : ` of max ${s.config.maxRounds}`}${s.roundOpen ? ` (round ${s.round + 1} open)` : ''}`,
       gaps
         ? `Open count: ${formatCount(s.openGapCount)} (weighted ${formatCount(s.weightedOpen)}); flat_count ${s.flatCount}/${s.config.stallThreshold}`
         : `flat_count ${s.flatCount}/${s.config.stallThreshold}`,

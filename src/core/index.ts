@@ -27,5 +27,6 @@ export {
   metricPoliciesOf,
   missingMetrics,
   policyStates,
+  roundLimit,
   type PolicyState,
 } from './policies.js';

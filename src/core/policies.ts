@@ -105,13 +105,21 @@ export function roundVerdicts(
 }
 
 /**
+ * The round limit that applies: `max_rounds` with the gap policy (R12), and
+ * without it only when the session set one; null: each policy's own maximum.
+ */
+export function roundLimit(view: Pick<SessionView, 'policies' | 'settings' | 'config'>): number | null {
+  return gapsEnabled(view) || view.settings?.maxRounds !== undefined ? view.config.maxRounds : null;
+}
+
+/**
  * R12's round limit for a session without the gap policy (whose own verdict
  * carries it otherwise): an explicit `max_rounds` ends the session at that
  * round unless it converged there. Without one, each policy's own maximum
  * rules, so the session default does not cut atoms' 20 iterations to 10.
  */
 function withRoundLimit(view: Pick<SessionView, 'policies' | 'settings'>, round: RoundFigures, config: ConvergenceConfig, combined: CombinedVerdict): CombinedVerdict {
-  if (gapsEnabled(view) || view.settings?.maxRounds === undefined || round.round < config.maxRounds) return combined;
+  if (gapsEnabled(view) || roundLimit({ ...view, config }) === null || round.round < config.maxRounds) return combined;
   if (combined.verdict === 'converged' || combined.verdict === 'limit') return combined;
   return { verdict: 'limit', reason: 'max_rounds', policies: [], detail: `round ${round.round}: max_rounds (${config.maxRounds}) reached` };
 }

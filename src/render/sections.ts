@@ -2,9 +2,11 @@ import type { Severity } from '../../events/index.js';
 import {
   closedRounds,
   formatCount,
+  gapsEnabled,
   nextStep,
   openCount,
   presetForBaseline,
+  roundLimit,
   SEVERITIES,
   signed,
   STATE_CLASS,
@@ -16,11 +18,14 @@ import { escapeMarkdown as md, table } from './markdown.js';
 
 export function configTable(view: SessionView): string {
   const { config } = view;
+  const limit = roundLimit(view);
+  // Without the gap policy, its divergence threshold and CRITICAL override do not apply.
+  const gaps = gapsEnabled(view);
   const rows = [
     ['stall_threshold', String(config.stallThreshold)],
-    ['divergence_threshold', String(config.divergenceThreshold)],
-    ['max_rounds', String(config.maxRounds)],
-    ['critical_override', String(config.criticalOverride)],
+    ...(gaps ? [['divergence_threshold', String(config.divergenceThreshold)]] : []),
+    ['max_rounds', limit === null ? "none (each policy's own maximum)" : String(limit)],
+    ...(gaps ? [['critical_override', String(config.criticalOverride)]] : []),
   ];
   if (view.settings?.preset) rows.push(['preset', presetLabel(view)]);
   return table(['Parameter', 'Value'], rows);
@@ -142,7 +147,7 @@ export function headline(view: SessionView): string {
   const closed = closedRounds(view).length;
   const label = outcome ? `${state} (${outcome})` : state;
   const lines = [
-    `**State:** ${label} · **Rounds closed:** ${closed} of max ${view.config.maxRounds}${view.roundOpen ? ` · round ${closed + 1} open` : ''}`,
+    `**State:** ${label} · **Rounds closed:** ${closed}${ofMax(view)}${view.roundOpen ? ` · round ${closed + 1} open` : ''}`,
     `**Next:** ${next.action}: ${md(next.reason)}`,
   ];
   if (view.focus.length > 0) lines.push(`**Focus:** ${view.focus.map(md).join(', ')} (prioritized CRITICAL gaps)`);
@@ -152,4 +157,10 @@ export function headline(view: SessionView): string {
     );
   }
   return lines.join('  \n');
+}
+
+/** ` of max N` where a round limit applies, else nothing. */
+export function ofMax(view: SessionView): string {
+  const limit = roundLimit(view);
+  return limit === null ? '' : ` of max ${limit}`;
 }

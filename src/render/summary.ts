@@ -7,7 +7,7 @@ import {
 } from '../core/index.js';
 import { escapeMarkdown as md } from './markdown.js';
 import { policySections, verdictTable } from './policies.js';
-import { historyList, roundTable } from './sections.js';
+import { historyList, ofMax, roundTable } from './sections.js';
 
 const OUTCOME_TEXT = {
   CONVERGED: 'every gap is closed',
@@ -37,7 +37,7 @@ export function renderSummary(view: SessionView): string | null {
   const approval = view.decisions.find((d) => d.kind === 'approve');
   const atBaseline = gaps.filter((g) => g.openedInRound === 0).length;
   const gapLines = [
-    `**Rounds:** ${rounds.length} of max ${view.config.maxRounds}.`,
+    `**Rounds:** ${rounds.length}${ofMax(view)}.`,
     `**Over the session:** ${resolved} gaps resolved, ${opened} new; ${gaps.length} recorded in all (${atBaseline} at baseline).`,
     `**Left open:** ${formatCount(view.open.count)} (weighted ${formatCount(view.open.weighted)}).`,
   ];

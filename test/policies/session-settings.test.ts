@@ -33,4 +33,22 @@ describe('session settings in a session without the gap policy', () => {
     box.ok('init', '--policy', 'quality', '--preset', 'large');
     expect(box.stateJson().config.stallThreshold).toBe(4);
   });
+
+  it('status.md and state claim no round limit that does not apply, and show one that does', () => {
+    box.ok('init', '--policy', 'atoms');
+    box.ok('record', 'atoms', '--pending', '5', '--resolved', '0');
+    const free = box.ok('status').stdout;
+    expect(free).not.toMatch(/of max \d/);
+    expect(free).toMatch(/\| max_rounds \| none/);
+    expect(free).not.toContain('divergence_threshold');
+    expect(box.ok('state').stdout).not.toMatch(/of max \d/);
+    const limited = new Sandbox();
+    try {
+      limited.ok('init', '--policy', 'atoms', '--max-rounds', '3');
+      limited.ok('record', 'atoms', '--pending', '5', '--resolved', '0');
+      expect(limited.ok('status').stdout).toContain('of max 3');
+    } finally {
+      limited.remove();
+    }
+  });
 });
