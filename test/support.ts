@@ -2,6 +2,19 @@ import { createMemorySession, type Session, type SessionSettings } from '../src/
 
 /** Seed 003's weights, restated here so the tests recompute figures independently of the code. */
 export const WEIGHT = { CRITICAL: 16, HIGH: 4, MEDIUM: 2, LOW: 1 } as const;
+
+/** RULINGS R9 and R10, restated: what one gap in each state counts toward the open count. */
+export const FACTOR = {
+  OPEN: 1,
+  IN_PROGRESS: 1,
+  BLOCKED: 1,
+  PROPOSED: 1,
+  NEEDS_REVISION: 1,
+  USER_DEFERRED: 0.5,
+  ACCEPTED: 0,
+  RESOLVED: 0,
+  WONT_FIX: 0,
+} as const;
 export type Sev = keyof typeof WEIGHT;
 
 /** A memory session with a fixed clock and counting ids, so two runs are identical. */

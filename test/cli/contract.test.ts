@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StateJson } from '../../src/index.js';
+import { FACTOR, WEIGHT } from '../support.js';
 import {
   atBaseline,
   convergingAfterRoundOne,
@@ -42,27 +43,13 @@ type GapState =
   | 'RESOLVED'
   | 'WONT_FIX';
 
-/** Seed 003 (GAP-FLOW-012). */
-const WEIGHT: Record<Severity, number> = { CRITICAL: 16, HIGH: 4, MEDIUM: 2, LOW: 1 };
-/** RULINGS R9 and R10: open states count 1, USER_DEFERRED 0.5, closed states 0. */
-const COUNTS: Record<GapState, number> = {
-  OPEN: 1,
-  IN_PROGRESS: 1,
-  BLOCKED: 1,
-  PROPOSED: 1,
-  NEEDS_REVISION: 1,
-  USER_DEFERRED: 0.5,
-  ACCEPTED: 0,
-  RESOLVED: 0,
-  WONT_FIX: 0,
-};
 
 function openFigures(gaps: readonly [Severity, GapState][]): { openGapCount: number; weightedOpen: number } {
   let openGapCount = 0;
   let weightedOpen = 0;
   for (const [severity, state] of gaps) {
-    openGapCount += COUNTS[state];
-    weightedOpen += COUNTS[state] * WEIGHT[severity];
+    openGapCount += FACTOR[state];
+    weightedOpen += FACTOR[state] * WEIGHT[severity];
   }
   return { openGapCount, weightedOpen };
 }

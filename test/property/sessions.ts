@@ -9,7 +9,7 @@ import {
   type SessionView,
   type Severity,
 } from '../../src/index.js';
-import { newSession, WEIGHT } from '../support.js';
+import { FACTOR as SUPPORT_FACTOR, newSession, WEIGHT } from '../support.js';
 
 /*
  * Random valid sessions for the property suite. A script is a list of random
@@ -18,18 +18,7 @@ import { newSession, WEIGHT } from '../support.js';
  * script plays to its end and shrinks to a short one when a property fails.
  */
 
-/** RULINGS R9 and R10, restated: what one gap in each state counts toward the open count. */
-export const FACTOR: Readonly<Record<GapState, number>> = {
-  OPEN: 1,
-  IN_PROGRESS: 1,
-  BLOCKED: 1,
-  PROPOSED: 1,
-  NEEDS_REVISION: 1,
-  USER_DEFERRED: 0.5,
-  ACCEPTED: 0,
-  RESOLVED: 0,
-  WONT_FIX: 0,
-};
+export const FACTOR: Readonly<Record<GapState, number>> = SUPPORT_FACTOR;
 export const GAP_STATES = Object.keys(FACTOR) as GapState[];
 export const SEVERITY_LIST = Object.keys(WEIGHT) as Severity[];
 export const DECISIONS: readonly DecisionKind[] = [
