@@ -104,8 +104,8 @@ export class Session {
   readonly #newId: () => string;
   /** Every event by id, for idempotent appends. A Map: ids such as `__proto__` are plain keys. */
   readonly #byId = new Map<string, GapflowEvent>();
-  #lastWrite: 'appended' | 'duplicate' | null = null;
-  #lastAppended: readonly GapflowEvent[] = [];
+  /** What the last write appended (empty: a retry found in the log); null before any write. */
+  #lastAppended: readonly GapflowEvent[] | null = null;
   readonly #live: LiveActor | null;
 
   private constructor(
@@ -146,7 +146,6 @@ export class Session {
     for (const event of started.events) session.#byId.set(event.id, event);
     session.#view = started.view;
     session.#live?.sync(started.view);
-    session.#lastWrite = 'appended';
     session.#lastAppended = started.events;
     return session;
   }
@@ -157,7 +156,7 @@ export class Session {
       const events = log.read();
       if (events[0]?.id === eventId) {
         const existing = Session.#replayed(log, events, options);
-        existing.#lastWrite = 'duplicate';
+        existing.#lastAppended = [];
         return existing;
       }
     }
@@ -186,12 +185,13 @@ export class Session {
 
   /** Whether the last write appended, or found its event id already in the log (null before any). */
   get lastWrite(): 'appended' | 'duplicate' | null {
-    return this.#lastWrite;
+    if (this.#lastAppended === null) return null;
+    return this.#lastAppended.length > 0 ? 'appended' : 'duplicate';
   }
 
   /** The events the last write appended: none for a retry found in the log; for a batch, only its new events. */
   get lastAppended(): readonly GapflowEvent[] {
-    return this.#lastAppended;
+    return this.#lastAppended ?? [];
   }
 
   /**
@@ -253,7 +253,6 @@ export class Session {
       },
     );
     if (outcome.events.length === 0) {
-      this.#lastWrite = 'duplicate';
       this.#lastAppended = [];
       return outcome.groups;
     }
@@ -296,7 +295,6 @@ export class Session {
     for (const event of events) this.#byId.set(event.id, event);
     events.forEach((event, i) => this.#live?.feed(before[i]!, event));
     this.#commit(view);
-    this.#lastWrite = 'appended';
     this.#lastAppended = events;
   }
 
