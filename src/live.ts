@@ -1,7 +1,7 @@
 import { createActor, type Actor, type InspectionEvent, type Observer } from 'xstate';
 import type { GapflowEvent } from '../events/index.js';
-import { convergenceMachine, type ConvergenceConfig } from '../machines/index.js';
-import { machineEventOf, type SessionView } from './core/index.js';
+import { convergenceMachine, type ConvergenceConfig, type ConvergenceEvent } from '../machines/index.js';
+import { machineEventOf, type MachineView, type SessionView } from './core/index.js';
 
 /** What XState accepts as an actor's `inspect` option: an observer or a plain callback. */
 export type InspectOption = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
@@ -15,6 +15,25 @@ function sameConfig(a: ConvergenceConfig, b: ConvergenceConfig): boolean {
     a.maxRounds === b.maxRounds &&
     a.criticalOverride === b.criticalOverride
   );
+}
+
+/**
+ * What the actor needs to hear one stored event: the statechart event it
+ * sends, and the thresholds and machine state just before it (plain copies,
+ * so a batch can keep them until its write has gone in).
+ */
+export interface ActorFrame {
+  started: boolean;
+  config: ConvergenceConfig;
+  machine: MachineView;
+  event: ConvergenceEvent;
+}
+
+/** The frame for `event` given the view just before it; null when the event sends the statechart nothing. */
+export function frameOf(view: SessionView, event: GapflowEvent): ActorFrame | null {
+  const machineEvent = machineEventOf(view, event);
+  if (!machineEvent) return null;
+  return { started: view.settings !== null, config: { ...view.config }, machine: { ...view.machine }, event: machineEvent };
 }
 
 /**
@@ -35,7 +54,11 @@ export class LiveActor {
 
   /** Starts (or restarts) the actor from the view when it has none, or when the thresholds changed. */
   sync(view: SessionView): ConvergenceActor | null {
-    if (!view.settings) return null;
+    return this.#from({ started: view.settings !== null, config: view.config, machine: view.machine });
+  }
+
+  #from(view: Pick<ActorFrame, 'started' | 'config' | 'machine'>): ConvergenceActor | null {
+    if (!view.started) return null;
     if (this.#actor && this.#config && sameConfig(this.#config, view.config)) return this.#actor;
     // The auto preset fixes the thresholds when round 1 starts: restart from the view with them.
     this.#actor?.stop();
@@ -54,8 +77,13 @@ export class LiveActor {
 
   /** Sends the actor what `event` sends the statechart; `view` is the view just before the event. */
   feed(view: SessionView, event: GapflowEvent): void {
-    const machineEvent = machineEventOf(view, event);
-    if (machineEvent) this.sync(view)?.send(machineEvent);
+    const frame = frameOf(view, event);
+    if (frame) this.play(frame);
+  }
+
+  /** Sends one frame's event, from the state the frame was taken in. */
+  play(frame: ActorFrame): void {
+    this.#from(frame)?.send(frame.event);
   }
 
   stop(): void {

@@ -15,7 +15,7 @@ import {
 import {
   check,
   decide,
-  evolve,
+  evolveMany,
   fold,
   initialView,
   parseBody,
@@ -27,7 +27,7 @@ import {
 } from './core/index.js';
 import { FileLog, inspectLog, LogError, MemoryLog, type EventLog, type LogInspection } from './log/index.js';
 import { renderPrompt, renderRoundReport, renderStatus, renderSummary } from './render/index.js';
-import { LiveActor, type ConvergenceActor, type InspectOption } from './live.js';
+import { frameOf, LiveActor, type ActorFrame, type ConvergenceActor, type InspectOption } from './live.js';
 
 export interface SessionOptions {
   /** Where timestamps come from (the core never reads a clock). */
@@ -219,44 +219,44 @@ export class Session {
     write: Pick<WriteOptions, 'expectSeq'> = {},
   ): GapflowEvent[][] {
     const { expectSeq } = checkWriteOptions(write);
-    const outcome = this.log.update<{ groups: GapflowEvent[][]; events: GapflowEvent[]; before: SessionView[]; view: SessionView }>(
+    const outcome = this.log.update<{ groups: GapflowEvent[][]; events: GapflowEvent[]; frames: ActorFrame[]; view: SessionView }>(
       this.#view.lastSeq,
       (fresh) => {
         this.#catchUp(fresh);
         if (!this.#isRetry(requests)) refuseMovedOn(expectSeq, this.#view.lastSeq);
-        let view = this.#view;
         const groups: GapflowEvent[][] = [];
         const events: GapflowEvent[] = [];
-        const before: SessionView[] = [];
+        const frames: ActorFrame[] = [];
         const ids = new Map<string, number>();
-        requests.forEach((request, index) => {
-          try {
-            const { eventId } = checkWriteOptions({ eventId: request.id });
-            if (eventId !== undefined) {
-              const first = ids.get(eventId);
-              if (first !== undefined) throw new Refusal(`event id ${eventId} is already used by ${where?.(first) ?? 'another request'}`);
-              ids.set(eventId, index);
-              const original = this.#byId.get(eventId);
-              if (original) return void groups.push([sameRequest(original, request.body)]);
+        // One working copy for the whole batch: decided, checked and folded request by request.
+        const { view } = evolveMany(this.#view, (working, step) => {
+          requests.forEach((request, index) => {
+            try {
+              const { eventId } = checkWriteOptions({ eventId: request.id });
+              if (eventId !== undefined) {
+                const first = ids.get(eventId);
+                if (first !== undefined) throw new Refusal(`event id ${eventId} is already used by ${where?.(first) ?? 'another request'}`);
+                ids.set(eventId, index);
+                const original = this.#byId.get(eventId);
+                if (original) return void groups.push([sameRequest(original, request.body)]);
+              }
+              const stamped = this.#stamp(decide(working, request.body), eventId, working, step, frames);
+              groups.push(stamped);
+              for (const event of stamped) events.push(event);
+            } catch (error) {
+              if (error instanceof Refusal && where) throw new Refusal(`${where(index)}: ${error.message}`, error.remedy);
+              throw error;
             }
-            const prepared = this.#prepare(decide(view, request.body), eventId, view);
-            groups.push(prepared.events);
-            events.push(...prepared.events);
-            before.push(...prepared.before);
-            view = prepared.view;
-          } catch (error) {
-            if (error instanceof Refusal && where) throw new Refusal(`${where(index)}: ${error.message}`, error.remedy);
-            throw error;
-          }
+          });
         });
-        return { events, result: { groups, events, before, view } };
+        return { events, result: { groups, events, frames, view } };
       },
     );
     if (outcome.events.length === 0) {
       this.#lastAppended = [];
       return outcome.groups;
     }
-    this.#appended(outcome.events, outcome.before, outcome.view);
+    this.#appended(outcome.events, outcome.frames, outcome.view);
     return outcome.groups;
   }
 
@@ -291,9 +291,9 @@ export class Session {
   }
 
   /** After a write: index the new events, show them to the live actor, then move the view on. */
-  #appended(events: readonly GapflowEvent[], before: readonly SessionView[], view: SessionView): void {
+  #appended(events: readonly GapflowEvent[], frames: readonly ActorFrame[], view: SessionView): void {
     for (const event of events) this.#byId.set(event.id, event);
-    events.forEach((event, i) => this.#live?.feed(before[i]!, event));
+    for (const frame of frames) this.#live?.play(frame);
     this.#commit(view);
     this.#lastAppended = events;
   }
@@ -365,45 +365,55 @@ export class Session {
   /** Folds in what other writers appended, checking it as replay does. */
   #catchUp(fresh: readonly GapflowEvent[]): void {
     if (fresh.length === 0) return;
-    let view = this.#view;
-    for (const event of fresh) {
-      try {
-        check(view, event);
-      } catch (error) {
-        if (error instanceof Refusal) throw new LogError(`${this.log.location} line ${event.seq}: ${error.message}`);
-        throw error;
+    const { view } = evolveMany(this.#view, (working, step) => {
+      for (const event of fresh) {
+        try {
+          check(working, event);
+        } catch (error) {
+          if (error instanceof Refusal) throw new LogError(`${this.log.location} line ${event.seq}: ${error.message}`);
+          throw error;
+        }
+        this.#live?.feed(working, event);
+        step(event);
+        this.#byId.set(event.id, event);
       }
-      this.#live?.feed(view, event);
-      view = evolve(view, event);
-      this.#byId.set(event.id, event);
-    }
+    });
     this.#commit(view);
   }
 
   /**
-   * Checks and stamps a batch against the view as it will be, without
-   * touching the log. A given event id goes to the request's own event: the
-   * one of its type (before it may come the round it starts, after it the
-   * round a policy's metrics close).
+   * Checks and stamps a request's events against the view as it will be,
+   * without touching the log. A given event id goes to the request's own
+   * event: the one of its type (before it may come the round it starts,
+   * after it the round a policy's metrics close).
    */
-  #prepare(
+  #prepare(bodies: readonly EventBody[], eventId?: string): { events: GapflowEvent[]; view: SessionView } {
+    const { view, result: events } = evolveMany(this.#view, (working, step) => this.#stamp(bodies, eventId, working, step, []));
+    return { events, view };
+  }
+
+  /** Checks each body against the working view, stamps it as the next event and folds it in; keeps the live actor's frames. */
+  #stamp(
     bodies: readonly EventBody[],
-    eventId?: string,
-    from = this.#view,
-  ): { events: GapflowEvent[]; view: SessionView; before: SessionView[] } {
-    let view = from;
+    eventId: string | undefined,
+    working: SessionView,
+    step: (event: GapflowEvent) => void,
+    frames: ActorFrame[],
+  ): GapflowEvent[] {
     const events: GapflowEvent[] = [];
-    const before: SessionView[] = [];
     const own = ownIndex(bodies);
     for (const [index, body] of bodies.entries()) {
-      check(view, body);
+      check(working, body);
       const id = eventId !== undefined && index === own ? eventId : this.#newId();
-      const event = { v: EVENT_VERSION, seq: view.lastSeq + 1, id, at: this.#clock().toISOString(), ...body } as GapflowEvent;
-      before.push(view);
-      view = evolve(view, event);
+      const event = { v: EVENT_VERSION, seq: working.lastSeq + 1, id, at: this.#clock().toISOString(), ...body } as GapflowEvent;
+      if (this.#live) {
+        const frame = frameOf(working, event);
+        if (frame) frames.push(frame);
+      }
+      step(event);
       events.push(event);
     }
-    return { events, view, before };
+    return events;
   }
 
   #commit(next: SessionView): void {

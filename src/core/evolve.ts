@@ -37,7 +37,22 @@ export function initialView(): SessionView {
  * before it was appended (see decide.ts), and replay checks again.
  */
 export function evolve(view: SessionView, event: GapflowEvent): SessionView {
-  return produce(view, (draft) => apply(draft as SessionView, event));
+  return evolveMany(view, (_, step) => step(event)).view;
+}
+
+/**
+ * Folds many events into `view` on one working copy: `recipe` reads the view
+ * as it stands (an immer draft) and folds each event in with `step`, so a
+ * batch copies what it changes once, not once per event (a per-event copy of
+ * a large gap map made batches quadratic). A throw discards the whole batch.
+ */
+export function evolveMany<T>(view: SessionView, recipe: (working: SessionView, step: (event: GapflowEvent) => void) => T): { view: SessionView; result: T } {
+  let result!: T;
+  const next = produce(view, (draft) => {
+    const working = draft as SessionView;
+    result = recipe(working, (event) => apply(working, event));
+  });
+  return { view: next, result };
 }
 
 /**

@@ -1,5 +1,5 @@
 export { check, decide, parseBody } from './decide.js';
-export { evolve, fold, initialView, machineEventOf, severeUnfinished } from './evolve.js';
+export { evolve, evolveMany, fold, initialView, machineEventOf, severeUnfinished } from './evolve.js';
 export { closedRounds, isOpen, openCount, unfinishedGaps } from './inventory.js';
 export { nextStep, type NextAction } from './next.js';
 export { formatCount, signed } from './numbers.js';
