@@ -79,12 +79,14 @@ export function replay(
   where = 'log',
   observe?: (view: SessionView, event: GapflowEvent) => void,
 ): SessionView {
-  if (events.length === 0) throw new LogError(`${where} is empty: it must begin with session.started`);
+  if (events.length === 0) {
+    throw new LogError(`${where} line 1: the log is empty, so no session lives there: \`gapflow init\` starts one (or \`gapflow repair\` removes the file)`, 1);
+  }
   return fold(events, (view, event, index) => {
     try {
       check(view, event);
     } catch (error) {
-      if (error instanceof Refusal) throw new LogError(`${where} line ${index + 1}: ${error.message}`);
+      if (error instanceof Refusal) throw new LogError(`${where} line ${index + 1}: ${error.message}`, index + 1);
       throw error;
     }
     observe?.(view, event);
@@ -485,9 +487,10 @@ export function openFileSession(dir: string, options?: SessionOptions): Session 
   return Session.open(new FileLog(dir), options);
 }
 
-/** What `verifyFileSession` found; `problem` names the first bad line, or is null. */
+/** What `verifyFileSession` found; `problem` names the first bad line (`line`), or is null. */
 export interface Verification extends Omit<LogInspection, 'message'> {
   problem: string | null;
+  line: number | null;
 }
 
 /**
@@ -497,14 +500,14 @@ export interface Verification extends Omit<LogInspection, 'message'> {
  */
 export function verifyFileSession(dir: string): Verification {
   const { message, ...found } = inspectLog(dir);
-  if (message !== null) return { ...found, problem: message };
+  if (message !== null) return { ...found, problem: message, line: found.fault?.line ?? null };
   try {
     replay(found.events, found.location);
   } catch (error) {
-    if (error instanceof LogError) return { ...found, problem: error.message };
+    if (error instanceof LogError) return { ...found, problem: error.message, line: error.line };
     throw error;
   }
-  return { ...found, problem: null };
+  return { ...found, problem: null, line: null };
 }
 
 /** A session held in memory, for embedding. */

@@ -22,7 +22,7 @@ export const verify: Command = (argv, io) => {
       lastSeq: last?.seq ?? 0,
       lastSum: result.lastSum,
       problem: result.problem,
-      line: result.fault?.line ?? null,
+      line: result.line,
       repairable: result.torn,
     });
   } else if (result.problem === null) {
@@ -45,6 +45,7 @@ export const repair: Command = (argv, io) => {
   }
   if (values.json) return printJson(io, report);
   if (report.cut === null) return io.stdout(`Nothing to repair: ${report.location} has no torn last line (${report.events} events).\n`);
+  if (report.cut.backup === null) return io.stdout(`Removed ${report.location}: ${report.cut.reason}. \`gapflow init\` starts a session there.\n`);
   io.stdout(
     `Cut line ${report.cut.line} (${report.cut.bytes} bytes: ${report.cut.reason}); ${report.events} events remain. The cut bytes are in ${report.cut.backup}\n`,
   );

@@ -6,16 +6,17 @@ import {
   fsyncSync,
   ftruncateSync,
   linkSync,
-  mkdirSync,
+  lstatSync,
   openSync,
   readFileSync,
   readSync,
+  renameSync,
   rmSync,
-  writeSync,
 } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { GapflowEvent } from '../../events/index.js';
 import { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
+import { fsyncFolder, makeFolder, writeAll, writeNewFile } from './durable.js';
 import { CHAIN_START, faultMessage, formatLines, scanBytes, type ChainPoint, type Scan } from './lines.js';
 import { isCode, withLock } from './lock.js';
 import { continues, LogError, type Batch, type EventLog } from './types.js';
@@ -45,35 +46,36 @@ export class FileLog implements EventLog {
     this.location = join(dir, LOG_FILE);
   }
 
+  /**
+   * Whether a session lives here. An empty file holds none (it is what a
+   * writer leaves when the log is deleted under it): `init` may replace it.
+   * Anything else at the log's path counts, so that reading it names it.
+   */
   exists(): boolean {
-    return existsSync(this.location);
+    return !holdsNoSession(this.location);
   }
 
   read(): GapflowEvent[] {
     let scan = this.#scanFile();
-    // A torn tail may be a write still under way: look again once its writer lets go.
-    if (scan.torn) scan = withLock(this.location, () => this.#scanFile());
+    // A torn tail may be a write still under way: look again once its writer lets go (waiting, never locking).
+    if (scan.torn && waitForWriter(this.location)) scan = this.#scanFile();
     if (scan.fault) throw new LogError(faultMessage(this.location, scan));
     return scan.events;
   }
 
   create(events: readonly GapflowEvent[]): void {
-    const made = mkdirSync(this.dir, { recursive: true });
+    makeFolder(this.dir);
     const { text, sum, lines } = formatLines(events);
     const bytes = Buffer.from(text, 'utf8');
     const aside = `${this.location}.${randomBytes(6).toString('hex')}.new`;
     try {
       writeNewFile(aside, bytes);
-      linkSync(aside, this.location);
-    } catch (error) {
-      if (isCode(error, 'EEXIST')) throw new LogError(`${this.location} already exists; a session lives there`);
-      throw error;
+      placeNewLog(aside, this.location);
     } finally {
-      // Linked or not, the aside copy goes (a failed write, a full disk, must not leave it behind).
+      // Placed or not, the aside copy goes (a failed write, a full disk, must not leave it behind).
       rmSync(aside, { force: true });
     }
     fsyncFolder(this.dir);
-    if (made !== undefined) fsyncFolder(dirname(made));
     this.#known = { end: bytes.length, point: { seq: events.at(-1)?.seq ?? 0, sum, sealed: true }, lastLine: Buffer.from(lines.at(-1) ?? '', 'utf8') };
   }
 
@@ -160,23 +162,6 @@ export class FileLog implements EventLog {
   }
 }
 
-/** A new file (refused if one is there) holding `bytes`, on disk before this returns. */
-export function writeNewFile(path: string, bytes: Buffer): void {
-  const fd = openSync(path, 'wx');
-  try {
-    writeAll(fd, bytes);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** One write call for the batch; a short write (rare, on a full disk) goes on where it stopped. */
-function writeAll(fd: number, bytes: Buffer): void {
-  let written = 0;
-  while (written < bytes.length) written += writeSync(fd, bytes, written);
-}
-
 export function readLogBytes(path: string, dir: string): Buffer {
   try {
     return readFileSync(path);
@@ -203,19 +188,49 @@ function readFrom(path: string, start: number): Buffer {
   }
 }
 
-/** Makes a new directory entry durable. Some platforms cannot fsync a folder; there the entry is as durable as they make it. */
-export function fsyncFolder(dir: string): void {
-  let fd: number;
+/**
+ * Links the finished log at `aside` into place. A log is never empty while
+ * gapflow writes it, so an empty file there is debris (the log deleted under
+ * a writer): under the lock it is replaced, since it holds nothing to lose.
+ */
+function placeNewLog(aside: string, location: string): void {
   try {
-    fd = openSync(dir, 'r');
-  } catch {
+    linkSync(aside, location);
     return;
-  }
-  try {
-    fsyncSync(fd);
   } catch (error) {
-    if (!isCode(error, 'EISDIR') && !isCode(error, 'EINVAL') && !isCode(error, 'EPERM')) throw error;
-  } finally {
-    closeSync(fd);
+    if (!isCode(error, 'EEXIST')) throw error;
+  }
+  withLock(location, () => {
+    if (!holdsNoSession(location)) throw new LogError(`${location} already exists; a session lives there`);
+    renameSync(aside, location);
+  });
+}
+
+/** Nothing at `path`, or an empty regular file (a symlink, a FIFO or a folder is something: reading it refuses it). */
+function holdsNoSession(path: string): boolean {
+  try {
+    const stat = lstatSync(path);
+    return stat.isFile() && stat.size === 0;
+  } catch (error) {
+    if (isCode(error, 'ENOENT')) return true;
+    throw error;
   }
 }
+
+/** How long a reader that finds a torn tail waits for a writer still holding the lock before it reports the tear. */
+const READER_WAIT_MS = 2_000;
+
+/**
+ * A reader's wait for a write under way, without the lock (a reader needs
+ * no write access): while `<log>.lock` stands, up to READER_WAIT_MS. True
+ * when there was a lock to wait for, so the log is worth a second look.
+ */
+export function waitForWriter(location: string): boolean {
+  const lockPath = `${location}.lock`;
+  if (!existsSync(lockPath)) return false;
+  const deadline = Date.now() + READER_WAIT_MS;
+  while (existsSync(lockPath) && Date.now() < deadline) Atomics.wait(pause, 0, 0, 10);
+  return true;
+}
+
+const pause = new Int32Array(new SharedArrayBuffer(4));

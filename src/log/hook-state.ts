@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LOG_FILE } from './file-log.js';
 import { withLock } from './lock.js';
-import { writeWhole } from './session-files.js';
+import { PRIVATE_FILE_MODE, writeWhole } from './durable.js';
 
 /**
  * `<dir>/hook-state.json`: how many times in a row the stop hook has blocked
@@ -51,5 +51,5 @@ function writeUnlocked(dir: string, agentSession: string, agent: string, blocks:
   }
   if (blocks > 0) counts.set(agent, blocks);
   else counts.delete(agent);
-  writeWhole(path, `${JSON.stringify({ agentSession, blocks: Object.fromEntries(counts) })}\n`);
+  writeWhole(path, `${JSON.stringify({ agentSession, blocks: Object.fromEntries(counts) })}\n`, PRIVATE_FILE_MODE);
 }

@@ -3,6 +3,14 @@ import type { GapflowEvent } from '../../events/index.js';
 /** A stored line the log could not take as an event, or a log that cannot be written now. */
 export class LogError extends Error {
   override readonly name = 'LogError';
+
+  /** @param line the log line the message names, when it names one */
+  constructor(
+    message: string,
+    readonly line: number | null = null,
+  ) {
+    super(message);
+  }
 }
 
 /** What a writer decides once it holds the log: the events to append (maybe none) and what to hand back. */

@@ -1,8 +1,9 @@
-import { closeSync, fsyncSync, ftruncateSync, openSync, unlinkSync } from 'node:fs';
+import { closeSync, constants, fsyncSync, ftruncateSync, openSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { GapflowEvent } from '../../events/index.js';
-import { fsyncFolder, LOG_FILE, readLogBytes, writeNewFile } from './file-log.js';
+import { fsyncFolder, writeNewFile } from './durable.js';
+import { LOG_FILE, readLogBytes, waitForWriter } from './file-log.js';
 import { faultMessage, scanBytes, type LineFault, type Scan } from './lines.js';
 import { withLock } from './lock.js';
 import { LogError } from './types.js';
@@ -25,8 +26,8 @@ export interface LogInspection {
 export function inspectLog(dir: string): LogInspection {
   const location = join(dir, LOG_FILE);
   let found = inspectOnce(location, dir);
-  // A torn tail may be a write under way: look again once its writer lets go.
-  if (found.scan.torn) found = withLock(location, () => inspectOnce(location, dir));
+  // A torn tail may be a write under way: look again once its writer lets go (waiting, never locking).
+  if (found.scan.torn && waitForWriter(location)) found = inspectOnce(location, dir);
   const { scan, bytes } = found;
   return {
     location,
@@ -46,8 +47,8 @@ function inspectOnce(location: string, dir: string): { scan: Scan; bytes: number
 
 export interface RepairReport {
   location: string;
-  /** The torn line cut, or null when there was nothing to repair. */
-  cut: { line: number; reason: string; bytes: number; backup: string } | null;
+  /** The torn line cut (no copy kept of an empty file), or null when there was nothing to repair. */
+  cut: { line: number; reason: string; bytes: number; backup: string | null } | null;
   /** Events left in the log. */
   events: number;
 }
@@ -62,6 +63,12 @@ export function repairLog(dir: string): RepairReport {
   readLogBytes(location, dir); // no log: one clear line, before any lock file is made
   return withLock(location, () => {
     const bytes = readLogBytes(location, dir);
+    if (bytes.length === 0) {
+      // Debris of a log deleted under its writer: nothing to keep, and `gapflow init` may start afresh.
+      unlinkSync(location);
+      fsyncFolder(dir);
+      return { location, cut: { line: 1, reason: 'an empty file, no session', bytes: 0, backup: null }, events: 0 };
+    }
     const scan = scanBytes(bytes);
     if (!scan.fault) return { location, cut: null, events: scan.events.length };
     if (!scan.torn) {
@@ -78,7 +85,7 @@ export function repairLog(dir: string): RepairReport {
       // Not even session.started survived: no session is left, so `gapflow init` may start one.
       unlinkSync(location);
     } else {
-      const fd = openSync(location, 'r+');
+      const fd = openSync(location, constants.O_RDWR | constants.O_NOFOLLOW);
       try {
         ftruncateSync(fd, offset);
         fsyncSync(fd);

@@ -111,7 +111,7 @@ describe('the checksum chain', () => {
     expect(() => openFileSession(dir)).toThrow(/line 5: .*gapflow repair/);
     const report = repairLog(dir);
     expect(report.cut).toMatchObject({ line: 5, bytes: Buffer.byteLength(`${cut}\n`) });
-    expect(readFileSync(report.cut!.backup, 'utf8')).toBe(`${cut}\n`);
+    expect(readFileSync(report.cut!.backup!, 'utf8')).toBe(`${cut}\n`);
     expect(readFileSync(path, 'utf8')).toBe(joined(lines.slice(0, 4)));
     expect(verifyFileSession(dir).problem).toBeNull();
   });
@@ -135,8 +135,8 @@ describe('the checksum chain', () => {
       // With not even session.started left, repair removes the log, so init can start again.
       if (kept === 0) expect(existsSync(path), `cut at ${size}`).toBe(false);
       else expect(readFileSync(path).equals(full.subarray(0, kept)), `cut at ${size}`).toBe(true);
-      expect(readFileSync(report.cut!.backup).equals(full.subarray(kept, size))).toBe(true);
-      rmSync(report.cut!.backup);
+      expect(readFileSync(report.cut!.backup!).equals(full.subarray(kept, size))).toBe(true);
+      rmSync(report.cut!.backup!);
     }
   });
 
