@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import type * as NodeFs from 'node:fs';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,9 +68,13 @@ describe('readers need neither write access nor the lock', () => {
       const asRoot = process.getuid?.() === 0;
       chmodSync(box.root, 0o755);
       chmodSync(box.dir, 0o555);
+      // A copy of the bundle beside the session: nobody may not be able to reach the checkout itself.
+      const bin = join(box.root, 'gapflow.js');
+      copyFileSync(BIN, bin);
+      chmodSync(bin, 0o644);
       try {
         for (const command of ['state', 'verify']) {
-          const result = spawnSync(process.execPath, [BIN, command, '--dir', box.dir], {
+          const result = spawnSync(process.execPath, [bin, command, '--dir', box.dir], {
             encoding: 'utf8',
             timeout: SPAWN_BUDGET_MS,
             ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
