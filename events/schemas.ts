@@ -1,12 +1,14 @@
 import * as z from 'zod';
-import { DecisionKind, GapId, GapState, PolicyName, Preset, Severity, Text } from './vocabulary.js';
+import { ConvergenceState, DecisionKind, GapId, GapState, Outcome, PolicyName, Preset, ResumableState, Severity, Text, Verdict } from './vocabulary.js';
 
 /**
- * The version this build writes. Version 2 lines carry a checksum chained to
- * the line before; version 1 lines (gapflow 0.1) have none and are upcast on
- * read (see upcast.ts).
+ * The version this build writes. Version 3 round closes and decisions carry
+ * their outcome (what the machine decided, RULINGS R19); version 2 lines lack
+ * it and version 1 lines (gapflow 0.1) also lack the checksum chained to the
+ * line before. Older lines are upcast on read (see upcast.ts and the core's
+ * outcome upcaster).
  */
-export const EVENT_VERSION = 2;
+export const EVENT_VERSION = 3;
 
 const SessionStartedData = z.strictObject({
   preset: Preset.optional(),
@@ -67,6 +69,66 @@ const DecisionMadeData = z.strictObject({
   rationale: Text(2000).optional(),
 });
 
+/** The machine's state as a round close or a decision left it. */
+const MachineSnapshot = z.strictObject({
+  state: ConvergenceState,
+  flatCount: z.int().min(0),
+  outcome: Outcome.nullable(),
+  pausedFrom: ResumableState.nullable(),
+});
+
+/** One state change, with the statechart guard that chose it (null: unguarded, or a later microstep). */
+const MachineStep = z.strictObject({ from: ConvergenceState, to: ConvergenceState, rule: z.string().max(64).nullable() });
+
+const Figure = z.union([z.number(), z.string().max(10_000), z.boolean(), z.null()]);
+
+const NamedVerdict = z.strictObject({
+  policy: PolicyName,
+  verdict: Verdict,
+  reason: z.string().max(64),
+  detail: z.string().max(10_000),
+  figures: z.record(z.string().max(64), Figure),
+});
+
+const CombinedVerdict = z.strictObject({
+  verdict: Verdict,
+  reason: z.string().max(64),
+  policies: z.array(PolicyName).max(16),
+  detail: z.string().max(20_000),
+});
+
+/**
+ * What the machine decided when a round closed (RULINGS R19: history is a
+ * fact): the round's figures as they stood, every policy's verdict, the
+ * combined verdict that drove the machine (null in a gaps-only session), the
+ * state reached and each microstep on the way (STALLED included), and the
+ * guard of the first transition taken.
+ */
+export const RoundOutcome = z.strictObject({
+  figures: z.strictObject({
+    openEnd: z.number(),
+    weightedOpenEnd: z.number(),
+    resolved: z.int().min(0),
+    new: z.int().min(0),
+    weightedResolved: z.number(),
+    weightedNew: z.number(),
+    criticalIntroduced: z.array(GapId),
+  }),
+  verdicts: z.array(NamedVerdict).max(16),
+  combined: CombinedVerdict.nullable(),
+  machine: MachineSnapshot,
+  steps: z.array(MachineStep).max(8),
+  rule: z.string().max(64).nullable(),
+});
+export type RoundOutcome = z.infer<typeof RoundOutcome>;
+
+/** What the machine decided on a user decision: the state it left and each step taken. */
+export const DecisionOutcome = z.strictObject({
+  machine: MachineSnapshot,
+  steps: z.array(MachineStep).max(8),
+});
+export type DecisionOutcome = z.infer<typeof DecisionOutcome>;
+
 /** The event bodies: what a caller asks to record, before the log stamps it. */
 export const SessionStarted = z.strictObject({ type: z.literal('session.started'), data: SessionStartedData });
 export const RoundStarted = z.strictObject({ type: z.literal('round.started'), data: RoundData });
@@ -101,6 +163,14 @@ export type BodyOf<T extends EventType> = Extract<EventBody, { type: T }>;
 /** What a caller passes for one type of event, before defaults are filled in. */
 export type BodyInputOf<T extends EventType> = Extract<EventBodyInput, { type: T }>;
 
+/**
+ * Round closes and decisions as they are stored: with the outcome gapflow
+ * decided (a caller never gives one: a request's schema has no such field).
+ * Lines older than version 3 have none; they are upcast when read.
+ */
+const StoredRoundClosed = z.strictObject({ type: z.literal('round.closed'), data: RoundData.extend({ outcome: RoundOutcome.optional() }) });
+const StoredDecisionMade = z.strictObject({ type: z.literal('decision.made'), data: DecisionMadeData.extend({ outcome: DecisionOutcome.optional() }) });
+
 const Envelope = {
   v: z.literal(EVENT_VERSION),
   seq: z.int().min(1),
@@ -115,15 +185,28 @@ const Envelope = {
 export const GapflowEvent = z.discriminatedUnion('type', [
   SessionStarted.extend(Envelope),
   RoundStarted.extend(Envelope),
-  RoundClosed.extend(Envelope),
+  StoredRoundClosed.extend(Envelope),
   GapOpened.extend(Envelope),
   GapMoved.extend(Envelope),
   GapSeverityChanged.extend(Envelope),
-  DecisionMade.extend(Envelope),
+  StoredDecisionMade.extend(Envelope),
   SessionBound.extend(Envelope),
   MetricsRecorded.extend(Envelope),
 ]);
 export type GapflowEvent = z.infer<typeof GapflowEvent>;
+
+type Settled<E> = E extends { type: 'round.closed'; data: infer D }
+  ? Omit<E, 'data'> & { data: D & { outcome: RoundOutcome } }
+  : E extends { type: 'decision.made'; data: infer D }
+    ? Omit<E, 'data'> & { data: D & { outcome: DecisionOutcome } }
+    : E;
+
+/** A stored event whose outcome is known (recorded, or computed once by the upcaster): what the view folds. */
+export type SettledEvent = Settled<GapflowEvent>;
+export type SettledOf<T extends EventType> = Extract<SettledEvent, { type: T }>;
+
+/** What `decide` returns: the events a request records, outcomes included, before the log stamps them. */
+export type Decided = SettledEvent extends infer E ? (E extends unknown ? Omit<E, 'v' | 'seq' | 'id' | 'at'> : never) : never;
 
 export type SessionSettings = z.infer<typeof SessionStartedData>;
 export type DecisionData = z.infer<typeof DecisionMadeData>;

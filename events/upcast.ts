@@ -18,10 +18,12 @@ export function versionProblem(v: unknown): string | null {
 
 /**
  * Brings a stored event of a readable version to the shape this build
- * writes, before the schema judges it. Version 1 differs only by lacking the
- * line checksum, which the log handles; its body is already current.
+ * writes, before the schema judges it. Version 1 lacks the line checksum,
+ * which the log handles; versions 1 and 2 lack the outcome of a round close
+ * or a decision, which needs the session's state to compute, so the core
+ * adds it as it folds (`settle`); their bodies are otherwise current.
  */
 export function upcast(stored: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
-  if (stored.v === 1) return { ...stored, v: 2 };
+  if (stored.v === 1 || stored.v === 2) return { ...stored, v: EVENT_VERSION };
   return stored;
 }

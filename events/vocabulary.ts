@@ -78,3 +78,21 @@ export const PolicyName = z
   .max(32, 'a policy name has at most 32 characters')
   .regex(/^[a-z][a-z0-9_]*$/, 'a policy name is lower-case letters, digits and _');
 export type PolicyName = z.infer<typeof PolicyName>;
+
+/** The states a session can be in (seed 003's "Revised State Machine"); a round close records the one it reached. */
+export const CONVERGENCE_STATES = ['CONVERGING', 'FLAT', 'STALLED', 'DIVERGENCE_WARNING', 'PAUSED', 'COMPLETE'] as const;
+export const ConvergenceState = z.enum(CONVERGENCE_STATES);
+export type ConvergenceState = z.infer<typeof ConvergenceState>;
+
+/** The states a pause can remember and a resume return to. */
+export const ResumableState = z.enum(['CONVERGING', 'FLAT', 'DIVERGENCE_WARNING']);
+export type ResumableState = z.infer<typeof ResumableState>;
+
+/** How a session ended (RULINGS R11, R12); STOPPED: a policy's loop asked to stop (seed 001's manual stop). */
+export const Outcome = z.enum(['CONVERGED', 'MAX_ROUNDS', 'STOPPED', 'GOOD_ENOUGH', 'USER_APPROVED', 'STALL_EXIT', 'ABANDONED']);
+export type Outcome = z.infer<typeof Outcome>;
+
+/** What a policy says of a round (RULINGS R15), and so what the combined verdict of a round can be. */
+export const VERDICTS = ['progress', 'flat', 'diverging', 'converged', 'limit'] as const;
+export const Verdict = z.enum(VERDICTS);
+export type Verdict = z.infer<typeof Verdict>;

@@ -1,28 +1,9 @@
 import { assign, setup } from 'xstate';
+import type { ConvergenceState, Outcome, ResumableState, Verdict } from '../events/index.js';
 
-/** The states a session can be in (seed 003's "Revised State Machine"). */
-export const CONVERGENCE_STATES = [
-  'CONVERGING',
-  'FLAT',
-  'STALLED',
-  'DIVERGENCE_WARNING',
-  'PAUSED',
-  'COMPLETE',
-] as const;
-export type ConvergenceState = (typeof CONVERGENCE_STATES)[number];
-
-/** The states a pause can remember and a resume return to. */
-export type ResumableState = 'CONVERGING' | 'FLAT' | 'DIVERGENCE_WARNING';
-
-/** How a session ended (RULINGS R11, R12); STOPPED: a policy's loop asked to stop (seed 001's manual stop). */
-export type Outcome =
-  | 'CONVERGED'
-  | 'MAX_ROUNDS'
-  | 'STOPPED'
-  | 'GOOD_ENOUGH'
-  | 'USER_APPROVED'
-  | 'STALL_EXIT'
-  | 'ABANDONED';
+// The machine's words are the event vocabulary's: a round close records the state it reached.
+export { CONVERGENCE_STATES, VERDICTS } from '../events/index.js';
+export type { ConvergenceState, Outcome, ResumableState, Verdict } from '../events/index.js';
 
 /** The thresholds a session runs under (seed 003 "Threshold Configuration"). */
 export interface ConvergenceConfig {
@@ -37,10 +18,6 @@ export interface ConvergenceContext extends ConvergenceConfig {
   outcome: Outcome | null;
   pausedFrom: ResumableState | null;
 }
-
-/** What a policy says of a round (RULINGS R15), and so what the combined verdict of a round can be. */
-export const VERDICTS = ['progress', 'flat', 'diverging', 'converged', 'limit'] as const;
-export type Verdict = (typeof VERDICTS)[number];
 
 /** The combined verdict of a round's policies, with the reason code of the policy that decided it. */
 export interface RoundVerdict {

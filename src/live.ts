@@ -1,5 +1,5 @@
 import { createActor, type Actor, type InspectionEvent, type Observer } from 'xstate';
-import type { GapflowEvent } from '../events/index.js';
+import type { SettledEvent } from '../events/index.js';
 import { convergenceMachine, type ConvergenceConfig, type ConvergenceEvent } from '../machines/index.js';
 import { machineEventOf, type MachineView, type SessionView } from './core/index.js';
 
@@ -27,13 +27,16 @@ export interface ActorFrame {
   config: ConvergenceConfig;
   machine: MachineView;
   event: ConvergenceEvent;
+  /** The machine as the log recorded it after the event. */
+  after: MachineView;
 }
 
 /** The frame for `event` given the view just before it; null when the event sends the statechart nothing. */
-export function frameOf(view: SessionView, event: GapflowEvent): ActorFrame | null {
+export function frameOf(view: SessionView, event: SettledEvent): ActorFrame | null {
   const machineEvent = machineEventOf(view, event);
-  if (!machineEvent) return null;
-  return { started: view.settings !== null, config: { ...view.config }, machine: { ...view.machine }, event: machineEvent };
+  if (!machineEvent || (event.type !== 'round.closed' && event.type !== 'decision.made')) return null;
+  const after = { ...event.data.outcome.machine };
+  return { started: view.settings !== null, config: { ...view.config }, machine: { ...view.machine }, event: machineEvent, after };
 }
 
 /**
@@ -76,14 +79,24 @@ export class LiveActor {
   }
 
   /** Sends the actor what `event` sends the statechart; `view` is the view just before the event. */
-  feed(view: SessionView, event: GapflowEvent): void {
+  feed(view: SessionView, event: SettledEvent): void {
     const frame = frameOf(view, event);
     if (frame) this.play(frame);
   }
 
-  /** Sends one frame's event, from the state the frame was taken in. */
+  /**
+   * Sends one frame's event, from the state the frame was taken in. The log
+   * is the truth: if today's machine goes elsewhere than the recorded step
+   * (an old session under newer rules), the actor restarts where the log says.
+   */
   play(frame: ActorFrame): void {
-    this.#from(frame)?.send(frame.event);
+    const actor = this.#from(frame);
+    actor?.send(frame.event);
+    if (actor && actor.getSnapshot().value !== frame.after.state) {
+      this.#actor?.stop();
+      this.#actor = null;
+      this.#from({ ...frame, machine: frame.after });
+    }
   }
 
   stop(): void {

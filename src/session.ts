@@ -4,23 +4,26 @@ import {
   EventId,
   formatIssue,
   type BodyInputOf,
+  type Decided,
   type DecisionKind,
-  type EventBody,
   type EventBodyInput,
   type GapflowEvent,
   type GapState,
   type SessionSettings,
+  type SettledEvent,
   type Severity,
 } from '../events/index.js';
 import {
-  check,
+  auditHistory,
   decide,
   evolveMany,
   fold,
   initialView,
   parseBody,
   Refusal,
+  settle,
   toStateJson,
+  type Finding,
   type HistoryEntry,
   type SessionView,
   type StateJson,
@@ -69,27 +72,30 @@ export type DecisionOptions = Pick<BodyInputOf<'decision.made'>['data'], 'gaps' 
   acceptCritical?: boolean | undefined;
 };
 
+/** What a reader says of an empty log: which holds no session, and both ways out. */
+function emptyLog(where: string): string {
+  return `${where} line 1: the log is empty, so no session lives there: \`gapflow init\` starts one (or \`gapflow repair\` removes the file)`;
+}
+
 /**
- * Rebuilds the view from stored events, checking each against the view
- * before it as if it were appended now, so a hand-edited log that breaks a
- * rule is refused at the line that breaks it.
+ * Rebuilds the view from stored events. History is a fact (RULINGS R19):
+ * the lines were checked when they were read (whole, chained, in schema),
+ * and each event is applied as it was recorded, never judged again by
+ * today's rules (`verify` audits them). `observe` sees each event, settled,
+ * with the view just before it.
  */
 export function replay(
   events: readonly GapflowEvent[],
   where = 'log',
-  observe?: (view: SessionView, event: GapflowEvent) => void,
+  observe?: (view: SessionView, event: SettledEvent) => void,
 ): SessionView {
   if (events.length === 0) {
-    throw new LogError(`${where} line 1: the log is empty, so no session lives there: \`gapflow init\` starts one (or \`gapflow repair\` removes the file)`, 1);
+    throw new LogError(emptyLog(where), 1);
   }
-  return fold(events, (view, event, index) => {
-    try {
-      check(view, event);
-    } catch (error) {
-      if (error instanceof Refusal) throw new LogError(`${where} line ${index + 1}: ${error.message}`, index + 1);
-      throw error;
-    }
-    observe?.(view, event);
+  return fold(events, (view, event) => {
+    const settled = settle(view, event);
+    if (settled) observe?.(view, settled);
+    return settled;
   });
 }
 
@@ -137,7 +143,7 @@ export class Session {
       throw new Refusal(`expected the log to end at seq ${expectSeq}, but there is no log yet (seq 0)`);
     }
     const session = new Session(log, initialView(), options, []);
-    const started = session.#prepare([parseBody({ type: 'session.started', data: settings })], eventId);
+    const started = session.#prepare(decide(session.#view, { type: 'session.started', data: settings }), eventId);
     try {
       log.create(started.events);
     } catch (error) {
@@ -276,7 +282,7 @@ export class Session {
       return 'duplicate';
     }
     refuseMovedOn(expectSeq, this.#view.lastSeq);
-    this.#prepare(decide(this.#view, input));
+    decide(this.#view, input);
     return 'new';
   }
 
@@ -364,20 +370,19 @@ export class Session {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Folds in what other writers appended, checking it as replay does. */
+  /** Folds in what other writers appended, as replay does. */
   #catchUp(fresh: readonly GapflowEvent[]): void {
     if (fresh.length === 0) return;
     const { view } = evolveMany(this.#view, (working, step) => {
       for (const event of fresh) {
-        try {
-          check(working, event);
-        } catch (error) {
-          if (error instanceof Refusal) throw new LogError(`${this.log.location} line ${event.seq}: ${error.message}`);
-          throw error;
-        }
-        this.#live?.feed(working, event);
-        step(event);
+        const settled = settle(working, event);
         this.#byId.set(event.id, event);
+        if (!settled) {
+          working.lastSeq = event.seq;
+          continue;
+        }
+        this.#live?.feed(working, settled);
+        step(settled);
       }
     });
     this.#commit(view);
@@ -389,25 +394,24 @@ export class Session {
    * event: the one of its type (before it may come the round it starts,
    * after it the round a policy's metrics close).
    */
-  #prepare(bodies: readonly EventBody[], eventId?: string): { events: GapflowEvent[]; view: SessionView } {
+  #prepare(bodies: readonly Decided[], eventId?: string): { events: GapflowEvent[]; view: SessionView } {
     const { view, result: events } = evolveMany(this.#view, (working, step) => this.#stamp(bodies, eventId, working, step, []));
     return { events, view };
   }
 
   /** Checks each body against the working view, stamps it as the next event and folds it in; keeps the live actor's frames. */
   #stamp(
-    bodies: readonly EventBody[],
+    bodies: readonly Decided[],
     eventId: string | undefined,
     working: SessionView,
-    step: (event: GapflowEvent) => void,
+    step: (event: SettledEvent) => void,
     frames: ActorFrame[],
-  ): GapflowEvent[] {
-    const events: GapflowEvent[] = [];
+  ): SettledEvent[] {
+    const events: SettledEvent[] = [];
     const own = ownIndex(bodies);
     for (const [index, body] of bodies.entries()) {
-      check(working, body);
       const id = eventId !== undefined && index === own ? eventId : this.#newId();
-      const event = { v: EVENT_VERSION, seq: working.lastSeq + 1, id, at: this.#clock().toISOString(), ...body } as GapflowEvent;
+      const event = { v: EVENT_VERSION, seq: working.lastSeq + 1, id, at: this.#clock().toISOString(), ...body } as SettledEvent;
       if (this.#live) {
         const frame = frameOf(working, event);
         if (frame) frames.push(frame);
@@ -430,7 +434,7 @@ export class Session {
 }
 
 /** Which of the events `decide` made for one request is the request's own: not an automatic round start or close around it. */
-function ownIndex(bodies: readonly EventBody[]): number {
+function ownIndex(bodies: readonly Decided[]): number {
   const own = bodies.findIndex((b, i) => !(i === 0 && b.type === 'round.started' && bodies.length > 1) && !(i > 0 && b.type === 'round.closed'));
   return own === -1 ? bodies.length - 1 : own;
 }
@@ -472,7 +476,7 @@ function sameRequest(original: GapflowEvent, input: EventBodyInput): GapflowEven
  * what it names (the gap, decision, policy or agent). Not the round: a
  * retried `round start` asks for the round after the one it opened.
  */
-function describeRequest(body: EventBody): string {
+function describeRequest(body: { type: string; data: unknown }): string {
   const d = body.data as Record<string, unknown>;
   const names = ['id', 'kind', 'policy', 'agentSession'].filter((k) => typeof d[k] === 'string').map((k) => String(d[k]));
   return [body.type, ...names].join(' ').slice(0, 200);
@@ -487,27 +491,30 @@ export function openFileSession(dir: string, options?: SessionOptions): Session 
   return Session.open(new FileLog(dir), options);
 }
 
-/** What `verifyFileSession` found; `problem` names the first bad line (`line`), or is null. */
+/**
+ * What `verifyFileSession` found: `problem` names the first damaged line
+ * (`line`), or is null; `findings` are where today's rules part ways with
+ * the recorded history (an audit: the log stands as it is).
+ */
 export interface Verification extends Omit<LogInspection, 'message'> {
   problem: string | null;
   line: number | null;
+  findings: Finding[];
 }
 
 /**
  * Checks a session's log without changing it: every line's bytes, JSON,
- * version, seq, schema and checksum chain, then every event against the
- * rules (as replay does). Never throws for a bad line; reports the first.
+ * version, seq, schema and checksum chain (damage: the first bad line), then
+ * an audit of every event under today's rules (findings, which never make
+ * the log unreadable). Never throws for a bad line.
  */
 export function verifyFileSession(dir: string): Verification {
   const { message, ...found } = inspectLog(dir);
-  if (message !== null) return { ...found, problem: message, line: found.fault?.line ?? null };
-  try {
-    replay(found.events, found.location);
-  } catch (error) {
-    if (error instanceof LogError) return { ...found, problem: error.message, line: error.line };
-    throw error;
+  if (message !== null) return { ...found, problem: message, line: found.fault?.line ?? null, findings: [] };
+  if (found.events.length === 0) {
+    return { ...found, problem: emptyLog(found.location), line: 1, findings: [] };
   }
-  return { ...found, problem: null, line: null };
+  return { ...found, problem: null, line: null, findings: auditHistory(found.events).findings };
 }
 
 /** A session held in memory, for embedding. */

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFileSession, MemoryLog, openFileSession, replay, Session, type Session as S } from '../src/index.js';
+import { createFileSession, EVENT_VERSION, MemoryLog, openFileSession, replay, Session, type Session as S } from '../src/index.js';
 
 const repo = join(import.meta.dirname, '..');
 const bin = join(repo, (JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { bin: { gapflow: string } }).bin.gapflow);
@@ -107,7 +107,7 @@ describe('replay', () => {
     lines.forEach((line, index) => {
       const event = JSON.parse(line) as Record<string, unknown>;
       expect(Object.keys(event)).toEqual(['v', 'seq', 'id', 'at', 'type', 'data', 'sum']);
-      expect(event.v).toBe(2);
+      expect(event.v).toBe(EVENT_VERSION);
       expect(event.seq).toBe(index + 1);
       expect(new Date(String(event.at)).toISOString()).toBe(event.at);
     });

@@ -3,16 +3,21 @@ import { verifyFileSession } from '../session.js';
 import { parse } from './args.js';
 import { printJson, sessionDir, type Command } from './common.js';
 
-/** The exit code `verify` gives a log that is not good. */
-class Unverified extends Error {}
+/** What `verify` throws after it has printed its finding: the exit code to give. */
+class Unverified extends Error {
+  constructor(readonly code: number) {
+    super('unverified');
+  }
+}
 
 /**
  * `gapflow verify`: checks every line (bytes, JSON, version, seq, schema,
- * checksum chain) and every event against the rules; changes nothing. Exit 0
- * when good, 1 naming the first bad line.
+ * checksum chain), then audits the history under today's rules; changes
+ * nothing. Exit 0 when the log is whole (audit findings are listed, not
+ * failed on, unless `--strict`: then exit 3), 1 naming the first damaged line.
  */
 export const verify: Command = (argv, io) => {
-  const { values } = parse(argv, {}, []);
+  const { values } = parse(argv, { strict: { type: 'boolean' } }, []);
   const result = verifyFileSession(sessionDir(values.dir, io));
   const last = result.events.at(-1);
   if (values.json) {
@@ -24,25 +29,29 @@ export const verify: Command = (argv, io) => {
       problem: result.problem,
       line: result.line,
       repairable: result.torn,
+      findings: result.findings,
     });
   } else if (result.problem === null) {
     io.stdout(`OK: ${result.location}: ${result.events.length} events, seq 1 to ${last?.seq ?? 0}, checksum chain intact (last ${result.lastSum || 'none'})\n`);
-  } else if (result.problem !== null) {
+    if (result.findings.length > 0) {
+      io.stdout(`Audit under today's rules: ${result.findings.length} finding${result.findings.length === 1 ? '' : 's'} (the history stands as recorded):\n`);
+      for (const f of result.findings) io.stdout(`  line ${f.line}: ${f.type}: ${f.message}\n`);
+    }
+  } else {
     throw new LogError(result.problem);
   }
-  if (result.problem !== null) throw new Unverified();
+  if (result.problem !== null) throw new Unverified(1);
+  if (values.strict && result.findings.length > 0) throw new Unverified(AUDIT_FINDINGS_EXIT);
 };
+
+/** `verify --strict`'s exit code for a whole log whose history today's rules would not all have recorded. */
+const AUDIT_FINDINGS_EXIT = 3;
 
 /** `gapflow repair`: cuts a torn last line (keeping a copy); refuses any other damage untouched. */
 export const repair: Command = (argv, io) => {
   const { values } = parse(argv, {}, []);
   const dir = sessionDir(values.dir, io);
   const report = repairLog(dir);
-  if (report.cut === null) {
-    // Sound lines can still break a rule (a sealed hand edit): that is not a torn tail either.
-    const { problem } = verifyFileSession(dir);
-    if (problem !== null) throw new LogError(`${problem}; repair cuts only a torn last line and this is not one: nothing was changed`);
-  }
   if (values.json) return printJson(io, report);
   if (report.cut === null) return io.stdout(`Nothing to repair: ${report.location} has no torn last line (${report.events} events).\n`);
   if (report.cut.backup === null) return io.stdout(`Removed ${report.location}: ${report.cut.reason}. \`gapflow init\` starts a session there.\n`);
@@ -51,7 +60,7 @@ export const repair: Command = (argv, io) => {
   );
 };
 
-/** True for the error `verify` throws after it has printed its finding. */
-export function isUnverified(error: unknown): boolean {
-  return error instanceof Unverified;
+/** The exit code of the error `verify` throws after it has printed its finding; null for any other error. */
+export function unverifiedCode(error: unknown): number | null {
+  return error instanceof Unverified ? error.code : null;
 }

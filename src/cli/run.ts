@@ -8,7 +8,7 @@ import { HELP } from './help.js';
 import { viz } from './viz-commands.js';
 import { append, hook, next, schema } from './loop-commands.js';
 import { check, policyInitOptions, policyInitSettings, questionsFrontmatterOf, record } from './policy-commands.js';
-import { isUnverified, repair, verify } from './log-commands.js';
+import { repair, unverifiedCode, verify } from './log-commands.js';
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
 
 export type { CliIO } from './common.js';
@@ -319,7 +319,8 @@ export async function runBin(argv: string[], io: CliIO, stop: () => Promise<unkn
 
 /** Reports a failed call as one stderr line and returns its exit code: 2 for usage, 1 for the rest. */
 export function failure(error: unknown, io: CliIO): number {
-  if (isUnverified(error)) return 1;
+  const unverified = unverifiedCode(error);
+  if (unverified !== null) return unverified;
   if (error instanceof UsageError) {
     io.stderr(`gapflow: ${oneLine(error.message)} (gapflow --help lists the commands)\n`);
     return 2;

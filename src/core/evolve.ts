@@ -1,12 +1,10 @@
 import { enableMapSet, freeze, produce } from 'immer';
-import type { EventOf, GapflowEvent, Severity } from '../../events/index.js';
-import type { ConvergenceEvent, RoundClosedEvent } from '../../machines/index.js';
+import type { EventOf, Severity, SettledEvent, SettledOf } from '../../events/index.js';
 import { describeDecision, describeRoundStep } from './explain.js';
 import { closedRounds, unfinishedGaps } from './inventory.js';
 import { CLASS_FACTOR, DEFAULT_CONFIG, moveEffect, resolveConfig, SEVERITIES, SEVERITY_WEIGHT, STATE_CLASS } from './rules.js';
-import { policyNamed, type CombinedVerdict } from '../policies/index.js';
-import { initialPolicies, policiesFor, roundVerdicts } from './policies.js';
-import { stepMachine } from './step.js';
+import { policyNamed } from '../policies/index.js';
+import { initialPolicies, policiesFor } from './policies.js';
 import type { Gap, RoundFigures, SessionView } from './view.js';
 
 enableMapSet();
@@ -33,10 +31,12 @@ export function initialView(): SessionView {
 
 /**
  * Folds one event into the view, returning a new frozen view that shares
- * what did not change. It never refuses: whatever reaches it was checked
- * before it was appended (see decide.ts), and replay checks again.
+ * what did not change. It applies facts: it never refuses and never judges
+ * (a round close and a decision carry what the machine decided; see
+ * judge.ts). An event that names what the view does not know (an unknown
+ * gap, a close with no round open) changes nothing it cannot apply.
  */
-export function evolve(view: SessionView, event: GapflowEvent): SessionView {
+export function evolve(view: SessionView, event: SettledEvent): SessionView {
   return evolveMany(view, (_, step) => step(event)).view;
 }
 
@@ -46,7 +46,7 @@ export function evolve(view: SessionView, event: GapflowEvent): SessionView {
  * batch copies what it changes once, not once per event (a per-event copy of
  * a large gap map made batches quadratic). A throw discards the whole batch.
  */
-export function evolveMany<T>(view: SessionView, recipe: (working: SessionView, step: (event: GapflowEvent) => void) => T): { view: SessionView; result: T } {
+export function evolveMany<T>(view: SessionView, recipe: (working: SessionView, step: (event: SettledEvent) => void) => T): { view: SessionView; result: T } {
   let result!: T;
   const next = produce(view, (draft) => {
     const working = draft as SessionView;
@@ -56,22 +56,25 @@ export function evolveMany<T>(view: SessionView, recipe: (working: SessionView, 
 }
 
 /**
- * Replays a whole log as a plain mutable fold (one immutable copy per event
- * would make replay quadratic), checking each event against the view before
- * it with `guard`; the result is frozen like any other view.
+ * Folds a whole history as a plain mutable fold (one immutable copy per
+ * event would make replay quadratic): `settle` hands each event with its
+ * outcome (or null: an old line that cannot be judged, folded as nothing but
+ * its seq), seeing the view just before it; the result is frozen like any
+ * other view.
  */
-export function fold(events: Iterable<GapflowEvent>, guard: (view: SessionView, event: GapflowEvent, index: number) => void): SessionView {
+export function fold<E extends { seq: number }>(events: Iterable<E>, settle: (view: SessionView, event: E, index: number) => SettledEvent | null): SessionView {
   const view = initialView();
   let index = 0;
   for (const event of events) {
-    guard(view, event, index++);
-    apply(view, event);
+    const settled = settle(view, event, index++);
+    if (settled) apply(view, settled);
+    else view.lastSeq = event.seq;
   }
   return freeze(view, true);
 }
 
 /** Mutates `view` by one event: called on an immer draft, or on the private working copy of `fold`. */
-function apply(view: SessionView, event: GapflowEvent): void {
+function apply(view: SessionView, event: SettledEvent): void {
   view.lastSeq = event.seq;
   switch (event.type) {
     case 'session.started':
@@ -84,7 +87,7 @@ function apply(view: SessionView, event: GapflowEvent): void {
     case 'round.started':
       return startRound(view, event);
     case 'round.closed':
-      return closeRound(view);
+      return closeRound(view, event);
     case 'gap.opened':
       return openGap(view, event);
     case 'gap.moved':
@@ -134,12 +137,17 @@ function startRound(view: SessionView, event: EventOf<'round.started'>): void {
   view.roundOpen = true;
 }
 
-/** Keeps one policy's metrics as its schema reads them (defaults filled in), so verdicts never see raw input. */
+/**
+ * Keeps one policy's metrics as its schema reads them (defaults filled in),
+ * so verdicts never see raw input; metrics today's schema cannot read (an
+ * old line) are left out, and `verify` names them.
+ */
 function recordMetrics(view: SessionView, event: EventOf<'metrics.recorded'>): void {
   const policy = policyNamed(event.data.policy);
   const records = view.policies.records.get(event.data.policy);
-  if (!policy || !records) return;
-  records.push({ round: event.data.round ?? view.rounds.length, metrics: policy.metrics.parse(event.data.metrics) });
+  const parsed = policy?.metrics.safeParse(event.data.metrics);
+  if (!records || !parsed?.success) return;
+  records.push({ round: event.data.round ?? view.rounds.length, metrics: parsed.data });
 }
 
 /** The open round, or null for a baseline event (before round 1). */
@@ -237,95 +245,35 @@ function changeSeverity(view: SessionView, event: EventOf<'gap.severity_changed'
   }
 }
 
-/** The open round's figures as they stand at its close (the open counts now, both nets). */
-function closingFigures(view: SessionView, round: RoundFigures): RoundFigures {
-  return {
-    ...round,
-    openEnd: view.open.count,
-    weightedOpenEnd: view.open.weighted,
-    unweightedNet: round.resolved - round.new,
-    weightedNet: round.weightedResolved - round.weightedNew,
-  };
-}
-
-/** What the statechart hears when a round closes: only figures derived from events, and the policies' combined verdict. */
-function roundClosedEvent(closing: RoundFigures, combined: CombinedVerdict | null): RoundClosedEvent {
-  return {
-    type: 'ROUND_CLOSED',
-    round: closing.round,
-    weightedNet: closing.weightedNet,
-    openCount: closing.openEnd ?? 0,
-    criticalIntroduced: closing.criticalIntroduced.length > 0,
-    ...(combined ? { verdict: { verdict: combined.verdict, reason: combined.reason } } : {}),
-  };
-}
-
-/**
- * The statechart event a stored event sends, given the view just before it;
- * null for the events the projection folds on its own (gap events, metrics,
- * round starts). A live actor fed these agrees with the view at every step.
- */
-export function machineEventOf(view: SessionView, event: GapflowEvent): ConvergenceEvent | null {
-  if (event.type === 'decision.made') return decisionEvent(view, event.data.kind);
+/** Applies what the machine decided when the round closed: the recorded figures, verdicts and steps. */
+function closeRound(view: SessionView, event: SettledOf<'round.closed'>): void {
   const round = view.rounds.at(-1);
-  if (event.type !== 'round.closed' || !round) return null;
-  const closing = closingFigures(view, round);
-  return roundClosedEvent(closing, roundVerdicts(view, closing, view.config).combined);
-}
-
-function closeRound(view: SessionView): void {
-  const round = view.rounds.at(-1);
-  if (!round) return;
-  Object.assign(round, closingFigures(view, round));
+  if (!round || !view.roundOpen) return;
+  const { figures, verdicts, combined, machine, steps, rule } = event.data.outcome;
+  Object.assign(round, {
+    ...figures,
+    criticalIntroduced: [...figures.criticalIntroduced],
+    unweightedNet: figures.resolved - figures.new,
+    weightedNet: figures.weightedResolved - figures.weightedNew,
+    verdicts,
+    combined,
+    state: machine.state,
+    // R4: no flat count for a round that ended in a warning; none either for the one that ended the session.
+    flatCount: machine.state !== 'DIVERGENCE_WARNING' && machine.state !== 'COMPLETE' ? machine.flatCount : null,
+  });
   view.roundOpen = false;
-  const { verdicts, combined } = roundVerdicts(view, round, view.config);
-  round.verdicts = verdicts;
-  round.combined = combined;
-  const result = stepMachine(view.machine, view.config, roundClosedEvent(round, combined));
-  view.machine = result.machine;
-  round.state = result.machine.state;
-  // R4: no flat count for a round that ended in a warning; none either for the one that ended the session.
-  const counting = result.machine.state !== 'DIVERGENCE_WARNING' && result.machine.state !== 'COMPLETE';
-  round.flatCount = counting ? result.machine.flatCount : null;
-  const steps = result.steps.length > 0 ? result.steps : [{ from: round.state, to: round.state, rule: result.rule }];
-  for (const step of steps) {
-    const reason = describeRoundStep(step, round, view.config, result.machine, combined);
+  const from = view.machine.state;
+  view.machine = { ...machine };
+  for (const step of steps.length > 0 ? steps : [{ from, to: from, rule }]) {
+    const reason = describeRoundStep(step, round, view.config, machine, combined);
     view.history.push({ round: round.round, from: step.from, to: step.to, reason, rule: step.rule, cause: 'round', duringRound: false });
   }
 }
 
-/** R11: CRITICAL and HIGH gaps not closed (deferral does not make them safe to approve over). */
-export function severeUnfinished(view: SessionView): string[] {
-  return unfinishedGaps(view.gaps.values())
-    .filter((g) => g.severity === 'CRITICAL' || g.severity === 'HIGH')
-    .map((g) => g.id);
-}
-
-const DECISION_EVENT: Record<EventOf<'decision.made'>['data']['kind'], ConvergenceEvent['type']> = {
-  narrow_scope: 'NARROW_SCOPE',
-  accept_complexity: 'ACCEPT_COMPLEXITY',
-  prioritize_critical: 'PRIORITIZE_CRITICAL',
-  pause: 'PAUSE',
-  resume: 'RESUME',
-  force_complete: 'FORCE_COMPLETE',
-  abandon: 'ABANDON',
-  approve: 'APPROVE',
-};
-
-/** The statechart event a decision sends, with what the view knows that its guards need. */
-export function decisionEvent(view: SessionView, kind: EventOf<'decision.made'>['data']['kind']): ConvergenceEvent {
-  const type = DECISION_EVENT[kind];
-  if (type === 'APPROVE') {
-    return { type, openCriticalOrHigh: severeUnfinished(view).length };
-  }
-  return { type } as ConvergenceEvent;
-}
-
-function applyDecision(view: SessionView, event: EventOf<'decision.made'>): void {
-  const { kind } = event.data;
+function applyDecision(view: SessionView, event: SettledOf<'decision.made'>): void {
+  const { kind, outcome } = event.data;
   const gaps = event.data.gaps ?? [];
   const afterRound = closedRounds(view).length;
-  const machineEvent = decisionEvent(view, kind);
   if (kind === 'narrow_scope') {
     for (const id of gaps) {
       const gap = view.gaps.get(id);
@@ -346,11 +294,10 @@ function applyDecision(view: SessionView, event: EventOf<'decision.made'>): void
     rationale: event.data.rationale ?? null,
     acknowledgment: event.data.acknowledgment ?? null,
   });
-  const result = stepMachine(view.machine, view.config, machineEvent);
-  view.machine = result.machine;
+  view.machine = { ...outcome.machine };
   const figures = { openCount: view.open.count, weightedOpen: view.open.weighted };
-  const reason = describeDecision(event.data, result.machine, figures);
-  for (const step of result.steps) {
+  const reason = describeDecision(event.data, outcome.machine, figures);
+  for (const step of outcome.steps) {
     view.history.push({ round: afterRound, from: step.from, to: step.to, reason, rule: null, cause: 'decision', duringRound: view.roundOpen });
   }
 }

@@ -1,5 +1,8 @@
-export { check, decide, parseBody } from './decide.js';
-export { evolve, evolveMany, fold, initialView, machineEventOf, severeUnfinished } from './evolve.js';
+export { decide, parseBody } from './decide.js';
+export { evolve, evolveMany, fold, initialView } from './evolve.js';
+export { judgeDecision, judgeRoundClose, machineEventOf, severeUnfinished } from './judge.js';
+export { settle } from './settle.js';
+export { auditHistory, type Finding } from './audit.js';
 export { closedRounds, isOpen, openCount, unfinishedGaps } from './inventory.js';
 export { nextStep, type NextAction } from './next.js';
 export { formatCount, signed } from './numbers.js';

@@ -22,12 +22,17 @@ export function initialPolicies(): PolicyView {
   return { enabled: [GAPS], completeWhen: 'all', settings: new Map(), records: new Map() };
 }
 
-/** The view's policies once session.started is known (its settings were checked by `checkPolicySettings`). */
+/**
+ * The view's policies once session.started is known. Settings were judged
+ * when the session was decided; an old line's settings that today's schema
+ * cannot read fall back to the policy's defaults (and `verify` names them).
+ */
 export function policiesFor(settings: SessionSettings): PolicyView {
   const enabled = enabledPolicies(settings);
   const view: PolicyView = { enabled, completeWhen: settings.completeWhen ?? 'all', settings: new Map(), records: new Map() };
   for (const policy of metricPoliciesOf(enabled)) {
-    view.settings.set(policy.name, policy.settings.parse(settings.policySettings?.[policy.name] ?? {}));
+    const parsed = policy.settings.safeParse(settings.policySettings?.[policy.name] ?? {});
+    view.settings.set(policy.name, parsed.success ? parsed.data : policy.settings.parse({}));
     view.records.set(policy.name, []);
   }
   return view;

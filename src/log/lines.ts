@@ -196,7 +196,7 @@ function checkLine(line: string, before: ChainPoint): Checked {
     const seq = JSON.stringify(stored.seq)?.slice(0, 20) ?? 'no seq';
     return { fault: `seq ${seq} where ${expectedSeq} was expected (a line was dropped, repeated or moved)`, sealed, readable: true };
   }
-  if (stored.v !== 1 && !hasSum) return { fault: 'no checksum ("sum"): every version 2 line carries one', sealed: false, readable: true };
+  if (stored.v !== 1 && !hasSum) return { fault: 'no checksum ("sum"): every line since version 2 carries one', sealed: false, readable: true };
   if (stored.v === 1 && hasSum) return { fault: 'a version 1 line with a checksum (version 1 lines have none)', sealed: false, readable: true };
   const { sum: _sum, ...unsealed } = stored;
   const parsed = GapflowEvent.safeParse(upcast(unsealed));

@@ -33,16 +33,24 @@ describe('gapflow verify', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ ok: false, events: 3, lastSeq: 3, line: 4, repairable: true });
   });
 
-  it('a log that breaks a rule (sealed, but a move the gap cannot make) is named too', () => {
+  it('a whole log that breaks a rule (sealed, but a move the gap cannot make) opens as recorded; verify lists it as an audit finding', () => {
     atBaseline(box);
     box.ok('gap', 'move', 'GAP-H1', 'IN_PROGRESS');
     const lines = box.logLines();
-    // Hand edit of the last line, sealed again so only the rule is wrong: the chain cannot tell, replay can.
+    // Hand edit of the last line, sealed again so only the rule is wrong: the chain cannot tell, the audit can.
     const previous = /"sum":"([0-9a-f]{16})"\}$/.exec(lines[2]!)![1]!;
     const edited = sealLine(lines[3]!.replace('IN_PROGRESS', 'ACCEPTED').replace(/,"sum":"[0-9a-f]{16}"\}$/, '}'), previous).line;
     box.writeLog(`${lines.slice(0, 3).join('\n')}\n${edited}`);
-    expectRefused(box, ['verify'], [/line 4: .*GAP-H1/]);
-    expectRefused(box, ['repair'], [/not one: nothing was changed/]);
+    const result = box.ok('verify');
+    expect(result.stdout).toMatch(/^OK: .*4 events/);
+    expect(result.stdout).toContain("Audit under today's rules: 1 finding (the history stands as recorded):\n");
+    expect(result.stdout).toMatch(/ {2}line 4: gap\.moved: today's rules refuse it: gap\.moved GAP-H1: gap GAP-H1 is OPEN; moves allowed from OPEN: /);
+    const strict = box.gf('verify', '--strict');
+    expect([strict.code, strict.stderr]).toEqual([3, '']);
+    const json = JSON.parse(box.gf('verify', '--json').stdout) as { ok: boolean; line: number | null; findings: { line: number; kind: string }[] };
+    expect(json).toMatchObject({ ok: true, line: null, findings: [{ line: 4, type: 'gap.moved', kind: 'refused' }] });
+    expect(box.ok('state', '--json').stdout).toContain('"ACCEPTED"');
+    expect(box.ok('repair').stdout).toMatch(/^Nothing to repair/);
   });
 });
 

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EVENT_VERSION } from '../../src/index.js';
 import {
   atBaseline,
   completeAfterRoundOne,
@@ -464,7 +465,7 @@ describe('a malformed log: every command exits 1 naming the line', () => {
   }
   const joined = resealed;
   const event = (seq: number, type: string, data: Record<string, unknown>) =>
-    JSON.stringify({ v: 2, seq, id: `hand-${seq}`, at: '2026-01-12T10:00:00.000Z', type, data });
+    JSON.stringify({ v: EVENT_VERSION, seq, id: `hand-${seq}`, at: '2026-01-12T10:00:00.000Z', type, data });
 
   const corruptions: { name: string; line: number; mentions: RegExp[]; corrupt: (lines: string[]) => string }[] = [
     {
@@ -495,7 +496,7 @@ describe('a malformed log: every command exits 1 naming the line', () => {
       name: 'an event version this gapflow does not read',
       line: 2,
       mentions: [/version/i],
-      corrupt: (l) => joined(l.map((line, i) => (i === 1 ? line.replace('"v":2', '"v":3') : line))),
+      corrupt: (l) => joined(l.map((line, i) => (i === 1 ? line.replace(`"v":${EVENT_VERSION}`, `"v":${EVENT_VERSION + 1}`) : line))),
     },
     {
       name: 'a seq gap (line 3 deleted)',
@@ -508,24 +509,6 @@ describe('a malformed log: every command exits 1 naming the line', () => {
       line: 4,
       mentions: [/seq/i],
       corrupt: (l) => joined(l.map((line, i) => (i === 3 ? line.replace('"seq":4', '"seq":3') : line))),
-    },
-    {
-      name: 'a hand-edited gap.moved to a state the gap cannot reach (OPEN -> ACCEPTED)',
-      line: 5,
-      mentions: [word('GAP-H1'), word('OPEN')],
-      corrupt: (l) => joined(l.map((line, i) => (i === 4 ? line.replace('"to":"IN_PROGRESS"', '"to":"ACCEPTED"') : line))),
-    },
-    {
-      name: 'a hand-added gap.opened for an id that exists',
-      line: 6,
-      mentions: [word('GAP-L1')],
-      corrupt: (l) => joined([...l, event(6, 'gap.opened', { id: 'GAP-L1', severity: 'HIGH', title: '', blocking: true })]),
-    },
-    {
-      name: 'a hand-added round.closed for a round that is not open',
-      line: 7,
-      mentions: [/round/i],
-      corrupt: (l) => joined([...l, event(6, 'round.closed', { round: 1 }), event(7, 'round.closed', { round: 1 })]),
     },
     {
       name: 'a last line with no newline (a torn write)',
@@ -564,6 +547,52 @@ describe('a malformed log: every command exits 1 naming the line', () => {
     it('status --write writes no status.md', () => {
       expectRefused(box, ['status', '--write'], [new RegExp(`line ${line}\\b`)]);
       expect(existsSync(box.statusPath)).toBe(false);
+    });
+  });
+
+  /*
+   * Sealed lines that break today's rules are history, not damage (RULINGS
+   * R19): the log opens as it was recorded, and `verify` names each line
+   * today's rules would refuse, without failing.
+   */
+  const ruleBreaks: { name: string; line: number; mentions: RegExp[]; corrupt: (lines: string[]) => string }[] = [
+    {
+      name: 'a hand-edited gap.moved to a state the gap cannot reach (OPEN -> ACCEPTED)',
+      line: 5,
+      mentions: [word('GAP-H1'), word('OPEN')],
+      corrupt: (l) => joined(l.map((line, i) => (i === 4 ? line.replace('"to":"IN_PROGRESS"', '"to":"ACCEPTED"') : line))),
+    },
+    {
+      name: 'a hand-added gap.opened for an id that exists',
+      line: 6,
+      mentions: [word('GAP-L1'), /already exists/],
+      corrupt: (l) => joined([...l, event(6, 'gap.opened', { id: 'GAP-L1', severity: 'HIGH', title: '', blocking: true })]),
+    },
+    {
+      name: 'a hand-added round.closed for a round that is not open',
+      line: 7,
+      mentions: [/no round is open/],
+      corrupt: (l) => joined([...l, event(6, 'round.closed', { round: 1 }), event(7, 'round.closed', { round: 1 })]),
+    },
+  ];
+
+  describe.each(ruleBreaks)('$name', ({ line, mentions, corrupt }) => {
+    beforeEach(() => {
+      box.writeLog(corrupt(buildLog()));
+    });
+
+    it.each(commands.filter(([name]) => !['gap', 'round', 'decide', 'summary'].includes(name!)))('`%s %s` reads the log as recorded (exit 0)', (...argv) => {
+      const result = box.gf(...argv);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+    });
+
+    it(`verify exits 0 and names line ${line} as a finding; --strict exits 3`, () => {
+      const result = box.ok('verify');
+      const finding = result.stdout.split('\n').find((text) => text.startsWith(`  line ${line}: `));
+      expect(finding, result.stdout).toBeDefined();
+      for (const mention of mentions) expect(finding).toMatch(mention);
+      expect(box.gf('verify', '--strict').code).toBe(3);
     });
   });
 

@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFileSession, FileLog, LogError, MemoryLog, openFileSession, Session } from '../../src/index.js';
+import { createFileSession, EVENT_VERSION, FileLog, LogError, MemoryLog, openFileSession, Session } from '../../src/index.js';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -52,8 +52,11 @@ describe('FileLog', () => {
     const dir = tempDir();
     createFileSession(dir);
     const path = join(dir, 'events.jsonl');
-    writeFileSync(path, readFileSync(path, 'utf8').replace('"v":2', '"v":3'));
-    expect(() => openFileSession(dir)).toThrow(/line 1: event version 3 was written by a newer gapflow; this one reads versions 1 to 2: install a gapflow that reads version 3/);
+    writeFileSync(path, readFileSync(path, 'utf8').replace(`"v":${EVENT_VERSION}`, `"v":${EVENT_VERSION + 1}`));
+    const newer = EVENT_VERSION + 1;
+    expect(() => openFileSession(dir)).toThrow(
+      new RegExp(`line 1: event version ${newer} was written by a newer gapflow; this one reads versions 1 to ${EVENT_VERSION}: install a gapflow that reads version ${newer}`),
+    );
   });
 
   it('creating a session where one exists is refused', () => {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createFileSession,
+  EVENT_VERSION,
   createMemorySession,
   FileLog,
   LogError,
@@ -185,7 +186,7 @@ describe('schema evolution', () => {
     const now = createMemorySession();
     sameRequests(now);
     expect(old.state()).toEqual(now.state());
-    expect(old.log.read().every((event) => event.v === 2)).toBe(true);
+    expect(old.log.read().every((event) => event.v === EVENT_VERSION)).toBe(true);
     expect(verifyFileSession(dir).problem).toBeNull();
   });
 
@@ -196,9 +197,9 @@ describe('schema evolution', () => {
     openFileSession(dir).decide('resume');
     openFileSession(dir).openGap('GAP-4', 'LOW');
     const lines = readFileSync(path, 'utf8').split('\n').slice(0, -1);
-    expect(lines.slice(-2).every((line) => line.startsWith('{"v":2,') && /"sum":"[0-9a-f]{16}"\}$/.test(line))).toBe(true);
+    expect(lines.slice(-2).every((line) => line.startsWith(`{"v":${EVENT_VERSION},`) && /"sum":"[0-9a-f]{16}"\}$/.test(line))).toBe(true);
     expect(verifyFileSession(dir).problem).toBeNull();
-    const oldStyle = lines[12]!.replace('{"v":2,', '{"v":1,').replace(/,"sum":"[0-9a-f]{16}"\}$/, '}');
+    const oldStyle = lines[12]!.replace(`{"v":${EVENT_VERSION},`, '{"v":1,').replace(/,"sum":"[0-9a-f]{16}"\}$/, '}');
     writeFileSync(path, joined([...lines.slice(0, 12), oldStyle, lines[12]!]));
     expect(verifyFileSession(dir).problem).toMatch(/line 13: a version 1 line \(no checksum\) after checksummed lines/);
   });

@@ -163,7 +163,7 @@ describe('whole-file writes reach the disk', () => {
 });
 
 describe('verify --json always names the line', () => {
-  it('a sealed line that breaks a rule: line is its number, as the message says', () => {
+  it('a sealed line that breaks a rule: the audit finding names line 4, as its message does', () => {
     atBaseline(box);
     box.ok('gap', 'move', 'GAP-H1', 'IN_PROGRESS');
     const lines = box.logLines();
@@ -171,10 +171,10 @@ describe('verify --json always names the line', () => {
     const edited = sealLine(lines[3]!.replace('IN_PROGRESS', 'ACCEPTED').replace(/,"sum":"[0-9a-f]{16}"\}$/, '}'), previous).line;
     box.writeLog(`${lines.slice(0, 3).join('\n')}\n${edited}`);
     const result = box.gf('verify', '--json');
-    expect(result.code).toBe(1);
-    const report = JSON.parse(result.stdout) as { ok: boolean; line: number | null; problem: string };
-    expect(report.problem).toMatch(/line 4: /);
-    expect(report).toMatchObject({ ok: false, line: 4 });
+    const report = JSON.parse(result.stdout) as { findings: { line: number; message: string }[] };
+    expect(report.findings).toHaveLength(1);
+    expect(report.findings[0]!.line).toBe(4);
+    expect(report.findings[0]!.message).toMatch(/GAP-H1 is OPEN/);
   });
 
   it('an empty log: line 1', () => {

@@ -10,6 +10,7 @@ import {
   FileLog,
   fold,
   machineEventOf,
+  settle,
   openFileSession,
   type ConvergenceConfig,
   type ConvergenceEvent,
@@ -473,10 +474,12 @@ function play(path: PathCase): void {
   // Coverage is what the session really sent the statechart, event by event.
   const events = live.log.read();
   fold(events, (view, event) => {
-    const machineEvent = machineEventOf(view, event);
-    if (!machineEvent) return;
+    const settled = settle(view, event);
+    const machineEvent = settled && machineEventOf(view, settled);
+    if (!machineEvent) return settled;
     const { state, flatCount, outcome, pausedFrom } = view.machine;
     noteCoverage(convergenceMachine.resolveState({ value: state, context: { ...view.config, flatCount, outcome, pausedFrom } }), machineEvent);
+    return settled;
   });
 
   // The same events as a JSONL log, replayed as `gapflow replay` reads it.

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseLines, replay, toStateJson } from '../../src/index.js';
+import { parseLines, replay, toStateJson, type StateJson } from '../../src/index.js';
 import { Sandbox, expectOneLineError, expectRefused, resealed } from '../cli/helpers.js';
 
 describe('a mixed session (gaps + quality), end to end through the CLI', () => {
@@ -77,25 +77,35 @@ describe('a mixed session (gaps + quality), end to end through the CLI', () => {
     expect(box.stateJson()).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED', openGapCount: 1, completeWhen: 'any' });
   });
 
-  it('replay refuses a hand-edited log whose metrics break the policy schema, at its line', () => {
+  /** A sealed hand edit of the first metrics line: the log opens as recorded (R19), and `verify` names the line. */
+  function editedMetrics(edit: (line: string) => string): { at: number; before: StateJson } {
     box = new Sandbox();
     play();
+    const before = box.stateJson();
     const lines = box.logLines();
     const at = lines.findIndex((l) => l.includes('"metrics.recorded"'));
-    lines[at] = lines[at]!.replace('"score":70', '"score":170');
+    lines[at] = edit(lines[at]!);
     box.writeLog(resealed(lines));
-    const result = box.gf('state');
-    expectOneLineError(result, 1, [`line ${at + 1}`, 'metrics.score']);
+    return { at: at + 1, before };
+  }
+
+  it('a hand-edited log whose metrics break the policy schema opens as recorded; verify names the line as an audit finding', () => {
+    const { at, before } = editedMetrics((line) => line.replace('"score":70', '"score":170'));
+    const after = box.stateJson();
+    expect(after.state).toBe(before.state);
+    expect(after.rounds.map((r) => [r.round, r.state, r.flatCount])).toEqual(before.rounds.map((r) => [r.round, r.state, r.flatCount]));
+    const verified = box.ok('verify');
+    expect(verified.stdout).toMatch(new RegExp(`line ${at}: metrics.recorded: today's rules refuse it: .*metrics\\.score`));
+    const strict = box.gf('verify', '--strict');
+    expect(strict.code).toBe(3);
+    expect(strict.stdout).toBe(verified.stdout);
+    expect(strict.stderr).toBe('');
   });
 
-  it('replay refuses metrics of a policy the session did not enable', () => {
-    box = new Sandbox();
-    play();
-    const lines = box.logLines();
-    const at = lines.findIndex((l) => l.includes('"metrics.recorded"'));
-    lines[at] = lines[at]!.replace('"policy":"quality"', '"policy":"atoms"');
-    box.writeLog(resealed(lines));
-    expectOneLineError(box.gf('state'), 1, [`line ${at + 1}`, 'atoms is not enabled']);
+  it('metrics of a policy the session did not enable open as recorded; verify names them', () => {
+    const { at } = editedMetrics((line) => line.replace('"policy":"quality"', '"policy":"atoms"'));
+    box.ok('state');
+    expect(box.ok('verify').stdout).toMatch(new RegExp(`line ${at}: metrics.recorded: today's rules refuse it: .*atoms is not enabled`));
   });
 
   it('a gaps-only session shows the gap verdict per round in state --json and no policy section in status.md', () => {

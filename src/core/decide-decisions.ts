@@ -1,0 +1,95 @@
+import type { BodyOf, Decided } from '../../events/index.js';
+import { isOpen } from './inventory.js';
+import { decisionEvent, judgeDecision, severeUnfinished } from './judge.js';
+import { refuser, type Refuse } from './refuse.js';
+import { machineAccepts } from './step.js';
+import type { SessionView } from './view.js';
+
+type DecisionBody = BodyOf<'decision.made'>;
+type Kind = DecisionBody['data']['kind'];
+
+const KIND_WORD: Record<Kind, string> = {
+  narrow_scope: 'narrow scope',
+  accept_complexity: 'accept complexity',
+  prioritize_critical: 'prioritize critical',
+  pause: 'pause',
+  resume: 'resume',
+  force_complete: 'force complete',
+  abandon: 'abandon',
+  approve: 'approve',
+};
+
+/**
+ * A user decision (R11): completed with what the view knows (the CRITICAL
+ * gaps to focus on, the severe gaps an approval accepts), judged, and
+ * recorded with the machine's steps.
+ */
+export function decideDecision(view: SessionView, body: DecisionBody): Decided[] {
+  const completed = complete(view, body);
+  checkDecision(view, completed, refuser(completed));
+  return [{ type: 'decision.made', data: { ...completed.data, outcome: judgeDecision(view, completed.data.kind) } }];
+}
+
+function complete(view: SessionView, body: DecisionBody): DecisionBody {
+  const { kind } = body.data;
+  if (kind === 'prioritize_critical' && !body.data.gaps?.length) {
+    const critical = [...view.gaps.values()].filter((g) => g.severity === 'CRITICAL' && isOpen(g)).map((g) => g.id);
+    return { type: body.type, data: { ...body.data, gaps: critical } };
+  }
+  if (kind === 'approve' && body.data.gaps === undefined) {
+    const severe = severeUnfinished(view);
+    return severe.length > 0 ? { type: body.type, data: { ...body.data, gaps: severe } } : body;
+  }
+  return body;
+}
+
+function checkDecision(view: SessionView, body: DecisionBody, refuse: Refuse): void {
+  const { kind, gaps = [] } = body.data;
+  const word = KIND_WORD[kind];
+  // Pause (and so resume) may interrupt a round; every other decision is made between rounds (R8),
+  // so a round's work is always counted before the session moves on or ends.
+  if (view.roundOpen && kind !== 'pause' && kind !== 'resume') {
+    refuse(`round ${view.rounds.length} is open; decisions are made between rounds (close it first)`, 'close_round');
+  }
+  if (body.data.acknowledgment !== undefined && kind !== 'approve') refuse('an acknowledgment goes only with approve');
+  if (!machineAccepts(view.machine, view.config, decisionEvent(view, kind))) {
+    const possible = (Object.keys(KIND_WORD) as Kind[])
+      .filter((k) => machineAccepts(view.machine, view.config, decisionEvent(view, k)))
+      .map((k) => KIND_WORD[k]);
+    refuse(`${word} is not possible in ${view.machine.state}; possible now: ${possible.join(', ') || 'none'}`);
+  }
+  const needsGaps = kind === 'narrow_scope' || kind === 'prioritize_critical';
+  if (!needsGaps && kind !== 'approve' && gaps.length > 0) refuse(`${word} takes no gaps`);
+  if (new Set(gaps).size !== gaps.length) refuse('a gap is named twice');
+  for (const id of gaps) {
+    const gap = view.gaps.get(id) ?? refuse(`unknown gap ${id}`);
+    if (kind === 'narrow_scope' && !isOpen(gap)) refuse(`gap ${id} is ${gap.state}; only open gaps can be deferred`);
+    if (kind === 'prioritize_critical' && (gap.severity !== 'CRITICAL' || !isOpen(gap))) {
+      refuse(`gap ${id} is ${gap.severity}, ${gap.state}; only open CRITICAL gaps can be prioritized`);
+    }
+  }
+  if (kind === 'narrow_scope' && gaps.length === 0) refuse('name the gaps to defer', 'name_gaps');
+  if (kind === 'prioritize_critical' && gaps.length === 0) refuse('no CRITICAL gap is open');
+  if (kind === 'approve') checkApproval(view, body, refuse);
+}
+
+/**
+ * R11: approving over CRITICAL gaps needs the risk acknowledged, over HIGH
+ * gaps a rationale. A deferred gap is not closed, so it counts here. The
+ * event records the gaps it accepted; a caller cannot name others.
+ */
+function checkApproval(view: SessionView, body: DecisionBody, refuse: Refuse): void {
+  const severe = severeUnfinished(view);
+  const critical = severe.filter((id) => view.gaps.get(id)?.severity === 'CRITICAL');
+  const high = severe.filter((id) => view.gaps.get(id)?.severity === 'HIGH');
+  if (critical.length > 0 && body.data.acknowledgment !== 'critical_risk') {
+    refuse(`CRITICAL gaps are not closed (${critical.join(', ')}); approving needs an explicit acknowledgment of that risk`, 'acknowledge_risk');
+  }
+  if (high.length > 0 && !body.data.rationale?.trim()) {
+    refuse(`HIGH gaps are not closed (${high.join(', ')}); approving needs a rationale`, 'give_rationale');
+  }
+  const recorded = body.data.gaps ?? [];
+  if (recorded.length !== severe.length || recorded.some((id, i) => id !== severe[i])) {
+    refuse(`approve records the CRITICAL and HIGH gaps it accepts itself (${severe.join(', ') || 'none'}); do not name gaps`);
+  }
+}

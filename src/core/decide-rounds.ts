@@ -1,0 +1,87 @@
+import { EVENT_VERSION, formatIssue, type BodyOf, type Decided, type SettledEvent } from '../../events/index.js';
+import { GAPS, POLICY_NAMES, policyNamed } from '../policies/index.js';
+import { evolveMany } from './evolve.js';
+import { judgeRoundClose } from './judge.js';
+import { gapsEnabled, missingMetrics } from './policies.js';
+import { refuser, refuseRoundStart, whyNoRoundCanStart, type Refuse } from './refuse.js';
+import type { SessionView } from './view.js';
+
+/** R8: the next round starts explicitly, only where one can. */
+export function decideRoundStart(view: SessionView, body: BodyOf<'round.started'>): Decided[] {
+  const refuse = refuser(body);
+  refuseRoundStart(view, refuse);
+  const expected = view.rounds.length + 1;
+  if (body.data.round !== expected) refuse(`the next round is ${expected}, not ${body.data.round}`);
+  return [body];
+}
+
+/** Closing the open round, once every enabled policy has recorded for it; the machine judges it here (R19). */
+export function decideRoundClose(view: SessionView, body: BodyOf<'round.closed'>): Decided[] {
+  const refuse = refuser(body);
+  if (!view.roundOpen) refuse('no round is open; start one first', 'start_round');
+  if (view.machine.state === 'PAUSED') refuse('the session is PAUSED; resume it first', 'resume');
+  if (body.data.round !== view.rounds.length) refuse(`the open round is ${view.rounds.length}, not ${body.data.round}`);
+  const missing = missingMetrics(view, body.data.round);
+  if (missing.length > 0) {
+    refuse(`round ${body.data.round} has no ${missing.join(' or ')} metrics yet; every enabled policy records before the round closes`, 'record_metrics');
+  }
+  return [{ type: 'round.closed', data: { round: body.data.round, outcome: judgeRoundClose(view)! } }];
+}
+
+/**
+ * Metrics belong to a round: with none open, they start the next one (as a
+ * gap event does under R8). In a session without the gap policy, the round
+ * closes itself once every enabled policy has recorded for it, so one
+ * `record` per iteration is the whole loop. The payload is stored as the
+ * policy's schema reads it (defaults filled in).
+ */
+export function decideMetrics(view: SessionView, body: BodyOf<'metrics.recorded'>): Decided[] {
+  const refuse = refuser(body);
+  const decided: Decided[] = [];
+  let round = view.rounds.length;
+  if (!view.roundOpen && body.data.round === undefined) {
+    refuseRoundStart(view, refuse);
+    round += 1;
+    decided.push({ type: 'round.started', data: { round } });
+  }
+  const policy = checkMetrics(view, body, round, decided.length > 0, refuse);
+  const metrics = policy.metrics.parse(body.data.metrics) as Record<string, unknown>;
+  decided.push({ type: body.type, data: { ...body.data, round: body.data.round ?? round, metrics } });
+  if (gapsEnabled(view) || missingMetrics(view, round).some((name) => name !== policy.name)) return decided;
+  // The round closes with these metrics in it: judged on the view as they leave it.
+  const { view: recorded } = evolveMany(view, (_, step) => decided.forEach((fact, i) => step(stamped(fact, view.lastSeq + 1 + i))));
+  return [...decided, { type: 'round.closed', data: { round, outcome: judgeRoundClose(recorded)! } }];
+}
+
+/** A decided fact in an envelope, for a view that is judged and thrown away. */
+function stamped(fact: Decided, seq: number): SettledEvent {
+  return { v: EVENT_VERSION, seq, id: `pending-${seq}`, at: new Date(0).toISOString(), ...fact } as SettledEvent;
+}
+
+/** Judges one policy's metrics for `round` (`starting`: the request starts that round); returns the policy. */
+function checkMetrics(view: SessionView, body: BodyOf<'metrics.recorded'>, round: number, starting: boolean, refuse: Refuse) {
+  const { policy: name } = body.data;
+  const policy = policyNamed(name);
+  if (!policy) {
+    if (name === GAPS) refuse('the gap policy records gap events (gapflow gap …), not metrics');
+    refuse(`unknown policy "${name}" (known: ${POLICY_NAMES.join(', ')})`);
+  }
+  if (!view.policies.enabled.includes(name)) {
+    refuse(`policy ${name} is not enabled in this session (enabled: ${view.policies.enabled.join(', ')}); policies are chosen at init (--policy)`);
+  }
+  if (view.machine.state === 'PAUSED') refuse('the session is PAUSED; resume it first', 'resume');
+  if (!view.roundOpen && !starting) {
+    const [why, remedy] = whyNoRoundCanStart(view) ?? ['no round is open; metrics between rounds must follow round.started'];
+    refuse(why, remedy);
+  }
+  if (body.data.round !== undefined && body.data.round !== round) refuse(`the open round is ${round}, not ${body.data.round}`);
+  if ((view.policies.records.get(name) ?? []).some((r) => r.round === round)) {
+    refuse(`${name} metrics for round ${round} are already recorded; one record per policy per round`);
+  }
+  const parsed = policy.metrics.safeParse(body.data.metrics);
+  if (!parsed.success) {
+    const where = parsed.error.issues[0]?.path.length ? 'metrics.' : 'metrics: ';
+    refuse(`${where}${formatIssue(parsed.error)}`);
+  }
+  return policy;
+}

@@ -1,0 +1,93 @@
+import type { DecisionKind, DecisionOutcome, RoundOutcome, SettledEvent } from '../../events/index.js';
+import type { ConvergenceEvent, RoundClosedEvent } from '../../machines/index.js';
+import type { CombinedVerdict } from '../policies/index.js';
+import { unfinishedGaps } from './inventory.js';
+import { roundVerdicts } from './policies.js';
+import { stepMachine } from './step.js';
+import type { RoundFigures, SessionView } from './view.js';
+
+/*
+ * Where the statechart judges: a round close and a user decision are run
+ * through the machine here, once, when they are decided (or, for a line
+ * written before outcomes were recorded, when it is first read). What it
+ * decided goes into the event; folding the event applies it (RULINGS R19).
+ */
+
+/** R11: CRITICAL and HIGH gaps not closed (deferral does not make them safe to approve over). */
+export function severeUnfinished(view: SessionView): string[] {
+  return unfinishedGaps(view.gaps.values())
+    .filter((g) => g.severity === 'CRITICAL' || g.severity === 'HIGH')
+    .map((g) => g.id);
+}
+
+const DECISION_EVENT: Record<DecisionKind, ConvergenceEvent['type']> = {
+  narrow_scope: 'NARROW_SCOPE',
+  accept_complexity: 'ACCEPT_COMPLEXITY',
+  prioritize_critical: 'PRIORITIZE_CRITICAL',
+  pause: 'PAUSE',
+  resume: 'RESUME',
+  force_complete: 'FORCE_COMPLETE',
+  abandon: 'ABANDON',
+  approve: 'APPROVE',
+};
+
+/** The statechart event a decision sends, with what the view knows that its guards need. */
+export function decisionEvent(view: SessionView, kind: DecisionKind): ConvergenceEvent {
+  const type = DECISION_EVENT[kind];
+  if (type === 'APPROVE') return { type, openCriticalOrHigh: severeUnfinished(view).length };
+  return { type } as ConvergenceEvent;
+}
+
+/** The open round's figures as they stand at its close: the open counts now, the tallies so far. */
+function closingFigures(view: SessionView, round: RoundFigures): RoundOutcome['figures'] {
+  return {
+    openEnd: view.open.count,
+    weightedOpenEnd: view.open.weighted,
+    resolved: round.resolved,
+    new: round.new,
+    weightedResolved: round.weightedResolved,
+    weightedNew: round.weightedNew,
+    criticalIntroduced: [...round.criticalIntroduced],
+  };
+}
+
+/** What the statechart hears when a round closes: only recorded figures, and the policies' combined verdict. */
+export function roundClosedEvent(round: number, figures: RoundOutcome['figures'], combined: CombinedVerdict | null): RoundClosedEvent {
+  return {
+    type: 'ROUND_CLOSED',
+    round,
+    weightedNet: figures.weightedResolved - figures.weightedNew,
+    openCount: figures.openEnd,
+    criticalIntroduced: figures.criticalIntroduced.length > 0,
+    ...(combined ? { verdict: { verdict: combined.verdict, reason: combined.reason } } : {}),
+  };
+}
+
+/** What closing the open round decides: its figures, every policy's verdict, and the machine's steps. Null with no round open. */
+export function judgeRoundClose(view: SessionView): RoundOutcome | null {
+  const round = view.rounds.at(-1);
+  if (!round || !view.roundOpen) return null;
+  const figures = closingFigures(view, round);
+  const closing = { ...round, ...figures, unweightedNet: figures.resolved - figures.new, weightedNet: figures.weightedResolved - figures.weightedNew };
+  const { verdicts, combined } = roundVerdicts(view, closing, view.config);
+  const result = stepMachine(view.machine, view.config, roundClosedEvent(round.round, figures, combined));
+  return { figures, verdicts, combined, machine: result.machine, steps: result.steps, rule: result.rule };
+}
+
+/** What a decision decides: the machine's steps from the state it was made in. */
+export function judgeDecision(view: SessionView, kind: DecisionKind): DecisionOutcome {
+  const { machine, steps } = stepMachine(view.machine, view.config, decisionEvent(view, kind));
+  return { machine, steps };
+}
+
+/**
+ * The statechart event a settled event sent, given the view just before it;
+ * null for the events the view folds on its own (gap events, metrics, round
+ * starts). A live actor fed these replays what the log recorded.
+ */
+export function machineEventOf(view: SessionView, event: SettledEvent): ConvergenceEvent | null {
+  if (event.type === 'decision.made') return decisionEvent(view, event.data.kind);
+  if (event.type !== 'round.closed') return null;
+  const { figures, combined } = event.data.outcome;
+  return roundClosedEvent(event.data.round, figures, combined);
+}
