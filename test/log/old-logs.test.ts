@@ -1,0 +1,171 @@
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LogError, openFileSession, Refusal, verifyFileSession, type GapflowEvent, type Session, type StateJson } from '../../src/index.js';
+import { runCli } from '../cli/helpers.js';
+
+/*
+ * Logs written by released versions of gapflow (test/fixtures/old-logs/README.md):
+ * whatever the code becomes, each must open with the figures that version
+ * printed, and take the next event. The fixtures are never regenerated.
+ */
+
+const OLD_LOGS = fileURLToPath(new URL('../fixtures/old-logs/', import.meta.url));
+/** Written before 843e0be; the released version refuses it, a later fix is to open it. */
+const PRE_843E0BE = 'pre-843e0be-atoms-divergence-threshold';
+
+const fixtures = readdirSync(OLD_LOGS, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name)
+  .sort();
+const opening = fixtures.filter((name) => name !== PRE_843E0BE);
+
+/** A live session's next request, as its user would make it, and what it must lead to. */
+interface NextStep {
+  append: (session: Session, dir: string) => readonly GapflowEvent[];
+  expect: (state: StateJson) => void;
+}
+
+/** Appends through the CLI (`gapflow … --dir DIR`) and returns the events it reports. */
+function viaCli(dir: string, ...argv: string[]): readonly GapflowEvent[] {
+  const result = runCli([...argv, '--dir', dir, '--json'], { cwd: dir });
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  return (JSON.parse(result.stdout) as { events: GapflowEvent[] }).events;
+}
+
+/**
+ * What each fixture takes next. Nothing is accepted after COMPLETE (RULINGS:
+ * "Nothing is accepted after COMPLETE"), so a COMPLETE log must refuse the
+ * next event with the session's outcome and stay byte for byte as it was.
+ */
+const NEXT: Record<string, NextStep | { complete: string }> = {
+  'gaps-converged': { complete: 'CONVERGED' },
+  'gaps-divergence-decisions': { complete: 'USER_APPROVED' },
+  'gaps-max-rounds': { complete: 'MAX_ROUNDS' },
+  questions: { complete: 'CONVERGED' },
+  atoms: { complete: 'CONVERGED' },
+  forge: { complete: 'CONVERGED' },
+  quality: { complete: 'CONVERGED' },
+  abandoned: { complete: 'ABANDONED' },
+  mixed: {
+    // Round 5 is open, waiting for quality: 84 -> 85.5 converges only if the earlier iterations count.
+    append: (session) => session.recordMetrics('quality', { score: 85.5 }),
+    expect: (state) => {
+      expect(state).toMatchObject({ state: 'CONVERGING', round: 4, roundOpen: true });
+      expect(state.policies.find((p) => p.name === 'quality')).toMatchObject({ verdict: 'converged', iterations: 5 });
+    },
+  },
+  'hook-bound': {
+    // Paused after a flat round 2; resume returns there. Through the CLI, as the user would.
+    append: (_session, dir) => viaCli(dir, 'decide', 'resume'),
+    expect: (state) => {
+      expect(state).toMatchObject({ state: 'FLAT', flatCount: 1, pausedFrom: null, agentSession: '9b2d7e41-0c6a-4f1e-b8d3-5a7c9e2f1b60' });
+    },
+  },
+  'policies-flat': {
+    // Round 4 was flat for all three; questions recording first opens round 5 and judges 6 -> 4 against the history.
+    append: (session) => session.recordMetrics('questions', { open: 4, high: 6, medium: 4 }),
+    expect: (state) => {
+      expect(state).toMatchObject({ state: 'FLAT', round: 4, roundOpen: true, flatCount: 1 });
+      expect(state.policies.find((p) => p.name === 'questions')).toMatchObject({ verdict: 'progress', iterations: 5 });
+    },
+  },
+};
+
+const copies: string[] = [];
+/** A fresh copy of a fixture folder: tests never write into the committed one. */
+function copyOf(name: string): string {
+  const root = mkdtempSync(join(tmpdir(), 'gapflow-old-logs-'));
+  copies.push(root);
+  const dir = join(root, name);
+  cpSync(join(OLD_LOGS, name), dir, { recursive: true });
+  return dir;
+}
+afterEach(() => {
+  for (const root of copies.splice(0)) rmSync(root, { recursive: true, force: true });
+});
+
+function committed(name: string, file: string): string {
+  return readFileSync(join(OLD_LOGS, name, file), 'utf8');
+}
+
+describe('old logs: the released versions’ logs open with the figures they printed, and take the next event', () => {
+  it('every fixture folder holds its four files, and every one but the pre-843e0be log has a next step here', () => {
+    expect(fixtures).toContain(PRE_843E0BE);
+    for (const name of fixtures) {
+      const files = readdirSync(join(OLD_LOGS, name));
+      expect(files, name).toEqual(expect.arrayContaining(['commands.sh', 'events.jsonl', 'state.json', 'status.md']));
+    }
+    expect(Object.keys(NEXT).sort()).toEqual(opening);
+  });
+
+  describe.each(opening)('%s', (name) => {
+    it('opens with the committed state.json and status.md (library and CLI)', { timeout: 30_000 }, () => {
+      const dir = copyOf(name);
+      const session = openFileSession(dir);
+      expect(session.state()).toEqual(JSON.parse(committed(name, 'state.json')));
+      expect(session.status()).toBe(committed(name, 'status.md'));
+      expect(runCli(['state', '--json', '--dir', dir], { cwd: dir })).toEqual({ code: 0, stdout: committed(name, 'state.json'), stderr: '' });
+      expect(runCli(['status', '--dir', dir], { cwd: dir })).toEqual({ code: 0, stdout: committed(name, 'status.md'), stderr: '' });
+      expect(verifyFileSession(dir).problem).toBeNull();
+    });
+
+    it('takes the next event its state allows, appended after the old lines', { timeout: 30_000 }, () => {
+      const dir = copyOf(name);
+      const log = join(dir, 'events.jsonl');
+      const before = readFileSync(log);
+      const session = openFileSession(dir);
+      const count = session.state().eventCount;
+      const next = NEXT[name]!;
+
+      if ('complete' in next) {
+        expect(session.state()).toMatchObject({ state: 'COMPLETE', outcome: next.complete });
+        expect(() => session.decide('pause')).toThrow(Refusal);
+        expect(() => session.decide('pause')).toThrow(`decision.made pause: the session is COMPLETE (${next.complete}); nothing more can be recorded`);
+        expect(readFileSync(log).equals(before)).toBe(true);
+        return;
+      }
+
+      const appended = next.append(session, dir);
+      expect(appended.length).toBeGreaterThan(0);
+      expect(appended[0]!.seq).toBe(count + 1);
+      const after = readFileSync(log);
+      expect(after.subarray(0, before.length).equals(before), 'the old lines are kept byte for byte').toBe(true);
+      expect(verifyFileSession(dir).problem).toBeNull();
+      const reopened = openFileSession(dir).state();
+      expect(reopened.eventCount).toBe(count + appended.length);
+      next.expect(reopened);
+    });
+  });
+});
+
+describe(`old logs: ${PRE_843E0BE}`, () => {
+  const refusal = committed(PRE_843E0BE, 'released-refusal.txt');
+  /** The recorded line names the log where it was made; the rest must match word for word. */
+  const withoutPath = (line: string) => line.replace(/^gapflow: .*?events\.jsonl line /, 'gapflow: <log> line ');
+
+  it('the recorded refusal is one line naming line 1 and the gap-only setting', () => {
+    expect(refusal.endsWith('\n')).toBe(true);
+    expect(refusal.slice(0, -1)).not.toContain('\n');
+    expect(withoutPath(refusal)).toBe(
+      'gapflow: <log> line 1: session.started: divergenceThreshold: a setting of the gap policy, which this session does not enable (add gaps to --policy, or leave it out)\n',
+    );
+  });
+
+  it('the released version refuses to open it with that line, and leaves it untouched', { timeout: 30_000 }, () => {
+    const dir = copyOf(PRE_843E0BE);
+    const log = join(dir, 'events.jsonl');
+    const before = readFileSync(log);
+    const result = runCli(['state', '--dir', dir], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.startsWith(`gapflow: ${log} line 1: `)).toBe(true);
+    expect(withoutPath(result.stderr)).toBe(withoutPath(refusal));
+    expect(() => openFileSession(dir)).toThrow(LogError);
+    expect(() => openFileSession(dir)).toThrow(`${log} line 1: session.started: divergenceThreshold: a setting of the gap policy`);
+    expect(readFileSync(log).equals(before)).toBe(true);
+  });
+});
