@@ -1,5 +1,5 @@
 import { assign, setup } from 'xstate';
-import type { ConvergenceState, Outcome, ResumableState, Verdict } from '../events/index.js';
+import type { Outcome, ResumableState, Verdict } from '../events/index.js';
 
 // The machine's words are the event vocabulary's: a round close records the state it reached.
 export { CONVERGENCE_STATES, VERDICTS } from '../events/index.js';

@@ -1,6 +1,6 @@
 import { EVENT_VERSION, formatIssue, type BodyOf, type Decided, type SettledEvent } from '../../events/index.js';
 import { GAPS, POLICY_NAMES, policyNamed } from '../policies/index.js';
-import { evolveMany } from './evolve.js';
+import { foresee } from './evolve.js';
 import { judgeRoundClose } from './judge.js';
 import { gapsEnabled, missingMetrics } from './policies.js';
 import { refuser, refuseRoundStart, whyNoRoundCanStart, type Refuse } from './refuse.js';
@@ -49,13 +49,13 @@ export function decideMetrics(view: SessionView, body: BodyOf<'metrics.recorded'
   decided.push({ type: body.type, data: { ...body.data, round: body.data.round ?? round, metrics } });
   if (gapsEnabled(view) || missingMetrics(view, round).some((name) => name !== policy.name)) return decided;
   // The round closes with these metrics in it: judged on the view as they leave it.
-  const { view: recorded } = evolveMany(view, (_, step) => decided.forEach((fact, i) => step(stamped(fact, view.lastSeq + 1 + i))));
+  const recorded = foresee(view, decided.map((fact, i) => stamped(fact, view.lastSeq + 1 + i)));
   return [...decided, { type: 'round.closed', data: { round, outcome: judgeRoundClose(recorded)! } }];
 }
 
 /** A decided fact in an envelope, for a view that is judged and thrown away. */
 function stamped(fact: Decided, seq: number): SettledEvent {
-  return { v: EVENT_VERSION, seq, id: `pending-${seq}`, at: new Date(0).toISOString(), ...fact } as SettledEvent;
+  return { v: EVENT_VERSION, seq, id: `pending-${seq}`, at: '1970-01-01T00:00:00.000Z', ...fact } as SettledEvent;
 }
 
 /** Judges one policy's metrics for `round` (`starting`: the request starts that round); returns the policy. */

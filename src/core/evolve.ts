@@ -1,4 +1,4 @@
-import { enableMapSet, freeze, produce } from 'immer';
+import { enableMapSet, freeze, Immer, produce } from 'immer';
 import type { EventOf, Severity, SettledEvent, SettledOf } from '../../events/index.js';
 import { describeDecision, describeRoundStep } from './explain.js';
 import { closedRounds, unfinishedGaps } from './inventory.js';
@@ -53,6 +53,16 @@ export function evolveMany<T>(view: SessionView, recipe: (working: SessionView, 
     result = recipe(working, (event) => apply(working, event));
   });
   return { view: next, result };
+}
+
+/** Folds that are judged and thrown away: they must leave their base as it was, unfrozen (a fold's working copy may be it). */
+const unfrozen = new Immer({ autoFreeze: false });
+
+/** The view as `events` would leave it, for judging what comes next; never kept, and `view` is left untouched. */
+export function foresee(view: SessionView, events: readonly SettledEvent[]): SessionView {
+  return unfrozen.produce(view, (draft) => {
+    for (const event of events) apply(draft as SessionView, event);
+  });
 }
 
 /**

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LogError, openFileSession, Refusal, verifyFileSession, type GapflowEvent, type Session, type StateJson } from '../../src/index.js';
+import { openFileSession, Refusal, verifyFileSession, type GapflowEvent, type Session, type StateJson } from '../../src/index.js';
 import { runCli } from '../cli/helpers.js';
 
 /*
@@ -13,7 +13,7 @@ import { runCli } from '../cli/helpers.js';
  */
 
 const OLD_LOGS = fileURLToPath(new URL('../fixtures/old-logs/', import.meta.url));
-/** Written before 843e0be; the released version refuses it, a later fix is to open it. */
+/** Written before 843e0be with a setting today's rules refuse: it opens all the same (R19), and verify names the line. */
 const PRE_843E0BE = 'pre-843e0be-atoms-divergence-threshold';
 
 const fixtures = readdirSync(OLD_LOGS, { withFileTypes: true })
@@ -155,17 +155,18 @@ describe(`old logs: ${PRE_843E0BE}`, () => {
     );
   });
 
-  it('the released version refuses to open it with that line, and leaves it untouched', { timeout: 30_000 }, () => {
+  it('opens with the figures the version that wrote it printed; verify lists today\'s refusal as a finding, exit 0; it takes the next record', { timeout: 30_000 }, () => {
     const dir = copyOf(PRE_843E0BE);
     const log = join(dir, 'events.jsonl');
     const before = readFileSync(log);
-    const result = runCli(['state', '--dir', dir], { cwd: dir });
-    expect(result.code).toBe(1);
-    expect(result.stdout).toBe('');
-    expect(result.stderr.startsWith(`gapflow: ${log} line 1: `)).toBe(true);
-    expect(withoutPath(result.stderr)).toBe(withoutPath(refusal));
-    expect(() => openFileSession(dir)).toThrow(LogError);
-    expect(() => openFileSession(dir)).toThrow(`${log} line 1: session.started: divergenceThreshold: a setting of the gap policy`);
+    expect(runCli(['state', '--json', '--dir', dir], { cwd: dir })).toEqual({ code: 0, stdout: committed(PRE_843E0BE, 'state.json'), stderr: '' });
+    const verified = runCli(['verify', '--dir', dir], { cwd: dir });
+    expect(verified.code).toBe(0);
+    expect(verified.stdout).toContain(`  line 1: session.started: today's rules refuse it: ${withoutPath(refusal).replace('gapflow: <log> line 1: ', '').trimEnd()}\n`);
+    expect(runCli(['verify', '--strict', '--dir', dir], { cwd: dir }).code).toBe(3);
     expect(readFileSync(log).equals(before)).toBe(true);
+    const appended = openFileSession(dir).recordMetrics('atoms', { pending: 3, resolved: 2 });
+    expect(appended.map((e) => e.type)).toEqual(['round.started', 'metrics.recorded', 'round.closed']);
+    expect(openFileSession(dir).state()).toMatchObject({ state: 'CONVERGING', round: 3 });
   });
 });

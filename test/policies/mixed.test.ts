@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseLines, replay, toStateJson, type StateJson } from '../../src/index.js';
-import { Sandbox, expectOneLineError, expectRefused, resealed } from '../cli/helpers.js';
+import { Sandbox, expectRefused, resealed } from '../cli/helpers.js';
 
 describe('a mixed session (gaps + quality), end to end through the CLI', () => {
   let box: Sandbox;
