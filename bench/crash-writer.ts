@@ -24,7 +24,7 @@ const ack = (events: readonly GapflowEvent[]) => {
 for (;;) {
   const name = `${process.pid}-${n++}`;
   if (Math.random() < 0.75) {
-    ack(session.openGap(`G-${name}`, 'LOW', { title: 'crash '.repeat(Math.floor(Math.random() * 80)) }, { eventId: `e-${name}` }));
+    ack(session.openGap(`G-${name}`, 'LOW', { title: 'crash '.repeat(Math.floor(Math.random() * 80)) }, { eventId: `e-${name}` }).events);
   } else {
     // Now and then a bulk import of ~1,500 events (about 700 KB): a kill during its write can tear it.
     const size = Math.random() < 0.3 ? 1500 : 5 + Math.floor(Math.random() * 40);
@@ -36,7 +36,7 @@ for (;;) {
       type: 'gap.opened',
       data: { id: `B-${name}-${i}`, severity: 'LOW', title: 'torn? '.repeat(70), blocking: true },
     }));
-    session.log.append(batch);
+    session.log.append(batch, lastSeq);
     ack(batch);
   }
 }

@@ -15,6 +15,7 @@ import {
   createMemorySession,
   formatCount,
   loopStep,
+  renderStatus,
   SEVERITIES,
   type Session,
   type Severity,
@@ -68,7 +69,9 @@ const BASELINE: [string, Severity, string][] = [
   ['DOC', 'LOW', 'Glossary missing'],
 ];
 for (const [area, severity, title] of BASELINE) session.openGap(newGapId(area), severity, { title });
-session.subscribe((change) => say(`  state: ${change.from} -> ${change.to} (${change.reason})`));
+session.subscribe(({ changes }) => {
+  for (const change of changes) say(`  state: ${change.from} -> ${change.to} (${change.reason})`);
+});
 
 /** How likely the engineer is to get a gap to a proposal in one round, and the reviewer to accept it. */
 const WORK = { CRITICAL: 0.6, HIGH: 0.45, MEDIUM: 0.55, LOW: 0.7 } as const satisfies Record<Severity, number>;
@@ -151,4 +154,4 @@ for (;;) {
   );
 }
 say('');
-process.stdout.write(session.status());
+process.stdout.write(renderStatus(session.view));

@@ -22,7 +22,8 @@ export {
   sealLine,
   STALE_AFTER_MS,
   type Batch,
-  type EventLog,
+  type EventStore,
+  VersionConflict,
   type LogInspection,
   type RepairReport,
 } from './log/index.js';
@@ -30,17 +31,22 @@ export { escapeMarkdown, renderPrompt, renderRoundReport, renderStatus, renderSu
 export {
   createFileSession,
   createMemorySession,
+  LiveActor,
   openFileSession,
   replay,
   Session,
-  type BatchRequest,
-  type DecisionOptions,
-  type SessionOptions,
-  type StateChange,
-  type StateListener,
-  type Verification,
   verifyFileSession,
+  type BatchRecorded,
+  type BatchRequest,
+  type ConvergenceActor,
+  type DecisionOptions,
+  type InspectOption,
+  type Recorded,
+  type SessionListener,
+  type SessionOptions,
+  type SessionUpdate,
+  type StateChange,
+  type Verification,
   type WriteOptions,
-} from './session.js';
-export { LiveActor, type ConvergenceActor, type InspectOption } from './live.js';
+} from './session/index.js';
 export { gapflowJsonSchemaText } from './schema.js';

@@ -6,7 +6,7 @@ describe('Session.recordAll: a batch lands whole or not at all', () => {
   it('decides each request against the view the ones before it leave, and appends them in one go', () => {
     const s = newSession();
     s.openGap('GAP-1', 'HIGH');
-    const groups = s.recordAll([
+    const { groups } = s.recordAll([
       { body: { type: 'round.started', data: { round: 1 } } },
       { body: { type: 'gap.moved', data: { id: 'GAP-1', to: 'RESOLVED' } }, id: 'mine' },
       { body: { type: 'gap.opened', data: { id: 'GAP-2', severity: 'LOW' } } },

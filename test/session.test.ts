@@ -7,7 +7,7 @@ describe('the library session', () => {
     const s = newSession();
     baseline(s, 'HIGH', 3);
     const heard: StateChange[] = [];
-    const unsubscribe = s.subscribe((change) => heard.push(change));
+    const unsubscribe = s.subscribe(({ changes }) => heard.push(...changes));
     playRound(s, { resolve: ['B-HIGH-1'] }); // CONVERGING stays: no change
     playRound(s, {});
     playRound(s, {});

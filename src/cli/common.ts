@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
-import { formatCount } from '../core/index.js';
-import { openFileSession, type Session } from '../session.js';
-import type { GapflowEvent } from '../../events/index.js';
+import { formatCount, toStateJson } from '../core/index.js';
+import { openFileSession, type Recorded, type Session } from '../session/index.js';
 import { UsageError } from './args.js';
 
 /** Everything the CLI takes from the process, so tests can run it in-process. */
@@ -32,10 +31,10 @@ export function printJson(io: CliIO, value: unknown): void {
   io.stdout(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-/** Lines for the events one command appended, then its own closing line. */
-export function announce(io: CliIO, session: Session, events: GapflowEvent[], json: boolean | undefined, line: () => string): void {
-  const duplicate = session.lastWrite === 'duplicate';
-  if (json) return printJson(io, duplicate ? { events, duplicate, state: session.state() } : { events, state: session.state() });
+/** Lines for the events one command recorded, then its own closing line. */
+export function announce(io: CliIO, session: Session, { events, duplicate }: Recorded, json: boolean | undefined, line: () => string): void {
+  const state = toStateJson(session.view);
+  if (json) return printJson(io, duplicate ? { events, duplicate, state } : { events, state });
   if (duplicate) {
     const event = events.at(-1)!;
     return io.stdout(`Already recorded: event ${event.id} is seq ${event.seq} (${event.type}); nothing was appended.\n`);

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { parse, UsageError, wholeNumber } from './args.js';
 import { sessionDir, type CliIO } from './common.js';
-import { openFileSession } from '../session.js';
+import { openFileSession } from '../session/index.js';
 
 const STATELY_INSPECTOR = 'https://stately.ai/inspect';
 

@@ -1,5 +1,5 @@
 import { LogError, repairLog } from '../log/index.js';
-import { verifyFileSession } from '../session.js';
+import { verifyFileSession } from '../session/index.js';
 import { parse } from './args.js';
 import { printJson, sessionDir, type Command } from './common.js';
 

@@ -1,4 +1,4 @@
-import type { WriteOptions } from '../session.js';
+import type { WriteOptions } from '../session/index.js';
 import { wholeNumber } from './args.js';
 
 /** The options every command that appends to the log takes. */

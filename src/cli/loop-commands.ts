@@ -2,11 +2,12 @@ import { dirname, join, resolve, sep } from 'node:path';
 import * as z from 'zod';
 import { EventId, formatIssue, type GapflowEvent } from '../../events/index.js';
 import { gapflowJsonSchemaText } from '../schema.js';
-import { formatCount, hookDecision, loopStep, Refusal, standingStopRequest, type HookCall } from '../core/index.js';
+import { formatCount, hookDecision, loopStep, Refusal, standingStopRequest, toStateJson, type HookCall } from '../core/index.js';
+import { renderPrompt } from '../render/index.js';
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
 import { writePolicyReports } from './policy-commands.js';
 import { FileLog, readHookBlocks, readTextFile, writeHookBlocks } from '../log/index.js';
-import { openFileSession, type BatchRequest } from '../session.js';
+import { openFileSession, type BatchRequest } from '../session/index.js';
 import { parse, UsageError, wholeNumber } from './args.js';
 import { type CliIO, type Command, open, parseUserJson, printJson, sessionDir } from './common.js';
 
@@ -72,7 +73,7 @@ function answerClaude(stdin: string, dirOption: string | undefined, maxBlocks: n
     const session = openFileSession(dir);
     const view = session.view;
     const blocks = readHookBlocks(dir, call.agentSession, agent);
-    const prompt = view.machine.state === 'DIVERGENCE_WARNING' ? session.prompt() : null;
+    const prompt = view.machine.state === 'DIVERGENCE_WARNING' ? renderPrompt(view) : null;
     const verdict = hookDecision(view, call, { blocks, maxBlocks, stopRequest: standingStopRequest(view), prompt });
     if (verdict.rule === 'foreign_session') return {};
     if (verdict.bind) {
@@ -119,7 +120,7 @@ export const next: Command = (argv, io) => {
   const { values } = parse(argv, {}, []);
   const session = open(values, io);
   const step = loopStep(session.view, standingStopRequest(session.view));
-  const prompt = step.action === 'ask_user' ? session.prompt() : null;
+  const prompt = step.action === 'ask_user' ? renderPrompt(session.view) : null;
   if (values.json) return printJson(io, { ...step, prompt });
   io.stdout(`${step.action}: ${step.reason}\n`);
 };
@@ -162,9 +163,8 @@ export const append: Command = (argv, io) => {
   const requests = parseBatch(text, source);
   const session = open(values, io);
   const { expectSeq } = writeOptions(values);
-  const groups = session.recordAll(requests, (i) => `${source} line ${requests[i]!.line}`, { expectSeq });
+  const { groups, appended: events } = session.recordAll(requests, (i) => `${source} line ${requests[i]!.line}`, { expectSeq });
   // A line whose id was already in the log (a retry) comes back as its original event, appended before.
-  const events = session.lastAppended;
   const fresh = new Set(events);
   // Quality metrics get their per-iteration scores.json however they arrive (seed 004).
   const reports = writePolicyReports(session, io, values.dir, events);
@@ -177,7 +177,7 @@ export const append: Command = (argv, io) => {
   });
   if (values.json) {
     const lines = appended.map(({ line, own, started, already }) => ({ line, seq: own.seq, id: own.id, type: own.type, roundStartedSeq: started, alreadyRecorded: already }));
-    return printJson(io, { appended: lines, events, reports, state: session.state() });
+    return printJson(io, { appended: lines, events, reports, state: toStateJson(session.view) });
   }
   for (const { line, own, started, already } of appended) {
     const auto = started !== null ? ` (after round.started, seq ${started})` : '';

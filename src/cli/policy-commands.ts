@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import * as z from 'zod';
-import { Refusal } from '../core/index.js';
+import { policyStates, Refusal } from '../core/index.js';
 import type { GapflowEvent } from '../../events/index.js';
 import { readInputFile, writeSessionFile } from '../log/index.js';
 import { metricPolicies, POLICY_NAMES, policyNamed, qualityReport, questionsFrontmatter, type AnyPolicy, type FlagSpec, type FlagValues } from '../policies/index.js';
-import { renderPolicyCheck } from '../render/index.js';
-import type { Session } from '../session.js';
+import { renderPolicyCheck, renderRoundReport } from '../render/index.js';
+import type { Session } from '../session/index.js';
 import { list, parse, UsageError } from './args.js';
 import { announce, type CliIO, type Command, open, printJson, sessionDir, parseUserJson } from './common.js';
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
@@ -193,15 +193,16 @@ export const record: Command = (argv, io) => {
   } else if (values['verify-timeout'] !== undefined) {
     throw new UsageError('--verify-timeout goes with --verify');
   }
-  const events = session.recordMetrics(policy.name, metrics, write);
+  const recorded = session.recordMetrics(policy.name, metrics, write);
+  const { events } = recorded;
   const written = writePolicyReports(session, io, values.dir, events);
-  announce(io, session, events, values.json, () => {
-    const recorded = events.find((e) => e.type === 'metrics.recorded');
-    const round = recorded?.type === 'metrics.recorded' ? recorded.data.round : session.view.rounds.length;
-    const state = session.state().policies.find((p) => p.name === policy.name);
+  announce(io, session, recorded, values.json, () => {
+    const own = events.find((e) => e.type === 'metrics.recorded');
+    const round = own?.type === 'metrics.recorded' ? own.data.round : session.view.rounds.length;
+    const state = policyStates(session.view).find((p) => p.name === policy.name);
     const lines = [`Recorded ${policy.name} for round ${round}: ${state?.verdict} (${state?.reason}): ${state?.detail}`];
     for (const path of written) lines.push(`Wrote ${path}`);
-    if (events.some((e) => e.type === 'round.closed')) lines.push(session.roundReport().trimEnd());
+    if (events.some((e) => e.type === 'round.closed')) lines.push(renderRoundReport(session.view).trimEnd());
     return lines.join('\n');
   });
 };
@@ -231,7 +232,7 @@ export function writePolicyReports(session: Session, io: CliIO, dir: string | un
 export const check: Command = (argv, io) => {
   const { values } = parse(argv, { verbose: { type: 'boolean' } }, []);
   const session = open(values, io);
-  if (values.json) return printJson(io, { policies: session.state().policies, state: session.view.machine.state });
+  if (values.json) return printJson(io, { policies: policyStates(session.view), state: session.view.machine.state });
   io.stdout(renderPolicyCheck(session.view, values.verbose === true));
 };
 

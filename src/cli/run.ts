@@ -1,7 +1,8 @@
-import { formatCount, moveEffect, parseBody, Refusal, roundLimit, type Remedy } from '../core/index.js';
-import { LogError, writeStatusFile } from '../log/index.js';
-import { createFileSession } from '../session.js';
-import type { BodyOf, DecisionKind, GapState, Severity } from '../../events/index.js';
+import { formatCount, moveEffect, parseBody, Refusal, roundLimit, toStateJson, type Remedy } from '../core/index.js';
+import { renderPrompt, renderRoundReport, renderStatus, renderSummary } from '../render/index.js';
+import { FileLog, LogError, writeStatusFile } from '../log/index.js';
+import { Session } from '../session/index.js';
+import type { BodyOf, DecisionKind, GapState, SessionSettings, Severity } from '../../events/index.js';
 import { enumWord, hoistGlobalOptions, list, parse, UsageError, wholeNumber } from './args.js';
 import { announce, type CliIO, type Command, open, openNow, printJson, sessionDir } from './common.js';
 import { HELP } from './help.js';
@@ -41,12 +42,12 @@ const init: Command = (argv, io) => {
   // Judged before the log exists, so a bad id leaves no half-made session behind.
   const bound = agentSession === undefined ? undefined : (parseBody({ type: 'session.bound', data: { agentSession } }) as BodyOf<'session.bound'>);
   // The schema judges the preset's spelling; the cast only lets it see the raw word.
-  const session = createFileSession(dir, settings as Parameters<typeof createFileSession>[1], undefined, writeOptions(values));
+  const made = Session.init(new FileLog(dir), settings as SessionSettings, undefined, writeOptions(values));
+  const { session } = made;
   // A retried init (same --event-id) finds the session made and, if it went that far, bound.
-  if (bound && session.view.agentSession !== bound.data.agentSession) session.record(bound);
+  const binding = bound && session.view.agentSession !== bound.data.agentSession ? session.record(bound).events : [];
   const c = session.view.config;
-  const events = session.log.read();
-  announce(io, session, session.lastWrite === 'duplicate' ? events.slice(0, 1) : events, values.json, () =>
+  announce(io, session, { events: made.duplicate ? made.events : [...made.events, ...binding], duplicate: made.duplicate }, values.json, () =>
     [
       `Created a session in ${dir}`,
       session.view.policies.enabled.includes('gaps')
@@ -128,7 +129,7 @@ const round: Command = (argv, io) => {
   }
   const session = open(values, io);
   const events = session.closeRound(writeOptions(values));
-  announce(io, session, events, values.json, () => session.roundReport().trimEnd());
+  announce(io, session, events, values.json, () => renderRoundReport(session.view).trimEnd());
 };
 
 const DECISIONS: Readonly<Record<string, DecisionKind>> = {
@@ -168,7 +169,7 @@ const decide: Command = (argv, io) => {
 const state: Command = (argv, io) => {
   const { values } = parse(argv, { format: { type: 'string' } }, []);
   const session = open(values, io);
-  const s = session.state();
+  const s = toStateJson(session.view);
   if (values.format !== undefined) {
     if (values.format.trim().toLowerCase() !== 'frontmatter') throw new UsageError(`state --format takes frontmatter, not "${values.format}"`);
     return io.stdout(questionsFrontmatterOf(session));
@@ -192,15 +193,16 @@ const state: Command = (argv, io) => {
 const status: Command = (argv, io) => {
   const { values } = parse(argv, { write: { type: 'boolean' } }, []);
   const session = open(values, io);
-  if (!values.write) return io.stdout(session.status());
-  const path = writeStatusFile(sessionDir(values.dir, io), session.status());
+  const text = renderStatus(session.view);
+  if (!values.write) return io.stdout(text);
+  const path = writeStatusFile(sessionDir(values.dir, io), text);
   io.stdout(values.json ? `${JSON.stringify({ written: path })}\n` : `Wrote ${path}\n`);
 };
 
 const prompt: Command = (argv, io) => {
   const { values } = parse(argv, {}, []);
   const session = open(values, io);
-  const text = session.prompt();
+  const text = renderPrompt(session.view);
   if (values.json) return printJson(io, { due: text !== null, prompt: text, state: session.view.machine.state });
   io.stdout(text ?? `Nothing to decide: the session is ${session.view.machine.state}.\n`);
 };
@@ -208,7 +210,7 @@ const prompt: Command = (argv, io) => {
 const summary: Command = (argv, io) => {
   const { values } = parse(argv, {}, []);
   const session = open(values, io);
-  const text = session.summary();
+  const text = renderSummary(session.view);
   if (text === null) {
     throw new Refusal(`summary: the session is ${session.view.machine.state}, not COMPLETE; the summary comes when it completes`);
   }
@@ -218,7 +220,7 @@ const summary: Command = (argv, io) => {
 const replayCommand: Command = (argv, io) => {
   const { values } = parse(argv, {}, []);
   const session = open(values, io);
-  const s = session.state();
+  const s = toStateJson(session.view);
   if (values.json) return printJson(io, { events: session.view.lastSeq, state: s });
   io.stdout(`Replayed ${session.view.lastSeq} events: ${s.state}${s.outcome ? ` (${s.outcome})` : ''}, ${s.round} rounds closed, open count ${formatCount(s.openGapCount)}\n`);
 };

@@ -81,12 +81,16 @@ export function judgeDecision(view: SessionView, kind: DecisionKind): DecisionOu
 }
 
 /**
- * The statechart event a settled event sent, given the view just before it;
- * null for the events the view folds on its own (gap events, metrics, round
- * starts). A live actor fed these replays what the log recorded.
+ * The statechart event a settled event sent, from the event alone (its
+ * recorded figures and verdict; an approval records the severe gaps it
+ * accepted); null for the events the view folds on its own (gap events,
+ * metrics, round starts). A live actor fed these replays the log.
  */
-export function machineEventOf(view: SessionView, event: SettledEvent): ConvergenceEvent | null {
-  if (event.type === 'decision.made') return decisionEvent(view, event.data.kind);
+export function machineEventOf(event: SettledEvent): ConvergenceEvent | null {
+  if (event.type === 'decision.made') {
+    if (event.data.kind === 'approve') return { type: 'APPROVE', openCriticalOrHigh: event.data.gaps?.length ?? 0 };
+    return { type: DECISION_EVENT[event.data.kind] } as ConvergenceEvent;
+  }
   if (event.type !== 'round.closed') return null;
   const { figures, combined } = event.data.outcome;
   return roundClosedEvent(event.data.round, figures, combined);

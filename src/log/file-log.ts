@@ -19,7 +19,7 @@ import { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
 import { fsyncFolder, makeFolder, writeAll, writeNewFile } from './durable.js';
 import { CHAIN_START, faultMessage, formatLines, scanBytes, type ChainPoint, type Scan } from './lines.js';
 import { isCode, withLock } from './lock.js';
-import { continues, LogError, type Batch, type EventLog } from './types.js';
+import { continues, LogError, VersionConflict, type Batch, type EventStore } from './types.js';
 
 export const LOG_FILE = 'events.jsonl';
 
@@ -38,9 +38,11 @@ interface Known {
  * descriptor, fsynced before they return. A file is created whole (written
  * aside, fsynced, then linked into place) and its folder fsynced.
  */
-export class FileLog implements EventLog {
+export class FileLog implements EventStore {
   readonly location: string;
   #known: Known | null = null;
+  /** Every event by id, built only when an id is first looked up (a request that carries one), then kept up to date. */
+  #ids: Map<string, GapflowEvent> | null = null;
 
   constructor(readonly dir: string) {
     this.location = join(dir, LOG_FILE);
@@ -55,12 +57,69 @@ export class FileLog implements EventLog {
     return !holdsNoSession(this.location);
   }
 
-  read(): GapflowEvent[] {
+  read(from = 0): GapflowEvent[] {
     let scan = this.#scanFile();
     // A torn tail may be a write still under way: look again once its writer lets go (waiting, never locking).
     if (scan.torn && waitForWriter(this.location)) scan = this.#scanFile();
     if (scan.fault) throw new LogError(faultMessage(this.location, scan));
-    return scan.events;
+    // seq runs 1, 2, 3… with no gap, so the events after version `from` start at index `from`.
+    return from === 0 ? scan.events : scan.events.slice(from);
+  }
+
+  byId(id: string): GapflowEvent | undefined {
+    this.#ids ??= new Map(this.read().map((event) => [event.id, event]));
+    return this.#ids.get(id);
+  }
+
+  transact<T>(knownVersion: number, decide: (fresh: readonly GapflowEvent[]) => Batch<T>, expectedVersion?: number): T {
+    let written: readonly GapflowEvent[] = [];
+    const result = this.update(knownVersion, (fresh) => {
+      this.#index(fresh);
+      const version = this.#known?.point.seq ?? 0;
+      if (expectedVersion !== undefined && expectedVersion !== version) throw new VersionConflict(this.location, expectedVersion, version);
+      const batch = decide(fresh);
+      written = batch.events;
+      return batch;
+    });
+    this.#index(written);
+    return result;
+  }
+
+  append(events: readonly GapflowEvent[], expectedVersion: number): void {
+    this.transact(
+      expectedVersion,
+      () => {
+        const taken = events.find((event) => this.byId(event.id) !== undefined);
+        if (taken) throw new LogError(`${this.location}: event id ${taken.id} is already in the log; nothing was written`);
+        return { events, result: undefined };
+      },
+      expectedVersion,
+    );
+  }
+
+  follow(from: number, listener: (events: readonly GapflowEvent[]) => void, options: { intervalMs?: number } = {}): () => void {
+    let seen = from;
+    const look = () => {
+      try {
+        const events = this.exists() ? this.read(seen) : [];
+        if (events.length === 0) return;
+        seen = events.at(-1)!.seq;
+        listener(events);
+      } catch (error) {
+        // A damaged or half-written log is looked at again next time; only the log's own faults are waited out.
+        if (!(error instanceof LogError)) throw error;
+      }
+    };
+    look();
+    const timer = setInterval(look, options.intervalMs ?? 200);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
+  /** Keeps the id index (once built) up to date with events this object saw appended. */
+  #index(events: readonly GapflowEvent[]): void {
+    if (this.#ids === null) return;
+    for (const event of events) this.#ids.set(event.id, event);
   }
 
   create(events: readonly GapflowEvent[]): void {
@@ -86,10 +145,6 @@ export class FileLog implements EventLog {
       this.#write(events);
       return result;
     });
-  }
-
-  append(events: readonly GapflowEvent[]): void {
-    this.update(this.#known?.point.seq ?? 0, () => ({ events, result: undefined }));
   }
 
   #scanFile(): Scan {

@@ -4,7 +4,7 @@ export { chainSum, eventContent, formatLines, parseLines, sealLine } from './lin
 export { STALE_AFTER_MS } from './lock.js';
 export { MemoryLog } from './memory-log.js';
 export { writeStatusFile } from './status-file.js';
-export { LogError, type Batch, type EventLog } from './types.js';
+export { LogError, VersionConflict, type Batch, type EventStore } from './types.js';
 export { inspectLog, repairLog, type LogInspection, type RepairReport } from './verify.js';
 export { readHookBlocks, writeHookBlocks } from './hook-state.js';
 export { decodeUtf8, readTextFile } from './text-file.js';

@@ -1,36 +1,69 @@
 import type { GapflowEvent } from '../../events/index.js';
-import { continues, LogError, type Batch, type EventLog } from './types.js';
+import { continues, LogError, VersionConflict, type Batch, type EventStore } from './types.js';
 
-/** A log held in memory, for a mediator that embeds gapflow and keeps its own storage. */
-export class MemoryLog implements EventLog {
+/** A stream held in memory, for a mediator that embeds gapflow and keeps its own storage, and for tests. */
+export class MemoryLog implements EventStore {
   readonly location = 'memory';
-  #events: GapflowEvent[] = [];
+  readonly #events: GapflowEvent[] = [];
+  /** A Map: ids such as `__proto__` are plain keys. */
+  readonly #ids = new Map<string, GapflowEvent>();
+  readonly #followers = new Set<(events: readonly GapflowEvent[]) => void>();
 
   constructor(events: readonly GapflowEvent[] = []) {
-    this.#events = [...events];
+    this.#push(events);
   }
 
   exists(): boolean {
     return this.#events.length > 0;
   }
 
-  read(): GapflowEvent[] {
-    return [...this.#events];
+  read(from = 0): GapflowEvent[] {
+    return this.#events.slice(from);
   }
 
   create(events: readonly GapflowEvent[]): void {
     if (this.exists()) throw new LogError('this memory log already holds a session');
-    this.#events = [...events];
+    continues(events, 0, this.location);
+    this.#push(events);
   }
 
-  update<T>(afterSeq: number, step: (fresh: readonly GapflowEvent[]) => Batch<T>): T {
-    const { events, result } = step(this.#events.filter((event) => event.seq > afterSeq));
-    this.append(events);
+  byId(id: string): GapflowEvent | undefined {
+    return this.#ids.get(id);
+  }
+
+  transact<T>(knownVersion: number, decide: (fresh: readonly GapflowEvent[]) => Batch<T>, expectedVersion?: number): T {
+    if (expectedVersion !== undefined && expectedVersion !== this.#version()) throw new VersionConflict(this.location, expectedVersion, this.#version());
+    const { events, result } = decide(this.#events.slice(knownVersion));
+    this.append(events, this.#version());
     return result;
   }
 
-  append(events: readonly GapflowEvent[]): void {
-    continues(events, this.#events.at(-1)?.seq ?? 0, this.location);
-    this.#events.push(...events);
+  append(events: readonly GapflowEvent[], expectedVersion: number): void {
+    if (expectedVersion !== this.#version()) throw new VersionConflict(this.location, expectedVersion, this.#version());
+    continues(events, this.#version(), this.location);
+    for (const event of events) {
+      if (this.#ids.has(event.id)) throw new LogError(`${this.location}: event id ${event.id} is already in the log; nothing was written`);
+    }
+    this.#push(events);
+  }
+
+  follow(from: number, listener: (events: readonly GapflowEvent[]) => void): () => void {
+    const backlog = this.#events.slice(from);
+    if (backlog.length > 0) listener(backlog);
+    this.#followers.add(listener);
+    return () => this.#followers.delete(listener);
+  }
+
+  #version(): number {
+    return this.#events.at(-1)?.seq ?? 0;
+  }
+
+  #push(events: readonly GapflowEvent[]): void {
+    if (events.length === 0) return;
+    for (const event of events) {
+      this.#events.push(event);
+      this.#ids.set(event.id, event);
+    }
+    for (const follower of this.#followers) follower(events);
   }
 }

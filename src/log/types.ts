@@ -13,36 +13,62 @@ export class LogError extends Error {
   }
 }
 
-/** What a writer decides once it holds the log: the events to append (maybe none) and what to hand back. */
+/** A write refused because the stream no longer ends where the writer expected; nothing was appended. */
+export class VersionConflict extends LogError {
+  constructor(
+    location: string,
+    readonly expected: number,
+    readonly actual: number,
+  ) {
+    super(`${location}: expected the log to end at seq ${expected}, but it ends at seq ${actual}; nothing was written`);
+  }
+}
+
+/** What a writer decides once it holds the stream: the events to append (maybe none) and what to hand back. */
 export interface Batch<T> {
   events: readonly GapflowEvent[];
   result: T;
 }
 
 /**
- * Where a session's events live. The log knows lines, not rules: every event
- * was checked against the session's view before it is appended, and a batch
- * is written whole (one write) or not at all.
+ * The store port: where a session's events live (one stream per store). A
+ * store knows lines and versions, not rules: the version is the last event's
+ * seq (0: no events), every event is appended whole and durably or not at
+ * all, and event ids are unique in a stream. The JSONL file (`FileLog`) is
+ * the embedded default, `MemoryLog` holds a stream in memory; one
+ * conformance suite (test/log/store-conformance.test.ts) holds every store to
+ * the same contract. Synchronous, as the CLI is: a store over a networked
+ * database runs its driver off the main thread or behind this same shape.
  */
-export interface EventLog {
+export interface EventStore {
   /** For messages: the file path, or `memory`. */
   readonly location: string;
+  /** Whether a stream lives here. */
   exists(): boolean;
-  /** Every event, in order; throws LogError naming the first bad line. */
-  read(): GapflowEvent[];
-  /** Creates the log with its first events; refuses if it exists. */
+  /** The events after version `from` (0: all), in order; throws LogError naming the first bad line. */
+  read(from?: number): GapflowEvent[];
+  /** Starts the stream with its first events; refuses if one exists. */
   create(events: readonly GapflowEvent[]): void;
+  /** The stream's event with this id, if any (for idempotent retries). */
+  byId(id: string): GapflowEvent | undefined;
   /**
-   * One writer at a time: holding the log, hands `step` the events appended
-   * after seq `afterSeq` (by other writers), then appends the batch it
-   * returns, durably, before returning its result. A throw appends nothing.
+   * One writer at a time: holding the stream (a lock, a transaction), hands
+   * `decide` the events appended after `knownVersion`, then appends the batch
+   * it returns, durably, before returning its result. With `expectedVersion`,
+   * refuses (VersionConflict) before deciding unless the stream ends there.
+   * A throw appends nothing.
    */
-  update<T>(afterSeq: number, step: (fresh: readonly GapflowEvent[]) => Batch<T>): T;
-  /** Appends events that continue the log as it is (their seq must follow its last); a raw append without rules. */
-  append(events: readonly GapflowEvent[]): void;
+  transact<T>(knownVersion: number, decide: (fresh: readonly GapflowEvent[]) => Batch<T>, expectedVersion?: number): T;
+  /** Appends events (already stamped) if the stream ends at `expectedVersion`; VersionConflict otherwise. */
+  append(events: readonly GapflowEvent[], expectedVersion: number): void;
+  /**
+   * Calls `listener` with the events appended after `from`, by this process
+   * or another, as they come, until the returned function is called.
+   */
+  follow(from: number, listener: (events: readonly GapflowEvent[]) => void, options?: { intervalMs?: number }): () => void;
 }
 
-/** The check `append` makes: the batch continues the log's seq. */
+/** The check every store makes: the batch continues the stream's seq. */
 export function continues(events: readonly GapflowEvent[], lastSeq: number, where: string): void {
   events.forEach((event, index) => {
     if (event.seq !== lastSeq + 1 + index) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { baseline, expectedWeightedNet, newSession, playRound, WEIGHT } from '../support.js';
+import { renderPrompt, renderRoundReport, toStateJson } from '../../src/index.js';
 
 // Seed 003 "Examples" 1–5, every figure recomputed from the events (RULINGS R3).
 describe('seed 003 examples', () => {
@@ -21,7 +22,7 @@ describe('seed 003 examples', () => {
     });
     const round2 = playRound(s, { resolve: ['GAP-FLOW-002', 'GAP-FLOW-008'] });
     expect(round2).toMatchObject({ unweightedNet: 2, weightedNet: WEIGHT.HIGH + WEIGHT.MEDIUM, state: 'CONVERGING' });
-    expect(s.state().decision.action).toBe('continue');
+    expect(toStateJson(s.view).decision.action).toBe('continue');
   });
 
   it('Example 2: a false positive avoided by the weighted formula', () => {
@@ -37,7 +38,7 @@ describe('seed 003 examples', () => {
     expect(round3.weightedNet).toBe(expectedWeightedNet(['LOW', 'LOW', 'LOW', 'LOW', 'LOW'], ['CRITICAL']));
     expect(round3.weightedNet).toBe(-11);
     expect(round3.state).toBe('DIVERGENCE_WARNING');
-    const prompt = s.prompt()!;
+    const prompt = renderPrompt(s.view)!;
     expect(prompt).toContain('PRIMARY: CRITICAL gap introduced (GAP-FLOW-025)');
     expect(prompt).toContain('3. Prioritize CRITICAL - Focus next round exclusively on GAP-FLOW-025');
   });
@@ -52,7 +53,7 @@ describe('seed 003 examples', () => {
     expect(round2.weightedNet).toBe(expectedWeightedNet(['LOW'], ['MEDIUM']));
     expect(round2.state).toBe('DIVERGENCE_WARNING');
     expect(s.view.history.slice(-2).map((h) => h.to)).toEqual(['STALLED', 'DIVERGENCE_WARNING']);
-    expect(s.prompt()).toContain('No net progress for 2 consecutive rounds');
+    expect(renderPrompt(s.view)).toContain('No net progress for 2 consecutive rounds');
   });
 
   it('Example 3 with N = 3: the third flat round stalls, as the seed printed it', () => {
@@ -62,7 +63,7 @@ describe('seed 003 examples', () => {
     playRound(s, { resolve: ['M-3'], open: [['M-7', 'MEDIUM']] });
     const round3 = playRound(s, {});
     expect(round3.state).toBe('DIVERGENCE_WARNING');
-    expect(s.prompt()).toContain('No net progress for 3 consecutive rounds');
+    expect(renderPrompt(s.view)).toContain('No net progress for 3 consecutive rounds');
   });
 
   it('Example 4: recovery by narrowing scope', () => {
@@ -73,9 +74,9 @@ describe('seed 003 examples', () => {
     s.openGap('GAP-COMM-010', 'MEDIUM', { spawnedBy: 'GAP-FLOW-1', blocking: false });
     s.openGap('GAP-COMM-011', 'MEDIUM', { spawnedBy: 'GAP-FLOW-1', blocking: false });
     s.closeRound();
-    const before = s.state().openGapCount;
+    const before = toStateJson(s.view).openGapCount;
     s.decide('narrow_scope', { gaps: ['GAP-COMM-010', 'GAP-COMM-011'] });
-    expect(s.state().openGapCount).toBe(before - 2 + 0.5 * 2);
+    expect(toStateJson(s.view).openGapCount).toBe(before - 2 + 0.5 * 2);
     expect(s.view.machine).toMatchObject({ state: 'CONVERGING', flatCount: 0 });
     s.startRound();
     expect(s.view.rounds[1]!.openStart).toBe(before - 1);
@@ -89,6 +90,6 @@ describe('seed 003 examples', () => {
     // The seed printed -14; three LOW (3) against one CRITICAL (16) is -13.
     expect(round.weightedNet).toBe(expectedWeightedNet(['LOW', 'LOW', 'LOW'], ['CRITICAL']));
     expect(round.state).toBe('DIVERGENCE_WARNING');
-    expect(s.roundReport()).toMatch(/The nets disagree \(unweighted \+2, weighted -13\): the weighted net decides/);
+    expect(renderRoundReport(s.view)).toMatch(/The nets disagree \(unweighted \+2, weighted -13\): the weighted net decides/);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Refusal } from '../../src/index.js';
+import { Refusal, renderPrompt, renderRoundReport, renderStatus, renderSummary, toStateJson } from '../../src/index.js';
 import { baseline, expectedWeightedNet, newSession, playRound, WEIGHT } from '../support.js';
 
 describe('R1: a stall counts N rounds, not N+1', () => {
@@ -62,7 +62,7 @@ describe('R4: STALLED is transient but recorded', () => {
     expect(stalled.flatCount).toBeNull();
     const steps = s.view.history.filter((h) => h.round === 2).map((h) => `${h.from}->${h.to}`);
     expect(steps).toEqual(['FLAT->STALLED', 'STALLED->DIVERGENCE_WARNING']);
-    expect(s.status()).toMatch(/\| 2 \|.*\| DIVERGENCE_WARNING \| - \|/);
+    expect(renderStatus(s.view)).toMatch(/\| 2 \|.*\| DIVERGENCE_WARNING \| - \|/);
   });
 });
 
@@ -183,7 +183,7 @@ describe('R8: baseline and rounds', () => {
     const s = newSession();
     baseline(s, 'HIGH', 3);
     playRound(s, { resolve: ['B-HIGH-1'] });
-    const events = s.openGap('N1', 'LOW');
+    const { events } = s.openGap('N1', 'LOW');
     expect(events.map((e) => e.type)).toEqual(['round.started', 'gap.opened']);
     expect(events[0]!.data).toEqual({ round: 2 });
     expect(s.view.rounds[1]).toMatchObject({ round: 2, new: 1 });
@@ -220,7 +220,7 @@ describe('R9: open count', () => {
     s.moveGap('L-1', 'IN_PROGRESS');
     s.moveGap('L-1', 'BLOCKED');
     s.moveGap('L-2', 'WONT_FIX');
-    const state = s.state();
+    const state = toStateJson(s.view);
     expect(state.openGapCount).toBe(1 + 2 + 0.5);
     expect(state.weightedOpen).toBe(WEIGHT.HIGH + 0.5 * WEIGHT.HIGH + 2 * WEIGHT.LOW);
   });
@@ -231,8 +231,8 @@ describe('R9: open count', () => {
     s.startRound();
     s.moveGap('B-HIGH-1', 'USER_DEFERRED');
     s.closeRound();
-    expect(s.status()).toMatch(/\| 1 \| 3 \| 0 \| 0 \| 2\.5 \|/);
-    expect(s.status()).not.toMatch(/\| 3\.0 \|/);
+    expect(renderStatus(s.view)).toMatch(/\| 1 \| 3 \| 0 \| 0 \| 2\.5 \|/);
+    expect(renderStatus(s.view)).not.toMatch(/\| 3\.0 \|/);
   });
 });
 
@@ -270,7 +270,7 @@ describe('R10: gap lifecycle', () => {
     baseline(s, 'HIGH', 2);
     s.moveGap('B-HIGH-1', 'IN_PROGRESS');
     s.moveGap('B-HIGH-1', 'BLOCKED', { blockedBy: 'B-HIGH-2', reason: 'needs the schema' });
-    expect(s.status()).toMatch(/\| B-HIGH-1 \| BLOCKED \|.*blocked by B-HIGH-2; needs the schema/);
+    expect(renderStatus(s.view)).toMatch(/\| B-HIGH-1 \| BLOCKED \|.*blocked by B-HIGH-2; needs the schema/);
   });
 });
 
@@ -294,7 +294,7 @@ describe('R11: user decisions', () => {
   });
 
   it('the prompt suggests deferring only spawned, non-blocking MEDIUM and LOW gaps', () => {
-    expect(warned().prompt()).toContain('Suggestion: Defer M1 (');
+    expect(renderPrompt(warned().view)).toContain('Suggestion: Defer M1 (');
   });
 
   it('accept complexity records a new baseline of the open count and weighted open', () => {
@@ -324,7 +324,7 @@ describe('R11: user decisions', () => {
     const s = warned();
     s.decide('force_complete');
     expect(s.view.machine.outcome).toBe('STALL_EXIT');
-    const limits = s.summary()!.split('## Known Limitations')[1]!;
+    const limits = renderSummary(s.view)!.split('## Known Limitations')[1]!;
     expect(limits.indexOf('C1 (CRITICAL')).toBeLessThan(limits.indexOf('B-HIGH-1 (HIGH'));
   });
 
@@ -351,7 +351,7 @@ describe('R11: user decisions', () => {
     playRound(s, { resolve: ['B-HIGH-1'] });
     expect(() => s.decide('approve')).toThrow(/CRITICAL gaps are not closed \(C-1\).*acknowledgment of that risk/);
     expect(() => s.decide('approve', { acceptCritical: true })).toThrow(/HIGH gaps are not closed \(B-HIGH-2\).*rationale/);
-    const [event] = s.decide('approve', { acceptCritical: true, rationale: 'ship the MVP' });
+    const [event] = s.decide('approve', { acceptCritical: true, rationale: 'ship the MVP' }).events;
     expect(event!.data).toMatchObject({ kind: 'approve', acknowledgment: 'critical_risk', rationale: 'ship the MVP', gaps: ['C-1', 'B-HIGH-2'] });
     expect(s.view.machine.outcome).toBe('USER_APPROVED');
   });
@@ -400,7 +400,7 @@ describe('R13: threshold presets', () => {
   ] as const;
   for (const { preset, n, d } of cases) {
     it(`${preset} sets N=${n}, D=${d}`, () => {
-      expect(newSession({ preset }).state().config).toMatchObject({ stallThreshold: n, divergenceThreshold: d, maxRounds: 10 });
+      expect(toStateJson(newSession({ preset }).view).config).toMatchObject({ stallThreshold: n, divergenceThreshold: d, maxRounds: 10 });
     });
   }
 
@@ -409,7 +409,7 @@ describe('R13: threshold presets', () => {
       const s = newSession({ preset: 'auto' });
       baseline(s, 'LOW', count);
       s.startRound();
-      expect(s.state().config).toEqual({
+      expect(toStateJson(s.view).config).toEqual({
         stallThreshold: n,
         divergenceThreshold: d,
         maxRounds: Math.max(10, Math.ceil(0.6 * count)),
@@ -419,8 +419,8 @@ describe('R13: threshold presets', () => {
   });
 
   it('explicit settings beat a preset; without one the defaults are N=2, D=8, 10 rounds, override on', () => {
-    expect(newSession({ preset: 'large', stallThreshold: 5 }).state().config.stallThreshold).toBe(5);
-    expect(newSession().state().config).toEqual({ stallThreshold: 2, divergenceThreshold: 8, maxRounds: 10, criticalOverride: true });
+    expect(toStateJson(newSession({ preset: 'large', stallThreshold: 5 }).view).config.stallThreshold).toBe(5);
+    expect(toStateJson(newSession().view).config).toEqual({ stallThreshold: 2, divergenceThreshold: 8, maxRounds: 10, criticalOverride: true });
   });
 });
 
@@ -430,7 +430,7 @@ describe('R14: both nets shown', () => {
     baseline(s, 'LOW', 6);
     baseline(s, 'HIGH', 1);
     playRound(s, { resolve: ['B-LOW-1', 'B-LOW-2', 'B-LOW-3'], open: [['H2', 'HIGH']] });
-    const report = s.roundReport();
+    const report = renderRoundReport(s.view);
     expect(report).toContain(`Unweighted net: +${3 - 1}`);
     expect(report).toContain(`Weighted net: ${expectedWeightedNet(['LOW', 'LOW', 'LOW'], ['HIGH'])}`);
     expect(report).toMatch(/disagree.*weighted net decides/);
@@ -440,7 +440,7 @@ describe('R14: both nets shown', () => {
     const s = newSession();
     baseline(s, 'HIGH', 3);
     playRound(s, { resolve: ['B-HIGH-1'] });
-    expect(s.roundReport()).not.toMatch(/disagree/);
+    expect(renderRoundReport(s.view)).not.toMatch(/disagree/);
   });
 });
 
@@ -490,8 +490,8 @@ describe('rulings at their edges', () => {
     s.moveGap('B-LOW-10', 'USER_DEFERRED');
     s.startRound();
     expect(s.view.baselineGapCount).toBe(10);
-    expect(s.state().config.stallThreshold).toBe(3);
-    expect(s.status()).toContain('| preset | auto: complex (10 baseline gaps) |');
+    expect(toStateJson(s.view).config.stallThreshold).toBe(3);
+    expect(renderStatus(s.view)).toContain('| preset | auto: complex (10 baseline gaps) |');
   });
 
   it('R11: a prioritized gap leaves the focus as soon as it closes', () => {
@@ -502,7 +502,7 @@ describe('rulings at their edges', () => {
     expect(s.view.focus).toEqual(['C1', 'C2']);
     s.moveGap('C1', 'RESOLVED');
     expect(s.view.focus).toEqual(['C2']);
-    expect(s.status()).toContain('**Focus:** C2 (');
+    expect(renderStatus(s.view)).toContain('**Focus:** C2 (');
   });
 
   it('after a pause and resume in DIVERGENCE_WARNING, the next step still names the real trigger', () => {
@@ -511,8 +511,8 @@ describe('rulings at their edges', () => {
     playRound(s, { open: [['C1', 'CRITICAL']] });
     s.decide('pause');
     s.decide('resume');
-    expect(s.state().decision).toMatchObject({ action: 'ask_user' });
-    expect(s.state().decision.reason).toContain('triggered by CRITICAL introduction (C1)');
+    expect(toStateJson(s.view).decision).toMatchObject({ action: 'ask_user' });
+    expect(toStateJson(s.view).decision.reason).toContain('triggered by CRITICAL introduction (C1)');
   });
 
   it('narrowing scope clears what a deferred gap was blocked by', () => {

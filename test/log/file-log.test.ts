@@ -21,7 +21,7 @@ describe('FileLog', () => {
     const first = openFileSession(dir);
     const second = openFileSession(dir);
     first.openGap('B', 'LOW');
-    const [event] = second.openGap('C', 'LOW');
+    const [event] = second.openGap('C', 'LOW').events;
     expect(event!.seq).toBe(4);
     expect([...second.view.gaps.keys()]).toEqual(['A', 'B', 'C']);
     expect(openFileSession(dir).view.lastSeq).toBe(4);
@@ -69,7 +69,7 @@ describe('FileLog', () => {
   it('a raw append must continue the seq', () => {
     const dir = tempDir();
     const [started] = createFileSession(dir).log.read();
-    expect(() => new FileLog(dir).append([{ ...started!, seq: 3, id: 'x' }])).toThrow(LogError);
+    expect(() => new FileLog(dir).append([{ ...started!, seq: 3, id: 'x' }], 1)).toThrow(LogError);
     expect(new FileLog(dir).read()).toHaveLength(1);
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openFileSession, Refusal, verifyFileSession, type GapflowEvent, type Session, type StateJson } from '../../src/index.js';
+import { openFileSession, Refusal, verifyFileSession, type GapflowEvent, type Session, type StateJson, renderStatus, toStateJson } from '../../src/index.js';
 import { runCli } from '../cli/helpers.js';
 
 /*
@@ -52,7 +52,7 @@ const NEXT: Record<string, NextStep | { complete: string }> = {
   abandoned: { complete: 'ABANDONED' },
   mixed: {
     // Round 5 is open, waiting for quality: 84 -> 85.5 converges only if the earlier iterations count.
-    append: (session) => session.recordMetrics('quality', { score: 85.5 }),
+    append: (session) => session.recordMetrics('quality', { score: 85.5 }).events,
     expect: (state) => {
       expect(state).toMatchObject({ state: 'CONVERGING', round: 4, roundOpen: true });
       expect(state.policies.find((p) => p.name === 'quality')).toMatchObject({ verdict: 'converged', iterations: 5 });
@@ -67,7 +67,7 @@ const NEXT: Record<string, NextStep | { complete: string }> = {
   },
   'policies-flat': {
     // Round 4 was flat for all three; questions recording first opens round 5 and judges 6 -> 4 against the history.
-    append: (session) => session.recordMetrics('questions', { open: 4, high: 6, medium: 4 }),
+    append: (session) => session.recordMetrics('questions', { open: 4, high: 6, medium: 4 }).events,
     expect: (state) => {
       expect(state).toMatchObject({ state: 'FLAT', round: 4, roundOpen: true, flatCount: 1 });
       expect(state.policies.find((p) => p.name === 'questions')).toMatchObject({ verdict: 'progress', iterations: 5 });
@@ -106,8 +106,8 @@ describe('old logs: the released versions’ logs open with the figures they pri
     it('opens with the committed state.json and status.md (library and CLI)', { timeout: 30_000 }, () => {
       const dir = copyOf(name);
       const session = openFileSession(dir);
-      expect(session.state()).toEqual(JSON.parse(committed(name, 'state.json')));
-      expect(session.status()).toBe(committed(name, 'status.md'));
+      expect(toStateJson(session.view)).toEqual(JSON.parse(committed(name, 'state.json')));
+      expect(renderStatus(session.view)).toBe(committed(name, 'status.md'));
       expect(runCli(['state', '--json', '--dir', dir], { cwd: dir })).toEqual({ code: 0, stdout: committed(name, 'state.json'), stderr: '' });
       expect(runCli(['status', '--dir', dir], { cwd: dir })).toEqual({ code: 0, stdout: committed(name, 'status.md'), stderr: '' });
       expect(verifyFileSession(dir).problem).toBeNull();
@@ -118,11 +118,11 @@ describe('old logs: the released versions’ logs open with the figures they pri
       const log = join(dir, 'events.jsonl');
       const before = readFileSync(log);
       const session = openFileSession(dir);
-      const count = session.state().eventCount;
+      const count = toStateJson(session.view).eventCount;
       const next = NEXT[name]!;
 
       if ('complete' in next) {
-        expect(session.state()).toMatchObject({ state: 'COMPLETE', outcome: next.complete });
+        expect(toStateJson(session.view)).toMatchObject({ state: 'COMPLETE', outcome: next.complete });
         expect(() => session.decide('pause')).toThrow(Refusal);
         expect(() => session.decide('pause')).toThrow(`decision.made pause: the session is COMPLETE (${next.complete}); nothing more can be recorded`);
         expect(readFileSync(log).equals(before)).toBe(true);
@@ -135,7 +135,7 @@ describe('old logs: the released versions’ logs open with the figures they pri
       const after = readFileSync(log);
       expect(after.subarray(0, before.length).equals(before), 'the old lines are kept byte for byte').toBe(true);
       expect(verifyFileSession(dir).problem).toBeNull();
-      const reopened = openFileSession(dir).state();
+      const reopened = toStateJson(openFileSession(dir).view);
       expect(reopened.eventCount).toBe(count + appended.length);
       next.expect(reopened);
     });
@@ -165,8 +165,8 @@ describe(`old logs: ${PRE_843E0BE}`, () => {
     expect(verified.stdout).toContain(`  line 1: session.started: today's rules refuse it: ${withoutPath(refusal).replace('gapflow: <log> line 1: ', '').trimEnd()}\n`);
     expect(runCli(['verify', '--strict', '--dir', dir], { cwd: dir }).code).toBe(3);
     expect(readFileSync(log).equals(before)).toBe(true);
-    const appended = openFileSession(dir).recordMetrics('atoms', { pending: 3, resolved: 2 });
+    const appended = openFileSession(dir).recordMetrics('atoms', { pending: 3, resolved: 2 }).events;
     expect(appended.map((e) => e.type)).toEqual(['round.started', 'metrics.recorded', 'round.closed']);
-    expect(openFileSession(dir).state()).toMatchObject({ state: 'CONVERGING', round: 3 });
+    expect(toStateJson(openFileSession(dir).view)).toMatchObject({ state: 'CONVERGING', round: 3 });
   });
 });

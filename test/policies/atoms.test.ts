@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { agentStopRequest, type Session } from '../../src/index.js';
+import { agentStopRequest, type Session, renderStatus, renderSummary, toStateJson } from '../../src/index.js';
 import { Sandbox, expectRefused } from '../cli/helpers.js';
 import { newSession } from '../support.js';
 
@@ -13,7 +13,7 @@ function play(steps: Step[], settings: Record<string, unknown> = {}, session: Re
   return s;
 }
 
-const atoms = (s: Session) => s.state().policies.find((p) => p.name === 'atoms')!;
+const atoms = (s: Session) => toStateJson(s.view).policies.find((p) => p.name === 'atoms')!;
 
 describe('atoms policy: seed 001 progress evaluation', () => {
   it('reproduces the seed\'s iteration sequence 5, 4, 4, 3: progress, progress, stall, progress recovered', () => {
@@ -22,7 +22,7 @@ describe('atoms policy: seed 001 progress evaluation', () => {
     for (const pending of [5, 4, 4, 3]) {
       s.recordMetrics('atoms', { pending, resolved: 5 - pending });
       const a = atoms(s);
-      seen.push([a.figures.progress, a.figures.stallCount, s.state().state]);
+      seen.push([a.figures.progress, a.figures.stallCount, toStateJson(s.view).state]);
     }
     expect(seen).toEqual([
       ['progress', 0, 'CONVERGING'],
@@ -36,21 +36,21 @@ describe('atoms policy: seed 001 progress evaluation', () => {
     const s = play([{ pending: 5 }, { pending: 7 }]);
     expect(atoms(s)).toMatchObject({ verdict: 'flat', reason: 'dag_expanding' });
     expect(atoms(s).figures).toMatchObject({ progress: 'expansion', stallCount: 1 });
-    expect(s.state().state).toBe('FLAT');
+    expect(toStateJson(s.view).state).toBe('FLAT');
   });
 
   it('max_stall_count (default 3) is the stall threshold when atoms runs alone: the third stalled iteration reaches STALLED', () => {
     const s = play([{ pending: 5 }, { pending: 5 }, { pending: 5 }]);
-    expect(s.state()).toMatchObject({ state: 'FLAT', flatCount: 2, config: { stallThreshold: 3 } });
+    expect(toStateJson(s.view)).toMatchObject({ state: 'FLAT', flatCount: 2, config: { stallThreshold: 3 } });
     s.recordMetrics('atoms', { pending: 5, resolved: 0 });
     expect(atoms(s)).toMatchObject({ verdict: 'flat', reason: 'max_stall_count' });
     expect(s.view.history.slice(-2).map((h) => `${h.from}->${h.to}`)).toEqual(['FLAT->STALLED', 'STALLED->DIVERGENCE_WARNING']);
   });
 
   it('an explicit --stall-threshold beats max_stall_count, and with another policy the session default applies', () => {
-    expect(play([], { maxStallCount: 5 }, { stallThreshold: 4 }).state().config.stallThreshold).toBe(4);
-    expect(play([], { maxStallCount: 5 }).state().config.stallThreshold).toBe(5);
-    expect(newSession({ policies: ['atoms', 'quality'] }).state().config.stallThreshold).toBe(2);
+    expect(toStateJson(play([], { maxStallCount: 5 }, { stallThreshold: 4 }).view).config.stallThreshold).toBe(4);
+    expect(toStateJson(play([], { maxStallCount: 5 }).view).config.stallThreshold).toBe(5);
+    expect(toStateJson(newSession({ policies: ['atoms', 'quality'] }).view).config.stallThreshold).toBe(2);
   });
 });
 
@@ -58,42 +58,42 @@ describe('atoms policy: seed 001 stop conditions in priority order', () => {
   it('1. redirect_requested: an interrupt, not a stop; the user decides (DIVERGENCE_WARNING), even with stop also requested', () => {
     const s = play([{ pending: 5 }, { pending: 4, redirectRequested: true, stopRequested: true }]);
     expect(atoms(s)).toMatchObject({ verdict: 'diverging', reason: 'redirect_requested' });
-    expect(s.state().state).toBe('DIVERGENCE_WARNING');
+    expect(toStateJson(s.view).state).toBe('DIVERGENCE_WARNING');
     expect(agentStopRequest(s.view)).toMatchObject({ kind: 'redirect' });
   });
 
   it('2. stop_requested: manual stop, COMPLETE with outcome STOPPED, even when the base case holds', () => {
     const s = play([{ pending: 5 }, { pending: 0, stopRequested: true }]);
     expect(atoms(s)).toMatchObject({ verdict: 'limit', reason: 'stop_requested' });
-    expect(s.state()).toMatchObject({ state: 'COMPLETE', outcome: 'STOPPED' });
+    expect(toStateJson(s.view)).toMatchObject({ state: 'COMPLETE', outcome: 'STOPPED' });
     expect(agentStopRequest(s.view)).toMatchObject({ kind: 'stop' });
-    expect(s.summary()).toContain('manual stop requested');
+    expect(renderSummary(s.view)).toContain('manual stop requested');
   });
 
   it('3. base case satisfied (nothing pending, no verify command): completion stop, CONVERGED', () => {
     const s = play([{ pending: 5 }, { pending: 0, resolved: 5 }]);
     expect(atoms(s)).toMatchObject({ verdict: 'converged', reason: 'base_case' });
-    expect(s.state()).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
+    expect(toStateJson(s.view)).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
     expect(agentStopRequest(s.view)).toBeUndefined();
   });
 
   it('4. stall_count >= max_stall_count comes before the iteration limit', () => {
     const s = play([{ pending: 5 }, { pending: 5 }, { pending: 5 }], { maxStallCount: 2, maxIterations: 3 });
     expect(atoms(s)).toMatchObject({ verdict: 'flat', reason: 'max_stall_count' });
-    expect(s.state().state).toBe('DIVERGENCE_WARNING');
+    expect(toStateJson(s.view).state).toBe('DIVERGENCE_WARNING');
   });
 
   it('5. iteration >= max_iterations: limit stop, COMPLETE with MAX_ROUNDS', () => {
     const s = play([{ pending: 5 }, { pending: 4 }, { pending: 3 }], { maxIterations: 3 });
     expect(atoms(s)).toMatchObject({ verdict: 'limit', reason: 'max_iterations' });
-    expect(s.state()).toMatchObject({ state: 'COMPLETE', outcome: 'MAX_ROUNDS' });
+    expect(toStateJson(s.view)).toMatchObject({ state: 'COMPLETE', outcome: 'MAX_ROUNDS' });
   });
 
   it('max_iterations defaults to 20', () => {
     const s = play(Array.from({ length: 19 }, (_, i) => ({ pending: 100 - i })));
-    expect(s.state().state).toBe('CONVERGING');
+    expect(toStateJson(s.view).state).toBe('CONVERGING');
     s.recordMetrics('atoms', { pending: 50, resolved: 0 });
-    expect(s.state()).toMatchObject({ state: 'COMPLETE', outcome: 'MAX_ROUNDS', round: 20 });
+    expect(toStateJson(s.view)).toMatchObject({ state: 'COMPLETE', outcome: 'MAX_ROUNDS', round: 20 });
   });
 });
 
@@ -102,7 +102,7 @@ describe('atoms policy in status.md', () => {
     const s = newSession({ policies: ['atoms'] });
     s.recordMetrics('atoms', { pending: 4, resolved: 1 });
     s.recordMetrics('atoms', { pending: 4, resolved: 1, verify: { command: 'test | <b>x</b>', exitCode: 0, durationMs: 12 } });
-    const status = s.status();
+    const status = renderStatus(s.view);
     expect(status).toContain('### Policy: atoms');
     expect(status).toContain('| Round | Pending | Resolved | Progress | Stall Count | Base Case | Verdict | Reason |');
     expect(status).toContain('| 1 | 4 | 1 | progress | 0 | no | progress | first_iteration |');

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { combine, gapVerdict, stepMachine, DEFAULT_CONFIG, type NamedVerdict, type Verdict } from '../../src/index.js';
+import { combine, gapVerdict, stepMachine, DEFAULT_CONFIG, type NamedVerdict, type Verdict, toStateJson } from '../../src/index.js';
 import { newSession } from '../support.js';
 
 const v = (policy: string, verdict: Verdict, reason = `${policy}_${verdict}`): NamedVerdict => ({ policy, verdict, reason, detail: reason, figures: {} });
@@ -91,15 +91,15 @@ describe('the gap policy verdict agrees with the statechart\'s gap guards', () =
 describe('policy-only sessions', () => {
   it('a record is one iteration: it opens the round, records and closes it', () => {
     const s = newSession({ policies: ['quality'] });
-    const events = s.recordMetrics('quality', { score: 70 });
+    const { events } = s.recordMetrics('quality', { score: 70 });
     expect(events.map((e) => e.type)).toEqual(['round.started', 'metrics.recorded', 'round.closed']);
-    expect(s.state()).toMatchObject({ state: 'CONVERGING', round: 1, roundOpen: false });
+    expect(toStateJson(s.view)).toMatchObject({ state: 'CONVERGING', round: 1, roundOpen: false });
   });
 
   it('with two metric policies the round closes when both have recorded', () => {
     const s = newSession({ policies: ['quality', 'questions'] });
-    expect(s.recordMetrics('quality', { score: 70 }).map((e) => e.type)).toEqual(['round.started', 'metrics.recorded']);
-    expect(s.recordMetrics('questions', { open: 9, high: 1, medium: 1 }).map((e) => e.type)).toEqual(['metrics.recorded', 'round.closed']);
-    expect(s.state().rounds[0]!.verdicts.map((x) => x.policy)).toEqual(['quality', 'questions']);
+    expect(s.recordMetrics('quality', { score: 70 }).events.map((e) => e.type)).toEqual(['round.started', 'metrics.recorded']);
+    expect(s.recordMetrics('questions', { open: 9, high: 1, medium: 1 }).events.map((e) => e.type)).toEqual(['metrics.recorded', 'round.closed']);
+    expect(toStateJson(s.view).rounds[0]!.verdicts.map((x) => x.policy)).toEqual(['quality', 'questions']);
   });
 });

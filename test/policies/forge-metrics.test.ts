@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agreementScore, changeVelocity, issueScore, sectionStability, textSimilarity, trendOf, type Session } from '../../src/index.js';
+import { agreementScore, changeVelocity, issueScore, sectionStability, textSimilarity, trendOf, type Session, toStateJson } from '../../src/index.js';
 import { newSession } from '../support.js';
 
 /** Seed 002's calculate_text_similarity, restated: Jaccard over lower-cased words, 0 when there are none. */
@@ -77,7 +77,7 @@ function play(rounds: Record<string, unknown>[], settings: Record<string, unknow
   return s;
 }
 
-const forge = (s: Session) => s.state().policies.find((p) => p.name === 'forge')!;
+const forge = (s: Session) => toStateJson(s.view).policies.find((p) => p.name === 'forge')!;
 
 /** Seed 002's overall for identical drafts (velocity and similarity 1, sections stable 0.9). */
 function overall(agreement: number, issues: number, voteScores: number[]): number {
@@ -112,20 +112,20 @@ describe('forge rounds: critiques, votes and unanimity', () => {
     const s = play([{ critiques: crit }, { critiques: crit, votes: [vote('a', true, 95)] }]);
     expect(overall((0.95 + 1) / 2, 1, [95])).toBeGreaterThanOrEqual(0.8);
     expect(forge(s)).toMatchObject({ verdict: 'progress', figures: { agreeing: 1, participants: 2 } });
-    expect(s.state().state).toBe('CONVERGING');
+    expect(toStateJson(s.view).state).toBe('CONVERGING');
   });
 
   it('a participant who votes twice agrees once: one critic with two agreeing votes is unanimous', () => {
     const crit = [critique('a', 95)];
     const s = play([{ critiques: crit }, { critiques: crit, votes: [vote('a', true, 95), vote('a', true, 95)] }]);
     expect(forge(s).figures).toMatchObject({ agreeing: 1, participants: 1 });
-    expect(s.state()).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
+    expect(toStateJson(s.view)).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
   });
 
   it('nobody active in the round: no unanimity, however low the threshold', () => {
     const s = play([{}, {}], { threshold: 0.1 });
     expect(overall(0, 0.5, [])).toBeGreaterThanOrEqual(0.1);
     expect(forge(s)).toMatchObject({ verdict: 'progress', figures: { participants: 0 } });
-    expect(s.state().state).toBe('CONVERGING');
+    expect(toStateJson(s.view).state).toBe('CONVERGING');
   });
 });

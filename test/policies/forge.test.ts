@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/index.js';
-import { isStalled, parseVote, textSimilarity, trendOf, type Session } from '../../src/index.js';
+import { isStalled, parseVote, textSimilarity, trendOf, type Session, toStateJson } from '../../src/index.js';
 import { Sandbox, expectRefused } from '../cli/helpers.js';
 import { newSession } from '../support.js';
 
@@ -96,7 +96,7 @@ function play(plans: RoundPlan[], settings: Record<string, unknown> = {}): Sessi
   return s;
 }
 
-const forge = (s: Session) => s.state().policies.find((p) => p.name === 'forge')!;
+const forge = (s: Session) => toStateJson(s.view).policies.find((p) => p.name === 'forge')!;
 
 /** Seed 002's overall score, recomputed here for two rounds with identical drafts and equal critique scores. */
 function expectedOverall(critiqueScores: number[], issues: number, voteScores: number[], sectionsStable: boolean): number {
@@ -114,7 +114,7 @@ describe('forge policy: seed 002 convergence, through the library', () => {
   it('before min_rounds (2) a round is not scored: the first counts as progress', () => {
     const s = play([{}]);
     expect(forge(s)).toMatchObject({ verdict: 'progress', reason: 'first_iteration', figures: { score: null } });
-    expect(s.state().state).toBe('CONVERGING');
+    expect(toStateJson(s.view).state).toBe('CONVERGING');
   });
 
   it('computes the 0.6 metrics / 0.4 votes overall score as the seed does', () => {
@@ -128,13 +128,13 @@ describe('forge policy: seed 002 convergence, through the library', () => {
     const s = play([{}, {}]);
     expect(expectedOverall([80, 80], 0, [90, 90], true)).toBeGreaterThanOrEqual(0.8);
     expect(forge(s)).toMatchObject({ verdict: 'converged', reason: 'converged' });
-    expect(s.state()).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED', round: 2 });
+    expect(toStateJson(s.view)).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED', round: 2 });
   });
 
   it('not unanimous: no convergence; with --forge-min-consensus 1 one agreeing voter is enough', () => {
     const split: RoundPlan = { votes: [['a', true, 95], ['b', false, 95]] };
     expect(forge(play([{}, split])).verdict).toBe('progress');
-    expect(play([{}, split], { minConsensus: 1 }).state()).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
+    expect(toStateJson(play([{}, split], { minConsensus: 1 }).view)).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
   });
 
   it('below the threshold (0.80 by default, --forge-threshold) there is no convergence, however unanimous', () => {
@@ -150,25 +150,25 @@ describe('forge policy: seed 002 convergence, through the library', () => {
     expect(forge(s).verdict).toBe('progress');
     s.recordMetrics('forge', forgeMetrics(stuck));
     expect(forge(s)).toMatchObject({ verdict: 'flat', reason: 'stalled', figures: { stalled: true, trend: 'stable' } });
-    expect(s.state()).toMatchObject({ state: 'FLAT', flatCount: 1 });
+    expect(toStateJson(s.view)).toMatchObject({ state: 'FLAT', flatCount: 1 });
   });
 
   it('diverging while degrading: falling vote scores lead to DIVERGENCE_WARNING', () => {
     const s = play([{}, { votes: [['a', false, 90], ['b', false, 90]] }, { votes: [['a', false, 60], ['b', false, 60]] }]);
     expect(forge(s)).toMatchObject({ verdict: 'diverging', reason: 'degrading', figures: { trend: 'degrading' } });
-    expect(s.state().state).toBe('DIVERGENCE_WARNING');
+    expect(toStateJson(s.view).state).toBe('DIVERGENCE_WARNING');
   });
 
   it('else progress: a rising series keeps CONVERGING and is never called stalled', () => {
     const votes = (score: number): RoundPlan => ({ votes: [['a', false, score], ['b', false, score]] });
     const s = play([votes(20), votes(30), votes(50), votes(70)]);
     expect(forge(s)).toMatchObject({ verdict: 'progress', reason: 'improving', figures: { stalled: false } });
-    expect(s.state().state).toBe('CONVERGING');
+    expect(toStateJson(s.view).state).toBe('CONVERGING');
   });
 
   it('an optional --forge-max-rounds limit ends the session at MAX_ROUNDS', () => {
     const stuck: RoundPlan = { votes: [['a', false, 30], ['b', false, 30]] };
-    expect(play([stuck, stuck], { maxRounds: 2 }).state()).toMatchObject({ state: 'COMPLETE', outcome: 'MAX_ROUNDS' });
+    expect(toStateJson(play([stuck, stuck], { maxRounds: 2 }).view)).toMatchObject({ state: 'COMPLETE', outcome: 'MAX_ROUNDS' });
   });
 });
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { qualityPolicy, type Session } from '../../src/index.js';
+import { qualityPolicy, type Session, toStateJson } from '../../src/index.js';
 import { Sandbox, expectRefused } from '../cli/helpers.js';
 import { newSession } from '../support.js';
 
@@ -17,7 +17,7 @@ function play(scores: number[], settings: Record<string, unknown> = {}): Session
   return s;
 }
 
-const quality = (s: Session) => s.state().policies.find((p) => p.name === 'quality')!;
+const quality = (s: Session) => toStateJson(s.view).policies.find((p) => p.name === 'quality')!;
 
 describe('quality policy: seed 004 scoring and thresholds', () => {
   it('the weights are the seed\'s table and total 100%', () => {
@@ -58,8 +58,8 @@ describe('quality policy: the stop rule of RULINGS R18 and the issue\'s verdicts
 
   it('converged: score >= 85 AND |score[n] - score[n-1]| < 2 AND n >= 2: COMPLETE, CONVERGED', () => {
     const s = play([80, 86, 87]);
-    expect(s.state().rounds.map((r) => r.verdict?.verdict)).toEqual(['progress', 'progress', 'converged']);
-    expect(s.state()).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED', round: 3 });
+    expect(toStateJson(s.view).rounds.map((r) => r.verdict?.verdict)).toEqual(['progress', 'progress', 'converged']);
+    expect(toStateJson(s.view)).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED', round: 3 });
   });
 
   it('a change of exactly the threshold (2) is not convergence but progress', () => {
@@ -69,25 +69,25 @@ describe('quality policy: the stop rule of RULINGS R18 and the issue\'s verdicts
 
   it('at n >= 10 it stops whatever the score: COMPLETE, MAX_ROUNDS', () => {
     const s = play([50, 52, 54, 56, 58, 60, 62, 64, 66]);
-    expect(s.state().state).toBe('CONVERGING');
+    expect(toStateJson(s.view).state).toBe('CONVERGING');
     s.recordMetrics('quality', { score: 68 });
     expect(quality(s)).toMatchObject({ verdict: 'limit', reason: 'max_iterations' });
-    expect(s.state()).toMatchObject({ state: 'COMPLETE', outcome: 'MAX_ROUNDS', round: 10 });
+    expect(toStateJson(s.view)).toMatchObject({ state: 'COMPLETE', outcome: 'MAX_ROUNDS', round: 10 });
   });
 
   it('diverging on a drop of more than 5 points; a drop of exactly 5 is only flat', () => {
     const s = play([80, 74]);
     expect(quality(s)).toMatchObject({ verdict: 'diverging', reason: 'score_dropped' });
-    expect(s.state().state).toBe('DIVERGENCE_WARNING');
+    expect(toStateJson(s.view).state).toBe('DIVERGENCE_WARNING');
     expect(quality(play([80, 75]))).toMatchObject({ verdict: 'flat', reason: 'score_fell' });
   });
 
   it('flat on a smaller change below the minimum (stuck below the minimum); two in a row stall', () => {
     const s = play([70, 71]);
     expect(quality(s)).toMatchObject({ verdict: 'flat', reason: 'stuck_below_minimum' });
-    expect(s.state()).toMatchObject({ state: 'FLAT', flatCount: 1 });
+    expect(toStateJson(s.view)).toMatchObject({ state: 'FLAT', flatCount: 1 });
     s.recordMetrics('quality', { score: 70.5 });
-    expect(s.state().state).toBe('DIVERGENCE_WARNING');
+    expect(toStateJson(s.view).state).toBe('DIVERGENCE_WARNING');
     expect(s.view.history.map((h) => h.to)).toContain('STALLED');
   });
 
@@ -95,7 +95,7 @@ describe('quality policy: the stop rule of RULINGS R18 and the issue\'s verdicts
     const s = play([90, 91], { minIterations: 3 });
     expect(quality(s)).toMatchObject({ verdict: 'flat', reason: 'minimum_iterations_not_met' });
     s.recordMetrics('quality', { score: 91.5 });
-    expect(s.state()).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
+    expect(toStateJson(s.view)).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
   });
 
   it('R18 names only the score: a steady overall >= 85 converges though security is below 100; meetsMinimum is only reported', () => {
@@ -107,7 +107,7 @@ describe('quality policy: the stop rule of RULINGS R18 and the issue\'s verdicts
     s.recordMetrics('quality', { dimensions: dims });
     expect(quality(s)).toMatchObject({ verdict: 'converged', reason: 'converged', figures: { meetsMinimum: false } });
     expect(quality(s).detail).not.toContain('below the minimum');
-    expect(s.state()).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
+    expect(toStateJson(s.view)).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
   });
 
   it('compares unrounded figures: 85 then 86.996 (|Δ| 1.996 < 2) converges', () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { renderCheckTree, questionsPolicy, type Session } from '../../src/index.js';
+import { renderCheckTree, questionsPolicy, type Session, toStateJson } from '../../src/index.js';
 import { Sandbox } from '../cli/helpers.js';
 import { newSession } from '../support.js';
 
@@ -18,47 +18,47 @@ function play(iterations: Iteration[], settings: Record<string, unknown> = {}): 
   return s;
 }
 
-const latest = (s: Session) => s.state().policies.find((p) => p.name === 'questions')!;
+const latest = (s: Session) => toStateJson(s.view).policies.find((p) => p.name === 'questions')!;
 
 describe('questions policy: seed 000 decision flow, in its order', () => {
   it('iteration < minimum: continue; the first iteration counts as progress', () => {
     const s = play([[12, 2, 2]]);
     expect(latest(s)).toMatchObject({ verdict: 'progress', reason: 'first_iteration' });
-    expect(s.state()).toMatchObject({ state: 'CONVERGING', round: 1 });
+    expect(toStateJson(s.view)).toMatchObject({ state: 'CONVERGING', round: 1 });
   });
 
   it('iteration < minimum with no fewer open questions: continue, but flat (minimum not met)', () => {
     const s = play([[12, 2, 2], [12, 2, 2]], { preset: 'conservative' });
     expect(latest(s)).toMatchObject({ verdict: 'flat', reason: 'minimum_not_met' });
-    expect(s.state()).toMatchObject({ state: 'FLAT', flatCount: 1 });
+    expect(toStateJson(s.view)).toMatchObject({ state: 'FLAT', flatCount: 1 });
   });
 
   it('the minimum holds even when an early stop would fire: 2 open questions at iteration 1 of 2', () => {
     const s = play([[2, 0, 0]]);
     expect(latest(s).verdict).toBe('progress');
-    expect(s.state().state).toBe('CONVERGING');
+    expect(toStateJson(s.view).state).toBe('CONVERGING');
   });
 
   it('iteration >= maximum: stop (maximum reached), COMPLETE with MAX_ROUNDS', () => {
     const s = play([[20, 1, 1], [18, 1, 1], [16, 1, 1], [14, 1, 1], [12, 1, 1]]);
     expect(latest(s)).toMatchObject({ verdict: 'limit', reason: 'maximum_reached' });
-    expect(s.state()).toMatchObject({ state: 'COMPLETE', outcome: 'MAX_ROUNDS', round: TUNING.balanced.maxIterations });
+    expect(toStateJson(s.view)).toMatchObject({ state: 'COMPLETE', outcome: 'MAX_ROUNDS', round: TUNING.balanced.maxIterations });
   });
 
   it('questions_stable_count >= 2: stop (research exhausted), COMPLETE with CONVERGED', () => {
     const s = play([[9, 1, 1], [9, 1, 1]]);
     expect(latest(s)).toMatchObject({ verdict: 'flat' });
-    expect(s.state().state).toBe('FLAT');
+    expect(toStateJson(s.view).state).toBe('FLAT');
     s.recordMetrics('questions', { open: 9, high: 1, medium: 1 });
     expect(latest(s)).toMatchObject({ verdict: 'converged', reason: 'questions_stable' });
     expect(latest(s).figures.stableCount).toBe(2);
-    expect(s.state()).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
+    expect(toStateJson(s.view)).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
   });
 
   it('open_questions_count <= 3: stop (few enough for human)', () => {
     const s = play([[8, 1, 1], [3, 1, 1]]);
     expect(latest(s)).toMatchObject({ verdict: 'converged', reason: 'few_questions' });
-    expect(s.state()).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
+    expect(toStateJson(s.view)).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
   });
 
   it('all questions resolved early (seed edge case): 0 open at iteration 2 stops', () => {
@@ -73,7 +73,7 @@ describe('questions policy: seed 000 decision flow, in its order', () => {
     // 32 / (32 + 4 + 4) = 0.80 exactly: not above
     const t = play([[8, 1, 1], [4, 32, 4]]);
     expect(latest(t).verdict).toBe('progress');
-    expect(t.state().state).toBe('CONVERGING');
+    expect(toStateJson(t.view).state).toBe('CONVERGING');
   });
 
   it('otherwise continue: progress when open questions fell, flat when they did not', () => {
@@ -81,7 +81,7 @@ describe('questions policy: seed 000 decision flow, in its order', () => {
     expect(latest(s)).toMatchObject({ verdict: 'progress', reason: 'questions_fell' });
     s.recordMetrics('questions', { open: 11, high: 1, medium: 1 });
     expect(latest(s)).toMatchObject({ verdict: 'flat', reason: 'questions_not_fewer' });
-    expect(s.state()).toMatchObject({ state: 'FLAT', flatCount: 1 });
+    expect(toStateJson(s.view)).toMatchObject({ state: 'FLAT', flatCount: 1 });
   });
 
   it('names oscillation (open count toggling between two values) in the reason', () => {
@@ -94,35 +94,35 @@ describe('questions policy: seed 000 decision flow, in its order', () => {
   it('alone, the session stalls one flat iteration after the stability threshold (conservative: 3 + 1)', () => {
     const stall = TUNING.conservative.stabilityThreshold + 1;
     const s = play([[12, 1, 1], [12, 1, 2], [13, 1, 1], [14, 1, 1]], { preset: 'conservative' });
-    expect(s.state()).toMatchObject({ state: 'FLAT', flatCount: 3, config: { stallThreshold: stall } });
+    expect(toStateJson(s.view)).toMatchObject({ state: 'FLAT', flatCount: 3, config: { stallThreshold: stall } });
     s.recordMetrics('questions', { open: 15, high: 1, medium: 1 });
     expect(s.view.history.map((h) => h.to)).toContain('STALLED');
-    expect(s.state().state).toBe('DIVERGENCE_WARNING');
+    expect(toStateJson(s.view).state).toBe('DIVERGENCE_WARNING');
   });
 });
 
 describe('questions policy: the stability stop comes before the stall (soloStallThreshold)', () => {
   it('balanced 8, 9, 9, 9: flat, flat, then research exhausted at iteration 4, never DIVERGENCE_WARNING', () => {
     const s = play([[8, 1, 1], [9, 1, 1], [9, 1, 1]]);
-    expect(s.state().state).toBe('FLAT');
+    expect(toStateJson(s.view).state).toBe('FLAT');
     s.recordMetrics('questions', { open: 9, high: 1, medium: 1 });
     // Seed 000: the stable count grows by one per unchanged iteration: 0, 0, 1, 2.
     expect(latest(s)).toMatchObject({ verdict: 'converged', reason: 'questions_stable', figures: { stableCount: TUNING.balanced.stabilityThreshold } });
-    expect(s.state()).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED', round: 4 });
+    expect(toStateJson(s.view)).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED', round: 4 });
     expect(s.view.history.map((h) => h.to)).not.toContain('DIVERGENCE_WARNING');
   });
 
   it('conservative 9, 9, 9, 9 reaches its stability threshold 3', () => {
     const s = play([[9, 1, 1], [9, 1, 1], [9, 1, 1], [9, 1, 1]], { preset: 'conservative' });
     expect(latest(s)).toMatchObject({ verdict: 'converged', reason: 'questions_stable', figures: { stableCount: TUNING.conservative.stabilityThreshold } });
-    expect(s.state()).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
+    expect(toStateJson(s.view)).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
   });
 
   it('an explicit stall threshold still wins, and with another policy the session default (2) applies', () => {
     const s = newSession({ policies: ['questions'], stallThreshold: 2 });
     for (const open of [8, 9, 9]) s.recordMetrics('questions', { open, high: 1, medium: 1 });
-    expect(s.state().state).toBe('DIVERGENCE_WARNING');
-    expect(newSession({ policies: ['questions', 'quality'] }).state().config.stallThreshold).toBe(2);
+    expect(toStateJson(s.view).state).toBe('DIVERGENCE_WARNING');
+    expect(toStateJson(newSession({ policies: ['questions', 'quality'] }).view).config.stallThreshold).toBe(2);
   });
 });
 
@@ -174,8 +174,8 @@ describe('questions policy: presets', () => {
   });
 
   it('aggressive stops after one iteration with 5 open questions; balanced does not', () => {
-    expect(play([[5, 1, 1]], { preset: 'aggressive' }).state()).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
-    expect(play([[5, 1, 1]]).state().state).toBe('CONVERGING');
+    expect(toStateJson(play([[5, 1, 1]], { preset: 'aggressive' }).view)).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
+    expect(toStateJson(play([[5, 1, 1]]).view).state).toBe('CONVERGING');
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { baseline, newSession, playRound, WEIGHT } from '../support.js';
+import { renderStatus } from '../../src/index.js';
 
 /** The Mermaid blocks of a Markdown text. */
 function mermaidBlocks(markdown: string): string[] {
@@ -16,7 +17,7 @@ describe('status.md charts', () => {
   it('have none of the open-gaps chart before a round closes, but always the state diagram', () => {
     const s = newSession();
     baseline(s, 'LOW', 3);
-    const blocks = mermaidBlocks(s.status());
+    const blocks = mermaidBlocks(renderStatus(s.view));
     expect(blocks).toHaveLength(1);
     expect(blocks[0]).toMatch(/^stateDiagram-v2/);
     expect(blocks[0]).toContain('class CONVERGING current');
@@ -36,7 +37,7 @@ describe('status.md charts', () => {
     const start = 2 * WEIGHT.HIGH + 4 * WEIGHT.LOW;
     const end1 = start - WEIGHT.LOW / 2 - WEIGHT.HIGH;
     const weighted = [start, end1, end1 - WEIGHT.LOW + 2 * WEIGHT.MEDIUM];
-    const chart = mermaidBlocks(s.status()).find((b) => b.startsWith('xychart-beta'));
+    const chart = mermaidBlocks(renderStatus(s.view)).find((b) => b.startsWith('xychart-beta'));
     expect(chart).toBeDefined();
     expect(series(chart!, 'line')).toEqual(counts);
     expect(series(chart!, 'bar')).toEqual(weighted);
@@ -47,7 +48,7 @@ describe('status.md charts', () => {
     const s = newSession();
     const low = baseline(s, 'LOW', 2);
     playRound(s, { resolve: [low[0]!] });
-    const status = s.status();
+    const status = renderStatus(s.view);
     expect(status).toContain('### Round Progress');
     expect(status).toMatch(/\n\| 1 \| 2 \| 1 \| 0 \| 1 \|/);
     expect(mermaidBlocks(status)).toHaveLength(2);
@@ -58,10 +59,10 @@ describe('status.md charts', () => {
     const low = baseline(s, 'LOW', 3);
     playRound(s, { resolve: [] });
     expect(s.view.machine.state).toBe('FLAT');
-    const diagram = mermaidBlocks(s.status()).find((b) => b.startsWith('stateDiagram-v2'))!;
+    const diagram = mermaidBlocks(renderStatus(s.view)).find((b) => b.startsWith('stateDiagram-v2'))!;
     expect(diagram).toContain('class FLAT current');
     expect(diagram.match(/^\s*class /gm)).toHaveLength(1);
     playRound(s, { resolve: [low[0]!] });
-    expect(mermaidBlocks(s.status()).find((b) => b.startsWith('stateDiagram-v2'))).toContain('class CONVERGING current');
+    expect(mermaidBlocks(renderStatus(s.view)).find((b) => b.startsWith('stateDiagram-v2'))).toContain('class CONVERGING current');
   });
 });

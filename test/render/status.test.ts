@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { baseline, newSession, playRound, WEIGHT } from '../support.js';
+import { renderStatus } from '../../src/index.js';
 
 /** The seed's "Recording in status.md" session, with round 3's figures as R3 corrects them. */
 function seedSession() {
@@ -33,7 +34,7 @@ function rows(table: string): string[][] {
 
 describe('status.md', () => {
   it('Round Progress recomputes the seed rows: 25 -> 24 -> 24 -> 28, nets +1/+6, 0/-4, -4/-26', () => {
-    const status = seedSession().status();
+    const status = renderStatus(seedSession().view);
     const net3 = WEIGHT.MEDIUM - (WEIGHT.CRITICAL + 2 * WEIGHT.HIGH + 2 * WEIGHT.MEDIUM);
     expect(rows(section(status, '### Round Progress'))).toEqual([
       ['1', '25', '3', '2', '24', '+1', `+${2 * WEIGHT.HIGH + WEIGHT.MEDIUM - 2 * WEIGHT.MEDIUM}`, 'CONVERGING', '0'],
@@ -43,7 +44,7 @@ describe('status.md', () => {
   });
 
   it('Severity Breakdown of the latest round sums to its weighted net', () => {
-    const status = seedSession().status();
+    const status = renderStatus(seedSession().view);
     expect(status).toContain('### Severity Breakdown (Round 3)');
     const table = rows(section(status, '### Severity Breakdown (Round 3)'));
     expect(table.slice(0, 4)).toEqual([
@@ -57,7 +58,7 @@ describe('status.md', () => {
   });
 
   it('Session Configuration and State History follow the seed format', () => {
-    const status = seedSession().status();
+    const status = renderStatus(seedSession().view);
     expect(rows(section(status, '### Session Configuration')).slice(1)).toEqual([
       ['stall_threshold', '2'],
       ['divergence_threshold', '8'],
@@ -71,7 +72,7 @@ describe('status.md', () => {
   });
 
   it('the Gap Inventory groups gaps by severity with their state', () => {
-    const status = seedSession().status();
+    const status = renderStatus(seedSession().view);
     const inventory = section(status, '### Gap Inventory');
     // Open now: HIGH H-3..5 and N7, N8; CRITICAL C1; MEDIUM M-3..10, N1..6, N9, N10; LOW L-5..10.
     const weighted = 5 * WEIGHT.HIGH + WEIGHT.CRITICAL + (8 + 6 + 2) * WEIGHT.MEDIUM + 6 * WEIGHT.LOW;
@@ -85,7 +86,7 @@ describe('status.md', () => {
     s.openGap('G-1', 'HIGH', { title: '<script>alert(1)</script> | *bold* [link](http://x) `code`' });
     s.moveGap('G-1', 'IN_PROGRESS');
     s.moveGap('G-1', 'BLOCKED', { reason: '<img src=x onerror=alert(1)> | _x_' });
-    const status = s.status();
+    const status = renderStatus(s.view);
     const row = status.split('\n').find((line) => line.startsWith('| G-1 '))!;
     expect(row).not.toContain('<script>');
     expect(row).not.toContain('<img');
@@ -98,6 +99,6 @@ describe('status.md', () => {
   it('an underscore inside a word stays as written, since it cannot start emphasis', () => {
     const s = newSession();
     s.openGap('G-1', 'HIGH', { title: 'rename snake_case_name' });
-    expect(s.status()).toMatch(/\| G-1 \| OPEN \| rename snake_case_name \|/);
+    expect(renderStatus(s.view)).toMatch(/\| G-1 \| OPEN \| rename snake_case_name \|/);
   });
 });

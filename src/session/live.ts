@@ -1,0 +1,84 @@
+import { createActor, type Actor, type InspectionEvent, type Observer } from 'xstate';
+import type { SettledEvent } from '../../events/index.js';
+import { convergenceMachine, type ConvergenceConfig } from '../../machines/index.js';
+import { machineEventOf, type MachineView, type SessionView } from '../core/index.js';
+
+/** What XState accepts as an actor's `inspect` option: an observer or a plain callback. */
+export type InspectOption = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+
+export type ConvergenceActor = Actor<typeof convergenceMachine>;
+
+function sameConfig(a: ConvergenceConfig, b: ConvergenceConfig): boolean {
+  return (
+    a.stallThreshold === b.stallThreshold &&
+    a.divergenceThreshold === b.divergenceThreshold &&
+    a.maxRounds === b.maxRounds &&
+    a.criticalOverride === b.criticalOverride
+  );
+}
+
+/**
+ * A running XState actor that mirrors a session, for the Stately inspector
+ * and anyone who wants a live actor. It replays the machine events the log
+ * recorded (a round close's figures and verdict, a decision) and nothing
+ * else; the log stays the truth: where today's machine would go elsewhere
+ * than the recorded step (an old session under newer rules), the actor
+ * restarts where the log says.
+ */
+export class LiveActor {
+  #actor: ConvergenceActor | null = null;
+  #config: ConvergenceConfig | null = null;
+
+  constructor(private readonly inspect: InspectOption | undefined) {}
+
+  get actor(): ConvergenceActor | null {
+    return this.#actor;
+  }
+
+  /** Starts (or restarts) the actor from the view when it has none, or when the thresholds changed. */
+  sync(view: Pick<SessionView, 'settings' | 'config' | 'machine'>): ConvergenceActor | null {
+    if (!view.settings) return null;
+    if (this.#actor && this.#config && sameConfig(this.#config, view.config)) return this.#actor;
+    // The auto preset fixes the thresholds when round 1 starts: restart from the view with them.
+    return this.#start(view.config, view.machine);
+  }
+
+  /** Replays one stored event, `view` being the view just before it (as replay folds it). */
+  feed(view: SessionView, event: SettledEvent): void {
+    const actor = this.sync(view);
+    if (actor) this.#play(actor, event, view.config);
+  }
+
+  /** A session's subscriber: replays what a write or a catch-up appended, then follows the view's thresholds. */
+  hear(update: { events: readonly SettledEvent[]; view: SessionView }): void {
+    for (const event of update.events) {
+      const actor = this.#actor ?? this.sync(update.view);
+      if (actor) this.#play(actor, event, this.#config ?? update.view.config);
+    }
+    this.sync(update.view);
+  }
+
+  stop(): void {
+    this.#actor?.stop();
+    this.#actor = null;
+  }
+
+  #play(actor: ConvergenceActor, event: SettledEvent, config: ConvergenceConfig): void {
+    const machineEvent = machineEventOf(event);
+    if (!machineEvent || (event.type !== 'round.closed' && event.type !== 'decision.made')) return;
+    actor.send(machineEvent);
+    const recorded = event.data.outcome.machine;
+    if (actor.getSnapshot().value !== recorded.state) this.#start(config, recorded);
+  }
+
+  #start(config: ConvergenceConfig, machine: MachineView): ConvergenceActor {
+    this.#actor?.stop();
+    const { state, flatCount, outcome, pausedFrom } = machine;
+    const snapshot = convergenceMachine.resolveState({ value: state, context: { ...config, flatCount, outcome, pausedFrom } });
+    // The snapshot carries the context, so `input` (required by the types) is never read.
+    this.#actor = createActor(convergenceMachine, { input: config, snapshot, ...(this.inspect ? { inspect: this.inspect } : {}) });
+    this.#config = { ...config };
+    this.#actor.start();
+    return this.#actor;
+  }
+}

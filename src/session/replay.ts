@@ -1,0 +1,52 @@
+import type { GapflowEvent, SettledEvent } from '../../events/index.js';
+import { auditHistory, fold, settle, type Finding, type SessionView } from '../core/index.js';
+import { inspectLog, LogError, type LogInspection } from '../log/index.js';
+
+/** What a reader says of an empty log: which holds no session, and both ways out. */
+function emptyLog(where: string): string {
+  return `${where} line 1: the log is empty, so no session lives there: \`gapflow init\` starts one (or \`gapflow repair\` removes the file)`;
+}
+
+/**
+ * Rebuilds the view from stored events. History is a fact (RULINGS R19):
+ * the lines were checked when they were read (whole, chained, in schema),
+ * and each event is applied as it was recorded, never judged again by
+ * today's rules (`verify` audits them). `observe` sees each event, settled,
+ * with the view just before it.
+ */
+export function replay(
+  events: readonly GapflowEvent[],
+  where = 'log',
+  observe?: (view: SessionView, event: SettledEvent) => void,
+): SessionView {
+  if (events.length === 0) throw new LogError(emptyLog(where), 1);
+  return fold(events, (view, event) => {
+    const settled = settle(view, event);
+    if (settled) observe?.(view, settled);
+    return settled;
+  });
+}
+
+/**
+ * What `verifyFileSession` found: `problem` names the first damaged line
+ * (`line`), or is null; `findings` are where today's rules part ways with
+ * the recorded history (an audit: the log stands as it is).
+ */
+export interface Verification extends Omit<LogInspection, 'message'> {
+  problem: string | null;
+  line: number | null;
+  findings: Finding[];
+}
+
+/**
+ * Checks a session's log without changing it: every line's bytes, JSON,
+ * version, seq, schema and checksum chain (damage: the first bad line), then
+ * an audit of every event under today's rules (findings, which never make
+ * the log unreadable). Never throws for a bad line.
+ */
+export function verifyFileSession(dir: string): Verification {
+  const { message, ...found } = inspectLog(dir);
+  if (message !== null) return { ...found, problem: message, line: found.fault?.line ?? null, findings: [] };
+  if (found.events.length === 0) return { ...found, problem: emptyLog(found.location), line: 1, findings: [] };
+  return { ...found, problem: null, line: null, findings: auditHistory(found.events).findings };
+}
