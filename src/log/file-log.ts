@@ -17,7 +17,7 @@ import { dirname, join } from 'node:path';
 import type { GapflowEvent } from '../../events/index.js';
 import { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
 import { CHAIN_START, faultMessage, formatLines, scanBytes, type ChainPoint, type Scan } from './lines.js';
-import { isCode, withLock } from './lock.js';
+import { isCode, withLock, type Lease } from './lock.js';
 import { continues, LogError, type Batch, type EventLog } from './types.js';
 
 export const LOG_FILE = 'events.jsonl';
@@ -78,10 +78,10 @@ export class FileLog implements EventLog {
   }
 
   update<T>(afterSeq: number, step: (fresh: readonly GapflowEvent[]) => Batch<T>): T {
-    return withLock(this.location, () => {
+    return withLock(this.location, (lease) => {
       const fresh = this.#catchUp(afterSeq);
       const { events, result } = step(fresh);
-      this.#write(events);
+      this.#write(events, lease);
       return result;
     });
   }
@@ -122,7 +122,7 @@ export class FileLog implements EventLog {
     return scan.events;
   }
 
-  #write(events: readonly GapflowEvent[]): void {
+  #write(events: readonly GapflowEvent[], lease: Lease): void {
     if (events.length === 0) return;
     const known = this.#known!;
     continues(events, known.point.seq, this.location);
@@ -140,9 +140,11 @@ export class FileLog implements EventLog {
     }
     const fd = openSync(this.location, 'a');
     try {
-      // The lock makes this hold; if a writer that took our lock for stale wrote meanwhile, refuse rather than interleave.
+      // Two fences, last thing before the write: the lock is still ours (renewed, so no waiter on another host takes it
+      // for stale now), and the log still ends where this batch was decided against.
+      lease.confirm();
       if (fstatSync(fd).size !== known.end) {
-        throw new LogError(`${this.location} grew beneath this write (its lock was taken over); nothing was written: run it again`);
+        throw new LogError(`${this.location} grew beneath this write (another writer appended without holding the lock); nothing was written: run it again`);
       }
       try {
         writeAll(fd, bytes);
