@@ -22,6 +22,8 @@ import { createFileSession } from '../../src/index.js';
 
 const CLI = fileURLToPath(new URL('../../dist/gapflow.js', import.meta.url));
 const STALL_MS = 12_000;
+/** Longer than a writer waits for the lock (15 s), with room for FAST's start-up on a busy machine. */
+const LONG_STALL_MS = 20_000;
 const FAST_AFTER_MS = 1_500;
 const HAS_PROC = existsSync('/proc/self/fd');
 const HAS_STRACE = HAS_PROC && spawnSync('strace', ['-V']).status === 0;
@@ -82,7 +84,7 @@ async function until(what: string, ready: () => boolean, withinMs: number): Prom
 const gapOpen = (id: string, dir: string) => ['gap', 'open', id, '--severity', 'LOW', '--dir', dir];
 
 /** What both writers and the log say once both have exited; fails the test on any lost, duplicated or unverifiable write. */
-function judge(dir: string, slow: Exit, fast: Exit, how: string): void {
+function judge(dir: string, slow: Exit, fast: Exit, how: string, only?: 'refused'): void {
   const lines = readFileSync(join(dir, 'events.jsonl'), 'utf8').split('\n').filter((line) => line !== '');
   const events = lines.map((line) => JSON.parse(line) as { seq: number; data: { id?: string } });
   const seqs = events.map((event) => event.seq);
@@ -100,6 +102,7 @@ function judge(dir: string, slow: Exit, fast: Exit, how: string): void {
   expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1));
   // The stalled writer holds a lock nobody may take: it always finishes.
   expect(slow.code).toBe(0);
+  if (only === 'refused') expect(fast.code, fast.stderr).toBe(1);
   if (fast.code === 0) {
     expect(gaps).toEqual(['SLOW', 'FAST']);
   } else {
@@ -111,22 +114,33 @@ function judge(dir: string, slow: Exit, fast: Exit, how: string): void {
   }
 }
 
-describe.skipIf(!HAS_PROC)('a writer stalled inside the lock', () => {
+/** SLOW, stalled `ms` by the preload hook, then FAST once SLOW is asleep at its write. */
+async function stallByPreload(name: string, ms: number): Promise<{ dir: string; slow: Exit; fast: Exit }> {
+  const dir = join(root, name);
+  createFileSession(dir);
+  const hook = join(root, 'stall.mjs');
+  const marker = join(root, `${name}.stalled`);
+  writeFileSync(hook, STALL_HOOK);
+  const slowRun = start(process.execPath, ['--import', hook, CLI, ...gapOpen('SLOW', dir)], {
+    GAPFLOW_TEST_STALL_MARKER: marker,
+    GAPFLOW_TEST_STALL_MS: String(ms),
+  });
+  // The marker says SLOW holds the lock and sleeps just before its write: the hook does delay it.
+  await until('SLOW to stall at its write', () => existsSync(marker), 20_000);
+  const fast = await start(process.execPath, [CLI, ...gapOpen('FAST', dir)]);
+  return { dir, slow: await slowRun, fast };
+}
+
+// Concurrent: each case mostly sleeps, and together they take as long as the longest.
+describe.skipIf(!HAS_PROC)('a writer stalled inside the lock', { concurrent: true }, () => {
   it('keeps its lock: a second writer waits or refuses, never appends beside it (stall by preload)', async () => {
-    const dir = join(root, 'preload');
-    createFileSession(dir);
-    const hook = join(root, 'stall.mjs');
-    const marker = join(root, 'stalled');
-    writeFileSync(hook, STALL_HOOK);
-    const slowRun = start(process.execPath, ['--import', hook, CLI, ...gapOpen('SLOW', dir)], {
-      GAPFLOW_TEST_STALL_MARKER: marker,
-      GAPFLOW_TEST_STALL_MS: String(STALL_MS),
-    });
-    // The marker says SLOW holds the lock and sleeps just before its write: the hook does delay it.
-    await until('SLOW to stall at its write', () => existsSync(marker), 20_000);
-    const fast = await start(process.execPath, [CLI, ...gapOpen('FAST', dir)]);
-    const slow = await slowRun;
+    const { dir, slow, fast } = await stallByPreload('preload', STALL_MS);
     judge(dir, slow, fast, 'preload');
+  }, 60_000);
+
+  it('keeps its lock past the longest wait: the second writer refuses with one line and writes nothing', async () => {
+    const { dir, slow, fast } = await stallByPreload('preload-long', LONG_STALL_MS);
+    judge(dir, slow, fast, 'preload, longer than the wait', 'refused');
   }, 60_000);
 
   it.skipIf(!HAS_STRACE)('keeps its lock: a second writer waits or refuses, never appends beside it (stall by strace)', async () => {
