@@ -6,10 +6,13 @@ import { hostname } from 'node:os';
  * weak name: pids are reused, and a lock left before a reboot names a pid
  * that may run again as something else. So the lock also records the
  * process's start time (field 22 of /proc/<pid>/stat, in clock ticks since
- * boot) and the boot id; a pid that runs but started at another moment, or
- * a lock written in an earlier boot, names a holder that is gone. Where
- * /proc is missing (macOS) only `kill(pid, 0)` can be asked. Like lock.ts,
- * this reads `process`: a lock must name its holder and ask after another.
+ * boot) and the boot id. A pid that runs but started at another moment names
+ * a holder that is gone. A lock from another boot id is not asked about its
+ * pid at all: it was written before a reboot, or by another machine that has
+ * the same host name, and the two cannot be told apart, so it is judged like
+ * any other host's lock (by its renewals). Where /proc is missing (macOS)
+ * only `kill(pid, 0)` can be asked. Like lock.ts, this reads `process`: a
+ * lock must name its holder and ask after another.
  */
 
 /** The identity a lock records for its holder. `start` and `boot` are null where /proc cannot tell. */
@@ -31,11 +34,14 @@ export function currentOwner(): Owner {
   return self;
 }
 
-/** Whether the holder a lock on this host names still runs: the same process, not a later one given its pid. */
-export function ownerRuns(owner: Pick<Owner, 'pid' | 'start' | 'boot'>): boolean {
-  const { boot } = currentOwner();
-  // Another boot: every process of that boot is gone, whatever runs under its pid now.
-  if (owner.boot !== null && boot !== null && owner.boot !== boot) return false;
+/** Whether its pid means anything here: same host name, and the same boot where both know theirs. */
+export function onThisMachine(owner: Pick<Owner, 'host' | 'boot'>): boolean {
+  const me = currentOwner();
+  return owner.host === me.host && (owner.boot === null || me.boot === null || owner.boot === me.boot);
+}
+
+/** Whether the holder a lock on this machine names still runs: the same process, not a later one given its pid. */
+export function ownerRuns(owner: Pick<Owner, 'pid' | 'start'>): boolean {
   const seen = processStart(owner.pid);
   if (seen.kind === 'exited') return false;
   if (seen.kind === 'running' && owner.start !== null) return seen.start === owner.start;

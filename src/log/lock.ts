@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, futimesSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { currentOwner, ownerRuns, type Owner } from './lock-owner.js';
+import { currentOwner, onThisMachine, ownerRuns, type Owner } from './lock-owner.js';
 import { LogError } from './types.js';
 
 /*
@@ -11,14 +11,15 @@ import { LogError } from './types.js';
  *
  * - A live writer's lock is never taken over on its own host, however long
  *   it holds it (a long batch, a loaded machine). It is broken only when its
- *   holder is gone: the pid does not run, runs a process that started at
- *   another moment (pid reuse), or the lock was written before a reboot.
- *   Age alone breaks nothing: a waiter gives up after WAIT_FOR_LOCK_MS with
- *   one line and nothing written.
- * - A lock from another host (a shared folder) cannot be asked about its
- *   pid, so its holder renews it (bumps its mtime) each time it confirms its
- *   lease; a waiter breaks it only once it has seen no change for
- *   STALE_AFTER_MS of its own clock. Clocks of two hosts are never compared.
+ *   holder is gone: the pid does not run, or runs a process that started at
+ *   another moment (pid reuse). Age alone breaks nothing: a waiter gives up
+ *   after WAIT_FOR_LOCK_MS with one line and nothing written.
+ * - A lock from another host (a shared folder), or from another boot (a
+ *   reboot, or a second machine of the same name: see lock-owner.ts), cannot
+ *   be asked about its pid, so its holder renews it (bumps its mtime) each
+ *   time it confirms its lease; a waiter breaks it only once it has seen no
+ *   change for STALE_AFTER_MS of its own clock. Clocks of two hosts are
+ *   never compared.
  * - A writer confirms its lease just before it writes: it renews the lock,
  *   then checks the lock file is still its own (same inode, same token); if
  *   not, it refuses and writes nothing. A breaker moves a stale lock aside
@@ -158,7 +159,7 @@ function acquire(path: string, timing: LockTiming): HeldLock {
 
 function isStale(holder: Holder, unchangedForMs: number, timing: LockTiming): boolean {
   if (holder.owner === null) return unchangedForMs >= timing.unreadableStaleMs;
-  if (holder.owner.host !== currentOwner().host) return unchangedForMs >= timing.staleAfterMs;
+  if (!onThisMachine(holder.owner)) return unchangedForMs >= timing.staleAfterMs;
   return !ownerRuns(holder.owner);
 }
 
