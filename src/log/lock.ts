@@ -31,7 +31,8 @@ import { LogError } from './types.js';
  *   FileLog adds its own fence (the log must still end where the writer
  *   decided against), which catches an overtaking writer that wrote first.
  * - A lock file without a readable holder (a writer killed between creating
- *   and filling it) is broken once seen unchanged for a second.
+ *   and filling it) is broken once seen unchanged for a second. A writer
+ *   that was only slow to fill it finds its token gone and waits again.
  *
  * Hand-written rather than proper-lockfile: that library is asynchronous at
  * heart (its sync API neither retries nor refreshes the lock) and judges
@@ -100,7 +101,7 @@ class HeldLock implements Lease {
     const at = Math.max(Date.now() / 1000, this.#renewedTo + 1);
     futimesSync(this.fd, at, at);
     this.#renewedTo = at;
-    if (!this.#isOurs()) {
+    if (!this.isOurs()) {
       throw new LogError(`${this.path} is no longer this writer's lock (another writer took it over); nothing was written: run it again`);
     }
   }
@@ -108,7 +109,7 @@ class HeldLock implements Lease {
   release(): void {
     try {
       // Only our own lock: if another writer holds one now, that one stays.
-      if (this.#isOurs()) unlinkSync(this.path);
+      if (this.isOurs()) unlinkSync(this.path);
     } catch (error) {
       if (!isCode(error, 'ENOENT')) throw error;
     } finally {
@@ -116,7 +117,8 @@ class HeldLock implements Lease {
     }
   }
 
-  #isOurs(): boolean {
+  /** The lock file is this one, still holding our token. */
+  isOurs(): boolean {
     const now = readHolder(this.path);
     return now !== null && now.dev === this.#file.dev && now.ino === this.#file.ino && now.raw === this.token;
   }
@@ -176,7 +178,11 @@ function tryCreate(path: string, token: string): HeldLock | null {
     const bytes = Buffer.from(token, 'utf8');
     let written = 0;
     while (written < bytes.length) written += writeSync(fd, bytes, written);
-    return new HeldLock(path, token, fd);
+    const held = new HeldLock(path, token, fd);
+    if (held.isOurs()) return held;
+    // Stalled past the grace before our token was in: a waiter broke the empty lock, so it was never ours.
+    closeSync(fd);
+    return null;
   } catch (error) {
     dropUnfilled(path, fd);
     throw error;

@@ -28,12 +28,13 @@ const FAST_AFTER_MS = 1_500;
 const HAS_PROC = existsSync('/proc/self/fd');
 const HAS_STRACE = HAS_PROC && spawnSync('strace', ['-V']).status === 0;
 
-/** Sleeps STALL_MS before the first write to a descriptor open on events.jsonl, after leaving a marker file. */
+/** Sleeps before the first write to a descriptor open on a file whose path ends so (the log unless told), after leaving a marker file. */
 const STALL_HOOK = `
 import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 const marker = process.env.GAPFLOW_TEST_STALL_MARKER;
 const ms = Number(process.env.GAPFLOW_TEST_STALL_MS);
+const suffix = process.env.GAPFLOW_TEST_STALL_SUFFIX || '/events.jsonl';
 const writeSync = fs.writeSync;
 const nap = new Int32Array(new SharedArrayBuffer(4));
 let stalled = false;
@@ -41,7 +42,7 @@ fs.writeSync = function (fd, ...rest) {
   if (!stalled && typeof fd === 'number') {
     let target = '';
     try { target = fs.readlinkSync('/proc/self/fd/' + fd); } catch {}
-    if (target.endsWith('/events.jsonl')) {
+    if (target.endsWith(suffix)) {
       stalled = true;
       fs.writeFileSync(marker, String(process.pid));
       Atomics.wait(nap, 0, 0, ms);
@@ -104,7 +105,7 @@ function judge(dir: string, slow: Exit, fast: Exit, how: string, only?: 'refused
   expect(slow.code).toBe(0);
   if (only === 'refused') expect(fast.code, fast.stderr).toBe(1);
   if (fast.code === 0) {
-    expect(gaps).toEqual(['SLOW', 'FAST']);
+    expect([...gaps].sort()).toEqual(['FAST', 'SLOW']);
   } else {
     expect(fast.code).toBe(1);
     expect(fast.stdout).toBe('');
@@ -115,7 +116,7 @@ function judge(dir: string, slow: Exit, fast: Exit, how: string, only?: 'refused
 }
 
 /** SLOW, stalled `ms` by the preload hook, then FAST once SLOW is asleep at its write. */
-async function stallByPreload(name: string, ms: number): Promise<{ dir: string; slow: Exit; fast: Exit }> {
+async function stallByPreload(name: string, ms: number, suffix = '/events.jsonl'): Promise<{ dir: string; slow: Exit; fast: Exit }> {
   const dir = join(root, name);
   createFileSession(dir);
   const hook = join(root, 'stall.mjs');
@@ -124,6 +125,7 @@ async function stallByPreload(name: string, ms: number): Promise<{ dir: string; 
   const slowRun = start(process.execPath, ['--import', hook, CLI, ...gapOpen('SLOW', dir)], {
     GAPFLOW_TEST_STALL_MARKER: marker,
     GAPFLOW_TEST_STALL_MS: String(ms),
+    GAPFLOW_TEST_STALL_SUFFIX: suffix,
   });
   // The marker says SLOW holds the lock and sleeps just before its write: the hook does delay it.
   await until('SLOW to stall at its write', () => existsSync(marker), 20_000);
@@ -141,6 +143,13 @@ describe.skipIf(!HAS_PROC)('a writer stalled inside the lock', { concurrent: tru
   it('keeps its lock past the longest wait: the second writer refuses with one line and writes nothing', async () => {
     const { dir, slow, fast } = await stallByPreload('preload-long', LONG_STALL_MS);
     judge(dir, slow, fast, 'preload, longer than the wait', 'refused');
+  }, 60_000);
+
+  it('a writer stalled before its token is in its new lock file loses only its turn: both append, one after the other', async () => {
+    // 3 s: past the 1 s grace after which a lock file without a readable holder is broken.
+    const { dir, slow, fast } = await stallByPreload('preload-unfilled', 3_000, '/events.jsonl.lock');
+    judge(dir, slow, fast, 'preload, stalled filling its lock');
+    expect(fast.code).toBe(0);
   }, 60_000);
 
   it.skipIf(!HAS_STRACE)('keeps its lock: a second writer waits or refuses, never appends beside it (stall by strace)', async () => {
