@@ -18,7 +18,7 @@ import type { GapflowEvent } from '../../events/index.js';
 import { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
 import { fsyncFolder, makeFolder, writeAll, writeNewFile } from './durable.js';
 import { CHAIN_START, faultMessage, formatLines, scanBytes, type ChainPoint, type Scan } from './lines.js';
-import { isCode, withLock } from './lock.js';
+import { isCode, withLock, type Lease } from './lock.js';
 import { continues, LogError, VersionConflict, type Batch, type EventStore } from './types.js';
 
 export const LOG_FILE = 'events.jsonl';
@@ -73,7 +73,7 @@ export class FileLog implements EventStore {
 
   transact<T>(knownVersion: number, decide: (fresh: readonly GapflowEvent[]) => Batch<T>, expectedVersion?: number): T {
     let written: readonly GapflowEvent[] = [];
-    const result = this.update(knownVersion, (fresh) => {
+    const result = this.#update(knownVersion, (fresh) => {
       this.#index(fresh);
       const version = this.#known?.point.seq ?? 0;
       if (expectedVersion !== undefined && expectedVersion !== version) throw new VersionConflict(this.location, expectedVersion, version);
@@ -138,11 +138,11 @@ export class FileLog implements EventStore {
     this.#known = { end: bytes.length, point: { seq: events.at(-1)?.seq ?? 0, sum, sealed: true }, lastLine: Buffer.from(lines.at(-1) ?? '', 'utf8') };
   }
 
-  update<T>(afterSeq: number, step: (fresh: readonly GapflowEvent[]) => Batch<T>): T {
-    return withLock(this.location, () => {
+  #update<T>(afterSeq: number, step: (fresh: readonly GapflowEvent[]) => Batch<T>): T {
+    return withLock(this.location, (lease) => {
       const fresh = this.#catchUp(afterSeq);
       const { events, result } = step(fresh);
-      this.#write(events);
+      this.#write(events, lease);
       return result;
     });
   }
@@ -179,7 +179,7 @@ export class FileLog implements EventStore {
     return scan.events;
   }
 
-  #write(events: readonly GapflowEvent[]): void {
+  #write(events: readonly GapflowEvent[], lease: Lease): void {
     if (events.length === 0) return;
     const known = this.#known!;
     continues(events, known.point.seq, this.location);
@@ -197,9 +197,11 @@ export class FileLog implements EventStore {
     }
     const fd = openSync(this.location, 'a');
     try {
-      // The lock makes this hold; if a writer that took our lock for stale wrote meanwhile, refuse rather than interleave.
+      // Two fences, last thing before the write: the lock is still ours (renewed, so no waiter on another host takes it
+      // for stale now), and the log still ends where this batch was decided against.
+      lease.confirm();
       if (fstatSync(fd).size !== known.end) {
-        throw new LogError(`${this.location} grew beneath this write (its lock was taken over); nothing was written: run it again`);
+        throw new LogError(`${this.location} grew beneath this write (another writer appended without holding the lock); nothing was written: run it again`);
       }
       try {
         writeAll(fd, bytes);

@@ -1,135 +1,241 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { closeSync, fstatSync, futimesSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { currentOwner, onThisMachine, ownerRuns, type Owner } from './lock-owner.js';
 import { LogError } from './types.js';
 
 /*
- * One writer at a time across processes: `<log>.lock`, created with O_EXCL,
- * holds the owner's pid, host, start time and a nonce. A lock whose owner is
- * gone (same host, pid not running) or that is older than STALE_AFTER_MS (a
- * writer holds it for milliseconds) is broken, so a killed writer never
- * blocks the next one for long. Hand-written rather than proper-lockfile:
- * that library is asynchronous at heart (its sync API neither retries nor
- * refreshes the lock) and judges staleness by mtime alone, while the CLI is
- * synchronous and a dead pid is the surest sign. This is the one place
- * outside src/cli that reads `process`: a lock must name its owner's pid and
- * ask whether another pid still runs.
+ * One writer at a time across processes: `<log>.lock`, created with O_EXCL
+ * and mode 0600, names its holder (pid, host, process start time, boot id)
+ * and a nonce; the whole text is the holder's token. What it promises:
+ *
+ * - A live writer's lock is never taken over on its own host, however long
+ *   it holds it (a long batch, a loaded machine). It is broken only when its
+ *   holder is gone: the pid does not run, or runs a process that started at
+ *   another moment (pid reuse). Age alone breaks nothing: a waiter gives up
+ *   after WAIT_FOR_LOCK_MS with one line and nothing written.
+ * - A lock from another host (a shared folder), or from another boot (a
+ *   reboot, or a second machine of the same name: see lock-owner.ts), cannot
+ *   be asked about its pid, so its holder renews it (bumps its mtime) each
+ *   time it confirms its lease; a waiter breaks it only once it has seen no
+ *   change for STALE_AFTER_MS of its own clock. Clocks of two hosts are
+ *   never compared.
+ * - A writer confirms its lease just before it writes: it renews the lock,
+ *   then checks the lock file is still its own (same inode, same token); if
+ *   not, it refuses and writes nothing. A breaker moves a stale lock aside
+ *   and drops it only if it is unchanged (inode, token, mtime), so a renewal
+ *   that lands while it decides puts the lock back.
+ * - What is left: across hosts, a writer that stalls for longer than
+ *   STALE_AFTER_MS between confirming and finishing its write can still be
+ *   overtaken; closing that needs the file server's help, not a lock file.
+ *   FileLog adds its own fence (the log must still end where the writer
+ *   decided against), which catches an overtaking writer that wrote first.
+ * - A lock file without a readable holder (a writer killed between creating
+ *   and filling it) is broken once seen unchanged for a second. A writer
+ *   that was only slow to fill it finds its token gone and waits again.
+ *
+ * Hand-written rather than proper-lockfile: that library is asynchronous at
+ * heart (its sync API neither retries nor refreshes the lock) and judges
+ * staleness by mtime alone, while the CLI is synchronous and, on one host,
+ * whether the holder still runs is the sure sign. Like lock-owner.ts, this
+ * reads `process`: a lock must name its holder.
  */
 
+/** A lock from another host that shows no renewal for this long (by the waiter's clock) is stale. */
 export const STALE_AFTER_MS = 10_000;
 /** How long a writer waits for the lock before giving up with a message. */
 export const WAIT_FOR_LOCK_MS = 15_000;
-/** A lock file without a readable owner is stale once this old (its writer died between creating and filling it). */
+/** A lock file without a readable holder is stale once seen unchanged this long (its writer died between creating and filling it). */
 const UNREADABLE_STALE_MS = 1_000;
+
+/** The lock's time limits; production uses the constants above, tests may shorten them. */
+export interface LockTiming {
+  staleAfterMs: number;
+  waitForLockMs: number;
+  unreadableStaleMs: number;
+}
+
+const TIMING: LockTiming = { staleAfterMs: STALE_AFTER_MS, waitForLockMs: WAIT_FOR_LOCK_MS, unreadableStaleMs: UNREADABLE_STALE_MS };
+
+/** What `work` holds while it runs: the right to write, confirmed on demand. */
+export interface Lease {
+  /** Renews the lease and throws LogError (nothing written) unless the lock is still this writer's. Call it just before a write. */
+  confirm(): void;
+}
 
 interface Holder {
   raw: string;
+  dev: number;
   ino: number;
   mtimeMs: number;
-  pid: number | null;
-  host: string | null;
-  at: number | null;
-}
-
-const sleeper = new Int32Array(new SharedArrayBuffer(4));
-function sleep(ms: number): void {
-  Atomics.wait(sleeper, 0, 0, ms);
+  /** Null when the file does not hold a readable owner. */
+  owner: Owner | null;
 }
 
 /** Runs `work` holding the lock of the log at `logPath`. */
-export function withLock<T>(logPath: string, work: () => T): T {
-  const lockPath = `${logPath}.lock`;
-  const token = acquire(lockPath);
+export function withLock<T>(logPath: string, work: (lease: Lease) => T, timing: Partial<LockTiming> = {}): T {
+  const held = acquire(`${logPath}.lock`, { ...TIMING, ...timing });
   try {
-    return work();
+    return work(held);
   } finally {
-    release(lockPath, token);
+    held.release();
   }
 }
 
-function acquire(path: string): string {
-  const token = JSON.stringify({ pid: process.pid, host: hostname(), at: Date.now(), nonce: randomBytes(8).toString('hex') });
-  const deadline = Date.now() + WAIT_FOR_LOCK_MS;
+class HeldLock implements Lease {
+  /** The mtime (in seconds) last given to the lock: each renewal moves it on by at least a second, so even a coarse file system shows it. */
+  #renewedTo: number;
+  readonly #file: { dev: number; ino: number };
+
+  constructor(
+    readonly path: string,
+    readonly token: string,
+    readonly fd: number,
+  ) {
+    const { dev, ino, mtimeMs } = fstatSync(fd);
+    this.#file = { dev, ino };
+    this.#renewedTo = mtimeMs / 1000;
+  }
+
+  confirm(): void {
+    const at = Math.max(Date.now() / 1000, this.#renewedTo + 1);
+    futimesSync(this.fd, at, at);
+    this.#renewedTo = at;
+    if (!this.isOurs()) {
+      throw new LogError(`${this.path} is no longer this writer's lock (another writer took it over); nothing was written: run it again`);
+    }
+  }
+
+  release(): void {
+    try {
+      // Only our own lock: if another writer holds one now, that one stays.
+      if (this.isOurs()) unlinkSync(this.path);
+    } catch (error) {
+      if (!isCode(error, 'ENOENT')) throw error;
+    } finally {
+      closeSync(this.fd);
+    }
+  }
+
+  /** The lock file is this one, still holding our token. */
+  isOurs(): boolean {
+    const now = readHolder(this.path);
+    return now !== null && now.dev === this.#file.dev && now.ino === this.#file.ino && now.raw === this.token;
+  }
+}
+
+/** A holder as last seen, and since when (this process's clock) it has looked exactly so. */
+interface Watch {
+  key: string;
+  since: number;
+}
+
+function acquire(path: string, timing: LockTiming): HeldLock {
+  const token = JSON.stringify({ ...currentOwner(), at: Date.now(), nonce: randomBytes(8).toString('hex') });
+  const deadline = performance.now() + timing.waitForLockMs;
+  let watched = null as Watch | null;
   let delay = 1;
   for (;;) {
-    if (tryCreate(path, token)) return token;
+    const held = tryCreate(path, token);
+    if (held !== null) return held;
     const holder = readHolder(path);
     if (holder === null) continue; // released between our attempt and our look
-    if (isStale(holder)) {
+    // Staleness across hosts is judged by what this process sees change, on its own clock.
+    const key = `${holder.dev}:${holder.ino}:${holder.mtimeMs}:${holder.raw}`;
+    if (watched?.key !== key) watched = { key, since: performance.now() };
+    if (isStale(holder, performance.now() - watched.since, timing)) {
       breakStale(path, holder);
+      watched = null;
       continue;
     }
-    if (Date.now() > deadline) {
-      const who = holder.pid === null ? 'another writer' : `process ${holder.pid}${holder.host ? ` on ${holder.host}` : ''}`;
-      throw new LogError(`${path} is held by ${who}; no write waits longer than ${WAIT_FOR_LOCK_MS / 1000} s: if no gapflow is running, delete it`);
+    if (performance.now() > deadline) {
+      const who = holder.owner === null ? 'another writer' : `process ${holder.owner.pid} on ${holder.owner.host}`;
+      throw new LogError(
+        `${path} is held by ${who}; nothing was written (no write waits longer than ${timing.waitForLockMs / 1000} s): run it again, or delete the lock if no gapflow is running`,
+      );
     }
     sleep(delay + Math.random() * delay);
     delay = Math.min(delay * 2, 20);
   }
 }
 
-function tryCreate(path: string, token: string): boolean {
+function isStale(holder: Holder, unchangedForMs: number, timing: LockTiming): boolean {
+  if (holder.owner === null) return unchangedForMs >= timing.unreadableStaleMs;
+  if (!onThisMachine(holder.owner)) return unchangedForMs >= timing.staleAfterMs;
+  return !ownerRuns(holder.owner);
+}
+
+function tryCreate(path: string, token: string): HeldLock | null {
   let fd: number;
   try {
-    fd = openSync(path, 'wx');
+    // 0600: the umask can take bits away, never add any, so no other user can read or replace a holder's token.
+    fd = openSync(path, 'wx', 0o600);
   } catch (error) {
-    if (isCode(error, 'EEXIST')) return false;
+    if (isCode(error, 'EEXIST')) return null;
     throw error;
   }
   try {
-    writeSync(fd, token);
+    const bytes = Buffer.from(token, 'utf8');
+    let written = 0;
+    while (written < bytes.length) written += writeSync(fd, bytes, written);
+    const held = new HeldLock(path, token, fd);
+    if (held.isOurs()) return held;
+    // Stalled past the grace before our token was in: a waiter broke the empty lock, so it was never ours.
+    closeSync(fd);
+    return null;
+  } catch (error) {
+    dropUnfilled(path, fd);
+    throw error;
+  }
+}
+
+/** A lock we could not fill (a full disk) is not left for others to wait on. */
+function dropUnfilled(path: string, fd: number): void {
+  try {
+    if (statSync(path).ino === fstatSync(fd).ino) unlinkSync(path);
+  } catch {
+    // gone already, or out of reach: the grace for unreadable locks breaks it
   } finally {
     closeSync(fd);
   }
-  return true;
 }
 
 function readHolder(path: string): Holder | null {
+  let fd: number;
   try {
-    const stat = statSync(path);
-    const raw = readFileSync(path, 'utf8');
-    let owner: { pid?: unknown; host?: unknown; at?: unknown } = {};
-    try {
-      owner = JSON.parse(raw) as typeof owner;
-    } catch {
-      // being written, or left empty by a writer killed at once: judged by age below
-    }
-    return {
-      raw,
-      ino: stat.ino,
-      mtimeMs: stat.mtimeMs,
-      pid: typeof owner.pid === 'number' ? owner.pid : null,
-      host: typeof owner.host === 'string' ? owner.host : null,
-      at: typeof owner.at === 'number' ? owner.at : null,
-    };
+    fd = openSync(path, 'r');
   } catch (error) {
     if (isCode(error, 'ENOENT')) return null;
     throw error;
   }
-}
-
-function isStale(holder: Holder): boolean {
-  const now = Date.now();
-  if (holder.pid === null || holder.at === null) return now - holder.mtimeMs > UNREADABLE_STALE_MS;
-  if (now - holder.at > STALE_AFTER_MS) return true;
-  return holder.host === hostname() && !isRunning(holder.pid);
-}
-
-function isRunning(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it runs, as another user.
-    return !isCode(error, 'ESRCH');
+    // fstat after open: a network file system revalidates on open, so the mtime read is the server's.
+    const { dev, ino, mtimeMs } = fstatSync(fd);
+    const raw = readFileSync(fd, 'utf8');
+    return { raw, dev, ino, mtimeMs, owner: parseOwner(raw) };
+  } finally {
+    closeSync(fd);
   }
 }
 
+function parseOwner(raw: string): Owner | null {
+  let owner: Partial<Record<keyof Owner, unknown>>;
+  try {
+    owner = JSON.parse(raw) as typeof owner;
+  } catch {
+    return null; // being written, or left empty by a writer killed at once
+  }
+  if (typeof owner !== 'object' || owner === null || typeof owner.pid !== 'number' || typeof owner.host !== 'string') return null;
+  // Locks written before start times were recorded still name a pid: kill(pid, 0) judges those.
+  const text = (value: unknown) => (typeof value === 'string' ? value : null);
+  return { pid: owner.pid, host: owner.host, start: text(owner.start), boot: text(owner.boot) };
+}
+
 /**
- * Moves the stale lock aside and checks it is the one judged stale. If a
- * writer took a fresh lock in between, that one is put back (unless yet
- * another was taken meanwhile, a three-way race at a dead lock that this
- * cannot close without kernel locks).
+ * Moves the stale lock aside and checks it is the one judged stale, unchanged
+ * (a renewal since means its holder lives). If not, it is put back (unless
+ * yet another lock was taken meanwhile: then the one put aside is dropped,
+ * and its holder, finding its token gone when it confirms, writes nothing).
  */
 function breakStale(path: string, holder: Holder): void {
   const aside = `${path}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -140,25 +246,21 @@ function breakStale(path: string, holder: Holder): void {
     throw error;
   }
   try {
-    const stat = statSync(aside);
-    if (stat.ino === holder.ino && readFileSync(aside, 'utf8') === holder.raw) return;
+    const moved = readHolder(aside);
+    if (moved !== null && moved.dev === holder.dev && moved.ino === holder.ino && moved.mtimeMs === holder.mtimeMs && moved.raw === holder.raw) return;
     try {
       linkSync(aside, path);
     } catch {
-      // a newer lock stands there now; ours to drop
+      // a newer lock stands there now
     }
   } finally {
     unlinkSync(aside);
   }
 }
 
-function release(path: string, token: string): void {
-  try {
-    // Only our own lock: if it was broken as stale and another writer holds one now, that one stays.
-    if (readFileSync(path, 'utf8') === token) unlinkSync(path);
-  } catch (error) {
-    if (!isCode(error, 'ENOENT')) throw error;
-  }
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+function sleep(ms: number): void {
+  Atomics.wait(sleeper, 0, 0, ms);
 }
 
 export function isCode(error: unknown, code: string): boolean {

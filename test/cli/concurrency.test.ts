@@ -7,17 +7,20 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createFileSession, verifyFileSession } from '../../src/index.js';
 
 /*
- * Four processes append through the CLI at once. Each is a worker
- * (dist/bench/cli-worker.js) that calls the CLI's `run()` 250 times
+ * Sixteen processes append through the CLI at once. Each is a worker
+ * (dist/bench/cli-worker.js) that calls the CLI's `run()` 63 times
  * in-process: the CLI's own code path (argument parsing, opening the
  * session, the lock, the append), with real contention between processes,
  * without paying a node start-up per call. Every tenth call is retried with
- * the same --event-id, which must append nothing.
+ * the same --event-id, which must append nothing. Every acknowledged gap
+ * must be in the log exactly once, under a seq of its own.
  */
 
 const WORKER = fileURLToPath(new URL('../../dist/bench/cli-worker.js', import.meta.url));
-const PROCESSES = 4;
-const APPENDS = 250;
+const PROCESSES = 16;
+const APPENDS = 63;
+/** Calls i = 0, 10, 20, ... are made twice with one --event-id (see bench/cli-worker.ts). */
+const RETRIES_PER_WORKER = Math.floor((APPENDS - 1) / 10) + 1;
 
 const root = mkdtempSync(join(tmpdir(), 'gapflow-concurrency-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -51,7 +54,7 @@ describe('concurrency: several processes append through the CLI at once', () => 
     // Interleaved bytes would show as a line that is not one whole JSON event.
     const parsed = lines.map((line) => {
       try {
-        return JSON.parse(line) as { seq: number; type: string; data: { id?: string } };
+        return JSON.parse(line) as { seq: number; id: string; type: string; data: { id?: string } };
       } catch {
         return null;
       }
@@ -60,17 +63,30 @@ describe('concurrency: several processes append through the CLI at once', () => 
     const opened = parsed.filter((event) => event?.type === 'gap.opened').map((event) => event!.data.id!);
     const verified = verifyFileSession(dir);
     const retried = reports.reduce((sum, r) => sum + r.retried, 0);
+    const expected = Array.from({ length: PROCESSES }, (_, w) => Array.from({ length: APPENDS }, (_, i) => `W${w}-${i}`)).flat();
+    const inLog = new Set(opened);
+    const lost = expected.filter((id) => !inLog.has(id)).length;
+    const seqs = parsed.map((event) => event?.seq);
+    const eventIds = parsed.map((event) => event?.id);
+    const duplicated = {
+      seqs: seqs.length - new Set(seqs).size,
+      events: eventIds.length - new Set(eventIds).size,
+      gaps: opened.length - inLog.size,
+    };
+    const contiguous = seqs.every((seq, i) => seq === i + 1);
+    const duplicates = duplicated.seqs + duplicated.events + duplicated.gaps;
     console.log(
-      `concurrency: ${PROCESSES} processes x ${APPENDS} appends through the CLI's run(), ${opened.length} events appended (+1 session.started), seq 1-${verified.events.at(-1)?.seq} contiguous, ${retried} retries with the same --event-id appended nothing, ${interleaved} interleaved lines, verify ${verified.problem === null ? 'clean' : verified.problem}`,
+      `concurrency: ${PROCESSES} concurrent writers, lost ${lost}, duplicated ${duplicates} (${duplicated.seqs} seqs, ${duplicated.events} event ids, ${duplicated.gaps} gaps); ${PROCESSES} processes x ${APPENDS} appends through the CLI's run(), ${opened.length} events appended (+1 session.started), seq 1-${seqs.at(-1)} ${contiguous ? 'contiguous' : 'with holes or repeats'}, ${retried} retries with the same --event-id appended nothing, ${interleaved} interleaved lines, verify ${verified.problem === null ? 'clean' : verified.problem}`,
     );
 
     expect(reports.flatMap((r) => r.failures)).toEqual([]);
     expect(reports.map((r) => r.appended)).toEqual(Array(PROCESSES).fill(APPENDS));
-    expect(retried).toBe(PROCESSES * (APPENDS / 10));
+    expect(retried).toBe(PROCESSES * RETRIES_PER_WORKER);
     expect(interleaved).toBe(0);
+    expect(lost).toBe(0);
+    expect(duplicated).toEqual({ seqs: 0, events: 0, gaps: 0 });
     expect(verified.problem).toBeNull();
     expect(parsed.map((event) => event!.seq)).toEqual(Array.from({ length: PROCESSES * APPENDS + 1 }, (_, i) => i + 1));
-    const expected = Array.from({ length: PROCESSES }, (_, w) => Array.from({ length: APPENDS }, (_, i) => `W${w}-${i}`)).flat();
     expect([...opened].sort()).toEqual([...expected].sort());
   }, 170_000);
 });

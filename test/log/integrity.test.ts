@@ -4,7 +4,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFileSession, EVENT_VERSION, createMemorySession, FileLog, LogError, MAX_LINE_BYTES, openFileSession, repairLog, sealLine, STALE_AFTER_MS, verifyFileSession, Session, toStateJson } from '../../src/index.js';
+import { createFileSession, createMemorySession, EVENT_VERSION, FileLog, LogError, MAX_LINE_BYTES, openFileSession, repairLog, sealLine, Session, toStateJson, verifyFileSession } from '../../src/index.js';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -126,7 +126,7 @@ describe('the checksum chain', () => {
       expect(readFileSync(report.cut!.backup!).equals(full.subarray(kept, size))).toBe(true);
       rmSync(report.cut!.backup!);
     }
-  });
+  }, 30_000);
 
   it('nothing is appended after a torn tail, even by a session opened before it tore', () => {
     const { dir, path } = fiveEvents();
@@ -275,13 +275,6 @@ describe('the lock', () => {
     openFileSession(dir).openGap('GAP-3', 'LOW');
     expect(existsSync(lock)).toBe(false);
     expect(openFileSession(dir).view.lastSeq).toBe(6);
-  });
-
-  it('a lock older than the stale limit is broken even if its pid runs', () => {
-    const { dir } = fiveEvents();
-    const lock = lockWith(dir, JSON.stringify({ pid: process.pid, host: 'elsewhere', at: Date.now() - STALE_AFTER_MS - 1000, nonce: 'x' }));
-    openFileSession(dir).openGap('GAP-3', 'LOW');
-    expect(existsSync(lock)).toBe(false);
   });
 
   it('an empty lock (its writer died creating it) is broken once it is a second old', () => {
