@@ -163,24 +163,24 @@ export function settled(body: StoredBody & { data: { outcome: unknown } }, seq: 
 }
 
 /** Requests, spelled the way the rulings speak. */
-export const start = (data: BodyInputOf<'session.started'>['data'] = {}): EventBodyInput => ({ type: 'session.started', data });
-export const open = (id: string, severity: 'CRITICAL' | 'HIGH' | 'MEDIUM' | 'LOW', extra: { spawnedBy?: string; blocking?: boolean } = {}): EventBodyInput => ({
+export const start = (data: BodyInputOf<'session.started'>['data'] = {}): BodyInputOf<'session.started'> => ({ type: 'session.started', data });
+export const open = (id: string, severity: 'CRITICAL' | 'HIGH' | 'MEDIUM' | 'LOW', extra: { spawnedBy?: string; blocking?: boolean } = {}): BodyInputOf<'gap.opened'> => ({
   type: 'gap.opened',
   data: { id, severity, ...extra },
 });
-export const move = (id: string, to: BodyInputOf<'gap.moved'>['data']['to'], extra: { blockedBy?: string; reason?: string } = {}): EventBodyInput => ({
+export const move = (id: string, to: BodyInputOf<'gap.moved'>['data']['to'], extra: { blockedBy?: string; reason?: string } = {}): BodyInputOf<'gap.moved'> => ({
   type: 'gap.moved',
   data: { id, to, ...extra },
 });
-export const resolve = (id: string): EventBodyInput => move(id, 'RESOLVED');
-export const severity = (id: string, to: 'CRITICAL' | 'HIGH' | 'MEDIUM' | 'LOW'): EventBodyInput => ({ type: 'gap.severity_changed', data: { id, to } });
-export const startRound = (round: number): EventBodyInput => ({ type: 'round.started', data: { round } });
-export const closeRound = (round: number): EventBodyInput => ({ type: 'round.closed', data: { round } });
-export const decision = (kind: BodyInputOf<'decision.made'>['data']['kind'], extra: Omit<BodyInputOf<'decision.made'>['data'], 'kind'> = {}): EventBodyInput => ({
+export const resolve = (id: string): BodyInputOf<'gap.moved'> => move(id, 'RESOLVED');
+export const severity = (id: string, to: 'CRITICAL' | 'HIGH' | 'MEDIUM' | 'LOW'): BodyInputOf<'gap.severity_changed'> => ({ type: 'gap.severity_changed', data: { id, to } });
+export const startRound = (round: number): BodyInputOf<'round.started'> => ({ type: 'round.started', data: { round } });
+export const closeRound = (round: number): BodyInputOf<'round.closed'> => ({ type: 'round.closed', data: { round } });
+export const decision = (kind: BodyInputOf<'decision.made'>['data']['kind'], extra: Omit<BodyInputOf<'decision.made'>['data'], 'kind'> = {}): BodyInputOf<'decision.made'> => ({
   type: 'decision.made',
   data: { kind, ...extra },
 });
-export const metrics = (policy: string, values: Record<string, unknown>, round?: number): EventBodyInput => ({
+export const metrics = (policy: string, values: Record<string, unknown>, round?: number): BodyInputOf<'metrics.recorded'> => ({
   type: 'metrics.recorded',
   data: { policy, metrics: values, ...(round === undefined ? {} : { round }) },
 });
