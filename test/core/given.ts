@@ -158,7 +158,7 @@ function whenDeciding(view: SessionView, request: EventBodyInput): When {
 }
 
 /** The settled form of a stored event, for tests that fold by hand. */
-export function settled(body: StoredBody & { data: { outcome: unknown } }, seq: number): SettledEvent {
+export function settled(body: Decided, seq: number): SettledEvent {
   return stamp(body, seq) as SettledEvent;
 }
 
