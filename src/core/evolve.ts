@@ -180,6 +180,8 @@ function noteCritical(round: RoundFigures, id: string): void {
 }
 
 function openGap(view: SessionView, event: EventOf<'gap.opened'>): void {
+  // A second open of a known id (a hand-edited log) cannot be applied: ids are never reused (`verify` names it).
+  if (view.gaps.has(event.data.id)) return;
   const round = currentRound(view);
   const gap: Gap = {
     id: event.data.id,
@@ -258,7 +260,8 @@ function changeSeverity(view: SessionView, event: EventOf<'gap.severity_changed'
 /** Applies what the machine decided when the round closed: the recorded figures, verdicts and steps. */
 function closeRound(view: SessionView, event: SettledOf<'round.closed'>): void {
   const round = view.rounds.at(-1);
-  if (!round || !view.roundOpen) return;
+  // Only the open round can close; a close naming another round (a hand-edited log) is not applied.
+  if (!round || !view.roundOpen || round.round !== event.data.round) return;
   const { figures, verdicts, combined, machine, steps, rule } = event.data.outcome;
   Object.assign(round, {
     ...figures,

@@ -122,9 +122,27 @@ describe('R19: evolve never throws for a fact it cannot apply, and changes nothi
     expect(view.gaps.has('NOPE')).toBe(false);
   });
 
-  // Found while writing these: folding a second gap.opened for a known id replaces the gap but adds to view.open again,
-  // so the running open count (2) no longer matches the inventory (1 gap). Reported, not fixed here (src/ is not ours).
-  it.todo('a second gap.opened for a known id (a hand-edited log) keeps view.open equal to the sum over the inventory');
+  it('a second gap.opened for a known id (a hand-edited log) changes nothing: ids are never reused', () => {
+    const g = given(start(), open('H-1', 'HIGH'), startRound(1));
+    g.when(open('H-1', 'LOW')).thenRefuses(/gap H-1 already exists/);
+    const view = next(g, { type: 'gap.opened', data: { id: 'H-1', severity: 'LOW', title: 'again', blocking: true } });
+    expectUnchanged(g.view, view);
+    expect(view.open).toEqual({ count: 1, weighted: WEIGHT.HIGH });
+  });
+
+  it('a round.closed naming a round other than the open one (a hand-edited log) closes nothing', () => {
+    const g = given(start(), open('H-1', 'HIGH'), startRound(1));
+    g.when({ type: 'round.closed', data: { round: 5 } }).thenRefuses(/the open round is 1, not 5/);
+    const outcome = {
+      figures: { openEnd: 1, weightedOpenEnd: WEIGHT.HIGH, resolved: 0, new: 0, weightedResolved: 0, weightedNew: 0, criticalIntroduced: [] },
+      verdicts: [],
+      combined: null,
+      machine: { state: 'FLAT' as const, flatCount: 1, outcome: null, pausedFrom: null },
+      steps: [{ from: 'CONVERGING' as const, to: 'FLAT' as const, rule: null }],
+      rule: null,
+    };
+    expectUnchanged(g.view, next(g, { type: 'round.closed', data: { round: 5, outcome } }));
+  });
 
   it("a move the lifecycle would refuse (OPEN -> ACCEPTED) is still a fact: applied, and counted as resolved (R6)", () => {
     const g = given(start(), open('H-1', 'HIGH'), open('L-1', 'LOW'), startRound(1));

@@ -153,7 +153,7 @@ describe('a writer appends only while the lock is its own', () => {
     const before = readFileSync(path);
     const other = JSON.stringify({ pid: process.pid, host: hostname(), at: Date.now(), nonce: 'another-writer' });
     const write = () =>
-      log.update(1, () => {
+      log.transact(1, () => {
         writeFileSync(`${path}.lock`, other);
         return { events: [next], result: undefined };
       });
@@ -169,7 +169,7 @@ describe('a writer appends only while the lock is its own', () => {
     const { path, log, next } = logAtSeq();
     const before = readFileSync(path);
     expect(() =>
-      log.update(1, () => {
+      log.transact(1, () => {
         unlinkSync(`${path}.lock`);
         return { events: [next], result: undefined };
       }),
@@ -180,7 +180,7 @@ describe('a writer appends only while the lock is its own', () => {
 
   it('whose lock is intact appends (the fence refuses only a lost lock)', () => {
     const { path, log, next } = logAtSeq();
-    log.update(1, () => ({ events: [next], result: undefined }));
+    log.transact(1, () => ({ events: [next], result: undefined }));
     expect(log.read().map((event) => event.seq)).toEqual([1, 2]);
     expect(existsSync(`${path}.lock`)).toBe(false);
   });
