@@ -12,6 +12,7 @@ import {
   readSync,
   renameSync,
   rmSync,
+  statSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import type { GapflowEvent } from '../../events/index.js';
@@ -41,8 +42,8 @@ interface Known {
 export class FileLog implements EventStore {
   readonly location: string;
   #known: Known | null = null;
-  /** Every event by id, built only when an id is first looked up (a request that carries one), then kept up to date. */
-  #ids: Map<string, GapflowEvent> | null = null;
+  /** Every event by id up to `version`, built only when an id is first looked up (a request that carries one), then kept up to date. */
+  #ids: { byId: Map<string, GapflowEvent>; version: number; size: number } | null = null;
 
   constructor(readonly dir: string) {
     this.location = join(dir, LOG_FILE);
@@ -67,8 +68,14 @@ export class FileLog implements EventStore {
   }
 
   byId(id: string): GapflowEvent | undefined {
-    this.#ids ??= new Map(this.read().map((event) => [event.id, event]));
-    return this.#ids.get(id);
+    this.#ids ??= { byId: new Map(), version: 0, size: -1 };
+    const ids = this.#ids;
+    // A miss may be an event another writer appended since the index last looked: if the file grew, read it first.
+    if (!ids.byId.has(id) && fileSize(this.location) !== ids.size) {
+      this.#index(this.read(ids.version));
+      ids.size = this.#known?.end ?? 0;
+    }
+    return ids.byId.get(id);
   }
 
   transact<T>(knownVersion: number, decide: (fresh: readonly GapflowEvent[]) => Batch<T>, expectedVersion?: number): T {
@@ -116,10 +123,14 @@ export class FileLog implements EventStore {
     return () => clearInterval(timer);
   }
 
-  /** Keeps the id index (once built) up to date with events this object saw appended. */
+  /** Keeps the id index (once built) up to date with the events this object saw appended, in order. */
   #index(events: readonly GapflowEvent[]): void {
     if (this.#ids === null) return;
-    for (const event of events) this.#ids.set(event.id, event);
+    for (const event of events) {
+      if (event.seq !== this.#ids.version + 1) continue;
+      this.#ids.byId.set(event.id, event);
+      this.#ids.version = event.seq;
+    }
   }
 
   create(events: readonly GapflowEvent[]): void {
@@ -261,6 +272,16 @@ function placeNewLog(aside: string, location: string): void {
     if (!holdsNoSession(location)) throw new LogError(`${location} already exists; a session lives there`);
     renameSync(aside, location);
   });
+}
+
+/** The size of the file at `path` now (-1 when there is none). */
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch (error) {
+    if (isCode(error, 'ENOENT')) return -1;
+    throw error;
+  }
 }
 
 /** Nothing at `path`, or an empty regular file (a symlink, a FIFO or a folder is something: reading it refuses it). */
