@@ -16,17 +16,15 @@ import { createFileSession } from '../../src/index.js';
  * verifies and no seq appears twice.
  *
  * The stall comes from outside the library: a preload (`node --import`)
- * that wraps fs.writeSync for the log's descriptor, or strace's fault
- * injection where strace is installed. Production code cannot reach either.
+ * that wraps fs.writeSync for the log's descriptor (found through
+ * /proc/self/fd, so Linux only, as CI is). Production code cannot reach it.
+ * The issue's own `strace` fault injection gives the same result by hand.
  */
 
 const CLI = fileURLToPath(new URL('../../dist/gapflow.js', import.meta.url));
 const STALL_MS = 12_000;
 /** Longer than a writer waits for the lock (15 s), with room for FAST's start-up on a busy machine. */
 const LONG_STALL_MS = 20_000;
-const FAST_AFTER_MS = 1_500;
-const HAS_PROC = existsSync('/proc/self/fd');
-const HAS_STRACE = HAS_PROC && spawnSync('strace', ['-V']).status === 0;
 
 /** Sleeps before the first write to a descriptor open on a file whose path ends so (the log unless told), after leaving a marker file. */
 const STALL_HOOK = `
@@ -134,7 +132,7 @@ async function stallByPreload(name: string, ms: number, suffix = '/events.jsonl'
 }
 
 // Concurrent: each case mostly sleeps, and together they take as long as the longest.
-describe.skipIf(!HAS_PROC)('a writer stalled inside the lock', { concurrent: true }, () => {
+describe('a writer stalled inside the lock', { concurrent: true }, () => {
   it('keeps its lock: a second writer waits or refuses, never appends beside it (stall by preload)', async () => {
     const { dir, slow, fast } = await stallByPreload('preload', STALL_MS);
     judge(dir, slow, fast, 'preload');
@@ -150,35 +148,5 @@ describe.skipIf(!HAS_PROC)('a writer stalled inside the lock', { concurrent: tru
     const { dir, slow, fast } = await stallByPreload('preload-unfilled', 3_000, '/events.jsonl.lock');
     judge(dir, slow, fast, 'preload, stalled filling its lock');
     expect(fast.code).toBe(0);
-  }, 60_000);
-
-  it.skipIf(!HAS_STRACE)('keeps its lock: a second writer waits or refuses, never appends beside it (stall by strace)', async () => {
-    const dir = join(root, 'strace');
-    createFileSession(dir);
-    const log = join(dir, 'events.jsonl');
-    const slowRun = start('strace', [
-      '-f',
-      '-qq',
-      '-o',
-      join(root, 'strace.out'),
-      '-P',
-      log,
-      '-e',
-      'trace=write',
-      '-e',
-      `inject=write:delay_enter=${STALL_MS * 1000}`,
-      process.execPath,
-      CLI,
-      ...gapOpen('SLOW', dir),
-    ]);
-    // Only SLOW runs yet, so a lock file is SLOW's; then FAST comes as in the issue, 1.5 s later.
-    await until('SLOW to take the lock', () => existsSync(`${log}.lock`), 20_000);
-    await new Promise((resolve) => setTimeout(resolve, FAST_AFTER_MS));
-    const fast = await start(process.execPath, [CLI, ...gapOpen('FAST', dir)]);
-    const slow = await slowRun;
-    const delayed = readFileSync(join(root, 'strace.out'), 'utf8');
-    // strace traced (and so delayed) the write of SLOW's line.
-    expect(delayed).toMatch(/write\(\d+, .*"seq\\?":2.*\(DELAYED\)/);
-    judge(dir, slow, fast, 'strace');
   }, 60_000);
 });

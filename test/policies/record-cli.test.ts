@@ -19,7 +19,7 @@ const verifyOf = (b: Sandbox) =>
     .map((e) => e.data.metrics?.verify);
 
 describe('record atoms --verify: the timeout kills the whole process group', () => {
-  it('a grandchild that would touch a file after the timeout is killed with the command', () => {
+  it('a grandchild that would touch a file after the timeout is killed with the command', { timeout: 30_000 }, () => {
     box = new Sandbox();
     box.ok('init', '--policy', 'atoms');
     // The inner shell is a grandchild: killing only the outer shell would leave it to touch `late`.

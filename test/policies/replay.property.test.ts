@@ -6,7 +6,7 @@ import { newSession } from '../support.js';
 const VERDICT = fc.constantFrom('progress', 'flat', 'diverging', 'converged', 'limit' as const);
 
 describe('policies: properties', () => {
-  it('replaying the log of any quality + questions session rebuilds the live state, verdicts included', () => {
+  it('replaying the log of any quality + questions session rebuilds the live state, verdicts included', { timeout: 60_000 }, () => {
     fc.assert(
       fc.property(
         fc.array(fc.tuple(fc.integer({ min: 0, max: 100 }), fc.integer({ min: 0, max: 12 }), fc.integer({ min: 0, max: 12 })), { minLength: 1, maxLength: 12 }),
@@ -27,7 +27,7 @@ describe('policies: properties', () => {
     );
   });
 
-  it('the combined verdict is always one of the policies\' own verdicts, and diverging whenever any diverges', () => {
+  it('the combined verdict is always one of the policies\' own verdicts, and diverging whenever any diverges', { timeout: 60_000 }, () => {
     fc.assert(
       fc.property(fc.array(VERDICT, { minLength: 1, maxLength: 5 }), fc.constantFrom('all', 'any' as const), (verdicts, when) => {
         const named: NamedVerdict[] = verdicts.map((verdict, i) => ({ policy: `p${i}`, verdict, reason: 'r', detail: 'd', figures: {} }));
