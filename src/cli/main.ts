@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
-import { decodeUtf8 } from '../log/index.js';
+import { readStandardInput } from '../log/index.js';
 import { runBin } from './run.js';
 
 /** The package's version, from the package.json above this file (bundled or not). */
@@ -41,7 +41,7 @@ const code = await runBin(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
   version,
-  stdin: () => decodeUtf8(readFileSync(0), 'standard input'),
+  stdin: readStandardInput,
 }, interrupted);
 process.exitCode = code;
 // A pipe takes 64 KiB at a time: the rest waits in this process until the reader takes it, so leave only

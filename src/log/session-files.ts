@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import type { InputLimit } from './limits.js';
 import { readTextFile } from './text-file.js';
 
 /** Writes `<dir>/<relative>` whole (temp file, then rename), making its folders: a reader never sees half a report. */
@@ -23,7 +24,7 @@ export function writeWhole(path: string, text: string): void {
   }
 }
 
-/** The text of a file a user named (`record forge --json FILE`), relative to `cwd`. */
-export function readInputFile(path: string, cwd: string): string {
-  return readTextFile(resolve(cwd, path));
+/** The text of a file a user named (`record forge --json FILE`), relative to `cwd`, refused past `limit`. */
+export function readInputFile(path: string, cwd: string, limit: InputLimit): string {
+  return readTextFile(resolve(cwd, path), limit);
 }
