@@ -41,7 +41,7 @@ const code = await runBin(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
   version,
-  stdin: readStandardInput,
+  stdin: (limit) => readStandardInput(limit),
 }, interrupted);
 process.exitCode = code;
 // A pipe takes 64 KiB at a time: the rest waits in this process until the reader takes it, so leave only

@@ -105,9 +105,9 @@ function overLimit(where: string, limit: InputLimit, size: string): LogError {
 }
 
 
-/** Standard input as text, refused once it passes `limit` (without reading the rest). */
-export function readStandardInput(limit: InputLimit): string {
-  const bytes = readUpTo(0, limit.maxBytes);
+/** Standard input (or a stand-in descriptor, for tests) as text, refused once it passes `limit`, without reading the rest. */
+export function readStandardInput(limit: InputLimit, fd = 0): string {
+  const bytes = readUpTo(fd, limit.maxBytes);
   if (bytes === null) throw overLimit('standard input', limit, `more than ${formatBytes(limit.maxBytes)}`);
   return decodeUtf8(bytes, 'standard input');
 }
