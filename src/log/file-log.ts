@@ -185,7 +185,7 @@ function writeAll(fd: number, bytes: Buffer): void {
 export function readLogBytes(path: string, dir: string, start = 0): Buffer {
   let file: OpenedFile;
   try {
-    file = openRegularFile(path, false, 'gapflow keeps its log only in a regular file, at that path itself');
+    file = openRegularFile(path, false, 'the log must be a regular file at that path itself');
   } catch (error) {
     if (isCode(error, 'ENOENT')) throw new LogError(`no session in ${dir} (\`gapflow init\` creates one)`);
     throw error;
