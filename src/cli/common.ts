@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { formatCount, toStateJson } from '../core/index.js';
 import { openFileSession, type Recorded, type Session } from '../session/index.js';
+import type { InputLimit } from '../log/index.js';
 import { UsageError } from './args.js';
 
 /** Everything the CLI takes from the process, so tests can run it in-process. */
@@ -11,8 +12,8 @@ export interface CliIO {
   cwd: string;
   /** Asked only for `--version`. */
   version?: () => string | undefined;
-  /** The whole of standard input (`hook`, `append`); the process's own when absent. */
-  stdin?: () => string;
+  /** The whole of standard input (`hook`, `append`, `record --json -`), refused past `limit`; absent when the caller has none. */
+  stdin?: (limit: InputLimit) => string;
 }
 
 export type Command = (argv: string[], io: CliIO) => void;

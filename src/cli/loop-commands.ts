@@ -6,16 +6,17 @@ import { formatCount, hookDecision, loopStep, Refusal, standingStopRequest, toSt
 import { renderPrompt } from '../render/index.js';
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
 import { writePolicyReports } from './policy-commands.js';
-import { FileLog, readHookBlocks, readTextFile, writeHookBlocks } from '../log/index.js';
+import { BATCH_INPUT, checkInputText, EVENT_INPUT, FileLog, readHookBlocks, readTextFile, writeHookBlocks, type InputLimit } from '../log/index.js';
 import { openFileSession, type BatchRequest } from '../session/index.js';
 import { parse, UsageError, wholeNumber } from './args.js';
 import { type CliIO, type Command, open, parseUserJson, printJson, sessionDir } from './common.js';
 
 const DEFAULT_MAX_BLOCKS = 5;
 
-function readStdin(io: CliIO): string {
+/** Standard input, held to `limit` whoever hands it over (the bin stops reading there; an in-process caller's text is measured). */
+function readStdin(io: CliIO, limit: InputLimit): string {
   if (!io.stdin) throw new UsageError('this caller gives no standard input');
-  return io.stdin();
+  return checkInputText(io.stdin(limit), 'standard input', limit);
 }
 
 /** What gapflow reads of a Claude Code Stop or SubagentStop hook's input; other fields are ignored. */
@@ -41,7 +42,7 @@ export const hook: Command = (argv, io) => {
     const { values } = parse(rest, { 'max-blocks': { type: 'string' } }, []);
     const maxBlocks = wholeNumber('max-blocks', values['max-blocks']) ?? DEFAULT_MAX_BLOCKS;
     if (maxBlocks < 0) throw new Refusal('--max-blocks takes a whole number of 0 or more');
-    answer(answerClaude(readStdin(io), values.dir, maxBlocks, io));
+    answer(answerClaude(readStdin(io, EVENT_INPUT), values.dir, maxBlocks, io));
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     io.stderr(`gapflow hook: ${message.split('\n')[0]}; letting the agent stop\n`);
@@ -155,11 +156,12 @@ function parseBatch(text: string, source: string): BatchLine[] {
   return requests;
 }
 
-/** `gapflow append [--file F]`: a batch of events from any language, appended whole or not at all. */
+/** `gapflow append [--file F|-]`: a batch of events from any language, appended whole or not at all. */
 export const append: Command = (argv, io) => {
   const { values } = parse(argv, { file: { type: 'string' }, 'expect-seq': WRITE_OPTIONS['expect-seq'] }, []);
-  const source = values.file ?? 'stdin';
-  const text = values.file !== undefined ? readTextFile(resolve(io.cwd, values.file)) : readStdin(io);
+  const file = values.file === '-' ? undefined : values.file;
+  const source = file ?? 'stdin';
+  const text = file !== undefined ? readTextFile(resolve(io.cwd, file), BATCH_INPUT) : readStdin(io, BATCH_INPUT);
   const requests = parseBatch(text, source);
   const session = open(values, io);
   const { expectSeq } = writeOptions(values);

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
-import { decodeUtf8 } from '../log/index.js';
+import { readStandardInput } from '../log/index.js';
 import { runBin } from './run.js';
 
 /** The package's version, from the package.json above this file (bundled or not). */
@@ -24,6 +24,12 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
+/** Settles once everything written to `stream` so far has gone out (or failed to). */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  if (stream.writableLength === 0) return Promise.resolve();
+  return new Promise((resolve) => stream.write('', () => resolve()));
+}
+
 const interrupted = () =>
   new Promise((resolve) => {
     process.once('SIGINT', resolve);
@@ -35,9 +41,11 @@ const code = await runBin(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
   version,
-  stdin: () => decodeUtf8(readFileSync(0), 'standard input'),
+  stdin: (limit) => readStandardInput(limit),
 }, interrupted);
 process.exitCode = code;
-// Leave even if something still holds the loop open (the WebSocket inspector can leave a reconnect
-// timer behind); unref'd, so a command that is done exits at once, its output flushed.
-setTimeout(() => process.exit(code), 100).unref();
+// A pipe takes 64 KiB at a time: the rest waits in this process until the reader takes it, so leave only
+// once stdout and stderr have handed everything over (a reader that went away ends it above, via EPIPE).
+await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+// Then leave even if something still holds the loop open (the WebSocket inspector can leave a reconnect timer).
+process.exit(code);

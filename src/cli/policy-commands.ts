@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import * as z from 'zod';
 import { policyStates, Refusal } from '../core/index.js';
 import type { GapflowEvent } from '../../events/index.js';
-import { readInputFile, writeSessionFile } from '../log/index.js';
+import { checkInputText, EVENT_INPUT, readInputFile, writeSessionFile } from '../log/index.js';
 import { metricPolicies, POLICY_NAMES, policyNamed, qualityReport, questionsFrontmatter, type AnyPolicy, type FlagSpec, type FlagValues } from '../policies/index.js';
 import { renderPolicyCheck, renderRoundReport } from '../render/index.js';
 import type { Session } from '../session/index.js';
@@ -69,10 +69,10 @@ function readMetricsJson(input: string, io: CliIO): Record<string, unknown> {
   let text: string;
   if (input === '-') {
     if (!io.stdin) throw new UsageError('--json - reads standard input, which this caller does not provide');
-    text = io.stdin();
+    text = checkInputText(io.stdin(EVENT_INPUT), 'standard input', EVENT_INPUT);
   } else {
-    // A missing file, a folder or invalid UTF-8 is one line naming the file, as for append --file.
-    text = readInputFile(input, io.cwd);
+    // A missing file, a folder, a FIFO, one past the limit or invalid UTF-8 is one line naming the file, as for append --file.
+    text = readInputFile(input, io.cwd, EVENT_INPUT);
   }
   let json: unknown;
   try {

@@ -8,18 +8,17 @@ import {
   linkSync,
   lstatSync,
   openSync,
-  readFileSync,
-  readSync,
   renameSync,
   rmSync,
   statSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { GapflowEvent } from '../../events/index.js';
-import { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
+import { formatBytes, formatSize, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
 import { fsyncFolder, makeFolder, writeAll, writeNewFile } from './durable.js';
 import { CHAIN_START, faultMessage, formatLines, scanBytes, type ChainPoint, type Scan } from './lines.js';
 import { isCode, withLock, type Lease } from './lock.js';
+import { openRegularFile, readRange, type OpenedFile } from './text-file.js';
 import { continues, LogError, VersionConflict, type Batch, type EventStore } from './types.js';
 
 export const LOG_FILE = 'events.jsonl';
@@ -230,30 +229,33 @@ export class FileLog implements EventStore {
   }
 }
 
-export function readLogBytes(path: string, dir: string): Buffer {
+/**
+ * The log's bytes, from `start`. Only a regular file is a log: a symlink is
+ * refused, not followed, and a FIFO, a device or a folder is refused without
+ * waiting on it; a file past MAX_LOG_BYTES (which gapflow never writes) is
+ * refused before any of it is read.
+ */
+export function readLogBytes(path: string, dir: string, start = 0): Buffer {
+  let file: OpenedFile;
   try {
-    return readFileSync(path);
+    file = openRegularFile(path, false, 'the log must be a regular file at that path itself');
   } catch (error) {
     if (isCode(error, 'ENOENT')) throw new LogError(`no session in ${dir} (\`gapflow init\` creates one)`);
     throw error;
   }
+  try {
+    if (file.size > MAX_LOG_BYTES) {
+      throw new LogError(`${path} is ${formatSize(file.size)}, over the ${formatBytes(MAX_LOG_BYTES)} limit of a log; it was not read (gapflow never writes one that big)`);
+    }
+    return readRange(file.fd, start, file.size - start);
+  } finally {
+    closeSync(file.fd);
+  }
 }
 
+/** What was added to the log after byte `start`, read as the whole log is (same refusals). */
 function readFrom(path: string, start: number): Buffer {
-  const fd = openSync(path, 'r');
-  try {
-    const size = fstatSync(fd).size;
-    const bytes = Buffer.alloc(Math.max(0, size - start));
-    let read = 0;
-    while (read < bytes.length) {
-      const n = readSync(fd, bytes, read, bytes.length - read, start + read);
-      if (n === 0) break;
-      read += n;
-    }
-    return bytes.subarray(0, read);
-  } finally {
-    closeSync(fd);
-  }
+  return readLogBytes(path, dirname(path), start);
 }
 
 /**

@@ -1,5 +1,5 @@
 export { FileLog, LOG_FILE } from './file-log.js';
-export { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
+export { BATCH_INPUT, EVENT_INPUT, formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES, type InputLimit } from './limits.js';
 export { chainSum, eventContent, formatLines, parseLines, sealLine } from './lines.js';
 export { STALE_AFTER_MS, WAIT_FOR_LOCK_MS, withLock, type Lease, type LockTiming } from './lock.js';
 export { MemoryLog } from './memory-log.js';
@@ -7,5 +7,5 @@ export { writeStatusFile } from './status-file.js';
 export { LogError, VersionConflict, type Batch, type EventStore } from './types.js';
 export { inspectLog, repairLog, type LogInspection, type RepairReport } from './verify.js';
 export { readHookBlocks, writeHookBlocks } from './hook-state.js';
-export { decodeUtf8, readTextFile } from './text-file.js';
+export { checkInputText, decodeUtf8, readStandardInput, readTextFile } from './text-file.js';
 export { readInputFile, writeSessionFile } from './session-files.js';

@@ -1,5 +1,6 @@
 import { makeFolder, writeWhole } from './durable.js';
 import { dirname, join, resolve } from 'node:path';
+import type { InputLimit } from './limits.js';
 import { readTextFile } from './text-file.js';
 
 /** Writes `<dir>/<relative>` whole (temp file, fsync, rename, folder fsync), making its folders: a reader never sees half a report. */
@@ -10,7 +11,7 @@ export function writeSessionFile(dir: string, relative: string, text: string): s
   return path;
 }
 
-/** The text of a file a user named (`record forge --json FILE`), relative to `cwd`. */
-export function readInputFile(path: string, cwd: string): string {
-  return readTextFile(resolve(cwd, path));
+/** The text of a file a user named (`record forge --json FILE`), relative to `cwd`, refused past `limit`. */
+export function readInputFile(path: string, cwd: string, limit: InputLimit): string {
+  return readTextFile(resolve(cwd, path), limit);
 }

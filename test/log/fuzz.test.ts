@@ -1,20 +1,28 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { closeSync, constants, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/index.js';
 import { createFileSession, LogError, openFileSession, Refusal, sealLine, verifyFileSession } from '../../src/index.js';
+import { BATCH_INPUT, EVENT_INPUT, MAX_LOG_BYTES, readStandardInput, type InputLimit } from '../../src/log/index.js';
 
 /*
- * Fuzz: malformed lines appended to a good log, and hostile requests through
- * the CLI and the library. Whatever comes, gapflow answers with a result or
- * one clear error (LogError, Refusal, a usage error): never another throw,
- * never an uncaught error, never a changed log after a refusal.
+ * Fuzz: malformed lines appended to a good log, hostile requests through
+ * the CLI and the library, and inputs too large or endless (a batch or a
+ * metrics file around its limit, /dev/zero, a FIFO, odd things at the log's
+ * path). Whatever comes, gapflow answers with a result or one clear error
+ * (LogError, Refusal, a usage error): never another throw, never an
+ * uncaught error, never a hang, never a changed log after a refusal.
  */
 
 const LINE_RUNS = 6_000;
 const REQUEST_RUNS = 4_000;
+const SIZED_RUNS = 40;
+const ENDLESS_RUNS = 16;
+const LOG_PATH_RUNS = 30;
+const posix = process.platform !== 'win32';
 
 const root = mkdtempSync(join(tmpdir(), 'gapflow-fuzz-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -31,7 +39,7 @@ const LAST_SUM = /"sum":"([0-9a-f]{16})"\}\n$/.exec(BASE.toString('utf8'))![1]!;
 const NEXT = { v: 2, seq: 6, id: 'next', at: '2026-01-12T10:00:00.000Z', type: 'gap.opened', data: { id: 'GAP-C', severity: 'LOW', title: 'next', blocking: true } };
 const NEXT_LINE = sealLine(JSON.stringify(NEXT), LAST_SUM).line;
 
-const tally = { cases: 0, crashes: 0, uncaught: 0, changedAfterRefusal: 0, refused: 0, accepted: 0, appendedAfterBadLine: 0 };
+const tally = { cases: 0, crashes: 0, uncaught: 0, changedAfterRefusal: 0, refused: 0, accepted: 0, appendedAfterBadLine: 0, wrongInputVerdicts: 0, slowestInputMs: 0 };
 const onUncaught = () => void (tally.uncaught += 1);
 process.on('uncaughtException', onUncaught);
 process.on('unhandledRejection', onUncaught);
@@ -80,16 +88,22 @@ const badLine: fc.Arbitrary<Buffer> = fc.oneof(
 );
 
 /** Runs the CLI in-process and checks its one-line error contract; returns the exit code, or null for a crash. */
-function cli(argv: string[]): number | null {
+function cli(argv: string[], stdin?: (limit: InputLimit) => string): number | null {
+  return cliRun(argv, stdin)?.code ?? null;
+}
+
+/** `cli`, also handing back stdout and stderr. */
+function cliRun(argv: string[], stdin?: (limit: InputLimit) => string): { code: number; stdout: string; stderr: string } | null {
+  let stdout = '';
   let stderr = '';
   let code: number;
   try {
-    code = run(argv, { stdout: () => undefined, stderr: (text) => void (stderr += text), env: {}, cwd: root });
+    code = run(argv, { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), env: {}, cwd: root, ...(stdin ? { stdin } : {}) });
   } catch {
     return null;
   }
   if (code !== 0 && (!stderr.startsWith('gapflow: ') || stderr.slice(0, -1).includes('\n'))) return null;
-  return code;
+  return { code, stdout, stderr };
 }
 
 /**
@@ -104,6 +118,32 @@ function reset(bytes: Buffer): void {
 function isClearError(error: unknown): boolean {
   return error instanceof LogError || error instanceof Refusal;
 }
+
+const MiB = 1024 * 1024;
+
+function mkfifo(at: string): void {
+  const made = spawnSync('mkfifo', [at]);
+  if (made.status !== 0) throw new Error(`mkfifo ${at}: ${made.stderr.toString('utf8')}`);
+}
+
+type Fill = 'spaces' | 'nul' | 'bad first line' | 'two-byte characters';
+
+/** `bytes` bytes of UTF-8 text of one kind; none of them is a batch or metrics gapflow would take. */
+function filled(fill: Fill, bytes: number): string {
+  if (fill === 'spaces') return ' '.repeat(bytes);
+  if (fill === 'nul') return '\u0000'.repeat(bytes);
+  if (fill === 'two-byte characters') return 'é'.repeat(Math.floor(bytes / 2)) + ' '.repeat(bytes % 2);
+  const first = '{"type":"gap.moved","data":{"id":"GAP-NOPE","to":"RESOLVED"}}\n';
+  return first.slice(0, bytes) + ' '.repeat(Math.max(0, bytes - first.length));
+}
+
+/** An input a few bytes either side of its limit, or well past it. */
+const sizedInput = fc.record({
+  command: fc.constantFrom('append', 'record', 'hook'),
+  viaFile: fc.boolean(),
+  over: fc.oneof(fc.constantFrom(-1, 0, 1, 2), fc.integer({ min: -4096, max: 4096 }), fc.integer({ min: 1, max: 3 * MiB })),
+  fill: fc.constantFrom<Fill>('spaces', 'nul', 'bad first line', 'two-byte characters'),
+});
 
 describe('fuzz: malformed lines and hostile requests', () => {
   it(`${LINE_RUNS} malformed lines after a good log: verify and every reader answer cleanly; nothing is appended after one`, () => {
@@ -177,14 +217,132 @@ describe('fuzz: malformed lines and hostile requests', () => {
     );
   }, 170_000);
 
+  it(`${SIZED_RUNS} inputs around their limits (a batch, a metrics file, the hook's stdin): refused past the limit, in one line, and only then`, () => {
+    fc.assert(
+      fc.property(sizedInput, ({ command, viaFile, over, fill }) => {
+        tally.cases += 1;
+        reset(BASE);
+        const limit = command === 'append' ? BATCH_INPUT : EVENT_INPUT;
+        const bytes = Math.max(0, limit.maxBytes + over);
+        const text = filled(fill, bytes);
+        const file = join(root, 'input.txt');
+        rmSync(file, { force: true });
+        if (viaFile && command !== 'hook') writeFileSync(file, text);
+        const stdin = () => text;
+        const argv = {
+          append: viaFile ? ['append', '--file', file] : ['append'],
+          record: ['record', 'quality', '--json', viaFile ? file : '-'],
+          hook: ['hook', 'claude'],
+        }[command];
+        const started = Date.now();
+        const result = cliRun([...argv, '--dir', dir], stdin);
+        tally.slowestInputMs = Math.max(tally.slowestInputMs, Date.now() - started);
+        if (result === null) {
+          tally.crashes += 1;
+          return false;
+        }
+        const tooBig = bytes > limit.maxBytes;
+        const namesLimit = result.stderr.includes(`over the ${limit.maxBytes / MiB} MiB limit`);
+        // The hook lets the agent stop whatever happens: exit 0, `{}`, and its warning says why.
+        const refused = command === 'hook' ? result.stdout === '{}\n' && result.stderr !== '' : result.code !== 0;
+        const right = tooBig === namesLimit && (!tooBig || refused);
+        if (!right) tally.wrongInputVerdicts += 1;
+        if (refused) tally.refused += 1;
+        else tally.accepted += 1;
+        const unchanged = readFileSync(path).equals(BASE);
+        if (!unchanged) tally.changedAfterRefusal += 1;
+        return right && unchanged;
+      }),
+      { numRuns: SIZED_RUNS },
+    );
+  }, 170_000);
+
+  it.skipIf(!posix)(`${ENDLESS_RUNS} endless inputs (/dev/zero, /dev/urandom, a FIFO; as a path or as stdin): refused at once or at the limit, never read to the end`, () => {
+    const fifo = join(root, 'input.fifo');
+    mkfifo(fifo);
+    fc.assert(
+      fc.property(fc.constantFrom('append', 'record', 'hook'), fc.constantFrom('/dev/zero', '/dev/urandom', fifo), fc.boolean(), (command, source, asPath) => {
+        // A FIFO with no writer is an empty stdin, not an endless one: it goes as a path, and the hook reads only stdin.
+        fc.pre(!(command === 'hook' && source === fifo));
+        tally.cases += 1;
+        reset(BASE);
+        const viaPath = command !== 'hook' && (asPath || source === fifo);
+        const limit = command === 'append' ? BATCH_INPUT : EVENT_INPUT;
+        const fd = viaPath ? null : openSync(source, constants.O_RDONLY | constants.O_NONBLOCK);
+        const argv = {
+          append: viaPath ? ['append', '--file', source] : ['append'],
+          record: ['record', 'quality', '--json', viaPath ? source : '-'],
+          hook: ['hook', 'claude'],
+        }[command];
+        const started = Date.now();
+        let result;
+        try {
+          result = cliRun([...argv, '--dir', dir], fd === null ? undefined : (asked) => readStandardInput(asked, fd));
+        } finally {
+          if (fd !== null) closeSync(fd);
+        }
+        tally.slowestInputMs = Math.max(tally.slowestInputMs, Date.now() - started);
+        if (result === null) {
+          tally.crashes += 1;
+          return false;
+        }
+        const said = viaPath ? 'not a regular file' : `over the ${limit.maxBytes / MiB} MiB limit`;
+        const refused = command === 'hook' ? result.stdout === '{}\n' : result.code === 1;
+        const right = refused && result.stderr.includes(said);
+        if (right) tally.refused += 1;
+        else tally.wrongInputVerdicts += 1;
+        const unchanged = readFileSync(path).equals(BASE);
+        if (!unchanged) tally.changedAfterRefusal += 1;
+        return right && unchanged;
+      }),
+      { numRuns: ENDLESS_RUNS },
+    );
+  }, 170_000);
+
+  it.skipIf(!posix)(`${LOG_PATH_RUNS} things at the log's path that are not a log (a FIFO, a symlink, a folder, a file past the limit): a reader and a writer refuse, touching nothing`, () => {
+    const elsewhere = join(root, 'elsewhere.jsonl');
+    writeFileSync(elsewhere, BASE);
+    fc.assert(
+      fc.property(fc.constantFrom('fifo', 'symlink to a log', 'symlink to /dev/zero', 'folder', 'past the limit'), fc.boolean(), (kind, writer) => {
+        tally.cases += 1;
+        rmSync(path, { recursive: true, force: true });
+        if (kind === 'fifo') mkfifo(path);
+        if (kind === 'symlink to a log') symlinkSync(elsewhere, path);
+        if (kind === 'symlink to /dev/zero') symlinkSync('/dev/zero', path);
+        if (kind === 'folder') mkdirSync(path);
+        if (kind === 'past the limit') {
+          writeFileSync(path, BASE);
+          truncateSync(path, MAX_LOG_BYTES + 1);
+        }
+        const started = Date.now();
+        const result = cliRun(writer ? ['gap', 'open', 'GAP-Z', '--severity', 'LOW', '--dir', dir] : ['state', '--dir', dir]);
+        tally.slowestInputMs = Math.max(tally.slowestInputMs, Date.now() - started);
+        rmSync(path, { recursive: true, force: true });
+        reset(BASE);
+        if (result === null) {
+          tally.crashes += 1;
+          return false;
+        }
+        const right = result.code === 1 && result.stderr.includes(path);
+        if (right) tally.refused += 1;
+        else tally.wrongInputVerdicts += 1;
+        const unchanged = readFileSync(elsewhere).equals(BASE);
+        if (!unchanged) tally.changedAfterRefusal += 1;
+        return right && unchanged;
+      }),
+      { numRuns: LOG_PATH_RUNS },
+    );
+  }, 170_000);
+
   it('prints its figures', () => {
     console.log(
-      `fuzz: ${tally.cases} generated cases (${LINE_RUNS} malformed lines, ${REQUEST_RUNS} hostile requests half through the CLI, half through the library), ${tally.crashes} crashes, ${tally.uncaught} uncaught errors, ${tally.changedAfterRefusal} changes to the log after a refusal, ${tally.appendedAfterBadLine} appends after a bad line (${tally.refused} refused, ${tally.accepted} accepted)`,
+      `fuzz: ${tally.cases} generated cases (${LINE_RUNS} malformed lines, ${REQUEST_RUNS} hostile requests half through the CLI, half through the library, ${SIZED_RUNS + ENDLESS_RUNS + LOG_PATH_RUNS} large, endless or foreign inputs), ${tally.crashes} crashes, ${tally.uncaught} uncaught errors, ${tally.changedAfterRefusal} changes to the log after a refusal, ${tally.appendedAfterBadLine} appends after a bad line, ${tally.wrongInputVerdicts} wrong verdicts on large, endless or foreign inputs (${tally.refused} refused, ${tally.accepted} accepted; slowest large input ${tally.slowestInputMs} ms)`,
     );
     expect(tally.cases).toBeGreaterThanOrEqual(10_000);
     expect(tally.crashes).toBe(0);
     expect(tally.uncaught).toBe(0);
     expect(tally.changedAfterRefusal).toBe(0);
     expect(tally.appendedAfterBadLine).toBe(0);
+    expect(tally.wrongInputVerdicts).toBe(0);
   });
 });
