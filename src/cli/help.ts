@@ -38,14 +38,16 @@ Reading
   inspect [--port P]              replay into a live actor for the Stately inspector
 Loops
   next [--json]                   continue, ask_user or stop, why, the focus and open gaps
-  append [--file F]               a JSONL batch ({"type","data","id"?} a line; stdin by
-                                  default), appended whole or not at all; prints each seq
+  append [--file F|-]             a JSONL batch ({"type","data","id"?} a line; stdin by
+                                  default; at most 64 MiB), appended whole or not at all
   schema                          the JSON Schema of every event (events/schema.json)
   hook claude [--max-blocks N]    Claude Code Stop/SubagentStop hook: reads its JSON on
                                   stdin, prints the decision; always exits 0
 Log
-  verify                          check every line and the checksum chain; exit 1
-                                  naming the first bad line
+  verify [--strict]               check every line and the checksum chain (exit 1
+                                  naming the first bad line), then audit the history
+                                  under today's rules (findings listed; exit 3 with
+                                  --strict)
   repair                          cut a torn last line (a copy is kept); nothing else
 
 Options
