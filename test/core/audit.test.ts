@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { auditHistory, type GapflowEvent } from '../../src/index.js';
-import { decision, given, open, resolve, round, stamp, start, startRound, type StoredBody } from './given.js';
+import { decision, given, open, resolve, round, roundOutcome, stamp, start, startRound, type StoredBody } from './given.js';
 
 /*
  * auditHistory reads a history under today's rules (R19: an audit, never a
@@ -67,14 +67,7 @@ describe('R19: audit findings', () => {
       type: 'round.closed',
       data: {
         round: 1,
-        outcome: {
-          figures: { openEnd: 0, weightedOpenEnd: 0, resolved: 0, new: 0, weightedResolved: 0, weightedNew: 0, criticalIntroduced: [] },
-          verdicts: [],
-          combined: null,
-          machine: { state: 'COMPLETE', flatCount: 0, outcome: 'CONVERGED', pausedFrom: null },
-          steps: [{ from: 'CONVERGING', to: 'COMPLETE', rule: 'nothingLeftOpen' }],
-          rule: 'nothingLeftOpen',
-        },
+        outcome: roundOutcome(),
       },
     });
     const { findings, view } = auditHistory(events);

@@ -1,26 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { evolve, type Decided, type GapState, type RoundOutcome, type SessionView } from '../../src/index.js';
+import { evolve, type Decided, type GapState, type SessionView } from '../../src/index.js';
 import { FACTOR, WEIGHT, type Sev } from '../support.js';
-import { decision, given, metrics, move, open, resolve, round, settled, severity, start, startRound, type Given } from './given.js';
+import { decision, given, metrics, move, open, resolve, round, roundOutcome, settled, severity, start, startRound, type Given } from './given.js';
 
 /*
  * evolve applies facts (R19): a recorded outcome as it was recorded, and an
  * event it cannot apply changes nothing else; it never refuses and never
  * asks the statechart.
  */
-
-/** A round close as an older or hand-written version might have recorded it: COMPLETE/CONVERGED unless told. */
-function roundOutcome(over: Partial<RoundOutcome> = {}): RoundOutcome {
-  return {
-    figures: { openEnd: 0, weightedOpenEnd: 0, resolved: 0, new: 0, weightedResolved: 0, weightedNew: 0, criticalIntroduced: [] },
-    verdicts: [],
-    combined: null,
-    machine: { state: 'COMPLETE', flatCount: 0, outcome: 'CONVERGED', pausedFrom: null },
-    steps: [{ from: 'CONVERGING', to: 'COMPLETE', rule: 'nothingLeftOpen' }],
-    rule: 'nothingLeftOpen',
-    ...over,
-  };
-}
 
 /** Folds one fact after the history `g`, as the next line of its log. */
 const next = (g: Given, body: Decided): SessionView => evolve(g.view, settled(body, g.log.length + 1));

@@ -187,3 +187,16 @@ export const metrics = (policy: string, values: Record<string, unknown>, round?:
 
 /** One whole round: start it, play the requests, close it. */
 export const round = (n: number, ...requests: EventBodyInput[]): EventBodyInput[] => [startRound(n), ...requests, closeRound(n)];
+
+/** A round close as an older or hand-written version might have recorded it: COMPLETE/CONVERGED unless told. */
+export function roundOutcome(over: Partial<RoundOutcome> = {}): RoundOutcome {
+  return {
+    figures: { openEnd: 0, weightedOpenEnd: 0, resolved: 0, new: 0, weightedResolved: 0, weightedNew: 0, criticalIntroduced: [] },
+    verdicts: [],
+    combined: null,
+    machine: { state: 'COMPLETE', flatCount: 0, outcome: 'CONVERGED', pausedFrom: null },
+    steps: [{ from: 'CONVERGING', to: 'COMPLETE', rule: 'nothingLeftOpen' }],
+    rule: 'nothingLeftOpen',
+    ...over,
+  };
+}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GapflowEvent, settle, upcast, type SessionView } from '../../src/index.js';
 import { WEIGHT } from '../support.js';
-import { AT, closeRound, decision, given, open, resolve, stamp, start, startRound, type StoredBody } from './given.js';
+import { AT, closeRound, decision, given, open, resolve, roundOutcome, stamp, start, startRound, type StoredBody } from './given.js';
 
 /*
  * settle, the outcome upcaster (R19): a round close or decision written
@@ -72,14 +72,9 @@ describe('R19: an event that carries its outcome is settled as recorded', () => 
         type: 'round.closed',
         data: {
           round: 1,
-          outcome: {
+          outcome: roundOutcome({
             figures: { openEnd: 0, weightedOpenEnd: 0, resolved: 9, new: 0, weightedResolved: 99, weightedNew: 0, criticalIntroduced: [] },
-            verdicts: [],
-            combined: null,
-            machine: { state: 'COMPLETE', flatCount: 0, outcome: 'CONVERGED', pausedFrom: null },
-            steps: [{ from: 'CONVERGING', to: 'COMPLETE', rule: 'nothingLeftOpen' }],
-            rule: 'nothingLeftOpen',
-          },
+          }),
         },
       },
       next(view),
