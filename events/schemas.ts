@@ -80,13 +80,18 @@ const MachineSnapshot = z.strictObject({
 /** One state change, with the statechart guard that chose it (null: unguarded, or a later microstep). */
 const MachineStep = z.strictObject({ from: ConvergenceState, to: ConvergenceState, rule: z.string().max(64).nullable() });
 
-const Figure = z.union([z.number(), z.string().max(10_000), z.boolean(), z.null()]);
+/** The longest text a recorded verdict carries (its detail, a figure); longer text is cut to this when it is decided. */
+export const VERDICT_TEXT_MAX = 10_000;
+/** The longest detail of a combined verdict (the deciding policies' details joined). */
+export const COMBINED_TEXT_MAX = 20_000;
+
+const Figure = z.union([z.number(), z.string().max(VERDICT_TEXT_MAX), z.boolean(), z.null()]);
 
 const NamedVerdict = z.strictObject({
   policy: PolicyName,
   verdict: Verdict,
   reason: z.string().max(64),
-  detail: z.string().max(10_000),
+  detail: z.string().max(VERDICT_TEXT_MAX),
   figures: z.record(z.string().max(64), Figure),
 });
 
@@ -94,7 +99,7 @@ const CombinedVerdict = z.strictObject({
   verdict: Verdict,
   reason: z.string().max(64),
   policies: z.array(PolicyName).max(16),
-  detail: z.string().max(20_000),
+  detail: z.string().max(COMBINED_TEXT_MAX),
 });
 
 /**

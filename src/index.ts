@@ -23,6 +23,7 @@ export {
   STALE_AFTER_MS,
   type Batch,
   type EventStore,
+  type Expected,
   VersionConflict,
   type LogInspection,
   type RepairReport,

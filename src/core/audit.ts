@@ -46,11 +46,16 @@ function auditEvent(view: SessionView, event: GapflowEvent, settled: SettledEven
   if (settled?.type !== 'round.closed' && settled?.type !== 'decision.made') return null;
   const today = decided.find((fact) => fact.type === settled.type);
   const outcome = today && 'outcome' in today.data ? today.data.outcome : null;
-  if (outcome === null || isDeepStrictEqual(outcome, settled.data.outcome)) return null;
+  // Compared as they would be stored: JSON has no -0 (a score delta of -0.001 rounds to it) and keeps no undefined.
+  if (outcome === null || isDeepStrictEqual(asStored(outcome), asStored(settled.data.outcome))) return null;
   return {
     kind: 'decided_differently',
     message: `recorded ${describe(settled.data.outcome)}; today's rules would reach ${describe(outcome)}`,
   };
+}
+
+function asStored(outcome: RoundOutcome | DecisionOutcome): unknown {
+  return JSON.parse(JSON.stringify(outcome));
 }
 
 /** An outcome in a few words: the path of states, the flat count, the session's outcome. */

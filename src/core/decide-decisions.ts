@@ -1,6 +1,6 @@
 import type { BodyOf, Decided } from '../../events/index.js';
-import { isOpen } from './inventory.js';
-import { decisionEvent, judgeDecision, severeUnfinished } from './judge.js';
+import { isOpen, severeUnfinished } from './inventory.js';
+import { decisionEvent, judgeDecision } from './judge.js';
 import { refuser, type Refuse } from './refuse.js';
 import { machineAccepts } from './step.js';
 import type { SessionView } from './view.js';

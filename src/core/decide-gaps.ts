@@ -1,5 +1,5 @@
 import type { BodyOf, Decided } from '../../events/index.js';
-import { refuser, refuseRoundStart, type Refuse } from './refuse.js';
+import { refusePaused, refuser, refuseRoundStart, type Refuse } from './refuse.js';
 import { ALLOWED_MOVES, STATE_CLASS } from './rules.js';
 import type { SessionView } from './view.js';
 
@@ -13,7 +13,7 @@ export function decideGapEvent(view: SessionView, body: GapBody): Decided[] {
   const refuse = refuser(body);
   const startsRound = view.rounds.length > 0 && !view.roundOpen;
   if (startsRound) refuseRoundStart(view, refuse);
-  if (view.machine.state === 'PAUSED') refuse('the session is PAUSED; resume it first', 'resume');
+  refusePaused(view, refuse);
   if (body.type === 'gap.opened') openGap(view, body, refuse);
   else if (body.type === 'gap.moved') moveGap(view, body, refuse);
   else changeSeverity(view, body, refuse);

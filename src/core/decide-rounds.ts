@@ -3,7 +3,7 @@ import { GAPS, POLICY_NAMES, policyNamed } from '../policies/index.js';
 import { foresee } from './evolve.js';
 import { judgeRoundClose } from './judge.js';
 import { gapsEnabled, missingMetrics } from './policies.js';
-import { refuser, refuseRoundStart, whyNoRoundCanStart, type Refuse } from './refuse.js';
+import { refusePaused, refuser, refuseRoundStart, whyNoRoundCanStart, type Refuse } from './refuse.js';
 import type { SessionView } from './view.js';
 
 /** R8: the next round starts explicitly, only where one can. */
@@ -19,7 +19,7 @@ export function decideRoundStart(view: SessionView, body: BodyOf<'round.started'
 export function decideRoundClose(view: SessionView, body: BodyOf<'round.closed'>): Decided[] {
   const refuse = refuser(body);
   if (!view.roundOpen) refuse('no round is open; start one first', 'start_round');
-  if (view.machine.state === 'PAUSED') refuse('the session is PAUSED; resume it first', 'resume');
+  refusePaused(view, refuse);
   if (body.data.round !== view.rounds.length) refuse(`the open round is ${view.rounds.length}, not ${body.data.round}`);
   const missing = missingMetrics(view, body.data.round);
   if (missing.length > 0) {
@@ -69,7 +69,7 @@ function checkMetrics(view: SessionView, body: BodyOf<'metrics.recorded'>, round
   if (!view.policies.enabled.includes(name)) {
     refuse(`policy ${name} is not enabled in this session (enabled: ${view.policies.enabled.join(', ')}); policies are chosen at init (--policy)`);
   }
-  if (view.machine.state === 'PAUSED') refuse('the session is PAUSED; resume it first', 'resume');
+  refusePaused(view, refuse);
   if (!view.roundOpen && !starting) {
     const [why, remedy] = whyNoRoundCanStart(view) ?? ['no round is open; metrics between rounds must follow round.started'];
     refuse(why, remedy);

@@ -4,7 +4,7 @@ import { decideGapEvent } from './decide-gaps.js';
 import { decideMetrics, decideRoundClose, decideRoundStart } from './decide-rounds.js';
 import { policySettingsProblem } from './policies.js';
 import { Refusal } from './refusal.js';
-import { refuser, type Refuse } from './refuse.js';
+import { refusePaused, refuser, type Refuse } from './refuse.js';
 import type { SessionView } from './view.js';
 
 /** Parses what a caller asks to record; a malformed body is refused with the field that is wrong. */
@@ -64,6 +64,6 @@ function decideStart(view: SessionView, body: BodyOf<'session.started'>, refuse:
 /** A later binding replaces an earlier one (a new agent session takes the loop over); the same one twice is a mistake. */
 function decideBinding(view: SessionView, body: BodyOf<'session.bound'>, refuse: Refuse): Decided[] {
   if (view.agentSession === body.data.agentSession) refuse(`the session is already bound to agent session ${body.data.agentSession}`);
-  if (view.machine.state === 'PAUSED') refuse('the session is PAUSED; resume it first', 'resume');
+  refusePaused(view, refuse);
   return [body];
 }

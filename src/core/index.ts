@@ -1,9 +1,9 @@
 export { decide, parseBody } from './decide.js';
 export { evolve, evolveMany, fold, initialView } from './evolve.js';
-export { judgeDecision, judgeRoundClose, machineEventOf, severeUnfinished } from './judge.js';
+export { judgeDecision, judgeRoundClose, machineEventOf } from './judge.js';
 export { settle } from './settle.js';
 export { auditHistory, type Finding } from './audit.js';
-export { closedRounds, isOpen, openCount, unfinishedGaps } from './inventory.js';
+export { closedRounds, isOpen, openCount, severeUnfinished, unfinishedGaps } from './inventory.js';
 export { nextStep, type NextAction } from './next.js';
 export { formatCount, signed } from './numbers.js';
 export { Refusal, type Remedy } from './refusal.js';

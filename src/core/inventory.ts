@@ -25,3 +25,10 @@ export function unfinishedGaps(gaps: Iterable<Gap>): Gap[] {
   const unfinished = [...gaps].filter((gap) => STATE_CLASS[gap.state] !== 'closed');
   return unfinished.sort((a, b) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity));
 }
+
+/** R11: CRITICAL and HIGH gaps not closed (deferral does not make them safe to approve over). */
+export function severeUnfinished(view: Pick<SessionView, 'gaps'>): string[] {
+  return unfinishedGaps(view.gaps.values())
+    .filter((g) => g.severity === 'CRITICAL' || g.severity === 'HIGH')
+    .map((g) => g.id);
+}

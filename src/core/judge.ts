@@ -1,7 +1,7 @@
-import type { DecisionKind, DecisionOutcome, RoundOutcome, SettledEvent } from '../../events/index.js';
+import { COMBINED_TEXT_MAX, VERDICT_TEXT_MAX, type DecisionKind, type DecisionOutcome, type RoundOutcome, type SettledEvent } from '../../events/index.js';
 import type { ConvergenceEvent, RoundClosedEvent } from '../../machines/index.js';
-import type { CombinedVerdict } from '../policies/index.js';
-import { unfinishedGaps } from './inventory.js';
+import type { CombinedVerdict, NamedVerdict } from '../policies/index.js';
+import { severeUnfinished } from './inventory.js';
 import { roundVerdicts } from './policies.js';
 import { stepMachine } from './step.js';
 import type { RoundFigures, SessionView } from './view.js';
@@ -12,13 +12,6 @@ import type { RoundFigures, SessionView } from './view.js';
  * written before outcomes were recorded, when it is first read). What it
  * decided goes into the event; folding the event applies it (RULINGS R19).
  */
-
-/** R11: CRITICAL and HIGH gaps not closed (deferral does not make them safe to approve over). */
-export function severeUnfinished(view: SessionView): string[] {
-  return unfinishedGaps(view.gaps.values())
-    .filter((g) => g.severity === 'CRITICAL' || g.severity === 'HIGH')
-    .map((g) => g.id);
-}
 
 const DECISION_EVENT: Record<DecisionKind, ConvergenceEvent['type']> = {
   narrow_scope: 'NARROW_SCOPE',
@@ -71,7 +64,24 @@ export function judgeRoundClose(view: SessionView): RoundOutcome | null {
   const closing = { ...round, ...figures, unweightedNet: figures.resolved - figures.new, weightedNet: figures.weightedResolved - figures.weightedNew };
   const { verdicts, combined } = roundVerdicts(view, closing, view.config);
   const result = stepMachine(view.machine, view.config, roundClosedEvent(round.round, figures, combined));
-  return { figures, verdicts, combined, machine: result.machine, steps: result.steps, rule: result.rule };
+  return {
+    figures,
+    verdicts: verdicts.map(recordable),
+    combined: combined && { ...combined, detail: cut(combined.detail, COMBINED_TEXT_MAX) },
+    machine: result.machine,
+    steps: result.steps,
+    rule: result.rule,
+  };
+}
+
+/** Text longer than a stored line may carry (80 CRITICAL gaps named in one detail) is cut, so the line reads back. */
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+function recordable(verdict: NamedVerdict): NamedVerdict {
+  const figures = Object.fromEntries(Object.entries(verdict.figures).map(([key, value]) => [key, typeof value === 'string' ? cut(value, VERDICT_TEXT_MAX) : value]));
+  return { ...verdict, detail: cut(verdict.detail, VERDICT_TEXT_MAX), figures };
 }
 
 /** What a decision decides: the machine's steps from the state it was made in. */

@@ -38,3 +38,8 @@ export function refuseRoundStart(view: SessionView, refuse: Refuse): void {
   const why = whyNoRoundCanStart(view);
   if (why) refuse(...why);
 }
+
+/** A paused session takes no gap event, metrics, round close or binding: resume first. */
+export function refusePaused(view: SessionView, refuse: Refuse): void {
+  if (view.machine.state === 'PAUSED') refuse('the session is PAUSED; resume it first', 'resume');
+}

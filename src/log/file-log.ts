@@ -19,7 +19,7 @@ import { fsyncFolder, makeFolder, writeAll, writeNewFile } from './durable.js';
 import { CHAIN_START, faultMessage, formatLines, scanBytes, type ChainPoint, type Scan } from './lines.js';
 import { isCode, withLock, type Lease } from './lock.js';
 import { openRegularFile, readRange, type OpenedFile } from './text-file.js';
-import { continues, LogError, VersionConflict, type Batch, type EventStore } from './types.js';
+import { checkExpected, continues, LogError, type Batch, type EventStore, type Expected } from './types.js';
 
 export const LOG_FILE = 'events.jsonl';
 
@@ -77,17 +77,18 @@ export class FileLog implements EventStore {
     return ids.byId.get(id);
   }
 
-  transact<T>(knownVersion: number, decide: (fresh: readonly GapflowEvent[]) => Batch<T>, expectedVersion?: number): T {
+  transact<T>(knownVersion: number, decide: (fresh: readonly GapflowEvent[]) => Batch<T>, expected?: Expected): T {
     let written: readonly GapflowEvent[] = [];
     const result = this.#update(knownVersion, (fresh) => {
       this.#index(fresh);
-      const version = this.#known?.point.seq ?? 0;
-      if (expectedVersion !== undefined && expectedVersion !== version) throw new VersionConflict(this.location, expectedVersion, version);
+      checkExpected(this.location, expected, this.#known?.point.seq ?? 0);
       const batch = decide(fresh);
       written = batch.events;
       return batch;
     });
     this.#index(written);
+    // The index covers the file as this object left it: the next miss need not read it again unless it grows.
+    if (this.#ids && this.#ids.version === this.#known?.point.seq) this.#ids.size = this.#known.end;
     return result;
   }
 

@@ -4,7 +4,7 @@ export { chainSum, eventContent, formatLines, parseLines, sealLine } from './lin
 export { STALE_AFTER_MS, WAIT_FOR_LOCK_MS, withLock, type Lease, type LockTiming } from './lock.js';
 export { MemoryLog } from './memory-log.js';
 export { writeStatusFile } from './status-file.js';
-export { LogError, VersionConflict, type Batch, type EventStore } from './types.js';
+export { LogError, VersionConflict, type Batch, type EventStore, type Expected } from './types.js';
 export { inspectLog, repairLog, type LogInspection, type RepairReport } from './verify.js';
 export { readHookBlocks, writeHookBlocks } from './hook-state.js';
 export { checkInputText, decodeUtf8, readStandardInput, readTextFile } from './text-file.js';

@@ -1,5 +1,5 @@
 import type { GapflowEvent } from '../../events/index.js';
-import { continues, LogError, VersionConflict, type Batch, type EventStore } from './types.js';
+import { checkExpected, continues, LogError, VersionConflict, type Batch, type EventStore, type Expected } from './types.js';
 
 /** A stream held in memory, for a mediator that embeds gapflow and keeps its own storage, and for tests. */
 export class MemoryLog implements EventStore {
@@ -31,8 +31,8 @@ export class MemoryLog implements EventStore {
     return this.#ids.get(id);
   }
 
-  transact<T>(knownVersion: number, decide: (fresh: readonly GapflowEvent[]) => Batch<T>, expectedVersion?: number): T {
-    if (expectedVersion !== undefined && expectedVersion !== this.#version()) throw new VersionConflict(this.location, expectedVersion, this.#version());
+  transact<T>(knownVersion: number, decide: (fresh: readonly GapflowEvent[]) => Batch<T>, expected?: Expected): T {
+    checkExpected(this.location, expected, this.#version());
     const { events, result } = decide(this.#events.slice(knownVersion));
     this.append(events, this.#version());
     return result;

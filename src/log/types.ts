@@ -54,11 +54,12 @@ export interface EventStore {
   /**
    * One writer at a time: holding the stream (a lock, a transaction), hands
    * `decide` the events appended after `knownVersion`, then appends the batch
-   * it returns, durably, before returning its result. With `expectedVersion`,
-   * refuses (VersionConflict) before deciding unless the stream ends there.
-   * A throw appends nothing.
+   * it returns, durably, before returning its result. With `expected`,
+   * refuses (VersionConflict) before deciding unless the stream ends there
+   * (given as a function, it is asked holding the stream, with the version
+   * the stream has then; undefined: no expectation). A throw appends nothing.
    */
-  transact<T>(knownVersion: number, decide: (fresh: readonly GapflowEvent[]) => Batch<T>, expectedVersion?: number): T;
+  transact<T>(knownVersion: number, decide: (fresh: readonly GapflowEvent[]) => Batch<T>, expected?: Expected): T;
   /** Appends events (already stamped) if the stream ends at `expectedVersion`; VersionConflict otherwise. */
   append(events: readonly GapflowEvent[], expectedVersion: number): void;
   /**
@@ -66,6 +67,15 @@ export interface EventStore {
    * or another, as they come, until the returned function is called.
    */
   follow(from: number, listener: (events: readonly GapflowEvent[]) => void, options?: { intervalMs?: number }): () => void;
+}
+
+/** The version a write expects the stream to end at, or how to work it out from the version it ends at. */
+export type Expected = number | ((version: number) => number | undefined);
+
+/** Refuses (VersionConflict) unless the stream, at `version`, ends where `expected` says. */
+export function checkExpected(location: string, expected: Expected | undefined, version: number): void {
+  const want = typeof expected === 'function' ? expected(version) : expected;
+  if (want !== undefined && want !== version) throw new VersionConflict(location, want, version);
 }
 
 /** The check every store makes: the batch continues the stream's seq. */

@@ -68,7 +68,10 @@ export class LiveActor {
     if (!machineEvent || (event.type !== 'round.closed' && event.type !== 'decision.made')) return;
     actor.send(machineEvent);
     const recorded = event.data.outcome.machine;
-    if (actor.getSnapshot().value !== recorded.state) this.#start(config, recorded);
+    const { value, context } = actor.getSnapshot();
+    const same =
+      value === recorded.state && context.flatCount === recorded.flatCount && context.outcome === recorded.outcome && context.pausedFrom === recorded.pausedFrom;
+    if (!same) this.#start(config, recorded);
   }
 
   #start(config: ConvergenceConfig, machine: MachineView): ConvergenceActor {

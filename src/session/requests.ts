@@ -1,4 +1,5 @@
 import { EventId, formatIssue, type Decided, type EventBodyInput, type GapflowEvent } from '../../events/index.js';
+import type { EventStore } from '../log/index.js';
 import { parseBody, Refusal } from '../core/index.js';
 
 /** One request of a batch (`Session.recordAll`): what to record, and optionally its event's id. */
@@ -60,15 +61,23 @@ export function movedOn(expectSeq: number, lastSeq: number): string {
 }
 
 /**
- * A batch that was sent before (every line carries an id, and the ones
- * already in the log come first: the write went in, or tore after them) is
- * judged by its ids, not by where the log ends now.
+ * Whether a batch sent before goes on where it stopped, whatever its
+ * expected seq said: every line carries an id, the ones already in the log
+ * come first, and either all are there (nothing will be appended) or the log,
+ * at `version`, still ends with the last of them (give or take the automatic
+ * round close and start that came with it): the write tore after them and
+ * nothing else was appended since. Otherwise the expected seq holds.
  */
-export function isRetry(requests: readonly BatchRequest[], known: (id: string) => boolean): boolean {
+export function resumes(requests: readonly BatchRequest[], version: number, store: Pick<EventStore, 'byId' | 'read'>): boolean {
   if (requests.length === 0 || requests.some((r) => r.id === undefined)) return false;
-  const found = requests.map((r) => known(r.id!));
-  const firstNew = found.indexOf(false);
-  return found[0] === true && (firstNew === -1 || found.slice(firstNew).every((f) => !f));
+  const found = requests.map((r) => store.byId(r.id!));
+  const firstNew = found.indexOf(undefined);
+  if (firstNew === 0) return false;
+  if (firstNew === -1) return true;
+  if (found.slice(firstNew).some((event) => event !== undefined)) return false;
+  const last = found[firstNew - 1]!;
+  const after = version - last.seq;
+  return after === 0 || (after <= 2 && store.read(last.seq).every((event) => event.type === 'round.closed' || event.type === 'round.started'));
 }
 
 /** Which of the events `decide` made for one request is the request's own: not an automatic round start or close around it. */

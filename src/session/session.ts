@@ -1,11 +1,12 @@
 import { nanoid } from 'nanoid';
 import {
   EVENT_VERSION,
+  formatIssue,
+  GapflowEvent,
   type BodyInputOf,
   type Decided,
   type DecisionKind,
   type EventBodyInput,
-  type GapflowEvent,
   type GapState,
   type SessionSettings,
   type SettledEvent,
@@ -15,7 +16,7 @@ import { decide, evolveMany, initialView, Refusal, settle, type HistoryEntry, ty
 import { FileLog, LogError, MemoryLog, VersionConflict, type EventStore } from '../log/index.js';
 import { LiveActor, type ConvergenceActor, type InspectOption } from './live.js';
 import { replay } from './replay.js';
-import { checkBatchIds, checkWriteOptions, isRetry, movedOn, named, ownIndex, sameRequest, type BatchRequest, type WriteOptions } from './requests.js';
+import { checkBatchIds, checkWriteOptions, movedOn, named, ownIndex, resumes, sameRequest, type BatchRequest, type WriteOptions } from './requests.js';
 
 export interface SessionOptions {
   /** Where timestamps come from (the core never reads a clock). */
@@ -167,8 +168,8 @@ export class Session {
   ): BatchRecorded {
     const { expectSeq } = checkWriteOptions(write);
     checkBatchIds(requests, where);
-    // A retry is judged by its ids, not by where the log ends now; an id found once stays found.
-    const expected = isRetry(requests, (id) => this.log.byId(id) !== undefined) ? undefined : expectSeq;
+    // Judged holding the store: a retry that goes on where its batch tore is not held to its expected seq.
+    const expected = expectSeq === undefined ? undefined : (version: number) => (resumes(requests, version, this.log) ? undefined : expectSeq);
     let done;
     try {
       done = this.log.transact(this.#view.lastSeq, (fresh) => this.#decideBatch(fresh, requests, where), expected);
@@ -291,6 +292,7 @@ export class Session {
     return bodies.map((body, index) => {
       const id = eventId !== undefined && index === own ? eventId : this.#newId();
       const event = { v: EVENT_VERSION, seq: working.lastSeq + 1, id, at: this.#clock().toISOString(), ...body } as SettledEvent;
+      if (event.type === 'round.closed' || event.type === 'decision.made') readsBack(event);
       step(event);
       return event;
     });
@@ -307,6 +309,17 @@ export class Session {
       .map(({ rule: _rule, ...change }) => change);
     for (const listener of this.#listeners) listener({ events, changes, view: next });
   }
+}
+
+/**
+ * An event whose outcome gapflow computed must read back as it is written:
+ * a line the schema refuses would make the whole log unreadable, so it is
+ * refused here, before anything is appended (the requests' own parts were
+ * parsed by `decide`).
+ */
+function readsBack(event: SettledEvent): void {
+  const parsed = GapflowEvent.safeParse(event);
+  if (!parsed.success) throw new LogError(`${event.type} (seq ${event.seq}) would not read back (${formatIssue(parsed.error)}); nothing was written`);
 }
 
 /** A session in `<dir>/events.jsonl`, the embedded default. */

@@ -244,4 +244,16 @@ describe('gapflow append: what counts as a retried batch', () => {
     expect(retry.stdout).toContain('already recorded');
     expect(box.logLines().filter((l) => l.includes('"G-2"'))).toHaveLength(1);
   });
+
+  it('a retried batch whose recorded lines no longer end the log (others appended since) is held to --expect-seq', () => {
+    inRoundOne(box);
+    const seq = box.logLines().length;
+    const a = { type: 'gap.opened', data: { id: 'G-1', severity: 'LOW' }, id: 'c.1' };
+    const b = { type: 'gap.opened', data: { id: 'G-2', severity: 'LOW' }, id: 'c.2' };
+    expect(withStdin(box, jsonl(a), 'append', '--expect-seq', String(seq)).code).toBe(0);
+    box.ok('gap', 'open', 'G-OTHER', '--severity', 'LOW');
+    const before = box.logBytes()!;
+    expectOneLineError(withStdin(box, jsonl(a, b), 'append', '--expect-seq', String(seq)), 1, ['moved on']);
+    expect(Buffer.compare(box.logBytes()!, before)).toBe(0);
+  });
 });
