@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
-  existsSync,
   fstatSync,
   fsyncSync,
   ftruncateSync,
@@ -17,7 +16,7 @@ import type { GapflowEvent } from '../../events/index.js';
 import { formatBytes, formatSize, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
 import { fsyncFolder, makeFolder, writeAll, writeNewFile } from './durable.js';
 import { CHAIN_START, faultMessage, formatLines, scanBytes, type ChainPoint, type Scan } from './lines.js';
-import { isCode, withLock, type Lease } from './lock.js';
+import { isCode, mayBeWriting, withLock, type Lease } from './lock.js';
 import { openRegularFile, readRange, type OpenedFile } from './text-file.js';
 import { checkExpected, continues, LogError, type Batch, type EventStore, type Expected } from './types.js';
 
@@ -303,14 +302,15 @@ const READER_WAIT_MS = 2_000;
 
 /**
  * A reader's wait for a write under way, without the lock (a reader needs
- * no write access): while `<log>.lock` stands, up to READER_WAIT_MS. True
- * when there was a lock to wait for, so the log is worth a second look.
+ * no write access): while `<log>.lock` may belong to a live writer, up to
+ * READER_WAIT_MS (a lock a killed writer left is not waited on). True when
+ * there was a writer to wait for, so the log is worth a second look.
  */
 export function waitForWriter(location: string): boolean {
   const lockPath = `${location}.lock`;
-  if (!existsSync(lockPath)) return false;
+  if (!mayBeWriting(lockPath)) return false;
   const deadline = Date.now() + READER_WAIT_MS;
-  while (existsSync(lockPath) && Date.now() < deadline) Atomics.wait(pause, 0, 0, 10);
+  while (mayBeWriting(lockPath) && Date.now() < deadline) Atomics.wait(pause, 0, 0, 10);
   return true;
 }
 

@@ -159,6 +159,19 @@ function acquire(path: string, timing: LockTiming): HeldLock {
   }
 }
 
+/**
+ * Whether the lock at `path` may belong to a writer still at work, judged
+ * without touching it (readers need no write access): false when there is
+ * none or its owner on this machine is gone; a lock from elsewhere, or one
+ * not yet filled, may be live.
+ */
+export function mayBeWriting(path: string): boolean {
+  const holder = readHolder(path);
+  if (holder === null) return false;
+  if (holder.owner === null || !onThisMachine(holder.owner)) return true;
+  return ownerRuns(holder.owner);
+}
+
 function isStale(holder: Holder, unchangedForMs: number, timing: LockTiming): boolean {
   if (holder.owner === null) return unchangedForMs >= timing.unreadableStaleMs;
   if (!onThisMachine(holder.owner)) return unchangedForMs >= timing.staleAfterMs;

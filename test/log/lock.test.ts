@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFileSession, FileLog, LogError } from '../../src/index.js';
 import { withLock } from '../../src/log/index.js';
+import { mayBeWriting } from '../../src/log/lock.js';
 
 /*
  * When a lock may be broken, and what a writer that lost its lock does.
@@ -197,5 +198,22 @@ describe('the lock file', () => {
     } finally {
       process.umask(umask);
     }
+  });
+});
+
+describe('a reader asks, read only, whether a lock may be a write under way', () => {
+  it('no lock, or one left by a process that has exited: no; one this live process holds, or one from another host: yes', () => {
+    const { log, lock } = paths();
+    const own = ownLock(log);
+    expect(mayBeWriting(lock)).toBe(false);
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    writeFileSync(lock, JSON.stringify({ ...own, pid: dead }));
+    expect(mayBeWriting(lock)).toBe(false);
+    writeFileSync(lock, JSON.stringify(own));
+    expect(mayBeWriting(lock)).toBe(true);
+    writeFileSync(lock, JSON.stringify({ ...own, pid: dead, host: `not-${hostname()}`, boot: 'another-boot' }));
+    expect(mayBeWriting(lock)).toBe(true);
+    // Judging changed nothing: the lock is where it was.
+    expect(existsSync(lock)).toBe(true);
   });
 });
