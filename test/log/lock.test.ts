@@ -4,8 +4,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFileSession, FileLog, LogError } from '../../src/index.js';
-import { withLock } from '../../src/log/index.js';
-import { mayBeWriting } from '../../src/log/lock.js';
+import { mayBeWriting, withLock } from '../../src/log/index.js';
 
 /*
  * When a lock may be broken, and what a writer that lost its lock does.
