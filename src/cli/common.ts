@@ -33,7 +33,7 @@ export function printJson(io: CliIO, value: unknown): void {
 }
 
 /** Lines for the events one command recorded, then its own closing line. */
-export function announce(io: CliIO, session: Session, { events, duplicate }: Recorded, json: boolean | undefined, line: () => string): void {
+export function announce(io: CliIO, session: Session, { events, duplicate }: Pick<Recorded, 'events' | 'duplicate'>, json: boolean | undefined, line: () => string): void {
   const state = toStateJson(session.view);
   if (json) return printJson(io, duplicate ? { events, duplicate, state } : { events, state });
   if (duplicate) {

@@ -35,6 +35,8 @@ export interface SessionOptions {
 export interface Recorded {
   /** The request's events: the ones appended for it, or, for a retry of an id already in the log, the event it recorded then. */
   events: GapflowEvent[];
+  /** What this call appended: `events`, or none for a retry. */
+  appended: GapflowEvent[];
   /** True when the request's event id was already in the log: nothing was appended. */
   duplicate: boolean;
 }
@@ -111,7 +113,7 @@ export class Session {
       throw error;
     }
     session.#publish(events, started);
-    return { session, events, duplicate: false };
+    return { session, events, appended: events, duplicate: false };
   }
 
   /** `init`, for a caller that wants only the session. */
@@ -121,7 +123,7 @@ export class Session {
 
   static #retriedInit(store: EventStore, options: SessionOptions, eventId: string | undefined): Recorded & { session: Session } {
     const first = eventId === undefined ? undefined : store.byId(eventId);
-    if (first?.seq === 1) return { session: Session.open(store, options), events: [first], duplicate: true };
+    if (first?.seq === 1) return { session: Session.open(store, options), events: [first], appended: [], duplicate: true };
     throw new LogError(`${store.location} already holds a session`);
   }
 
@@ -149,7 +151,7 @@ export class Session {
    */
   record(input: EventBodyInput, write: WriteOptions = {}): Recorded {
     const { groups, appended } = this.recordAll([{ body: input, id: write.eventId }], null, { expectSeq: write.expectSeq });
-    return { events: groups[0]!, duplicate: appended.length === 0 };
+    return { events: groups[0]!, appended, duplicate: appended.length === 0 };
   }
 
   /**

@@ -199,7 +199,7 @@ describe('idempotent appends and the expected seq (library)', () => {
     const [first] = session.openGap('GAP-3', 'LOW', {}, { eventId: 'hook-7' }).events;
     const before = readFileSync(path);
     const again = openFileSession(dir).openGap('GAP-3', 'LOW', {}, { eventId: 'hook-7' });
-    expect(again).toEqual({ events: [first], duplicate: true });
+    expect(again).toEqual({ events: [first], appended: [], duplicate: true });
     expect(readFileSync(path).equals(before)).toBe(true);
   });
 
@@ -208,7 +208,7 @@ describe('idempotent appends and the expected seq (library)', () => {
     const [event] = openFileSession(dir).openGap('GAP-3', 'LOW', {}, { eventId: id }).events;
     expect(event!.id).toBe(id);
     const session = openFileSession(dir);
-    expect(session.openGap('GAP-3', 'LOW', {}, { eventId: id })).toEqual({ events: [event], duplicate: true });
+    expect(session.openGap('GAP-3', 'LOW', {}, { eventId: id })).toEqual({ events: [event], appended: [], duplicate: true });
     expect(session.view.lastSeq).toBe(6);
   });
 
@@ -239,7 +239,7 @@ describe('idempotent appends and the expected seq (library)', () => {
       ['round.started', false],
       ['gap.opened', true],
     ]);
-    expect(openFileSession(dir).openGap('GAP-2', 'LOW', {}, { eventId: 'mine' })).toEqual({ events: [events[1]], duplicate: true });
+    expect(openFileSession(dir).openGap('GAP-2', 'LOW', {}, { eventId: 'mine' })).toEqual({ events: [events[1]], appended: [], duplicate: true });
   });
 
   it.each([['has space'], [''], ['x'.repeat(129)], ['a/b'], ['line\nbreak']])('an event id %j is refused', (id) => {
