@@ -2,13 +2,15 @@ import * as z from 'zod';
 import { ConvergenceState, DecisionKind, GapId, GapState, Outcome, PolicyName, Preset, ResumableState, Severity, Text, Verdict } from './vocabulary.js';
 
 /**
- * The version this build writes. Version 3 round closes and decisions carry
- * their outcome (what the machine decided, RULINGS R19); version 2 lines lack
- * it and version 1 lines (gapflow 0.1) also lack the checksum chained to the
- * line before. Older lines are upcast on read (see upcast.ts and the core's
- * outcome upcaster).
+ * The version this build writes. Version 4 round closes always carry the
+ * combined verdict that drove the machine, a policy's stop request is the
+ * `stopped` verdict, and steps name no guard. Version 3 round closes and
+ * decisions carry their outcome (what the machine decided, RULINGS R19);
+ * version 2 lines lack it and version 1 lines (gapflow 0.1) also lack the
+ * checksum chained to the line before. Older lines are upcast on read (see
+ * upcast.ts and the core's outcome upcaster).
  */
-export const EVENT_VERSION = 3;
+export const EVENT_VERSION = 4;
 
 const SessionStartedData = z.strictObject({
   preset: Preset.optional(),
@@ -69,16 +71,21 @@ const DecisionMadeData = z.strictObject({
   rationale: Text(2000).optional(),
 });
 
-/** The machine's state as a round close or a decision left it. */
-const MachineSnapshot = z.strictObject({
+/**
+ * The machine's state as a round close or a decision left it: the one small
+ * record of it gapflow keeps. `pausedFrom` is the value of the machine's
+ * history state while it is PAUSED (where RESUME returns), null otherwise.
+ */
+export const MachineState = z.strictObject({
   state: ConvergenceState,
   flatCount: z.int().min(0),
   outcome: Outcome.nullable(),
   pausedFrom: ResumableState.nullable(),
 });
+export type MachineState = z.infer<typeof MachineState>;
 
-/** One state change, with the statechart guard that chose it (null: unguarded, or a later microstep). */
-const MachineStep = z.strictObject({ from: ConvergenceState, to: ConvergenceState, rule: z.string().max(64).nullable() });
+/** One state change the machine made (STALLED's pass-through included, R4). */
+const MachineStep = z.strictObject({ from: ConvergenceState, to: ConvergenceState });
 
 /** The longest text a recorded verdict carries (its detail, a figure); longer text is cut to this when it is decided. */
 export const VERDICT_TEXT_MAX = 10_000;
@@ -105,9 +112,8 @@ const CombinedVerdict = z.strictObject({
 /**
  * What the machine decided when a round closed (RULINGS R19: history is a
  * fact): the round's figures as they stood, every policy's verdict, the
- * combined verdict that drove the machine (null in a gaps-only session), the
- * state reached and each microstep on the way (STALLED included), and the
- * guard of the first transition taken.
+ * combined verdict that drove the machine (its reason code says why), the
+ * state reached and each microstep on the way (STALLED included).
  */
 export const RoundOutcome = z.strictObject({
   figures: z.strictObject({
@@ -120,16 +126,15 @@ export const RoundOutcome = z.strictObject({
     criticalIntroduced: z.array(GapId),
   }),
   verdicts: z.array(NamedVerdict).max(16),
-  combined: CombinedVerdict.nullable(),
-  machine: MachineSnapshot,
+  combined: CombinedVerdict,
+  machine: MachineState,
   steps: z.array(MachineStep).max(8),
-  rule: z.string().max(64).nullable(),
 });
 export type RoundOutcome = z.infer<typeof RoundOutcome>;
 
 /** What the machine decided on a user decision: the state it left and each step taken. */
 export const DecisionOutcome = z.strictObject({
-  machine: MachineSnapshot,
+  machine: MachineState,
   steps: z.array(MachineStep).max(8),
 });
 export type DecisionOutcome = z.infer<typeof DecisionOutcome>;

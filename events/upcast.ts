@@ -22,8 +22,41 @@ export function versionProblem(v: unknown): string | null {
  * which the log handles; versions 1 and 2 lack the outcome of a round close
  * or a decision, which needs the session's state to compute, so the core
  * adds it as it folds (`settle`); their bodies are otherwise current.
+ * Version 3 outcomes are reshaped as they stand.
  */
 export function upcast(stored: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
   if (stored.v === 1 || stored.v === 2) return { ...stored, v: EVENT_VERSION };
+  if (stored.v === 3) return { ...stored, v: EVENT_VERSION, data: outcomeToV4(stored.data) };
   return stored;
+}
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A version 3 outcome in version 4's shape, deciding nothing anew: a stop
+ * request (`limit` for `stop_requested`) becomes the `stopped` verdict; a
+ * gaps-only round close, which recorded no combined verdict because the gap
+ * policy's one verdict drove the machine, gets that verdict as its combined
+ * one, worded as combining one verdict words it; the guard names go. Anything
+ * unexpected is left for the schema to name.
+ */
+function outcomeToV4(data: unknown): unknown {
+  if (!isObject(data) || !isObject(data.outcome)) return data;
+  const { rule: _rule, ...outcome } = data.outcome;
+  if (Array.isArray(outcome.steps)) outcome.steps = outcome.steps.map((step) => (isObject(step) ? (({ rule: _r, ...kept }) => kept)(step) : step));
+  const verdicts = outcome.verdicts;
+  if (Array.isArray(verdicts)) {
+    outcome.verdicts = verdicts.map(stopRequestToStopped);
+    const only: unknown = verdicts[0];
+    if (outcome.combined === null && verdicts.length === 1 && isObject(only)) {
+      outcome.combined = { verdict: only.verdict, reason: only.reason, policies: [only.policy], detail: `${String(only.policy)}: ${String(only.detail)}` };
+    }
+  }
+  if (outcome.combined !== undefined) outcome.combined = stopRequestToStopped(outcome.combined);
+  return { ...data, outcome };
+}
+
+function stopRequestToStopped(verdict: unknown): unknown {
+  return isObject(verdict) && verdict.verdict === 'limit' && verdict.reason === 'stop_requested' ? { ...verdict, verdict: 'stopped' } : verdict;
 }

@@ -93,6 +93,6 @@ export const Outcome = z.enum(['CONVERGED', 'MAX_ROUNDS', 'STOPPED', 'GOOD_ENOUG
 export type Outcome = z.infer<typeof Outcome>;
 
 /** What a policy says of a round (RULINGS R15), and so what the combined verdict of a round can be. */
-export const VERDICTS = ['progress', 'flat', 'diverging', 'converged', 'limit'] as const;
+export const VERDICTS = ['progress', 'flat', 'diverging', 'converged', 'stopped', 'limit'] as const;
 export const Verdict = z.enum(VERDICTS);
 export type Verdict = z.infer<typeof Verdict>;

@@ -1,5 +1,5 @@
 import { assign, setup } from 'xstate';
-import type { Outcome, ResumableState, Verdict } from '../events/index.js';
+import type { Outcome, Verdict } from '../events/index.js';
 
 // The machine's words are the event vocabulary's: a round close records the state it reached.
 export { CONVERGENCE_STATES, VERDICTS } from '../events/index.js';
@@ -16,29 +16,19 @@ export interface ConvergenceConfig {
 export interface ConvergenceContext extends ConvergenceConfig {
   flatCount: number;
   outcome: Outcome | null;
-  pausedFrom: ResumableState | null;
 }
 
-/** The combined verdict of a round's policies, with the reason code of the policy that decided it. */
+/** The round's combined verdict (every enabled policy's, round limit applied), with the reason code that decided it. */
 export interface RoundVerdict {
   verdict: Verdict;
   reason: string;
 }
 
-/** What the projection tells the machine when a round closes: only figures it derived from events. */
+/** What the machine hears when a round closes: the one verdict its guards read. */
 export interface RoundClosedEvent {
   type: 'ROUND_CLOSED';
   round: number;
-  weightedNet: number;
-  openCount: number;
-  /** A gap was opened, reopened or escalated as CRITICAL this round (RULINGS R5). */
-  criticalIntroduced: boolean;
-  /**
-   * The combined verdict of every enabled policy, gaps included, when the
-   * session runs any policy besides gaps. Absent in a gaps-only session,
-   * where the gap guards read the figures themselves, as they always have.
-   */
-  verdict?: RoundVerdict;
+  verdict: RoundVerdict;
 }
 
 export type ConvergenceEvent =
@@ -52,73 +42,33 @@ export type ConvergenceEvent =
   | { type: 'ABANDON' }
   | { type: 'APPROVE'; openCriticalOrHigh: number };
 
+const complete = (outcome: Outcome) => ({ target: '#COMPLETE', actions: { type: 'recordOutcome', params: { outcome } } }) as const;
+
 /**
- * Every way a round close can go, in priority order: an empty inventory ends
- * the session (R12) before the round limit does (R12), and both beat the
- * round's own verdict; a CRITICAL introduction (R5) and divergence (R2) beat
- * progress; a flat round either stalls (R1) or counts toward a stall.
+ * How a round close goes, from its verdict alone: the policies (src/policies)
+ * and the round limit (R12) already decided it; only the stall (R1) is the
+ * machine's own count.
  */
 const roundClosed = [
-  {
-    guard: 'nothingLeftOpen',
-    target: 'COMPLETE',
-    actions: { type: 'recordOutcome', params: { outcome: 'CONVERGED' } },
-  },
-  {
-    guard: 'lastRoundClosed',
-    target: 'COMPLETE',
-    actions: { type: 'recordOutcome', params: { outcome: 'MAX_ROUNDS' } },
-  },
-  { guard: 'criticalIntroduced', target: 'DIVERGENCE_WARNING' },
-  { guard: 'weightedNetBelowDivergence', target: 'DIVERGENCE_WARNING' },
-  { guard: 'weightedNetPositive', target: 'CONVERGING', actions: 'resetFlatCount' },
-  // With policies besides gaps, their combined verdict (src/policies) decides instead; one verdict, one branch.
-  {
-    guard: 'policiesConverged',
-    target: 'COMPLETE',
-    actions: { type: 'recordOutcome', params: { outcome: 'CONVERGED' } },
-  },
-  {
-    guard: 'policyStopRequested',
-    target: 'COMPLETE',
-    actions: { type: 'recordOutcome', params: { outcome: 'STOPPED' } },
-  },
-  {
-    guard: 'policyLimitReached',
-    target: 'COMPLETE',
-    actions: { type: 'recordOutcome', params: { outcome: 'MAX_ROUNDS' } },
-  },
-  { guard: 'policiesDiverging', target: 'DIVERGENCE_WARNING' },
-  { guard: 'policiesProgressing', target: 'CONVERGING', actions: 'resetFlatCount' },
-  { guard: 'flatCountReachesStall', target: 'STALLED', actions: 'countFlatRound' },
-  { target: 'FLAT', actions: 'countFlatRound' },
+  { guard: 'roundConverged', ...complete('CONVERGED') },
+  { guard: 'stopRequested', ...complete('STOPPED') },
+  { guard: 'roundLimitReached', ...complete('MAX_ROUNDS') },
+  { guard: 'roundDiverged', target: '#DIVERGENCE_WARNING' },
+  { guard: 'roundProgressed', target: '#CONVERGING', actions: 'resetFlatCount' },
+  { guard: 'flatCountReachesStall', target: '#STALLED', actions: 'countFlatRound' },
+  { target: '#FLAT', actions: 'countFlatRound' },
 ] as const;
 
-const recover = { target: 'CONVERGING', actions: 'resetFlatCount' } as const;
-const abandon = {
-  target: 'COMPLETE',
-  actions: { type: 'recordOutcome', params: { outcome: 'ABANDONED' } },
-} as const;
-const pauseFrom = (state: ResumableState) =>
-  ({ target: 'PAUSED', actions: { type: 'rememberPausedFrom', params: { state } } }) as const;
-const approve = [
-  {
-    guard: 'nothingSevereOpen',
-    target: 'COMPLETE',
-    actions: { type: 'recordOutcome', params: { outcome: 'GOOD_ENOUGH' } },
-  },
-  { target: 'COMPLETE', actions: { type: 'recordOutcome', params: { outcome: 'USER_APPROVED' } } },
-] as const;
+const recover = { target: '#CONVERGING', actions: 'resetFlatCount' } as const;
 
-/** A round close the gap guards judge: one without a combined verdict (a gaps-only session). */
-function gapsDecide(event: ConvergenceEvent): event is RoundClosedEvent {
-  return event.type === 'ROUND_CLOSED' && event.verdict === undefined;
-}
+const verdictIs = (event: ConvergenceEvent, verdict: Verdict) => event.type === 'ROUND_CLOSED' && event.verdict.verdict === verdict;
 
-function verdictOf(event: ConvergenceEvent): Verdict | null {
-  return event.type === 'ROUND_CLOSED' ? (event.verdict?.verdict ?? null) : null;
-}
-
+/*
+ * States nest by what they allow: a session that has not ended (ONGOING) can
+ * be abandoned; one that is not paused (ACTIVE) can be paused, and resumes
+ * through its history state where it was; one whose rounds run (LOOPING) can
+ * close a round or be approved. Each leaf keeps the name the log records.
+ */
 export const convergenceMachine = setup({
   types: {
     context: {} as ConvergenceContext,
@@ -126,72 +76,70 @@ export const convergenceMachine = setup({
     input: {} as ConvergenceConfig,
   },
   guards: {
-    nothingLeftOpen: ({ event }) => gapsDecide(event) && event.openCount === 0,
-    lastRoundClosed: ({ context, event }) => gapsDecide(event) && event.round >= context.maxRounds,
-    criticalIntroduced: ({ context, event }) => gapsDecide(event) && context.criticalOverride && event.criticalIntroduced,
-    weightedNetBelowDivergence: ({ context, event }) => gapsDecide(event) && event.weightedNet < -context.divergenceThreshold,
-    weightedNetPositive: ({ event }) => gapsDecide(event) && event.weightedNet > 0,
-    policiesConverged: ({ event }) => verdictOf(event) === 'converged',
-    policyStopRequested: ({ event }) =>
-      verdictOf(event) === 'limit' && event.type === 'ROUND_CLOSED' && event.verdict?.reason === 'stop_requested',
-    policyLimitReached: ({ event }) => verdictOf(event) === 'limit',
-    policiesDiverging: ({ event }) => verdictOf(event) === 'diverging',
-    policiesProgressing: ({ event }) => verdictOf(event) === 'progress',
+    roundConverged: ({ event }) => verdictIs(event, 'converged'),
+    stopRequested: ({ event }) => verdictIs(event, 'stopped'),
+    roundLimitReached: ({ event }) => verdictIs(event, 'limit'),
+    roundDiverged: ({ event }) => verdictIs(event, 'diverging'),
+    roundProgressed: ({ event }) => verdictIs(event, 'progress'),
     flatCountReachesStall: ({ context }) => context.flatCount + 1 >= context.stallThreshold,
     nothingSevereOpen: ({ event }) => event.type === 'APPROVE' && event.openCriticalOrHigh === 0,
-    pausedFromFlat: ({ context }) => context.pausedFrom === 'FLAT',
-    pausedFromDivergence: ({ context }) => context.pausedFrom === 'DIVERGENCE_WARNING',
   },
   actions: {
     countFlatRound: assign({ flatCount: ({ context }) => context.flatCount + 1 }),
     resetFlatCount: assign({ flatCount: 0 }),
     recordOutcome: assign((_, params: { outcome: Outcome }) => ({ outcome: params.outcome })),
-    rememberPausedFrom: assign((_, params: { state: ResumableState }) => ({ pausedFrom: params.state })),
-    forgetPausedFrom: assign({ pausedFrom: null }),
   },
 }).createMachine({
   id: 'convergence',
-  initial: 'CONVERGING',
-  context: ({ input }) => ({ ...input, flatCount: 0, outcome: null, pausedFrom: null }),
+  initial: 'ONGOING',
+  context: ({ input }) => ({ ...input, flatCount: 0, outcome: null }),
   states: {
-    CONVERGING: {
-      description: 'Weighted progress each round; the loop goes on.',
-      on: { ROUND_CLOSED: roundClosed, PAUSE: pauseFrom('CONVERGING'), ABANDON: abandon, APPROVE: approve },
-    },
-    FLAT: {
-      description: 'No weighted progress for flat_count consecutive rounds, fewer than stall_threshold.',
-      on: { ROUND_CLOSED: roundClosed, PAUSE: pauseFrom('FLAT'), ABANDON: abandon, APPROVE: approve },
-    },
-    STALLED: {
-      description: 'stall_threshold flat rounds in a row; recorded, then straight on to the warning.',
-      always: { target: 'DIVERGENCE_WARNING' },
-    },
-    DIVERGENCE_WARNING: {
-      description: 'The user must decide before another round can start.',
-      on: {
-        NARROW_SCOPE: recover,
-        ACCEPT_COMPLEXITY: recover,
-        PRIORITIZE_CRITICAL: recover,
-        FORCE_COMPLETE: {
-          target: 'COMPLETE',
-          actions: { type: 'recordOutcome', params: { outcome: 'STALL_EXIT' } },
+    ONGOING: {
+      initial: 'ACTIVE',
+      on: { ABANDON: complete('ABANDONED') },
+      states: {
+        ACTIVE: {
+          initial: 'LOOPING',
+          on: { PAUSE: '#PAUSED' },
+          states: {
+            LOOPING: {
+              initial: 'CONVERGING',
+              on: {
+                ROUND_CLOSED: roundClosed,
+                APPROVE: [{ guard: 'nothingSevereOpen', ...complete('GOOD_ENOUGH') }, complete('USER_APPROVED')],
+              },
+              states: {
+                CONVERGING: { id: 'CONVERGING', description: 'Weighted progress each round; the loop goes on.' },
+                FLAT: { id: 'FLAT', description: 'No progress for flat_count consecutive rounds, fewer than stall_threshold.' },
+              },
+            },
+            STALLED: {
+              id: 'STALLED',
+              description: 'stall_threshold flat rounds in a row; recorded, then straight on to the warning.',
+              always: { target: '#DIVERGENCE_WARNING' },
+            },
+            DIVERGENCE_WARNING: {
+              id: 'DIVERGENCE_WARNING',
+              description: 'The user must decide before another round can start.',
+              on: {
+                NARROW_SCOPE: recover,
+                ACCEPT_COMPLEXITY: recover,
+                PRIORITIZE_CRITICAL: recover,
+                FORCE_COMPLETE: complete('STALL_EXIT'),
+              },
+            },
+            RESUMED: { id: 'RESUMED', type: 'history', history: 'deep' },
+          },
         },
-        PAUSE: pauseFrom('DIVERGENCE_WARNING'),
-        ABANDON: abandon,
-      },
-    },
-    PAUSED: {
-      description: 'Saved for later; resume returns to the state it was paused in.',
-      on: {
-        RESUME: [
-          { guard: 'pausedFromFlat', target: 'FLAT', actions: 'forgetPausedFrom' },
-          { guard: 'pausedFromDivergence', target: 'DIVERGENCE_WARNING', actions: 'forgetPausedFrom' },
-          { target: 'CONVERGING', actions: 'forgetPausedFrom' },
-        ],
-        ABANDON: abandon,
+        PAUSED: {
+          id: 'PAUSED',
+          description: 'Saved for later; resume returns to the state it was paused in.',
+          on: { RESUME: '#RESUMED' },
+        },
       },
     },
     COMPLETE: {
+      id: 'COMPLETE',
       description: 'Final: the outcome says how the session ended.',
       type: 'final',
     },

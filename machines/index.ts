@@ -1,1 +1,2 @@
 export * from './convergence.js';
+export { guardName, leafOf, recordOf, snapshotOf, type ConvergenceSnapshot, type MachineState } from './snapshot.js';

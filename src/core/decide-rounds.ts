@@ -1,8 +1,8 @@
 import { EVENT_VERSION, formatIssue, type BodyOf, type Decided, type SettledEvent } from '../../events/index.js';
-import { GAPS, POLICY_NAMES, policyNamed } from '../policies/index.js';
+import { POLICY_NAMES, policyNamed } from '../policies/index.js';
 import { foresee } from './evolve.js';
 import { judgeRoundClose } from './judge.js';
-import { gapsEnabled, missingMetrics } from './policies.js';
+import { missingMetrics, tracksGaps } from './policies.js';
 import { refusePaused, refuser, refuseRoundStart, whyNoRoundCanStart, type Refuse } from './refuse.js';
 import type { SessionView } from './view.js';
 
@@ -47,7 +47,7 @@ export function decideMetrics(view: SessionView, body: BodyOf<'metrics.recorded'
   const policy = checkMetrics(view, body, round, decided.length > 0, refuse);
   const metrics = policy.metrics.parse(body.data.metrics) as Record<string, unknown>;
   decided.push({ type: body.type, data: { ...body.data, round: body.data.round ?? round, metrics } });
-  if (gapsEnabled(view) || missingMetrics(view, round).some((name) => name !== policy.name)) return decided;
+  if (tracksGaps(view) || missingMetrics(view, round).some((name) => name !== policy.name)) return decided;
   // The round closes with these metrics in it: judged on the view as they leave it.
   const recorded = foresee(view, decided.map((fact, i) => stamped(fact, view.lastSeq + 1 + i)));
   return [...decided, { type: 'round.closed', data: { round, outcome: judgeRoundClose(recorded)! } }];
@@ -62,10 +62,8 @@ function stamped(fact: Decided, seq: number): SettledEvent {
 function checkMetrics(view: SessionView, body: BodyOf<'metrics.recorded'>, round: number, starting: boolean, refuse: Refuse) {
   const { policy: name } = body.data;
   const policy = policyNamed(name);
-  if (!policy) {
-    if (name === GAPS) refuse('the gap policy records gap events (gapflow gap …), not metrics');
-    refuse(`unknown policy "${name}" (known: ${POLICY_NAMES.join(', ')})`);
-  }
+  if (!policy) refuse(`unknown policy "${name}" (known: ${POLICY_NAMES.join(', ')})`);
+  if (policy.readsGapEvents) refuse(`the ${name} policy reads gap events, not metrics; record its gaps as gap events`);
   if (!view.policies.enabled.includes(name)) {
     refuse(`policy ${name} is not enabled in this session (enabled: ${view.policies.enabled.join(', ')}); policies are chosen at init (--policy)`);
   }

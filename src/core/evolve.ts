@@ -262,7 +262,7 @@ function closeRound(view: SessionView, event: SettledOf<'round.closed'>): void {
   const round = view.rounds.at(-1);
   // Only the open round can close; a close naming another round (a hand-edited log) is not applied.
   if (!round || !view.roundOpen || round.round !== event.data.round) return;
-  const { figures, verdicts, combined, machine, steps, rule } = event.data.outcome;
+  const { figures, verdicts, combined, machine, steps } = event.data.outcome;
   Object.assign(round, {
     ...figures,
     criticalIntroduced: [...figures.criticalIntroduced],
@@ -277,9 +277,9 @@ function closeRound(view: SessionView, event: SettledOf<'round.closed'>): void {
   view.roundOpen = false;
   const from = view.machine.state;
   view.machine = { ...machine };
-  for (const step of steps.length > 0 ? steps : [{ from, to: from, rule }]) {
-    const reason = describeRoundStep(step, round, view.config, machine, combined);
-    view.history.push({ round: round.round, from: step.from, to: step.to, reason, rule: step.rule, cause: 'round', duringRound: false });
+  for (const step of steps.length > 0 ? steps : [{ from, to: from }]) {
+    const reason = describeRoundStep(step, round, view.config, machine, combined, view.policies);
+    view.history.push({ round: round.round, from: step.from, to: step.to, reason, cause: 'round', duringRound: false });
   }
 }
 
@@ -311,6 +311,6 @@ function applyDecision(view: SessionView, event: SettledOf<'decision.made'>): vo
   const figures = { openCount: view.open.count, weightedOpen: view.open.weighted };
   const reason = describeDecision(event.data, outcome.machine, figures);
   for (const step of outcome.steps) {
-    view.history.push({ round: afterRound, from: step.from, to: step.to, reason, rule: null, cause: 'decision', duringRound: view.roundOpen });
+    view.history.push({ round: afterRound, from: step.from, to: step.to, reason, cause: 'decision', duringRound: view.roundOpen });
   }
 }

@@ -1,60 +1,43 @@
 import type { DecisionData } from '../../events/index.js';
-import type { ConvergenceConfig } from '../../machines/index.js';
-import { formatCount, signed } from './numbers.js';
-import type { CombinedVerdict } from '../policies/index.js';
+import type { ConvergenceConfig, MachineState } from '../../machines/index.js';
+import { formatCount, type CombinedVerdict } from '../policies/index.js';
+import { roundInput, soleNarrator } from './policies.js';
 import type { Step } from './step.js';
-import type { MachineView, RoundFigures } from './view.js';
+import type { PolicyView, RoundFigures } from './view.js';
 
-type MachineState = Pick<MachineView, 'flatCount' | 'outcome'>;
+type Machine = Pick<MachineState, 'flatCount' | 'outcome'>;
 
-/** Why a round close led where it did, in seed 003's State History wording. */
+/**
+ * Why a round close led where it did, from the combined verdict and its
+ * reason code. A session that runs one policy tells it in that policy's own
+ * words when it has them (the gap policy: seed 003's State History wording);
+ * otherwise the verdict and the deciding policies' details say it.
+ */
 export function describeRoundStep(
   step: Step,
-  round: Pick<RoundFigures, 'weightedNet' | 'criticalIntroduced' | 'openEnd' | 'round'>,
+  round: RoundFigures,
   config: ConvergenceConfig,
-  machine: MachineState,
-  combined: CombinedVerdict | null = null,
+  machine: Machine,
+  combined: CombinedVerdict,
+  policies: PolicyView,
 ): string {
-  if (combined) return describePolicyStep(step, combined, config, machine);
-  const net = `weighted_net = ${signed(round.weightedNet)}`;
-  if (step.from === 'STALLED') {
-    return `stalled: no weighted progress for ${config.stallThreshold} consecutive rounds`;
-  }
-  switch (step.rule) {
-    case 'nothingLeftOpen':
-      return `${net}, open count reached 0: converged`;
-    case 'lastRoundClosed':
-      return `${net}, open count ${formatCount(round.openEnd ?? 0)}: max_rounds (${config.maxRounds}) reached`;
-    case 'criticalIntroduced':
-      return `${net}, triggered by CRITICAL introduction (${round.criticalIntroduced.join(', ')})`;
-    case 'weightedNetBelowDivergence':
-      return `${net} < -${config.divergenceThreshold} (divergence_threshold)`;
-    case 'weightedNetPositive':
-      return step.from === 'FLAT' ? `${net}, flat_count reset to 0` : net;
-    case 'flatCountReachesStall':
-      return `${net}, flat_count = ${machine.flatCount} reached stall_threshold ${config.stallThreshold}`;
-    default:
-      return `${net}, flat_count = ${machine.flatCount} (${machine.flatCount}/${config.stallThreshold} toward stall)`;
-  }
-}
-
-/** Why a round close led where it did when the policies' combined verdict decided. */
-function describePolicyStep(step: Step, combined: CombinedVerdict, config: ConvergenceConfig, machine: MachineState): string {
+  const sole = soleNarrator({ policies });
+  if (sole?.narrate) return sole.narrate(combined.reason, step, roundInput(round, config, machine.flatCount));
   if (step.from === 'STALLED') return `stalled: no progress for ${config.stallThreshold} consecutive rounds`;
   const why = `${combined.verdict}: ${combined.detail}`;
-  if (step.rule === 'flatCountReachesStall') return `${why}; flat_count = ${machine.flatCount} reached stall_threshold ${config.stallThreshold}`;
+  if (step.to === 'STALLED') return `${why}; flat_count = ${machine.flatCount} reached stall_threshold ${config.stallThreshold}`;
   if (combined.verdict === 'flat') return `${why}; flat_count = ${machine.flatCount} (${machine.flatCount}/${config.stallThreshold} toward stall)`;
   if (combined.verdict === 'progress' && step.from === 'FLAT') return `${why}; flat_count reset to 0`;
   return why;
 }
 
 /** Why a decision led where it did; the user's rationale, if any, closes it. */
-export function describeDecision(data: DecisionData, machine: MachineState, figures?: { openCount: number; weightedOpen: number }): string {
+export function describeDecision(data: DecisionData, machine: Machine, figures?: { openCount: number; weightedOpen: number }): string {
   const why = data.rationale ? `; rationale: ${data.rationale}` : '';
   return `${decisionEffect(data, machine, figures)}${why}`;
 }
 
-function decisionEffect(data: DecisionData, machine: MachineState, figures?: { openCount: number; weightedOpen: number }): string {
+function decisionEffect(data: DecisionData, machine: Machine, figures?: { openCount: number; weightedOpen: number }): string {
   const gaps = (data.gaps ?? []).join(', ');
   switch (data.kind) {
     case 'narrow_scope':

@@ -1,7 +1,7 @@
 import type { Severity } from '../../events/index.js';
 import { loopStep, type LoopStep, type StopRequest } from './loop.js';
-import { formatCount } from './numbers.js';
-import { gapsEnabled, metricPoliciesOf, missingMetrics } from './policies.js';
+import { formatCount } from '../policies/index.js';
+import { metricPoliciesOf, missingMetrics, tracksGaps } from './policies.js';
 import { SEVERITIES } from './rules.js';
 import type { SessionView } from './view.js';
 
@@ -112,7 +112,7 @@ function blockReason(view: SessionView, step: LoopStep, blocks: number, maxBlock
   const next = step.round + 1;
   // While the round is open, only the policies that have not recorded for it yet.
   const metrics = view.roundOpen ? missingMetrics(view, next) : metricPoliciesOf(view.policies.enabled).map((p) => p.name);
-  if (!gapsEnabled(view)) {
+  if (!tracksGaps(view)) {
     const lines = [
       `gapflow: the refinement loop is ${step.state}, so keep going. Next: ${step.reason}. Record each iteration with gapflow record POLICY … (gapflow check --verbose shows where each policy stands).`,
     ];

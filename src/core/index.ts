@@ -5,7 +5,7 @@ export { settle } from './settle.js';
 export { auditHistory, type Finding } from './audit.js';
 export { closedRounds, isOpen, openCount, severeUnfinished, unfinishedGaps } from './inventory.js';
 export { nextStep, type NextAction } from './next.js';
-export { formatCount, signed } from './numbers.js';
+export { formatCount, signed } from '../policies/index.js';
 export { Refusal, type Remedy } from './refusal.js';
 export {
   ALLOWED_MOVES,
@@ -26,10 +26,12 @@ export { hookDecision, type HookCall, type HookContext, type HookRule, type Hook
 export {
   currentVerdict,
   enabledPolicies,
-  gapsEnabled,
   metricPoliciesOf,
   missingMetrics,
   policyStates,
+  roundInput,
   roundLimit,
+  soleNarrator,
+  tracksGaps,
   type PolicyState,
 } from './policies.js';

@@ -2,7 +2,7 @@ import { COMBINED_TEXT_MAX, VERDICT_TEXT_MAX, type DecisionKind, type DecisionOu
 import type { ConvergenceEvent, RoundClosedEvent } from '../../machines/index.js';
 import type { CombinedVerdict, NamedVerdict } from '../policies/index.js';
 import { severeUnfinished } from './inventory.js';
-import { roundVerdicts } from './policies.js';
+import { judgeRound } from './policies.js';
 import { stepMachine } from './step.js';
 import type { RoundFigures, SessionView } from './view.js';
 
@@ -44,16 +44,9 @@ function closingFigures(view: SessionView, round: RoundFigures): RoundOutcome['f
   };
 }
 
-/** What the statechart hears when a round closes: only recorded figures, and the policies' combined verdict. */
-export function roundClosedEvent(round: number, figures: RoundOutcome['figures'], combined: CombinedVerdict | null): RoundClosedEvent {
-  return {
-    type: 'ROUND_CLOSED',
-    round,
-    weightedNet: figures.weightedResolved - figures.weightedNew,
-    openCount: figures.openEnd,
-    criticalIntroduced: figures.criticalIntroduced.length > 0,
-    ...(combined ? { verdict: { verdict: combined.verdict, reason: combined.reason } } : {}),
-  };
+/** What the statechart hears when a round closes: the one verdict the round's policies and its limit reached. */
+export function roundClosedEvent(round: number, combined: Pick<CombinedVerdict, 'verdict' | 'reason'>): RoundClosedEvent {
+  return { type: 'ROUND_CLOSED', round, verdict: { verdict: combined.verdict, reason: combined.reason } };
 }
 
 /** What closing the open round decides: its figures, every policy's verdict, and the machine's steps. Null with no round open. */
@@ -62,16 +55,9 @@ export function judgeRoundClose(view: SessionView): RoundOutcome | null {
   if (!round || !view.roundOpen) return null;
   const figures = closingFigures(view, round);
   const closing = { ...round, ...figures, unweightedNet: figures.resolved - figures.new, weightedNet: figures.weightedResolved - figures.weightedNew };
-  const { verdicts, combined } = roundVerdicts(view, closing, view.config);
-  const result = stepMachine(view.machine, view.config, roundClosedEvent(round.round, figures, combined));
-  return {
-    figures,
-    verdicts: verdicts.map(recordable),
-    combined: combined && { ...combined, detail: cut(combined.detail, COMBINED_TEXT_MAX) },
-    machine: result.machine,
-    steps: result.steps,
-    rule: result.rule,
-  };
+  const { verdicts, combined } = judgeRound(view, closing, view.config);
+  const { machine, steps } = stepMachine(view.machine, view.config, roundClosedEvent(round.round, combined));
+  return { figures, verdicts: verdicts.map(recordable), combined: { ...combined, detail: cut(combined.detail, COMBINED_TEXT_MAX) }, machine, steps };
 }
 
 /** Text longer than a stored line may carry (80 CRITICAL gaps named in one detail) is cut, so the line reads back. */
@@ -92,7 +78,7 @@ export function judgeDecision(view: SessionView, kind: DecisionKind): DecisionOu
 
 /**
  * The statechart event a settled event sent, from the event alone (its
- * recorded figures and verdict; an approval records the severe gaps it
+ * recorded verdict; an approval records the severe gaps it
  * accepted); null for the events the view folds on its own (gap events,
  * metrics, round starts). A live actor fed these replays the log.
  */
@@ -102,6 +88,5 @@ export function machineEventOf(event: SettledEvent): ConvergenceEvent | null {
     return { type: DECISION_EVENT[event.data.kind] } as ConvergenceEvent;
   }
   if (event.type !== 'round.closed') return null;
-  const { figures, combined } = event.data.outcome;
-  return roundClosedEvent(event.data.round, figures, combined);
+  return roundClosedEvent(event.data.round, event.data.outcome.combined);
 }

@@ -1,6 +1,6 @@
 import { closedRounds } from './inventory.js';
-import { formatCount } from './numbers.js';
-import { gapsEnabled, metricPoliciesOf, missingMetrics } from './policies.js';
+import { formatCount } from '../policies/index.js';
+import { metricPoliciesOf, missingMetrics, tracksGaps } from './policies.js';
 import type { SessionView } from './view.js';
 
 export type NextAction = 'continue' | 'ask_user' | 'stop';
@@ -23,7 +23,7 @@ export function nextStep(view: SessionView): { action: NextAction; reason: strin
       };
     default: {
       const flat = state === 'FLAT' ? `; no net progress (${flatCount}/${view.config.stallThreshold} toward stall)` : '';
-      if (!gapsEnabled(view)) {
+      if (!tracksGaps(view)) {
         const due = view.roundOpen ? missingMetrics(view, closed + 1) : metricPoliciesOf(view.policies.enabled).map((p) => p.name);
         // Every policy recorded but the round still open (its automatic close was lost to a crash): close it.
         const work = due.length > 0 ? `record ${due.join(', ')} for round ${closed + 1}` : `close round ${closed + 1}`;

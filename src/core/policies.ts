@@ -1,25 +1,26 @@
 import { formatIssue, type SessionSettings } from '../../events/index.js';
 import {
   combine,
-  GAPS,
-  gapVerdict,
+  DEFAULT_POLICIES,
   POLICY_NAMES,
   policyNamed,
+  withRoundLimit,
   type AnyPolicy,
   type CombinedVerdict,
   type NamedVerdict,
   type PolicyVerdict,
+  type RoundInput,
 } from '../policies/index.js';
 import type { ConvergenceConfig } from '../../machines/index.js';
 import type { PolicyView, RoundFigures, SessionView } from './view.js';
 
-/** The policies a session runs: the ones it named, else the gap policy alone. */
+/** The policies a session runs: the ones it named, else the default (the gap policy alone). */
 export function enabledPolicies(settings: SessionSettings | null): string[] {
-  return settings?.policies ? [...settings.policies] : [GAPS];
+  return [...(settings?.policies ?? DEFAULT_POLICIES)];
 }
 
 export function initialPolicies(): PolicyView {
-  return { enabled: [GAPS], completeWhen: 'all', settings: new Map(), records: new Map() };
+  return { enabled: [...DEFAULT_POLICIES], completeWhen: 'all', settings: new Map(), records: new Map() };
 }
 
 /**
@@ -38,13 +39,28 @@ export function policiesFor(settings: SessionSettings): PolicyView {
   return view;
 }
 
-/** The enabled policies that record metrics (every one but gaps), in the session's order. */
-export function metricPoliciesOf(enabled: readonly string[]): AnyPolicy[] {
+function policiesOf(enabled: readonly string[]): AnyPolicy[] {
   return enabled.map(policyNamed).filter((p): p is AnyPolicy => p !== undefined);
 }
 
-export function gapsEnabled(view: Pick<SessionView, 'policies'>): boolean {
-  return view.policies.enabled.includes(GAPS);
+/** The enabled policies that record metrics (every one that does not read gap events), in the session's order. */
+export function metricPoliciesOf(enabled: readonly string[]): AnyPolicy[] {
+  return policiesOf(enabled).filter((p) => !p.readsGapEvents);
+}
+
+/**
+ * The policy a session runs alone, when it has words of its own for the
+ * session's story (the gap policy: seed 003's State History and decision
+ * prompt); null when several policies run, or the one has none.
+ */
+export function soleNarrator(view: Pick<SessionView, 'policies'>): AnyPolicy | null {
+  const [only, ...others] = policiesOf(view.policies.enabled);
+  return only?.narrate && others.length === 0 ? only : null;
+}
+
+/** Whether a policy this session runs reads gap events: then gaps drive its rounds, and status.md shows them. */
+export function tracksGaps(view: Pick<SessionView, 'policies'>): boolean {
+  return policiesOf(view.policies.enabled).some((p) => p.readsGapEvents);
 }
 
 /** Why session.started's policy settings cannot be taken, or null when they can. */
@@ -54,7 +70,7 @@ export function policySettingsProblem(settings: SessionSettings): string | null 
     if (!POLICY_NAMES.includes(name)) return `unknown policy "${name}" (known: ${POLICY_NAMES.join(', ')})`;
   }
   if (new Set(enabled).size !== enabled.length) return 'a policy is named twice';
-  if (!enabled.includes(GAPS)) {
+  if (!tracksGaps({ policies: { ...initialPolicies(), enabled } })) {
     // Settings only the gap policy reads would be taken and silently ignored.
     // (A preset stays: its stall threshold applies to any policy's flat verdicts.)
     const gapOnly = (['divergenceThreshold', 'criticalOverride'] as const).filter((key) => settings[key] !== undefined);
@@ -62,7 +78,8 @@ export function policySettingsProblem(settings: SessionSettings): string | null 
   }
   for (const [name, raw] of Object.entries(settings.policySettings ?? {})) {
     const policy = policyNamed(name);
-    if (!policy) return name === GAPS ? 'the gap policy takes the session\'s own settings (--stall-threshold …), not policy settings' : `settings for unknown policy "${name}"`;
+    if (!policy) return `settings for unknown policy "${name}"`;
+    if (policy.readsGapEvents) return `the ${name} policy takes the session's own settings (stall threshold, divergence threshold, critical override), not policy settings`;
     if (!enabled.includes(name)) return `settings for ${name}, which is not enabled (enabled: ${enabled.join(', ')})`;
     const parsed = policy.settings.safeParse(raw);
     if (!parsed.success) return `${name} settings: ${formatIssue(parsed.error)}`;
@@ -79,54 +96,55 @@ export function soloStallThreshold(settings: SessionSettings): number | undefine
   return parsed.success ? only.soloStallThreshold(parsed.data) : undefined;
 }
 
-/** A metric policy's verdict over its metrics so far; null before its first iteration. */
-export function currentVerdict(view: Pick<SessionView, 'policies'>, policy: AnyPolicy): PolicyVerdict | null {
+/**
+ * A policy's verdict as it stands: a metric policy's over its metrics so far
+ * (null before its first iteration); a gap-reading policy's as the last
+ * closed round recorded it (null before round 1 closes).
+ */
+export function currentVerdict(view: Pick<SessionView, 'policies' | 'rounds'>, policy: AnyPolicy): PolicyVerdict | null {
+  if (policy.readsGapEvents) return lastClosed(view)?.verdicts.find((v) => v.policy === policy.name) ?? null;
   const history = (view.policies.records.get(policy.name) ?? []).map((r) => r.metrics);
   return history.length === 0 ? null : policy.verdict(view.policies.settings.get(policy.name), history);
 }
 
+function lastClosed(view: Pick<SessionView, 'rounds'>): RoundFigures | undefined {
+  return view.rounds.findLast((r) => r.openEnd !== null);
+}
+
+/** What a round hands its policies: its gap figures (open count at its close), the thresholds, the flat count after it. */
+export function roundInput(round: RoundFigures, config: ConvergenceConfig, flatCount: number): RoundInput {
+  return { gaps: { ...round, openCount: round.openEnd ?? 0 }, config, flatCount };
+}
+
 /**
- * Every enabled policy's verdict on a closing round, and, when any policy
- * besides gaps runs, the combined verdict that drives the machine.
+ * The one judge of a closing round: every enabled policy's verdict, combined
+ * by the session's rule (R15), with R12's round limit applied to whatever
+ * combination runs. The machine reads the combined verdict alone.
  */
-export function roundVerdicts(
-  view: Pick<SessionView, 'policies' | 'settings'>,
+export function judgeRound(
+  view: Pick<SessionView, 'policies' | 'settings' | 'rounds'>,
   round: RoundFigures,
   config: ConvergenceConfig,
-): { verdicts: NamedVerdict[]; combined: CombinedVerdict | null } {
+): { verdicts: NamedVerdict[]; combined: CombinedVerdict } {
   const verdicts: NamedVerdict[] = [];
-  for (const name of view.policies.enabled) {
-    if (name === GAPS) {
-      verdicts.push({ policy: GAPS, ...gapVerdict({ ...round, openCount: round.openEnd ?? 0 }, config) });
-      continue;
-    }
-    const policy = policyNamed(name);
-    const verdict = policy ? currentVerdict(view, policy) : null;
-    if (verdict) verdicts.push({ policy: name, ...verdict });
+  for (const policy of policiesOf(view.policies.enabled)) {
+    const verdict = policy.readsGapEvents
+      ? policy.verdict(undefined, [], roundInput(round, config, 0))
+      : currentVerdict(view, policy);
+    if (verdict) verdicts.push({ policy: policy.name, ...verdict });
   }
-  const onlyGaps = view.policies.enabled.length === 1 && view.policies.enabled[0] === GAPS;
-  if (onlyGaps) return { verdicts, combined: null };
-  return { verdicts, combined: withRoundLimit(view, round, config, combine(verdicts, view.policies.completeWhen)) };
+  const combined = combine(verdicts, view.policies.completeWhen);
+  return { verdicts, combined: withRoundLimit(combined, round.round, roundLimit({ ...view, config })) };
 }
 
 /**
- * The round limit that applies: `max_rounds` with the gap policy (R12), and
- * without it only when the session set one; null: each policy's own maximum.
+ * The round limit that applies: `max_rounds` when a policy that reads gap
+ * events runs (its rounds are the session's, R12), and otherwise only when
+ * the session set one; null: each policy's own maximum, so the session
+ * default does not cut atoms' 20 iterations to 10.
  */
 export function roundLimit(view: Pick<SessionView, 'policies' | 'settings' | 'config'>): number | null {
-  return gapsEnabled(view) || view.settings?.maxRounds !== undefined ? view.config.maxRounds : null;
-}
-
-/**
- * R12's round limit for a session without the gap policy (whose own verdict
- * carries it otherwise): an explicit `max_rounds` ends the session at that
- * round unless it converged there. Without one, each policy's own maximum
- * rules, so the session default does not cut atoms' 20 iterations to 10.
- */
-function withRoundLimit(view: Pick<SessionView, 'policies' | 'settings'>, round: RoundFigures, config: ConvergenceConfig, combined: CombinedVerdict): CombinedVerdict {
-  if (gapsEnabled(view) || roundLimit({ ...view, config }) === null || round.round < config.maxRounds) return combined;
-  if (combined.verdict === 'converged' || combined.verdict === 'limit') return combined;
-  return { verdict: 'limit', reason: 'max_rounds', policies: [], detail: `round ${round.round}: max_rounds (${config.maxRounds}) reached` };
+  return tracksGaps(view) || view.settings?.maxRounds !== undefined ? view.config.maxRounds : null;
 }
 
 /** The enabled metric policies with no metrics for `round` yet. */
@@ -161,14 +179,13 @@ function stateOf(name: string, verdict: PolicyVerdict | null, metrics: unknown, 
 }
 
 export function policyStates(view: SessionView): PolicyState[] {
-  return view.policies.enabled.map((name) => {
-    if (name === GAPS) {
-      const closed = view.rounds.filter((r) => r.openEnd !== null);
-      const verdict = closed.at(-1)?.verdicts.find((v) => v.policy === GAPS) ?? null;
-      return stateOf(name, verdict, { openCount: view.open.count, weightedOpen: view.open.weighted }, closed.length);
+  return policiesOf(view.policies.enabled).map((policy) => {
+    const verdict = currentVerdict(view, policy);
+    if (policy.readsGapEvents) {
+      const iterations = view.rounds.filter((r) => r.openEnd !== null).length;
+      return stateOf(policy.name, verdict, { openCount: view.open.count, weightedOpen: view.open.weighted }, iterations);
     }
-    const records = view.policies.records.get(name) ?? [];
-    return stateOf(name, currentVerdict(view, policyNamed(name)!), records.at(-1)?.metrics ?? null, records.length);
+    const records = view.policies.records.get(policy.name) ?? [];
+    return stateOf(policy.name, verdict, records.at(-1)?.metrics ?? null, records.length);
   });
 }
-

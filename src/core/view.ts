@@ -1,5 +1,5 @@
 import type { DecisionData, DecisionKind, GapState, SessionSettings, Severity } from '../../events/index.js';
-import type { ConvergenceConfig, ConvergenceState, Outcome, ResumableState } from '../../machines/index.js';
+import type { ConvergenceConfig, ConvergenceState, MachineState } from '../../machines/index.js';
 import type { CombinedVerdict, CompleteWhen, NamedVerdict } from '../policies/index.js';
 
 export interface Gap {
@@ -74,7 +74,7 @@ export interface RoundFigures {
   flatCount: number | null;
   /** Each enabled policy's verdict at the round's close (empty while open). */
   verdicts: NamedVerdict[];
-  /** What drove the machine when policies besides gaps are enabled; null in a gaps-only session and while open. */
+  /** The verdict that drove the machine (every policy's, combined, round limit applied); null while open. */
   combined: CombinedVerdict | null;
 }
 
@@ -101,8 +101,6 @@ export interface HistoryEntry {
   from: ConvergenceState;
   to: ConvergenceState;
   reason: string;
-  /** The statechart guard that chose the step (null: unguarded, or a decision). */
-  rule: string | null;
   /** What caused the step. */
   cause: 'round' | 'decision';
   /** For a decision: it was made while round `round + 1` was open (pause and resume may be). */
@@ -123,13 +121,6 @@ export interface Baseline {
   weightedOpen: number;
 }
 
-export interface MachineView {
-  state: ConvergenceState;
-  flatCount: number;
-  outcome: Outcome | null;
-  pausedFrom: ResumableState | null;
-}
-
 /** Everything the log says, folded: the single read model all output is rendered from. */
 export interface SessionView {
   /** null until session.started is folded. */
@@ -142,7 +133,7 @@ export interface SessionView {
   open: { count: number; weighted: number };
   rounds: RoundFigures[];
   roundOpen: boolean;
-  machine: MachineView;
+  machine: MachineState;
   history: HistoryEntry[];
   decisions: DecisionRecord[];
   /** CRITICAL gaps the user chose to prioritize (R11); shown while any is open. */

@@ -1,3 +1,4 @@
+import { lastRoundClosed } from './round-limit.js';
 import type { Figure, PolicyVerdict, Verdict } from './types.js';
 
 export type CompleteWhen = 'any' | 'all';
@@ -10,7 +11,7 @@ export interface NamedVerdict extends PolicyVerdict {
 /** A round's combined verdict and the policies that decided it. */
 export interface CombinedVerdict {
   verdict: Verdict;
-  /** The reason code of the first deciding policy (the machine reads `stop_requested`). */
+  /** The reason code of the first deciding policy (`max_rounds` when the round limit decided). */
   reason: string;
   /** The policies whose verdicts decided it, in the session's order. */
   policies: string[];
@@ -18,10 +19,10 @@ export interface CombinedVerdict {
 }
 
 /**
- * The issue's combining rule: diverging if any policy diverges; converged
- * when every policy (or, with `any`, one) converged; limit when any hit its
- * limit; progress when any progressed; else flat. One policy's verdict
- * passes through unchanged.
+ * The combining rule (R15): diverging if any policy diverges; converged when
+ * every policy (or, with `any`, one) converged; stopped when any was asked to
+ * stop; limit when any hit its limit; progress when any progressed; else
+ * flat. One policy's verdict passes through unchanged.
  */
 export function combine(verdicts: readonly NamedVerdict[], completeWhen: CompleteWhen = 'all'): CombinedVerdict {
   const having = (v: Verdict) => verdicts.filter((x) => x.verdict === v);
@@ -35,9 +36,22 @@ export function combine(verdicts: readonly NamedVerdict[], completeWhen: Complet
   });
   if (having('diverging').length > 0) return decide('diverging', having('diverging'));
   if (completeWhen === 'all' ? everyConverged : converged.length > 0) return decide('converged', converged);
+  if (having('stopped').length > 0) return decide('stopped', having('stopped'));
   if (having('limit').length > 0) return decide('limit', having('limit'));
   if (having('progress').length > 0) return decide('progress', having('progress'));
   return decide('flat', verdicts);
 }
 
 export type { Figure };
+
+/**
+ * R12's round limit, one rule for every combination of policies: closing
+ * round `maxRounds` ends the session whatever the round's verdict, unless it
+ * converged or was asked to stop there. `maxRounds` null: no session-wide
+ * limit (each policy's own maximum rules).
+ */
+export function withRoundLimit(combined: CombinedVerdict, round: number, maxRounds: number | null): CombinedVerdict {
+  if (maxRounds === null || !lastRoundClosed(round, maxRounds)) return combined;
+  if (combined.verdict === 'converged' || combined.verdict === 'stopped' || combined.verdict === 'limit') return combined;
+  return { verdict: 'limit', reason: 'max_rounds', policies: [], detail: `round ${round}: max_rounds (${maxRounds}) reached` };
+}

@@ -1,5 +1,5 @@
 export { agentStopRequest, atomsFigures, atomsPolicy, type AgentStopRequest, type AtomsMetrics, type AtomsSettings } from './atoms/index.js';
-export { combine, type CombinedVerdict, type CompleteWhen, type NamedVerdict } from './combine.js';
+export { combine, withRoundLimit, type CombinedVerdict, type CompleteWhen, type NamedVerdict } from './combine.js';
 export {
   agreementScore,
   changeVelocity,
@@ -16,7 +16,8 @@ export {
   type ForgeSettings,
   type Vote,
 } from './forge/index.js';
-export { gapCheckTree, gapVerdict, type GapRoundFigures } from './gaps.js';
+export { gapCheckTree, gapsPolicy, gapVerdict } from './gaps/index.js';
+export { lastRoundClosed } from './round-limit.js';
 export {
   overallScore,
   QUALITY_DIMENSIONS,
@@ -28,6 +29,7 @@ export {
   type QualitySettings,
 } from './quality/index.js';
 export { QUESTIONS_PRESETS, questionsFigures, questionsFrontmatter, questionsPolicy, type QuestionsMetrics, type QuestionsSettings } from './questions/index.js';
-export { GAPS, metricPolicies, POLICY_NAMES, policyNamed } from './registry.js';
+export { allPolicies, DEFAULT_POLICIES, metricPolicies, POLICY_NAMES, policyNamed } from './registry.js';
 export { renderCheckTree } from './tree.js';
-export { definePolicy, type AnyPolicy, type CheckTree, type Figure, type FlagSpec, type FlagValues, type Policy, type PolicyVerdict, type Verdict } from './types.js';
+export { definePolicy, type AnyPolicy, type CheckTree, type Figure, type FlagSpec, type FlagValues, type GapRoundFigures, type Policy, type PolicyVerdict, type RoundInput, type Verdict } from './types.js';
+export { formatCount, signed } from './numbers.js';

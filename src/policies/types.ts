@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import type { Verdict } from '../../machines/index.js';
+import type { ConvergenceConfig, Verdict } from '../../machines/index.js';
 
 export type { Verdict } from '../../machines/index.js';
 
@@ -35,6 +35,24 @@ export type FlagSpec =
   | { type: 'boolean' };
 export type FlagValues = Record<string, string | boolean | string[] | undefined>;
 
+/** What the gap events made of a round, as the session folded them: the figures seed 003 judges. */
+export interface GapRoundFigures {
+  round: number;
+  openCount: number;
+  weightedNet: number;
+  weightedResolved: number;
+  weightedNew: number;
+  criticalIntroduced: readonly string[];
+}
+
+/** The round being judged, as the session sees it: what a policy that reads gap events judges, under the session's thresholds. */
+export interface RoundInput {
+  gaps: GapRoundFigures;
+  config: ConvergenceConfig;
+  /** The machine's flat count after the round (a check tree shows it). */
+  flatCount: number;
+}
+
 /**
  * A policy (RULINGS R15): pure functions of its settings and the metrics it
  * recorded so far, one entry per iteration, oldest first. Everything a
@@ -54,13 +72,24 @@ export interface Policy<S, M> {
   /** `record <policy>` flags and how they become a metrics payload (the schema judges it). */
   recordFlags: Readonly<Record<string, FlagSpec>>;
   fromFlags(values: FlagValues): Record<string, unknown>;
-  /** Requires at least one iteration. */
-  verdict(settings: S, history: readonly M[]): PolicyVerdict;
-  check(settings: S, history: readonly M[]): CheckTree;
+  /**
+   * Requires at least one iteration. A policy that reads gap events judges
+   * the closing round it is handed instead, and is handed one always.
+   */
+  verdict(settings: S, history: readonly M[], round?: RoundInput): PolicyVerdict;
+  check(settings: S, history: readonly M[], round?: RoundInput): CheckTree;
   /** status.md columns: header, and the figure key it shows. */
   columns: readonly (readonly [header: string, figure: string])[];
   /** The session's stall threshold when this policy runs alone (seed 001's max_stall_count). */
   soloStallThreshold?(settings: S): number;
+  /**
+   * The policy judges the gap events the session folds, not metrics it
+   * records: its rounds are the session's, so the session's max_rounds
+   * bounds them (R12), and status.md shows the gap inventory and round table.
+   */
+  readsGapEvents?: true;
+  /** How a session that runs this policy alone tells a round's step in its history, from the combined verdict's reason code. */
+  narrate?(reason: string, step: { from: string; to: string }, round: RoundInput): string;
 }
 
 /** A policy with its types erased, as the registry holds it: settings and metrics always come out of its own schemas. */

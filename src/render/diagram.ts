@@ -1,13 +1,13 @@
-import type { AnyStateMachine } from 'xstate';
-import { convergenceMachine } from '../../machines/index.js';
+import type { AnyStateMachine, AnyStateNode } from 'xstate';
+import { convergenceMachine, guardName } from '../../machines/index.js';
 
-/** One transition of a flat statechart, in the order XState tries them. */
+/** One transition between the states a session can be in, in the order XState tries them. */
 export interface DiagramEdge {
   source: string;
   target: string;
   /** The event type, or `always` for an eventless transition. */
   event: string;
-  /** The guard's name; `else` for the unguarded fallback of a guarded list; null when the event has one branch. */
+  /** The guard's name; `else` for the unguarded fallback of a guarded list; `history` for a return through a history state; null when the event has one branch. */
   guard: string | null;
 }
 
@@ -18,38 +18,57 @@ export interface DiagramModel {
   edges: DiagramEdge[];
 }
 
-function guardName(guard: unknown): string | null {
-  if (typeof guard === 'string') return guard;
-  if (guard && typeof guard === 'object' && 'type' in guard) return String(guard.type);
-  return null;
+type Branch = { guard?: unknown; target?: readonly AnyStateNode[] | undefined };
+
+function descendants(node: AnyStateNode): AnyStateNode[] {
+  return Object.values(node.states).flatMap((child) => [child, ...descendants(child)]);
+}
+
+const isLeaf = (node: AnyStateNode) => node.type === 'atomic' || node.type === 'final';
+
+/** The leaf a target enters: itself, or its initial leaf; a history state, every leaf it can return to (never a pass-through one). */
+function leavesEntered(target: AnyStateNode): { leaves: AnyStateNode[]; history: boolean } {
+  if (target.type === 'history') {
+    return { leaves: descendants(target.parent!).filter((n) => isLeaf(n) && !n.always), history: true };
+  }
+  let node = target;
+  while (!isLeaf(node)) node = node.initial.target[0]!;
+  return { leaves: [node], history: false };
 }
 
 /**
- * Reads a flat machine's definition (states, `on` and `always` transitions,
- * guards by name), so every diagram is drawn from the machine itself.
+ * Reads the machine's definition (states, `on` and `always` transitions,
+ * guards by name), so every diagram is drawn from the machine itself. The
+ * diagram shows the states a session can be in (the machine's leaves); a
+ * transition a parent state defines is drawn from each leaf inside it that
+ * rests (not from a pass-through one), and a return through the history
+ * state to each leaf it can return to.
  */
 export function diagramModel(machine: AnyStateMachine = convergenceMachine): DiagramModel {
-  const root = machine.root;
-  const states = Object.values(root.states);
+  const leaves = descendants(machine.root).filter(isLeaf);
   const edges: DiagramEdge[] = [];
-  for (const node of states) {
-    const groups: [string, readonly { guard?: unknown; target?: readonly { key: string }[] | undefined }[]][] = [
-      ...node.transitions.entries(),
-    ];
-    if (node.always) groups.push(['always', node.always]);
-    for (const [event, branches] of groups) {
-      const guarded = branches.some((b) => b.guard !== undefined);
-      for (const branch of branches) {
-        for (const target of branch.target ?? []) {
-          edges.push({ source: node.key, target: target.key, event, guard: guardName(branch.guard) ?? (guarded ? 'else' : null) });
+  for (const leaf of leaves) {
+    // A pass-through state (STALLED) leaves at once, so no event reaches it: only its own step is drawn.
+    const top = leaf.always ? leaf.parent : machine.root;
+    for (let node: AnyStateNode | undefined = leaf; node && node !== top; node = node.parent) {
+      const groups: [string, readonly Branch[]][] = [...node.transitions.entries()];
+      if (node.always) groups.push(['always', node.always]);
+      for (const [event, branches] of groups) {
+        const guarded = branches.some((b) => b.guard !== undefined);
+        for (const branch of branches) {
+          for (const target of branch.target ?? []) {
+            const { leaves: entered, history } = leavesEntered(target);
+            const guard = guardName(branch.guard) ?? (history ? 'history' : guarded ? 'else' : null);
+            for (const to of entered) edges.push({ source: leaf.key, target: to.key, event, guard });
+          }
         }
       }
     }
   }
   return {
-    id: root.id,
-    initial: root.initial.target[0]?.key ?? '',
-    states: states.map((node) => ({ key: node.key, final: node.type === 'final', description: node.description })),
+    id: machine.root.id,
+    initial: leavesEntered(machine.root).leaves[0]?.key ?? '',
+    states: leaves.map((node) => ({ key: node.key, final: node.type === 'final', description: node.description })),
     edges,
   };
 }

@@ -1,40 +1,28 @@
-import { closedRounds, currentVerdict, type SessionView } from '../core/index.js';
-import { GAPS, gapCheckTree, policyNamed, renderCheckTree, type Figure } from '../policies/index.js';
+import { closedRounds, currentVerdict, metricPoliciesOf, roundInput, type SessionView } from '../core/index.js';
+import { policyNamed, renderCheckTree, type AnyPolicy, type Figure } from '../policies/index.js';
 import { escapeMarkdown as md, table } from './markdown.js';
 
-/** One line per enabled policy: its current verdict and why. */
+/** One line per enabled policy: its current verdict and why; `verbose` adds its CONVERGENCE CHECK tree. */
 export function renderPolicyCheck(view: SessionView, verbose: boolean): string {
   const parts: string[] = [];
+  const round = closedRounds(view).at(-1);
   for (const name of view.policies.enabled) {
-    if (name === GAPS) {
-      const round = closedRounds(view).at(-1);
-      const verdict = round?.verdicts.find((v) => v.policy === GAPS);
-      if (!round || !verdict) {
-        parts.push(`${GAPS}: no round has closed yet\n`);
-        continue;
-      }
-      parts.push(`${GAPS}: ${verdict.verdict} (${verdict.reason}): ${verdict.detail}\n`);
-      if (verbose) {
-        const figures = { ...round, openCount: round.openEnd ?? 0 };
-        parts.push(renderCheckTree(gapCheckTree(figures, view.config, view.machine.flatCount)));
-      }
-      continue;
-    }
     const policy = policyNamed(name)!;
     const verdict = currentVerdict(view, policy);
     if (!verdict) {
-      parts.push(`${name}: no iteration recorded yet\n`);
+      parts.push(`${name}: ${policy.readsGapEvents ? 'no round has closed yet' : 'no iteration recorded yet'}\n`);
       continue;
     }
     parts.push(`${name}: ${verdict.verdict} (${verdict.reason}): ${verdict.detail}\n`);
-    if (verbose) {
-      const history = (view.policies.records.get(name) ?? []).map((r) => r.metrics);
-      parts.push(renderCheckTree(policy.check(view.policies.settings.get(name), history)));
-    }
+    if (verbose) parts.push(renderCheckTree(checkTreeOf(view, policy, round)));
   }
-  const last = closedRounds(view).at(-1)?.combined;
-  if (last) parts.push(`combined (${view.policies.completeWhen}): ${last.verdict} (${last.policies.join(', ')})\n`);
+  if (round?.combined && view.policies.enabled.length > 1) parts.push(`combined (${view.policies.completeWhen}): ${round.combined.verdict} (${round.combined.policies.join(', ')})\n`);
   return parts.join(verbose ? '\n' : '');
+}
+
+function checkTreeOf(view: SessionView, policy: AnyPolicy, round: SessionView['rounds'][number] | undefined) {
+  const history = (view.policies.records.get(policy.name) ?? []).map((r) => r.metrics);
+  return policy.check(view.policies.settings.get(policy.name), history, round && roundInput(round, view.config, view.machine.flatCount));
 }
 
 function cell(value: Figure | undefined): string {
@@ -44,9 +32,9 @@ function cell(value: Figure | undefined): string {
   return md(value);
 }
 
-/** status.md: a section per enabled metric policy with its figures per round (gaps have the round table). */
+/** status.md: a section per enabled metric policy with its figures per round (gap-reading policies have the round table). */
 export function policySections(view: SessionView): string[] {
-  const metricPolicies = view.policies.enabled.filter((name) => name !== GAPS);
+  const metricPolicies = metricPoliciesOf(view.policies.enabled).map((p) => p.name);
   if (metricPolicies.length === 0) return [];
   const parts = [
     '## Policies',
@@ -67,7 +55,7 @@ export function policySections(view: SessionView): string[] {
   return parts;
 }
 
-/** The round table of a session without the gap policy: the combined verdict and where it led. */
+/** The round table of a session whose policies read no gap events: the combined verdict and where it led. */
 export function verdictTable(view: SessionView): string {
   const rows = closedRounds(view).map((r) => [
     String(r.round),

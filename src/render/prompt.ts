@@ -2,7 +2,8 @@ import type { GapState, Severity } from '../../events/index.js';
 import {
   closedRounds,
   formatCount,
-  gapsEnabled,
+  soleNarrator,
+  tracksGaps,
   isOpen,
   SEVERITIES,
   signed,
@@ -13,11 +14,11 @@ import { disagreementNote, netsDisagree } from './sections.js';
 
 type Trigger = 'critical' | 'divergence' | 'stall';
 
-/** What led the last round into DIVERGENCE_WARNING, read from the history the machine wrote. */
+/** What led the last round into DIVERGENCE_WARNING: the history the machine wrote, and the verdict's reason code. */
 function triggerOf(view: SessionView, round: RoundFigures): Trigger {
   const steps = view.history.filter((h) => h.cause === 'round' && h.round === round.round);
   if (steps.some((h) => h.to === 'STALLED')) return 'stall';
-  return steps.some((h) => h.rule === 'criticalIntroduced') ? 'critical' : 'divergence';
+  return round.combined?.reason === 'critical_introduced' ? 'critical' : 'divergence';
 }
 
 function thisRound(round: RoundFigures): string[] {
@@ -165,7 +166,8 @@ function options(view: SessionView, round: RoundFigures): string[] {
 export function renderPrompt(view: SessionView): string | null {
   const round = closedRounds(view).at(-1);
   if (view.machine.state !== 'DIVERGENCE_WARNING' || !round) return null;
-  if (round.combined) return policyPrompt(view, round, round.combined);
+  if (!round.combined) return null;
+  if (!soleNarrator(view)) return policyPrompt(view, round, round.combined);
   const trigger = triggerOf(view, round);
   return [
     `Session Progress: Round ${round.round} of max ${view.config.maxRounds}`,
@@ -195,7 +197,7 @@ function policyPrompt(view: SessionView, round: RoundFigures, combined: NonNulla
   const primary = stalled
     ? `PRIMARY: No progress for ${view.config.stallThreshold} consecutive rounds (flat: ${combined.detail})`
     : `PRIMARY: ${combined.verdict} (${combined.policies.join(', ')}): ${combined.detail}`;
-  const gaps = gapsEnabled(view);
+  const gaps = tracksGaps(view);
   const lines = [
     `Session Progress: Round ${round.round}`,
     `Convergence State: ${view.machine.state}`,

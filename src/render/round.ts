@@ -1,6 +1,6 @@
 import {
   closedRounds,
-  gapsEnabled,
+  tracksGaps,
   nextStep,
   signed,
   type SessionView,
@@ -16,7 +16,7 @@ export function renderRoundReport(view: SessionView, roundNumber?: number): stri
   const moved = path.length > 1 && path[0] !== path.at(-1) ? path.join(' -> ') : (path.at(-1) ?? '');
   const next = nextStep(view);
   const lines = [`Round ${round.round} closed: ${moved}${round.state === 'COMPLETE' ? ` (${view.machine.outcome})` : ''}`];
-  if (gapsEnabled(view)) {
+  if (tracksGaps(view)) {
     lines.push(
       `  Resolved: ${round.resolved} (weighted ${round.weightedResolved})   New: ${round.new} (weighted ${round.weightedNew})`,
       `  Unweighted net: ${signed(round.unweightedNet)}   Weighted net: ${signed(round.weightedNet)}`,

@@ -2,7 +2,7 @@ import type { Severity } from '../../events/index.js';
 import {
   closedRounds,
   formatCount,
-  gapsEnabled,
+  tracksGaps,
   nextStep,
   openCount,
   presetForBaseline,
@@ -20,7 +20,7 @@ export function configTable(view: SessionView): string {
   const { config } = view;
   const limit = roundLimit(view);
   // Without the gap policy, its divergence threshold and CRITICAL override do not apply.
-  const gaps = gapsEnabled(view);
+  const gaps = tracksGaps(view);
   const rows = [
     ['stall_threshold', String(config.stallThreshold)],
     ...(gaps ? [['divergence_threshold', String(config.divergenceThreshold)]] : []),

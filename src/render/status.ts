@@ -1,4 +1,4 @@
-import { closedRounds, gapsEnabled } from '../core/index.js';
+import { closedRounds, tracksGaps } from '../core/index.js';
 import { policySections, verdictTable } from './policies.js';
 import type { SessionView } from '../core/index.js';
 import { openChart, stateChart } from './charts.js';
@@ -25,17 +25,17 @@ export function renderStatus(view: SessionView): string {
     '### Session Configuration',
     configTable(view),
     '### Round Progress',
-    rounds.length === 0 ? '_No round has closed yet._' : gapsEnabled(view) ? roundTable(view) : verdictTable(view),
+    rounds.length === 0 ? '_No round has closed yet._' : tracksGaps(view) ? roundTable(view) : verdictTable(view),
   ];
-  const chart = gapsEnabled(view) ? openChart(view) : null;
+  const chart = tracksGaps(view) ? openChart(view) : null;
   if (chart) parts.push(chart);
-  if (latest && gapsEnabled(view)) {
+  if (latest && tracksGaps(view)) {
     parts.push(`### Severity Breakdown (Round ${latest.round})`, severityTable(latest));
     if (latest.severityChanges.length > 0) parts.push(severityChangeNote(latest));
     if (netsDisagree(latest)) parts.push(disagreementNote(latest));
   }
   parts.push('### State History', historyList(view), `### State Diagram (now ${view.machine.state})`, stateChart(view));
   parts.push(...policySections(view));
-  if (gapsEnabled(view)) parts.push('### Gap Inventory', inventory(view));
+  if (tracksGaps(view)) parts.push('### Gap Inventory', inventory(view));
   return `${parts.join('\n\n')}\n`;
 }

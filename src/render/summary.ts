@@ -1,7 +1,7 @@
 import {
   closedRounds,
   formatCount,
-  gapsEnabled,
+  tracksGaps,
   unfinishedGaps,
   type SessionView,
 } from '../core/index.js';
@@ -43,7 +43,7 @@ export function renderSummary(view: SessionView): string | null {
   ];
   const parts = [
     '# Final Summary',
-    [`**Outcome:** ${outcome}: ${outcomeText(view, outcome)}.`, ...(gapsEnabled(view) ? gapLines : [`**Rounds:** ${rounds.length}.`])].join('  \n'),
+    [`**Outcome:** ${outcome}: ${outcomeText(view, outcome)}.`, ...(tracksGaps(view) ? gapLines : [`**Rounds:** ${rounds.length}.`])].join('  \n'),
   ];
   if (approval) {
     const accepted = approval.gaps.map((id) => view.gaps.get(id)).filter((g) => g !== undefined);
@@ -56,7 +56,7 @@ export function renderSummary(view: SessionView): string | null {
     if (approval.rationale) lines.push(`Rationale: ${md(approval.rationale)}`);
     parts.push(lines.join(' '));
   }
-  if (!gapsEnabled(view)) {
+  if (!tracksGaps(view)) {
     if (rounds.length > 0) parts.push('## Round Progress', verdictTable(view));
     parts.push('## State History', historyList(view), ...policySections(view));
     return `${parts.join('\n\n')}\n`;

@@ -1,7 +1,7 @@
 import { createActor, type Actor, type InspectionEvent, type Observer } from 'xstate';
 import type { SettledEvent } from '../../events/index.js';
-import { convergenceMachine, type ConvergenceConfig } from '../../machines/index.js';
-import { machineEventOf, type MachineView, type SessionView } from '../core/index.js';
+import { convergenceMachine, recordOf, snapshotOf, type ConvergenceConfig, type MachineState } from '../../machines/index.js';
+import { machineEventOf, type SessionView } from '../core/index.js';
 
 /** What XState accepts as an actor's `inspect` option: an observer or a plain callback. */
 export type InspectOption = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
@@ -68,16 +68,15 @@ export class LiveActor {
     if (!machineEvent || (event.type !== 'round.closed' && event.type !== 'decision.made')) return;
     actor.send(machineEvent);
     const recorded = event.data.outcome.machine;
-    const { value, context } = actor.getSnapshot();
+    const reached = recordOf(actor.getSnapshot());
     const same =
-      value === recorded.state && context.flatCount === recorded.flatCount && context.outcome === recorded.outcome && context.pausedFrom === recorded.pausedFrom;
+      reached.state === recorded.state && reached.flatCount === recorded.flatCount && reached.outcome === recorded.outcome && reached.pausedFrom === recorded.pausedFrom;
     if (!same) this.#start(config, recorded);
   }
 
-  #start(config: ConvergenceConfig, machine: MachineView): ConvergenceActor {
+  #start(config: ConvergenceConfig, machine: MachineState): ConvergenceActor {
     this.#actor?.stop();
-    const { state, flatCount, outcome, pausedFrom } = machine;
-    const snapshot = convergenceMachine.resolveState({ value: state, context: { ...config, flatCount, outcome, pausedFrom } });
+    const snapshot = snapshotOf(machine, config);
     // The snapshot carries the context, so `input` (required by the types) is never read.
     this.#actor = createActor(convergenceMachine, { input: config, snapshot, ...(this.inspect ? { inspect: this.inspect } : {}) });
     this.#config = { ...config };

@@ -48,7 +48,7 @@ export interface BatchRecorded {
 }
 
 /** A state change, as a subscriber hears of it. */
-export type StateChange = Omit<HistoryEntry, 'rule'>;
+export type StateChange = HistoryEntry;
 
 /** What subscribers hear after each write or catch-up: the new events (outcomes included), the state changes they made, the view now. */
 export interface SessionUpdate {
@@ -307,8 +307,7 @@ export class Session {
     if (this.#listeners.size === 0) return;
     const changes = next.history
       .slice(before)
-      .filter((entry) => entry.from !== entry.to)
-      .map(({ rule: _rule, ...change }) => change);
+      .filter((entry) => entry.from !== entry.to);
     for (const listener of this.#listeners) listener({ events, changes, view: next });
   }
 }

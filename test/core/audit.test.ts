@@ -78,7 +78,7 @@ describe('R19: audit findings', () => {
   it('a decision whose recorded outcome differs is `decided_differently` too', () => {
     const g = given(start(), open('H-1', 'HIGH'), ...round(1));
     const machine = { state: 'PAUSED' as const, flatCount: 1, outcome: null, pausedFrom: 'DIVERGENCE_WARNING' as const };
-    const events = withLines(g.log, { type: 'decision.made', data: { kind: 'pause', outcome: { machine, steps: [{ from: 'FLAT', to: 'PAUSED', rule: null }] } } });
+    const events = withLines(g.log, { type: 'decision.made', data: { kind: 'pause', outcome: { machine, steps: [{ from: 'FLAT', to: 'PAUSED' }] } } });
     const { findings } = auditHistory(events);
     expect(findings.map((f) => [f.line, f.type, f.kind])).toEqual([[g.log.length + 1, 'decision.made', 'decided_differently']]);
   });

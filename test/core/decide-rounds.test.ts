@@ -1,4 +1,4 @@
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { BodyInputOf } from '../../src/index.js';
 import { WEIGHT, type Sev } from '../support.js';
 import { closeRound, decision, given, metrics, move, open, resolve, round, severity, start, startRound } from './given.js';
@@ -121,7 +121,7 @@ describe('R1: a stall counts N rounds, not N+1', () => {
           figures: figuresOf({ resolved: ['HIGH'], opened: ['HIGH'], openAtEnd: ['HIGH', 'HIGH', 'HIGH'] }),
           machine: { state: 'DIVERGENCE_WARNING', flatCount: 2 },
           steps: [
-            { from: 'FLAT', to: 'STALLED', rule: 'flatCountReachesStall' },
+            { from: 'FLAT', to: 'STALLED' },
             { from: 'STALLED', to: 'DIVERGENCE_WARNING' },
           ],
         }),
@@ -170,7 +170,7 @@ describe('R2: divergence is strict (weighted net < -D)', () => {
         closed(1, {
           figures: { weightedNew: sum(['HIGH', 'HIGH', 'LOW']), weightedResolved: 0 },
           machine: { state: 'DIVERGENCE_WARNING', flatCount: 0 },
-          steps: [{ from: 'CONVERGING', to: 'DIVERGENCE_WARNING', rule: 'weightedNetBelowDivergence' }],
+          steps: [{ from: 'CONVERGING', to: 'DIVERGENCE_WARNING' }],
         }),
       ]);
   });
@@ -195,7 +195,7 @@ describe('R5: critical override', () => {
         closed(1, {
           figures: { ...figures, criticalIntroduced: ['C1'] },
           machine: { state: 'DIVERGENCE_WARNING' },
-          steps: [{ from: 'CONVERGING', to: 'DIVERGENCE_WARNING', rule: 'criticalIntroduced' }],
+          steps: [{ from: 'CONVERGING', to: 'DIVERGENCE_WARNING' }],
         }),
       ]);
   });
@@ -257,7 +257,7 @@ describe('R12: automatic completion', () => {
         closed(1, {
           figures: figuresOf({ resolved: ['HIGH', 'HIGH'], openAtEnd: [] }),
           machine: { state: 'COMPLETE', outcome: 'CONVERGED' },
-          steps: [{ from: 'CONVERGING', to: 'COMPLETE', rule: 'nothingLeftOpen' }],
+          steps: [{ from: 'CONVERGING', to: 'COMPLETE' }],
         }),
       ]);
   });
@@ -281,7 +281,7 @@ describe('R12: automatic completion', () => {
         closed(2, {
           figures: { weightedNew: 3 * WEIGHT.HIGH },
           machine: { state: 'COMPLETE', outcome: 'MAX_ROUNDS' },
-          steps: [{ from: 'CONVERGING', to: 'COMPLETE', rule: 'lastRoundClosed' }],
+          steps: [{ from: 'CONVERGING', to: 'COMPLETE' }],
         }),
       ]);
   });
@@ -290,6 +290,29 @@ describe('R12: automatic completion', () => {
     given(start({ maxRounds: 2 }), ...gaps('H', 'HIGH', 4), startRound(1), resolve('H-1'))
       .when(closeRound(1))
       .then([closed(1, { machine: { state: 'CONVERGING', outcome: null } })]);
+  });
+
+  it('with gaps and another policy, closing round max_rounds is COMPLETE (MAX_ROUNDS) even when the other policy diverges there', () => {
+    const atoms = (pending: number, redirect = false) => metrics('atoms', { pending, resolved: 0, redirectRequested: redirect });
+    given(start({ maxRounds: 2, policies: ['gaps', 'atoms'] }), open('H-1', 'HIGH'), ...round(1, atoms(5)), startRound(2), atoms(5, true))
+      .when(closeRound(2))
+      .then([
+        closed(2, {
+          verdicts: [expect.objectContaining({ policy: 'gaps', verdict: 'limit' }), expect.objectContaining({ policy: 'atoms', verdict: 'diverging' })],
+          combined: { verdict: 'limit', reason: 'max_rounds', policies: [], detail: 'round 2: max_rounds (2) reached' },
+          machine: { state: 'COMPLETE', outcome: 'MAX_ROUNDS' },
+        }),
+      ]);
+  });
+
+  it('without the gap policy, an explicit max_rounds ends the session the same way; without one, each policy keeps its own maximum', () => {
+    const atoms = (pending: number, redirect = false) => metrics('atoms', { pending, resolved: 0, redirectRequested: redirect });
+    const limited = given(start({ maxRounds: 2, policies: ['atoms'] }), atoms(5), atoms(5, true)).view;
+    expect(limited.machine).toMatchObject({ state: 'COMPLETE', outcome: 'MAX_ROUNDS' });
+    expect(limited.rounds.at(-1)!.combined).toMatchObject({ verdict: 'limit', reason: 'max_rounds' });
+    const unlimited = given(start({ policies: ['atoms'] }), ...Array.from({ length: 11 }, (_, i) => atoms(50 - i))).view;
+    expect(unlimited.machine.state).toBe('CONVERGING');
+    expect(unlimited.rounds).toHaveLength(11);
   });
 
   it('at the limit an empty inventory still reads CONVERGED, not MAX_ROUNDS', () => {
@@ -340,8 +363,8 @@ describe('metrics (R15, R18)', () => {
     quality().when(metrics('nope', { score: 1 })).thenRefuses(/unknown policy "nope"/);
   });
 
-  it('the gap policy records gap events, not metrics', () => {
-    quality().when(metrics('gaps', { score: 1 })).thenRefuses(/the gap policy records gap events/);
+  it('the gap policy reads gap events: it takes no metrics', () => {
+    quality().when(metrics('gaps', { score: 1 })).thenRefuses(/the gaps policy reads gap events, not metrics/);
   });
 
   it('metrics of a policy the session did not enable are refused', () => {

@@ -38,7 +38,7 @@ describe('R19: evolve applies a recorded outcome as it is', () => {
   it("the round's figures are the recorded ones, not recounted from the gap events", () => {
     const g = roundOne().and(resolve('L-1'));
     const figures = { openEnd: 7, weightedOpenEnd: 9, resolved: 3, new: 1, weightedResolved: 12, weightedNew: 2, criticalIntroduced: [] };
-    const view = evolve(g.view, settled({ type: 'round.closed', data: { round: 1, outcome: roundOutcome({ figures, machine: { state: 'CONVERGING', flatCount: 0, outcome: null, pausedFrom: null }, steps: [], rule: 'weightedNetPositive' }) } }, g.log.length + 1));
+    const view = evolve(g.view, settled({ type: 'round.closed', data: { round: 1, outcome: roundOutcome({ figures, machine: { state: 'CONVERGING', flatCount: 0, outcome: null, pausedFrom: null }, steps: [] }) } }, g.log.length + 1));
     expect(view.rounds[0]).toMatchObject({ ...figures, unweightedNet: 3 - 1, weightedNet: 12 - 2, state: 'CONVERGING', flatCount: 0 });
   });
 
@@ -46,7 +46,7 @@ describe('R19: evolve applies a recorded outcome as it is', () => {
     // FLAT after round 1; the recorded pause claims it was made in DIVERGENCE_WARNING.
     const g = given(start(), open('H-1', 'HIGH'), ...round(1));
     const machine = { state: 'PAUSED' as const, flatCount: 1, outcome: null, pausedFrom: 'DIVERGENCE_WARNING' as const };
-    const view = evolve(g.view, settled({ type: 'decision.made', data: { kind: 'pause', outcome: { machine, steps: [{ from: 'FLAT', to: 'PAUSED', rule: null }] } } }, g.log.length + 1));
+    const view = evolve(g.view, settled({ type: 'decision.made', data: { kind: 'pause', outcome: { machine, steps: [{ from: 'FLAT', to: 'PAUSED' }] } } }, g.log.length + 1));
     expect(view.machine).toEqual(machine);
     expect(view.decisions.map((d) => d.kind)).toEqual(['pause']);
   });
@@ -123,10 +123,9 @@ describe('R19: evolve never throws for a fact it cannot apply, and changes nothi
     const outcome = {
       figures: { openEnd: 1, weightedOpenEnd: WEIGHT.HIGH, resolved: 0, new: 0, weightedResolved: 0, weightedNew: 0, criticalIntroduced: [] },
       verdicts: [],
-      combined: null,
+      combined: { verdict: 'flat' as const, reason: 'no_weighted_progress', policies: ['gaps'], detail: 'gaps: weighted_net = 0' },
       machine: { state: 'FLAT' as const, flatCount: 1, outcome: null, pausedFrom: null },
-      steps: [{ from: 'CONVERGING' as const, to: 'FLAT' as const, rule: null }],
-      rule: null,
+      steps: [{ from: 'CONVERGING' as const, to: 'FLAT' as const }],
     };
     expectUnchanged(g.view, next(g, { type: 'round.closed', data: { round: 5, outcome } }));
   });

@@ -193,10 +193,9 @@ export function roundOutcome(over: Partial<RoundOutcome> = {}): RoundOutcome {
   return {
     figures: { openEnd: 0, weightedOpenEnd: 0, resolved: 0, new: 0, weightedResolved: 0, weightedNew: 0, criticalIntroduced: [] },
     verdicts: [],
-    combined: null,
+    combined: { verdict: 'converged', reason: 'nothing_left_open', policies: ['gaps'], detail: 'gaps: open count reached 0' },
     machine: { state: 'COMPLETE', flatCount: 0, outcome: 'CONVERGED', pausedFrom: null },
-    steps: [{ from: 'CONVERGING', to: 'COMPLETE', rule: 'nothingLeftOpen' }],
-    rule: 'nothingLeftOpen',
+    steps: [{ from: 'CONVERGING', to: 'COMPLETE' }],
     ...over,
   };
 }

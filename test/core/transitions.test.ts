@@ -78,14 +78,16 @@ describe('seed 003 transition rules, played from events', () => {
     playRound(s, flat('1'));
     const round = playRound(s, { open: [['N1', 'HIGH'], ['N2', 'HIGH'], ['N3', 'MEDIUM']] });
     expect(round.weightedNet).toBe(-(2 * WEIGHT.HIGH + WEIGHT.MEDIUM));
-    expect(s.view.history.at(-1)).toMatchObject({ from: 'FLAT', to: 'DIVERGENCE_WARNING', rule: 'weightedNetBelowDivergence' });
+    expect(s.view.history.at(-1)).toMatchObject({ from: 'FLAT', to: 'DIVERGENCE_WARNING' });
+    expect(round.combined).toMatchObject({ verdict: 'diverging', reason: 'weighted_net_below_divergence' });
   });
 
   it('FLAT -> DIVERGENCE_WARNING on a new CRITICAL', () => {
     const s = session();
     playRound(s, flat('1'));
-    playRound(s, { resolve: ['H-1', 'H-2', 'H-3', 'H-4'], open: [['C1', 'CRITICAL']] });
-    expect(s.view.history.at(-1)).toMatchObject({ from: 'FLAT', to: 'DIVERGENCE_WARNING', rule: 'criticalIntroduced' });
+    const round = playRound(s, { resolve: ['H-1', 'H-2', 'H-3', 'H-4'], open: [['C1', 'CRITICAL']] });
+    expect(s.view.history.at(-1)).toMatchObject({ from: 'FLAT', to: 'DIVERGENCE_WARNING' });
+    expect(round.combined).toMatchObject({ verdict: 'diverging', reason: 'critical_introduced' });
   });
 
   it('STALLED -> DIVERGENCE_WARNING always, at once', () => {

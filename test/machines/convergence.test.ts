@@ -1,145 +1,164 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, initialTransition, transition } from 'xstate';
-import { convergenceMachine, type ConvergenceConfig, type ConvergenceEvent } from '../../machines/index.js';
+import {
+  convergenceMachine,
+  leafOf,
+  recordOf,
+  snapshotOf,
+  type ConvergenceConfig,
+  type ConvergenceEvent,
+  type MachineState,
+  type Verdict,
+} from '../../machines/index.js';
+
+/*
+ * The machine's own rules: a round close goes where its one verdict says
+ * (the policies and the round limit decided it; seed 003's table is the gap
+ * policy's, tested in test/core/transitions.test.ts), the stall is counted
+ * here (R1, R4), and the user's decisions move it (R11).
+ */
 
 const config: ConvergenceConfig = { stallThreshold: 2, divergenceThreshold: 8, maxRounds: 10, criticalOverride: true };
 
-function close(weightedNet: number, extra: Partial<Extract<ConvergenceEvent, { type: 'ROUND_CLOSED' }>> = {}): ConvergenceEvent {
-  return { type: 'ROUND_CLOSED', round: 1, weightedNet, openCount: 5, criticalIntroduced: false, ...extra };
+function close(verdict: Verdict, reason = 'test'): ConvergenceEvent {
+  return { type: 'ROUND_CLOSED', round: 1, verdict: { verdict, reason } };
 }
 
-/** Runs events through a live actor, returning the state value after each. */
+/** Runs events through a live actor, returning the leaf state after each. */
 function run(events: ConvergenceEvent[], input: ConvergenceConfig = config) {
   const actor = createActor(convergenceMachine, { input }).start();
   const seen = events.map((event) => {
     actor.send(event);
-    return String(actor.getSnapshot().value);
+    return leafOf(actor.getSnapshot().value);
   });
   const snapshot = actor.getSnapshot();
   actor.stop();
   return { seen, snapshot };
 }
 
-// Seed 003, "State Transition Rules (Formal)": one test per row, as corrected by RULINGS R1 and R2.
-describe('seed 003 state transition rules', () => {
-  it('CONVERGING stays CONVERGING when weighted_net > 0', () => {
-    expect(run([close(1)]).seen).toEqual(['CONVERGING']);
+describe('a round close goes where its verdict says', () => {
+  it('converged: COMPLETE with CONVERGED', () => {
+    expect(run([close('converged')]).snapshot.context.outcome).toBe('CONVERGED');
   });
 
-  it('CONVERGING goes FLAT with flat_count 1 when -D <= weighted_net <= 0', () => {
-    for (const net of [0, -1, -config.divergenceThreshold]) {
-      const { seen, snapshot } = run([close(net)]);
-      expect(seen).toEqual(['FLAT']);
-      expect(snapshot.context.flatCount).toBe(1);
-    }
+  it('stopped: COMPLETE with STOPPED; limit: COMPLETE with MAX_ROUNDS', () => {
+    expect(run([close('stopped', 'stop_requested')]).snapshot.context.outcome).toBe('STOPPED');
+    expect(run([close('limit')]).snapshot.context.outcome).toBe('MAX_ROUNDS');
   });
 
-  it('CONVERGING goes to DIVERGENCE_WARNING when weighted_net < -D', () => {
-    expect(run([close(-config.divergenceThreshold - 1)]).seen).toEqual(['DIVERGENCE_WARNING']);
+  it('diverging: DIVERGENCE_WARNING, from CONVERGING or FLAT', () => {
+    expect(run([close('diverging')]).seen).toEqual(['DIVERGENCE_WARNING']);
+    expect(run([close('flat'), close('diverging')]).seen).toEqual(['FLAT', 'DIVERGENCE_WARNING']);
   });
 
-  it('CONVERGING goes to DIVERGENCE_WARNING on a new CRITICAL even with positive net', () => {
-    expect(run([close(20, { criticalIntroduced: true })]).seen).toEqual(['DIVERGENCE_WARNING']);
-  });
-
-  it('FLAT goes back to CONVERGING and resets flat_count when weighted_net > 0', () => {
-    const { seen, snapshot } = run([close(0), close(3)]);
+  it('progress: CONVERGING, and a FLAT session has its flat count reset', () => {
+    const { seen, snapshot } = run([close('flat'), close('progress')]);
     expect(seen).toEqual(['FLAT', 'CONVERGING']);
     expect(snapshot.context.flatCount).toBe(0);
   });
 
-  it('FLAT stays FLAT while flat_count stays under stall_threshold', () => {
-    const { seen, snapshot } = run([close(0), close(-2)], { ...config, stallThreshold: 3 });
+  it('flat: FLAT while the flat count stays under stall_threshold (R1)', () => {
+    const { seen, snapshot } = run([close('flat'), close('flat')], { ...config, stallThreshold: 3 });
     expect(seen).toEqual(['FLAT', 'FLAT']);
     expect(snapshot.context.flatCount).toBe(2);
   });
 
-  it('FLAT reaches STALLED at flat_count = stall_threshold, which moves on to DIVERGENCE_WARNING at once', () => {
-    const { seen, snapshot } = run([close(0), close(0)]);
+  it('the stall_threshold-th flat round in a row passes STALLED on to DIVERGENCE_WARNING at once (R1, R4)', () => {
+    const { seen, snapshot } = run([close('flat'), close('flat')]);
     expect(seen).toEqual(['FLAT', 'DIVERGENCE_WARNING']);
     expect(snapshot.context.flatCount).toBe(config.stallThreshold);
+    expect(run([close('flat')], { ...config, stallThreshold: 1 }).seen).toEqual(['DIVERGENCE_WARNING']);
   });
 
-  it('FLAT goes to DIVERGENCE_WARNING when weighted_net < -D or a CRITICAL is new', () => {
-    expect(run([close(0), close(-9)]).seen).toEqual(['FLAT', 'DIVERGENCE_WARNING']);
-    expect(run([close(0), close(0, { criticalIntroduced: true })]).seen).toEqual(['FLAT', 'DIVERGENCE_WARNING']);
+  it('no round closes in DIVERGENCE_WARNING or PAUSED', () => {
+    for (const events of [[close('diverging')], [{ type: 'PAUSE' } as const]]) {
+      const [warned] = events.reduce(([s], e) => transition(convergenceMachine, s, e), initialTransition(convergenceMachine, config));
+      expect(warned.can(close('progress'))).toBe(false);
+    }
   });
+});
 
-  const warn = close(-20);
-  it('DIVERGENCE_WARNING goes to CONVERGING on narrow scope, accept complexity and prioritize critical', () => {
+describe("the user's decisions (R11)", () => {
+  const warn = close('diverging');
+
+  it('narrow scope, accept complexity and prioritize critical go from DIVERGENCE_WARNING to CONVERGING with the flat count reset', () => {
     for (const type of ['NARROW_SCOPE', 'ACCEPT_COMPLEXITY', 'PRIORITIZE_CRITICAL'] as const) {
-      const { seen, snapshot } = run([close(0), warn, { type }]);
+      const { seen, snapshot } = run([close('flat'), warn, { type }]);
       expect(seen.at(-1)).toBe('CONVERGING');
       expect(snapshot.context.flatCount).toBe(0);
     }
   });
 
-  it('DIVERGENCE_WARNING goes to PAUSED on pause, and resume returns there', () => {
+  it('force complete ends a warning as STALL_EXIT; abandon ends any state but COMPLETE as ABANDONED', () => {
+    expect(run([warn, { type: 'FORCE_COMPLETE' }]).snapshot.context.outcome).toBe('STALL_EXIT');
+    for (const before of [[], [close('flat')], [warn], [{ type: 'PAUSE' }]] as ConvergenceEvent[][]) {
+      expect(run([...before, { type: 'ABANDON' }]).snapshot.context.outcome).toBe('ABANDONED');
+    }
+  });
+
+  it('pause from CONVERGING, FLAT or DIVERGENCE_WARNING; resume returns there through the history state', () => {
+    expect(run([{ type: 'PAUSE' }, { type: 'RESUME' }]).seen).toEqual(['PAUSED', 'CONVERGING']);
+    expect(run([close('flat'), { type: 'PAUSE' }, { type: 'RESUME' }]).seen).toEqual(['FLAT', 'PAUSED', 'FLAT']);
     expect(run([warn, { type: 'PAUSE' }, { type: 'RESUME' }]).seen).toEqual(['DIVERGENCE_WARNING', 'PAUSED', 'DIVERGENCE_WARNING']);
   });
 
-  it('DIVERGENCE_WARNING goes to COMPLETE on force complete (STALL_EXIT) or abandon (ABANDONED)', () => {
-    expect(run([warn, { type: 'FORCE_COMPLETE' }]).snapshot.context.outcome).toBe('STALL_EXIT');
-    expect(run([warn, { type: 'ABANDON' }]).snapshot.context.outcome).toBe('ABANDONED');
-  });
-});
-
-describe('convergence machine beyond the table', () => {
-  it('a stall threshold of 1 stalls on the first flat round', () => {
-    expect(run([close(0)], { ...config, stallThreshold: 1 }).seen).toEqual(['DIVERGENCE_WARNING']);
-  });
-
-  it('ignores a new CRITICAL when critical_override is off', () => {
-    expect(run([close(5, { criticalIntroduced: true })], { ...config, criticalOverride: false }).seen).toEqual(['CONVERGING']);
-  });
-
-  it('an empty inventory completes as CONVERGED before any other verdict (R12)', () => {
-    const { snapshot } = run([close(-50, { openCount: 0, criticalIntroduced: true, round: 10 })]);
-    expect(snapshot.value).toBe('COMPLETE');
-    expect(snapshot.context.outcome).toBe('CONVERGED');
-  });
-
-  it('closing round max_rounds completes as MAX_ROUNDS whatever the verdict (R12)', () => {
-    const { snapshot } = run([close(-50, { round: 10, criticalIntroduced: true })]);
-    expect(snapshot.context.outcome).toBe('MAX_ROUNDS');
-    expect(run([close(0, { round: 9 })]).seen).toEqual(['FLAT']);
-  });
-
-  it('pause remembers FLAT and CONVERGING too', () => {
-    expect(run([close(0), { type: 'PAUSE' }, { type: 'RESUME' }]).seen).toEqual(['FLAT', 'PAUSED', 'FLAT']);
-    expect(run([{ type: 'PAUSE' }, { type: 'RESUME' }]).seen).toEqual(['PAUSED', 'CONVERGING']);
-  });
-
-  it('approve completes as GOOD_ENOUGH with nothing severe open, else USER_APPROVED', () => {
+  it('approve completes as GOOD_ENOUGH with nothing severe open, else USER_APPROVED; not from DIVERGENCE_WARNING', () => {
     expect(run([{ type: 'APPROVE', openCriticalOrHigh: 0 }]).snapshot.context.outcome).toBe('GOOD_ENOUGH');
-    expect(run([{ type: 'APPROVE', openCriticalOrHigh: 2 }]).snapshot.context.outcome).toBe('USER_APPROVED');
+    expect(run([close('flat'), { type: 'APPROVE', openCriticalOrHigh: 2 }]).snapshot.context.outcome).toBe('USER_APPROVED');
+    expect(run([warn, { type: 'APPROVE', openCriticalOrHigh: 0 }]).seen.at(-1)).toBe('DIVERGENCE_WARNING');
   });
 
   it('COMPLETE is final: nothing moves it', () => {
     const [complete] = transition(convergenceMachine, initialTransition(convergenceMachine, config)[0], { type: 'ABANDON' });
     expect(complete.status).toBe('done');
-    for (const event of [close(5), { type: 'RESUME' }, { type: 'PAUSE' }, { type: 'NARROW_SCOPE' }] as ConvergenceEvent[]) {
+    for (const event of [close('progress'), { type: 'RESUME' }, { type: 'PAUSE' }, { type: 'ABANDON' }, { type: 'NARROW_SCOPE' }] as ConvergenceEvent[]) {
+      expect(complete.can(event)).toBe(false);
       const [next] = transition(convergenceMachine, complete, event);
-      expect(next.value).toBe('COMPLETE');
+      expect(leafOf(next.value)).toBe('COMPLETE');
       expect(next.context.outcome).toBe('ABANDONED');
     }
   });
+});
 
-  it('every guard and action is referenced by name and implemented, so Stately tools can read the config', () => {
+describe('the small record of the machine’s state', () => {
+  it('a snapshot rebuilt from its record goes on as the live one does, a pause included', () => {
+    const scripts: ConvergenceEvent[][] = [[close('flat')], [close('flat'), { type: 'PAUSE' }], [close('diverging'), { type: 'PAUSE' }], [{ type: 'PAUSE' }]];
+    for (const script of scripts) {
+      const live = run(script).snapshot;
+      const record: MachineState = recordOf(live);
+      const rebuilt = snapshotOf(record, config);
+      expect(recordOf(rebuilt)).toEqual(record);
+      for (const next of [{ type: 'RESUME' }, close('flat'), close('progress')] as ConvergenceEvent[]) {
+        expect(recordOf(transition(convergenceMachine, rebuilt, next)[0])).toEqual(recordOf(transition(convergenceMachine, live, next)[0]));
+      }
+    }
+  });
+
+  it('while PAUSED the record keeps where RESUME returns; otherwise none', () => {
+    expect(recordOf(run([close('flat'), { type: 'PAUSE' }]).snapshot)).toEqual({ state: 'PAUSED', flatCount: 1, outcome: null, pausedFrom: 'FLAT' });
+    expect(recordOf(run([close('flat'), { type: 'PAUSE' }, { type: 'RESUME' }]).snapshot).pausedFrom).toBeNull();
+  });
+});
+
+describe('the machine as data', () => {
+  it('every guard and action is referenced by name and implemented, and no event is handled in two places', () => {
     const { guards, actions } = convergenceMachine.implementations;
     const named = (ref: unknown): string | undefined =>
       typeof ref === 'string' ? ref : typeof ref === 'object' && ref !== null && 'type' in ref ? String(ref.type) : undefined;
-    let transitions = 0;
-    for (const node of Object.values(convergenceMachine.states)) {
-      for (const list of [...node.transitions.values(), node.always ?? []]) {
-        for (const transition of list) {
-          transitions += 1;
-          if (transition.guard !== undefined) expect(Object.keys(guards)).toContain(named(transition.guard));
-          for (const action of transition.actions) expect(Object.keys(actions)).toContain(named(action));
+    const handled = new Map<string, string>();
+    const visit = (node: typeof convergenceMachine.root): void => {
+      for (const [event, list] of node.transitions) {
+        expect(handled.get(event), `${event} handled by ${handled.get(event)} and ${node.id}`).toBeUndefined();
+        handled.set(event, node.id);
+        for (const t of list) {
+          if (t.guard !== undefined) expect(Object.keys(guards)).toContain(named(t.guard));
+          for (const action of t.actions) expect(Object.keys(actions)).toContain(named(action));
         }
       }
-    }
-    expect(transitions).toBeGreaterThanOrEqual(20);
+      Object.values(node.states).forEach(visit);
+    };
+    visit(convergenceMachine.root);
+    expect([...handled.keys()].sort()).toEqual(['ABANDON', 'ACCEPT_COMPLEXITY', 'APPROVE', 'FORCE_COMPLETE', 'NARROW_SCOPE', 'PAUSE', 'PRIORITIZE_CRITICAL', 'RESUME', 'ROUND_CLOSED']);
     const config = JSON.stringify(convergenceMachine.config, (_, value: unknown) => (typeof value === 'function' ? 'FUNCTION' : value));
     // The initial context is built from input (the one function a machine needs); nothing else is inline.
     expect(config.match(/FUNCTION/g)).toHaveLength(1);

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { getMicrosteps, type AnyStateMachine, type SnapshotFrom } from 'xstate';
+import { getMicrosteps, type AnyStateMachine, type AnyStateNode, type SnapshotFrom } from 'xstate';
 import { adjacencyMapToArray, getAdjacencyMap, getShortestPaths } from 'xstate/graph';
-import { convergenceMachine, createMemorySession, FileLog, fold, machineEventOf, settle, openFileSession, type ConvergenceConfig, type ConvergenceEvent, type Session, type Verdict, renderStatus, toStateJson } from '../../src/index.js';
+import { convergenceMachine, createMemorySession, FileLog, fold, leafOf, machineEventOf, recordOf, settle, snapshotOf, openFileSession, type ConvergenceConfig, type ConvergenceEvent, type RoundVerdict, type Session, renderStatus, toStateJson } from '../../src/index.js';
 import { runCli } from '../cli/helpers.js';
 import { WEIGHT } from '../support.js';
 
@@ -28,40 +28,52 @@ const FAR = 99;
 type GapBucket = 'up' | 'level' | 'atD' | 'belowD' | 'critical' | 'empty' | 'last';
 type VerdictBucket = 'progress' | 'flat' | 'diverging' | 'converged' | 'stopRequested' | 'limit';
 type Bucket = GapBucket | VerdictBucket;
+type RoundClose = Extract<ConvergenceEvent, { type: 'ROUND_CLOSED' }>;
 
-/** A round close in a session with policies besides gaps: its figures are a level gap round, its combined verdict decides. */
-const verdictClose = (verdict: Verdict, reason: string): Extract<ConvergenceEvent, { type: 'ROUND_CLOSED' }> => ({
-  type: 'ROUND_CLOSED',
-  round: 1,
-  weightedNet: 0,
-  openCount: 5,
-  criticalIntroduced: false,
-  verdict: { verdict, reason },
-});
+/** What a gap bucket's round is made of: its weighted net, the open count at its close, a CRITICAL introduced, the last round. */
+interface GapFigures {
+  weightedNet: number;
+  openCount: number;
+  critical: boolean;
+  last: boolean;
+}
 
 /**
- * One abstract round close per bucket. Gaps alone: weighted net above 0, at 0,
- * at -D, below -D; CRITICAL; nothing left; the last round. With policies:
- * every verdict the combined verdict can be, and a limit by stop request.
+ * Gaps alone: weighted net above 0, at 0, at -D, below -D; CRITICAL; nothing
+ * left; the last round. The player makes each round exactly so.
  */
-const ROUND_CLOSES: Record<Bucket, Extract<ConvergenceEvent, { type: 'ROUND_CLOSED' }>> = {
-  up: { type: 'ROUND_CLOSED', round: 1, weightedNet: 1, openCount: 5, criticalIntroduced: false },
-  level: { type: 'ROUND_CLOSED', round: 1, weightedNet: 0, openCount: 5, criticalIntroduced: false },
-  atD: { type: 'ROUND_CLOSED', round: 1, weightedNet: -D, openCount: 5, criticalIntroduced: false },
-  belowD: { type: 'ROUND_CLOSED', round: 1, weightedNet: -D - 1, openCount: 5, criticalIntroduced: false },
-  critical: { type: 'ROUND_CLOSED', round: 1, weightedNet: 0, openCount: 5, criticalIntroduced: true },
-  empty: { type: 'ROUND_CLOSED', round: 1, weightedNet: 1, openCount: 0, criticalIntroduced: false },
-  last: { type: 'ROUND_CLOSED', round: FAR, weightedNet: 1, openCount: 5, criticalIntroduced: false },
-  progress: verdictClose('progress', 'dag_shrinking'),
-  flat: verdictClose('flat', 'dag_stalled'),
-  diverging: verdictClose('diverging', 'redirect_requested'),
-  converged: verdictClose('converged', 'base_case'),
-  stopRequested: verdictClose('limit', 'stop_requested'),
-  limit: verdictClose('limit', 'max_iterations'),
+const GAP_FIGURES: Record<GapBucket, GapFigures> = {
+  up: { weightedNet: 1, openCount: 5, critical: false, last: false },
+  level: { weightedNet: 0, openCount: 5, critical: false, last: false },
+  atD: { weightedNet: -D, openCount: 5, critical: false, last: false },
+  belowD: { weightedNet: -D - 1, openCount: 5, critical: false, last: false },
+  critical: { weightedNet: 0, openCount: 5, critical: true, last: false },
+  empty: { weightedNet: 1, openCount: 0, critical: false, last: false },
+  last: { weightedNet: 1, openCount: 5, critical: false, last: true },
 };
 
-const GAP_BUCKETS: GapBucket[] = ['up', 'level', 'atD', 'belowD', 'critical', 'empty', 'last'];
-const VERDICT_BUCKETS: VerdictBucket[] = ['progress', 'flat', 'diverging', 'converged', 'stopRequested', 'limit'];
+/** The reference model of seed 003's rules (R12, R5, R2, then the net), restated here independent of the gap policy. */
+function referenceGapVerdict(f: GapFigures, override: boolean): RoundVerdict {
+  if (f.openCount === 0) return { verdict: 'converged', reason: 'nothing_left_open' };
+  if (f.last) return { verdict: 'limit', reason: 'last_round' };
+  if (override && f.critical) return { verdict: 'diverging', reason: 'critical_introduced' };
+  if (f.weightedNet < -D) return { verdict: 'diverging', reason: 'weighted_net_below_divergence' };
+  if (f.weightedNet > 0) return { verdict: 'progress', reason: 'weighted_net_positive' };
+  return { verdict: 'flat', reason: 'no_weighted_progress' };
+}
+
+/** With policies: gaps kept level beside atoms, whose metrics give every verdict the combined verdict can be. */
+const POLICY_VERDICTS: Record<VerdictBucket, RoundVerdict> = {
+  progress: { verdict: 'progress', reason: 'dag_shrinking' },
+  flat: { verdict: 'flat', reason: 'dag_stalled' },
+  diverging: { verdict: 'diverging', reason: 'redirect_requested' },
+  converged: { verdict: 'converged', reason: 'base_case' },
+  stopRequested: { verdict: 'stopped', reason: 'stop_requested' },
+  limit: { verdict: 'limit', reason: 'max_iterations' },
+};
+
+const GAP_BUCKETS = Object.keys(GAP_FIGURES) as GapBucket[];
+const VERDICT_BUCKETS = Object.keys(POLICY_VERDICTS) as VerdictBucket[];
 
 const DECISIONS: ConvergenceEvent[] = [
   { type: 'NARROW_SCOPE' },
@@ -78,14 +90,22 @@ const DECISIONS: ConvergenceEvent[] = [
 /** Gaps alone or with policies: a session is one or the other, so each has its own alphabet. */
 type Mode = 'gaps' | 'policies';
 
-const ALPHABETS: Record<Mode, ConvergenceEvent[]> = {
-  gaps: [...GAP_BUCKETS.map((b) => ROUND_CLOSES[b]), ...DECISIONS],
-  policies: [...VERDICT_BUCKETS.map((b) => ROUND_CLOSES[b]), ...DECISIONS],
+/** Each abstract round close, by bucket: the machine hears the verdict; the last round is marked by its number. */
+const BUCKET_OF = new Map<RoundClose, Bucket>();
+function closeFor(bucket: Bucket, verdict: RoundVerdict): RoundClose {
+  const event: RoundClose = { type: 'ROUND_CLOSED', round: bucket === 'last' ? FAR : 1, verdict };
+  BUCKET_OF.set(event, bucket);
+  return event;
+}
+const ALPHABETS: Record<Mode | 'gaps-no-override', ConvergenceEvent[]> = {
+  gaps: [...GAP_BUCKETS.map((b) => closeFor(b, referenceGapVerdict(GAP_FIGURES[b], true))), ...DECISIONS],
+  'gaps-no-override': [...GAP_BUCKETS.map((b) => closeFor(b, referenceGapVerdict(GAP_FIGURES[b], false))), ...DECISIONS],
+  policies: [...VERDICT_BUCKETS.map((b) => closeFor(b, POLICY_VERDICTS[b])), ...DECISIONS],
 };
 
 function bucketOf(event: ConvergenceEvent): Bucket | null {
   if (event.type !== 'ROUND_CLOSED') return null;
-  const found = (Object.keys(ROUND_CLOSES) as Bucket[]).find((b) => ROUND_CLOSES[b] === event);
+  const found = BUCKET_OF.get(event);
   if (!found) throw new Error(`not an alphabet event: ${JSON.stringify(event)}`);
   return found;
 }
@@ -105,14 +125,13 @@ interface Dynamic {
 }
 
 function dynamic(snapshot: Snap): Dynamic {
-  const { flatCount, outcome, pausedFrom } = snapshot.context;
-  return { state: String(snapshot.value), flatCount, outcome, pausedFrom };
+  return recordOf(snapshot);
 }
 
 const keyOf = (snapshot: Snap) => JSON.stringify(dynamic(snapshot));
 
 // ---------------------------------------------------------------------------
-// The reference model: RULINGS R1, R2, R4, R5, R11 and R12 restated, independent of the machine.
+// The reference model: RULINGS R1, R4, R11 and R12 restated, independent of the machine (the verdicts above restate R2, R5, R12).
 
 function expectedAfter(before: Dynamic, event: ConvergenceEvent, config: ConvergenceConfig): Dynamic {
   const to = (state: string, changes: Partial<Dynamic> = {}): Dynamic => ({ ...before, state, ...changes });
@@ -120,20 +139,13 @@ function expectedAfter(before: Dynamic, event: ConvergenceEvent, config: Converg
   switch (event.type) {
     case 'ROUND_CLOSED': {
       if (!live) return before;
-      if (event.verdict) {
-        // R15: with policies besides gaps, their combined verdict decides, the same way for every policy.
-        const { verdict, reason } = event.verdict;
-        if (verdict === 'converged') return to('COMPLETE', { outcome: 'CONVERGED' });
-        if (verdict === 'limit') return to('COMPLETE', { outcome: reason === 'stop_requested' ? 'STOPPED' : 'MAX_ROUNDS' });
-        if (verdict === 'diverging') return to('DIVERGENCE_WARNING');
-        if (verdict === 'progress') return to('CONVERGING', { flatCount: 0 });
-      } else {
-        if (event.openCount === 0) return to('COMPLETE', { outcome: 'CONVERGED' }); // R12
-        if (event.round >= config.maxRounds) return to('COMPLETE', { outcome: 'MAX_ROUNDS' }); // R12
-        if (config.criticalOverride && event.criticalIntroduced) return to('DIVERGENCE_WARNING'); // R5
-        if (event.weightedNet < -config.divergenceThreshold) return to('DIVERGENCE_WARNING'); // R2, strict
-        if (event.weightedNet > 0) return to('CONVERGING', { flatCount: 0 });
-      }
+      // R15: the round's one verdict decides, the same way for every policy; R12's round limit beats all but converged and stopped.
+      const { verdict } = event.verdict;
+      if (verdict === 'converged') return to('COMPLETE', { outcome: 'CONVERGED' });
+      if (verdict === 'stopped') return to('COMPLETE', { outcome: 'STOPPED' });
+      if (verdict === 'limit' || event.round >= config.maxRounds) return to('COMPLETE', { outcome: 'MAX_ROUNDS' });
+      if (verdict === 'diverging') return to('DIVERGENCE_WARNING');
+      if (verdict === 'progress') return to('CONVERGING', { flatCount: 0 });
       const flat = before.flatCount + 1; // R1: the Nth flat round stalls, and STALLED moves on (R4)
       return flat >= config.stallThreshold ? to('DIVERGENCE_WARNING', { flatCount: flat }) : to('FLAT', { flatCount: flat });
     }
@@ -148,7 +160,8 @@ function expectedAfter(before: Dynamic, event: ConvergenceEvent, config: Converg
     case 'RESUME':
       return before.state === 'PAUSED' ? to(before.pausedFrom ?? 'CONVERGING', { pausedFrom: null }) : before;
     case 'ABANDON':
-      return before.state === 'COMPLETE' ? before : to('COMPLETE', { outcome: 'ABANDONED' });
+      // A pause's return point is kept only while PAUSED.
+      return before.state === 'COMPLETE' ? before : to('COMPLETE', { outcome: 'ABANDONED', pausedFrom: null });
     case 'APPROVE':
       if (!live) return before;
       return to('COMPLETE', { outcome: event.openCriticalOrHigh === 0 ? 'GOOD_ENOUGH' : 'USER_APPROVED' });
@@ -354,7 +367,8 @@ function traversalConfig({ override, n }: Setting): ConvergenceConfig {
 
 /** Paths to every reachable state, then one path through every (state, event) the machine accepts. */
 function pathsFor(setting: Setting): { toStates: PathCase[]; throughTransitions: PathCase[] } {
-  const options = { events: ALPHABETS[setting.mode], input: traversalConfig(setting) };
+  const alphabet = setting.mode === 'gaps' && !setting.override ? 'gaps-no-override' : setting.mode;
+  const options = { events: ALPHABETS[alphabet], input: traversalConfig(setting) };
   const shortest = getShortestPaths(convergenceMachine, options);
   // A path's first step is the actor's own start (xstate.init), not one of ours.
   const eventsOf = (steps: { event: ConvergenceEvent | { type: 'xstate.init' } }[]) =>
@@ -377,10 +391,24 @@ function pathsFor(setting: Setting): { toStates: PathCase[]; throughTransitions:
   return { toStates, throughTransitions };
 }
 
-/** Every transition the machine defines, as `STATE|EVENT|branch`, read from its state nodes. */
+/** Every state node, nested ones included. */
+function nodesOf(machine: AnyStateMachine): AnyStateNode[] {
+  const all: AnyStateNode[] = [];
+  const visit = (node: AnyStateNode) => {
+    all.push(node);
+    Object.values(node.states).forEach(visit);
+  };
+  visit(machine.root);
+  return all;
+}
+
+/** The states a session can be in: the leaves, each named as the log records it (history pseudo-states are not states). */
+const LEAVES = nodesOf(convergenceMachine).filter((n) => n.type === 'atomic' || n.type === 'final').map((n) => n.key);
+
+/** Every transition the machine defines, as `NODE|EVENT|branch`, read from its state nodes, nested ones included. */
 function definedTransitions(machine: AnyStateMachine): string[] {
   const ids: string[] = [];
-  for (const node of Object.values(machine.root.states)) {
+  for (const node of nodesOf(machine)) {
     for (const [event, branches] of node.transitions) branches.forEach((_, i) => ids.push(`${node.key}|${event}|${i}`));
     (node.always ?? []).forEach((_, i) => ids.push(`${node.key}|always|${i}`));
   }
@@ -397,12 +425,12 @@ function noteCoverage(snapshot: Snap, event: ConvergenceEvent): void {
     const index = taken.source.transitions.get(event.type)?.indexOf(taken) ?? -1;
     covered.transitions.add(`${source}|${event.type}|${index}`);
   }
-  covered.states.add(String(snapshot.value));
+  covered.states.add(leafOf(snapshot.value));
   for (const [next] of getMicrosteps(convergenceMachine, snapshot, event)) {
-    const key = String(next.value);
+    const key = leafOf(next.value);
     covered.states.add(key);
     // A state left by an eventless step (STALLED): its one `always` branch was taken.
-    const always = convergenceMachine.root.states[key]?.always ?? [];
+    const always = convergenceMachine.getStateNodeById(key).always ?? [];
     if (always.length > 1) throw new Error(`coverage of guarded always branches in ${key} is not written yet`);
     if (always.length === 1) covered.transitions.add(`${key}|always|0`);
   }
@@ -429,7 +457,7 @@ function play(path: PathCase): void {
   const laterCritical = segments.slice(1).some((segment) => needOf(segment.slice(1)) === 'critical');
   const baselineNeed = needOf(segments[0]!) ?? (laterCritical ? 'critical' : null);
   // Atoms reaches its iteration limit on the path's last round (its first iteration is played before the path).
-  const atomsLimit = path.events.some((e) => e.type === 'ROUND_CLOSED' && e.verdict?.reason === 'max_iterations') ? rounds + 1 : FAR;
+  const atomsLimit = path.events.some((e) => e.type === 'ROUND_CLOSED' && e.verdict.reason === 'max_iterations') ? rounds + 1 : FAR;
   const player = new Player(config, path.setting.mode, baselineNeed, 2 + rounds * (WEIGHT.CRITICAL + WEIGHT.HIGH + 1), atomsLimit);
 
   let expected: Dynamic = { state: 'CONVERGING', flatCount: 0, outcome: null, pausedFrom: null };
@@ -465,8 +493,7 @@ function play(path: PathCase): void {
     const settled = settle(view, event);
     const machineEvent = settled && machineEventOf(settled);
     if (!machineEvent) return settled;
-    const { state, flatCount, outcome, pausedFrom } = view.machine;
-    noteCoverage(convergenceMachine.resolveState({ value: state, context: { ...view.config, flatCount, outcome, pausedFrom } }), machineEvent);
+    noteCoverage(snapshotOf(view.machine, view.config), machineEvent);
     return settled;
   });
 
@@ -507,7 +534,7 @@ describe.each(suites)('paths of the convergence machine ($mode, critical_overrid
 // Runs after the paths above (vitest keeps a file's order), so it counts what they played.
 describe('coverage of the machine by the paths above', () => {
   it('is 100% of states and 100% of transitions', () => {
-    const states = Object.keys(convergenceMachine.root.states);
+    const states = LEAVES;
     const transitions = definedTransitions(convergenceMachine);
     const missingStates = states.filter((s) => !covered.states.has(s));
     const missingTransitions = transitions.filter((t) => !covered.transitions.has(t));

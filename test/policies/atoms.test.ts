@@ -64,7 +64,7 @@ describe('atoms policy: seed 001 stop conditions in priority order', () => {
 
   it('2. stop_requested: manual stop, COMPLETE with outcome STOPPED, even when the base case holds', () => {
     const s = play([{ pending: 5 }, { pending: 0, stopRequested: true }]);
-    expect(atoms(s)).toMatchObject({ verdict: 'limit', reason: 'stop_requested' });
+    expect(atoms(s)).toMatchObject({ verdict: 'stopped', reason: 'stop_requested' });
     expect(toStateJson(s.view)).toMatchObject({ state: 'COMPLETE', outcome: 'STOPPED' });
     expect(agentStopRequest(s.view)).toMatchObject({ kind: 'stop' });
     expect(renderSummary(s.view)).toContain('manual stop requested');
@@ -156,6 +156,6 @@ describe('atoms policy through the CLI: --verify runs once, at the edge', () => 
     box.ok('init', '--policy', 'atoms,quality', '--atoms-max-stall-count', '4');
     expectRefused(box, ['record', 'quality', '--score', '80', '--verify', 'true'], ['--verify'], 2);
     box.ok('record', 'atoms', '--pending', '3', '--resolved', '0', '--stop-requested');
-    expect(box.stateJson().policies.find((p) => p.name === 'atoms')).toMatchObject({ verdict: 'limit', reason: 'stop_requested' });
+    expect(box.stateJson().policies.find((p) => p.name === 'atoms')).toMatchObject({ verdict: 'stopped', reason: 'stop_requested' });
   });
 });

@@ -1,6 +1,5 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { combine, gapVerdict, stepMachine, DEFAULT_CONFIG, type NamedVerdict, type Verdict, toStateJson } from '../../src/index.js';
+import { combine, toStateJson, VERDICTS, withRoundLimit, type NamedVerdict, type Verdict } from '../../src/index.js';
 import { newSession } from '../support.js';
 
 const v = (policy: string, verdict: Verdict, reason = `${policy}_${verdict}`): NamedVerdict => ({ policy, verdict, reason, detail: reason, figures: {} });
@@ -21,6 +20,11 @@ describe('combining policy verdicts (issue 5, point 7)', () => {
     expect(combine([v('a', 'converged'), v('b', 'diverging')], 'any').verdict).toBe('diverging');
   });
 
+  it('is stopped when any policy was asked to stop, before any limit, unless one diverges or all converged', () => {
+    expect(combine([v('a', 'limit'), v('b', 'stopped'), v('c', 'progress')]).verdict).toBe('stopped');
+    expect(combine([v('a', 'stopped'), v('b', 'diverging')]).verdict).toBe('diverging');
+  });
+
   it('is limit when any policy hits its limit and not all converged', () => {
     expect(combine([v('a', 'limit'), v('b', 'progress')]).verdict).toBe('limit');
     expect(combine([v('a', 'converged'), v('b', 'limit')]).verdict).toBe('limit');
@@ -32,8 +36,7 @@ describe('combining policy verdicts (issue 5, point 7)', () => {
   });
 
   it('passes a single policy verdict through unchanged, reason included', () => {
-    const verdicts: Verdict[] = ['progress', 'flat', 'diverging', 'converged', 'limit'];
-    for (const verdict of verdicts) {
+    for (const verdict of VERDICTS) {
       expect(combine([v('only', verdict, 'why')])).toMatchObject({ verdict, reason: 'why', policies: ['only'] });
     }
   });
@@ -44,47 +47,22 @@ describe('combining policy verdicts (issue 5, point 7)', () => {
   });
 });
 
-describe('the gap policy verdict agrees with the statechart\'s gap guards', () => {
-  // The machine decides gaps-only sessions from the figures; the gap verdict is what mixed sessions combine.
-  const expected: Record<string, Verdict> = {
-    nothingLeftOpen: 'converged',
-    lastRoundClosed: 'limit',
-    criticalIntroduced: 'diverging',
-    weightedNetBelowDivergence: 'diverging',
-    weightedNetPositive: 'progress',
-  };
-  it('for any round figures, the guard the machine takes maps to the gap verdict', () => {
-    fc.assert(
-      fc.property(
-        fc.integer({ min: 1, max: 12 }),
-        fc.integer({ min: 0, max: 6 }),
-        fc.integer({ min: -30, max: 30 }),
-        fc.boolean(),
-        (round, openCount, weightedNet, critical) => {
-          const machine = { state: 'CONVERGING' as const, flatCount: 0, outcome: null, pausedFrom: null };
-          const result = stepMachine(machine, DEFAULT_CONFIG, { type: 'ROUND_CLOSED', round, weightedNet, openCount, criticalIntroduced: critical });
-          const gap = gapVerdict({ round, openCount, weightedNet, weightedResolved: 0, weightedNew: 0, criticalIntroduced: critical ? ['C'] : [] }, DEFAULT_CONFIG);
-          expect(gap.verdict).toBe(expected[result.rule ?? ''] ?? 'flat');
-        },
-      ),
-    );
+describe("R12's round limit: one rule over whatever combination runs", () => {
+  const combined = (verdict: Verdict) => combine([v('a', verdict, 'why')]);
+
+  it('closing round max_rounds turns any verdict but converged, stopped or limit into limit (max_rounds)', () => {
+    for (const verdict of ['diverging', 'progress', 'flat'] as const) {
+      expect(withRoundLimit(combined(verdict), 4, 4)).toEqual({ verdict: 'limit', reason: 'max_rounds', policies: [], detail: 'round 4: max_rounds (4) reached' });
+      expect(withRoundLimit(combined(verdict), 5, 4).verdict).toBe('limit');
+    }
+    for (const verdict of ['converged', 'stopped', 'limit'] as const) expect(withRoundLimit(combined(verdict), 4, 4)).toEqual(combined(verdict));
   });
 
-  it('drives the machine the same way through the combined verdict as through the gap guards', () => {
-    fc.assert(
-      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 4 }), fc.integer({ min: -20, max: 20 }), fc.boolean()), { minLength: 1, maxLength: 12 }), (rounds) => {
-        let plain = { state: 'CONVERGING' as const, flatCount: 0, outcome: null, pausedFrom: null } as Parameters<typeof stepMachine>[0];
-        let viaVerdict = plain;
-        rounds.forEach(([openCount, weightedNet, critical], i) => {
-          if (plain.state !== 'CONVERGING' && plain.state !== 'FLAT') return;
-          const event = { type: 'ROUND_CLOSED' as const, round: i + 1, weightedNet, openCount, criticalIntroduced: critical };
-          const gap = gapVerdict({ ...event, weightedResolved: 0, weightedNew: 0, criticalIntroduced: critical ? ['C'] : [] }, DEFAULT_CONFIG);
-          plain = stepMachine(plain, DEFAULT_CONFIG, event).machine;
-          viaVerdict = stepMachine(viaVerdict, DEFAULT_CONFIG, { ...event, verdict: { verdict: gap.verdict, reason: gap.reason } }).machine;
-          expect(viaVerdict).toEqual(plain);
-        });
-      }),
-    );
+  it('before the last round, or with no session-wide limit, the verdict stands', () => {
+    for (const verdict of VERDICTS) {
+      expect(withRoundLimit(combined(verdict), 3, 4)).toEqual(combined(verdict));
+      expect(withRoundLimit(combined(verdict), 400, null)).toEqual(combined(verdict));
+    }
   });
 });
 

@@ -116,7 +116,8 @@ describe('a mixed session (gaps + quality), end to end through the CLI', () => {
     expect(s.policies).toEqual([
       expect.objectContaining({ name: 'gaps', verdict: 'flat', reason: 'no_weighted_progress', metrics: { openCount: 1, weightedOpen: 4 } }),
     ]);
-    expect(s.rounds[0]!.verdict).toBeUndefined();
+    // Every round close carries the verdict that drove the machine; with one policy it is that policy's.
+    expect(s.rounds[0]!.verdict).toEqual({ verdict: 'flat', reason: 'no_weighted_progress', policies: ['gaps'] });
     expect(box.ok('status').stdout).not.toContain('## Policies');
     expectRefused(box, ['record', 'quality', '--score', '80'], ['quality is not enabled']);
   });

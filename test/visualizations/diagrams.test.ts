@@ -1,19 +1,44 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMachine, type AnyStateMachine } from 'xstate';
-import { convergenceMachine } from '../../src/index.js';
+import { createMachine, getMicrosteps } from 'xstate';
+import { CONVERGENCE_STATES, convergenceMachine, leafOf, snapshotOf, VERDICTS, type ConvergenceEvent, type MachineState } from '../../src/index.js';
 import { diagramModel, toDot, toMermaid } from '../../src/render/index.js';
 import { diagramFiles } from '../../visualizations/generate.js';
 import { divergingAfterRoundOne, flatAfterRoundOne, Sandbox } from '../cli/helpers.js';
 
-/** Every (source, event, target) the machine can take, read straight from its state nodes. */
-function transitionsOf(machine: AnyStateMachine): string[] {
-  const found: string[] = [];
-  for (const node of Object.values(machine.root.states)) {
-    for (const [event, branches] of node.transitions) {
-      for (const branch of branches) for (const target of branch.target ?? []) found.push(`${node.key} --> ${target.key} : ${event}`);
+const config = { stallThreshold: 2, divergenceThreshold: 8, maxRounds: 10, criticalOverride: true };
+const EVENTS: ConvergenceEvent[] = [
+  ...VERDICTS.map((verdict) => ({ type: 'ROUND_CLOSED' as const, round: 1, verdict: { verdict, reason: 'test' } })),
+  ...(['NARROW_SCOPE', 'ACCEPT_COMPLEXITY', 'PRIORITIZE_CRITICAL', 'PAUSE', 'RESUME', 'FORCE_COMPLETE', 'ABANDON'] as const).map((type) => ({ type })),
+  { type: 'APPROVE', openCriticalOrHigh: 0 },
+  { type: 'APPROVE', openCriticalOrHigh: 1 },
+];
+
+/**
+ * Every (source, target, event) step a session can take, found by running
+ * each event from each state the log can record (flat counts on both sides
+ * of the stall, each place a pause can return to), not by reading the
+ * machine's definition as the diagram does.
+ */
+function stepsTaken(): Set<string> {
+  const records: MachineState[] = [];
+  // STALLED is passed through, never rested in (R4): no record holds it.
+  for (const state of CONVERGENCE_STATES.filter((s) => s !== 'STALLED')) {
+    for (const flatCount of [0, 1]) {
+      const pauses = state === 'PAUSED' ? (['CONVERGING', 'FLAT', 'DIVERGENCE_WARNING'] as const) : [null];
+      for (const pausedFrom of pauses) records.push({ state, flatCount, outcome: state === 'COMPLETE' ? 'ABANDONED' : null, pausedFrom });
     }
-    for (const branch of node.always ?? []) for (const target of branch.target ?? []) found.push(`${node.key} --> ${target.key} : always`);
+  }
+  const found = new Set<string>();
+  for (const record of records) {
+    for (const event of EVENTS) {
+      let snapshot = snapshotOf(record, config);
+      if (!snapshot.can(event)) continue;
+      getMicrosteps(convergenceMachine, snapshot, event).forEach(([next], i) => {
+        found.add(`${leafOf(snapshot.value)} --> ${leafOf(next.value)} : ${i === 0 ? event.type : 'always'}`);
+        snapshot = next;
+      });
+    }
   }
   return found;
 }
@@ -26,55 +51,38 @@ describe('the committed diagrams', () => {
   });
 
   it('would be stale after a change to the machine: one more transition changes both diagrams', () => {
+    const states = convergenceMachine.config.states!;
     const changed = createMachine({
       ...convergenceMachine.config,
-      states: {
-        ...convergenceMachine.config.states,
-        PAUSED: { on: { ...convergenceMachine.config.states?.PAUSED?.on, FORCE_COMPLETE: 'COMPLETE' } },
-      },
+      states: { ...states, COMPLETE: { ...states.COMPLETE, type: 'atomic', on: { RESUME: '#CONVERGING' } } },
     });
     const model = diagramModel(changed);
     expect(toMermaid(null, model)).not.toBe(diagramFiles()['convergence.mmd']);
     expect(toDot(null, model)).not.toBe(diagramFiles()['convergence.dot']);
-    expect(toMermaid(null, model)).toContain('PAUSED --> COMPLETE : FORCE_COMPLETE');
+    expect(toMermaid(null, model)).toContain('COMPLETE --> CONVERGING : RESUME');
   });
 });
 
 describe('the diagrams are drawn from the machine', () => {
   const mermaid = toMermaid();
   const dot = toDot();
-  const transitions = transitionsOf(convergenceMachine);
-
-  it('draw every transition of the machine, and no other', () => {
-    expect(transitions.length).toBeGreaterThan(20);
-    for (const t of transitions) expect(mermaid).toContain(t);
+  it('draw every step a session can take, and no other', () => {
+    const taken = stepsTaken();
+    expect(taken.size).toBeGreaterThan(20);
     const drawn = mermaid.split('\n').filter((l) => l.includes(' --> ') && !l.includes('[*]'));
-    expect(drawn).toHaveLength(transitions.length);
+    expect(new Set(drawn.map((l) => l.trim().replace(/ \[\w+\]$/, '')))).toEqual(taken);
     const dotEdges = dot.split('\n').filter((l) => l.includes(' -> ') && !l.includes('__initial'));
-    expect(dotEdges).toHaveLength(transitions.length);
+    expect(dotEdges).toHaveLength(drawn.length);
   });
 
   it('name the guard of each guarded branch, in the order XState tries them', () => {
     const converging = mermaid.split('\n').filter((l) => l.trim().startsWith('CONVERGING --> ') && l.includes('ROUND_CLOSED'));
     const guards = converging.map((l) => /\[(\w+)\]/.exec(l)?.[1]);
-    expect(guards).toEqual([
-      'nothingLeftOpen',
-      'lastRoundClosed',
-      'criticalIntroduced',
-      'weightedNetBelowDivergence',
-      'weightedNetPositive',
-      'policiesConverged',
-      'policyStopRequested',
-      'policyLimitReached',
-      'policiesDiverging',
-      'policiesProgressing',
-      'flatCountReachesStall',
-      'else',
-    ]);
+    expect(guards).toEqual(['roundConverged', 'stopRequested', 'roundLimitReached', 'roundDiverged', 'roundProgressed', 'flatCountReachesStall', 'else']);
   });
 
   it('start at the initial state and mark COMPLETE as final', () => {
-    expect(mermaid).toContain(`[*] --> ${String(convergenceMachine.config.initial)}`);
+    expect(mermaid).toContain('[*] --> CONVERGING');
     expect(mermaid).toContain('COMPLETE --> [*]');
     expect(dot).toMatch(/"COMPLETE" \[[^\]]*peripheries=2/);
   });

@@ -79,7 +79,7 @@ function decideAtoms(s: AtomsSettings, last: AtomsMetrics, f: AtomsFigures): Ste
   if (last.redirectRequested) {
     return { verdict: 'diverging', reason: 'redirect_requested', detail: 'redirect requested: the loop is interrupted for a new direction', stop: 'redirect' };
   }
-  if (last.stopRequested) return { verdict: 'limit', reason: 'stop_requested', detail: 'manual stop requested', stop: 'manual stop' };
+  if (last.stopRequested) return { verdict: 'stopped', reason: 'stop_requested', detail: 'manual stop requested', stop: 'manual stop' };
   if (f.baseCase) {
     const how = last.verify ? `verify \`${last.verify.command}\` exited 0` : 'no atoms pending';
     return { verdict: 'converged', reason: 'base_case', detail: `base case satisfied: ${how}`, stop: 'completion' };

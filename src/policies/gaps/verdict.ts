@@ -1,23 +1,14 @@
-import type { ConvergenceConfig } from '../../machines/index.js';
-import { yesNo } from './tree.js';
-import type { CheckTree, PolicyVerdict } from './types.js';
-
-/** What the gap policy reads when a round closes: figures the projection derived from gap events. */
-export interface GapRoundFigures {
-  round: number;
-  openCount: number;
-  weightedNet: number;
-  weightedResolved: number;
-  weightedNew: number;
-  criticalIntroduced: readonly string[];
-}
+import type { ConvergenceConfig } from '../../../machines/index.js';
+import { yesNo } from '../tree.js';
+import { lastRoundClosed } from '../round-limit.js';
+import type { CheckTree, GapRoundFigures, PolicyVerdict } from '../types.js';
 
 /**
- * Seed 003's verdict for one round, in the priority order the statechart's
- * gap guards use (R12, R5, R2, then the net). In a gaps-only session the
- * machine's guards decide from the same figures; this is what the gap policy
- * contributes when other policies are combined with it. The stall itself is
- * the machine's business (flat_count), not the verdict's.
+ * Seed 003's rules for one round, stated once, in their priority order: an
+ * empty inventory converges and the last round is the limit (R12), a
+ * CRITICAL introduction (R5) and divergence (R2) warn, then the weighted net
+ * decides between progress and flat. The stall itself is the machine's
+ * business (flat_count), not the verdict's.
  */
 export function gapVerdict(round: GapRoundFigures, config: ConvergenceConfig): PolicyVerdict {
   const net = round.weightedNet;
@@ -31,7 +22,7 @@ export function gapVerdict(round: GapRoundFigures, config: ConvergenceConfig): P
   const say = (verdict: PolicyVerdict['verdict'], reason: string, detail: string): PolicyVerdict => ({ verdict, reason, detail, figures });
   const signed = net > 0 ? `+${net}` : String(net);
   if (round.openCount === 0) return say('converged', 'nothing_left_open', `weighted_net = ${signed}, open count reached 0`);
-  if (round.round >= config.maxRounds) return say('limit', 'last_round', `round ${round.round}: max_rounds (${config.maxRounds}) reached`);
+  if (lastRoundClosed(round.round, config.maxRounds)) return say('limit', 'last_round', `round ${round.round}: max_rounds (${config.maxRounds}) reached`);
   if (config.criticalOverride && round.criticalIntroduced.length > 0) {
     return say('diverging', 'critical_introduced', `CRITICAL introduced (${round.criticalIntroduced.join(', ')})`);
   }
@@ -49,6 +40,7 @@ export function gapCheckTree(round: GapRoundFigures, config: ConvergenceConfig, 
   const critical = config.criticalOverride && round.criticalIntroduced.length > 0;
   const decision: Record<PolicyVerdict['verdict'], string> = {
     converged: 'STOP (nothing left open)',
+    stopped: 'STOP (stop requested)',
     limit: 'STOP (max_rounds reached)',
     diverging: 'ASK USER (divergence warning)',
     progress: 'CONTINUE',
@@ -58,7 +50,7 @@ export function gapCheckTree(round: GapRoundFigures, config: ConvergenceConfig, 
     iteration: round.round,
     lines: [
       { text: `Nothing left open: ${yesNo(round.openCount === 0)} (open count ${round.openCount})` },
-      { text: `Maximum reached: ${yesNo(round.round >= config.maxRounds)} (${round.round} ${round.round >= config.maxRounds ? '>=' : '<'} ${config.maxRounds})` },
+      { text: `Maximum reached: ${yesNo(lastRoundClosed(round.round, config.maxRounds))} (${round.round} ${lastRoundClosed(round.round, config.maxRounds) ? '>=' : '<'} ${config.maxRounds})` },
       { text: `CRITICAL introduced: ${yesNo(critical)}${round.criticalIntroduced.length > 0 ? ` (${round.criticalIntroduced.join(', ')})` : ''}` },
       {
         text: `Diverging: ${yesNo(net < -config.divergenceThreshold)} (weighted_net ${net} ${net < -config.divergenceThreshold ? '<' : '>='} -${config.divergenceThreshold})`,

@@ -1,0 +1,32 @@
+import * as z from 'zod';
+import { definePolicy, type RoundInput } from '../types.js';
+import { narrateGapStep } from './narrate.js';
+import { gapCheckTree, gapVerdict } from './verdict.js';
+
+export { gapCheckTree, gapVerdict } from './verdict.js';
+
+function judged(round: RoundInput | undefined): RoundInput {
+  if (!round) throw new Error('the gap policy judges a closing round, and none was handed to it');
+  return round;
+}
+
+/**
+ * Seed 003's gap-weighted policy: it records no metrics of its own; the
+ * session folds gap events into each round's figures, and its verdict reads
+ * those under the session's thresholds (stall, divergence, critical override
+ * and max_rounds are the session's settings).
+ */
+export const gapsPolicy = definePolicy<Record<string, never>, never>({
+  name: 'gaps',
+  summary: 'severity-weighted gaps (seed 003): weighted resolved minus weighted new each round',
+  settings: z.strictObject({}),
+  metrics: z.never(),
+  settingFlags: {},
+  recordFlags: {},
+  fromFlags: () => ({}),
+  verdict: (_settings, _history, round) => gapVerdict(judged(round).gaps, judged(round).config),
+  check: (_settings, _history, round) => gapCheckTree(judged(round).gaps, judged(round).config, judged(round).flatCount),
+  columns: [],
+  readsGapEvents: true,
+  narrate: narrateGapStep,
+});
