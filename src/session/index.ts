@@ -4,7 +4,6 @@ export {
   openFileSession,
   Session,
   type BatchRecorded,
-  type DecisionOptions,
   type Recorded,
   type SessionListener,
   type SessionOptions,
@@ -13,4 +12,5 @@ export {
 } from './session.js';
 export { replay, verifyFileSession, type Verification } from './replay.js';
 export type { BatchRequest, WriteOptions } from './requests.js';
+export type { DecisionOptions } from './request-bodies.js';
 export { LiveActor, type ConvergenceActor, type InspectOption } from './live.js';

@@ -3,7 +3,6 @@ import {
   EVENT_VERSION,
   formatIssue,
   GapflowEvent,
-  type BodyInputOf,
   type Decided,
   type DecisionKind,
   type EventBodyInput,
@@ -16,6 +15,7 @@ import { decide, evolveMany, initialView, Refusal, settle, type HistoryEntry, ty
 import { FileLog, LogError, MemoryLog, VersionConflict, type EventStore } from '../log/index.js';
 import { LiveActor, type ConvergenceActor, type InspectOption } from './live.js';
 import { replay } from './replay.js';
+import * as body from './request-bodies.js';
 import { checkBatchIds, checkWriteOptions, movedOn, named, ownIndex, resumes, sameRequest, type BatchRequest, type WriteOptions } from './requests.js';
 
 export interface SessionOptions {
@@ -57,11 +57,6 @@ export interface SessionUpdate {
   view: SessionView;
 }
 export type SessionListener = (update: SessionUpdate) => void;
-
-export type DecisionOptions = Pick<BodyInputOf<'decision.made'>['data'], 'gaps' | 'rationale'> & {
-  /** Approve over open CRITICAL gaps: the user accepts that risk (recorded as the `critical_risk` acknowledgment). */
-  acceptCritical?: boolean | undefined;
-};
 
 /**
  * A convergence session over an event store: the library API an embedded
@@ -222,25 +217,24 @@ export class Session {
     return 'new';
   }
 
-  openGap(id: string, severity: Severity, options: Omit<BodyInputOf<'gap.opened'>['data'], 'id' | 'severity'> = {}, write?: WriteOptions) {
-    return this.record({ type: 'gap.opened', data: { id, severity, ...options } }, write);
+  openGap(id: string, severity: Severity, options: body.OpenGapOptions = {}, write?: WriteOptions) {
+    return this.record(body.openGapBody(id, severity, options), write);
   }
 
-  moveGap(id: string, to: GapState, options: Omit<BodyInputOf<'gap.moved'>['data'], 'id' | 'to'> = {}, write?: WriteOptions) {
-    return this.record({ type: 'gap.moved', data: { id, to, ...options } }, write);
+  moveGap(id: string, to: GapState, options: body.MoveGapOptions = {}, write?: WriteOptions) {
+    return this.record(body.moveGapBody(id, to, options), write);
   }
 
   changeSeverity(id: string, to: Severity, write?: WriteOptions) {
-    return this.record({ type: 'gap.severity_changed', data: { id, to } }, write);
+    return this.record(body.changeSeverityBody(id, to), write);
   }
 
   startRound(write?: WriteOptions) {
-    return this.record({ type: 'round.started', data: { round: this.#view.rounds.length + 1 } }, write);
+    return this.record(body.startRoundBody(this.#view), write);
   }
 
   closeRound(write?: WriteOptions) {
-    // With no round ever started there is no round to name; `decide` refuses it for that reason.
-    return this.record({ type: 'round.closed', data: { round: Math.max(1, this.#view.rounds.length) } }, write);
+    return this.record(body.closeRoundBody(this.#view), write);
   }
 
   /**
@@ -249,13 +243,11 @@ export class Session {
    * every enabled policy has recorded for it.
    */
   recordMetrics(policy: string, metrics: Record<string, unknown>, write?: WriteOptions) {
-    return this.record({ type: 'metrics.recorded', data: { policy, metrics } }, write);
+    return this.record(body.recordMetricsBody(policy, metrics), write);
   }
 
-  decide(kind: DecisionKind, options: DecisionOptions = {}, write?: WriteOptions) {
-    const { gaps, acceptCritical, rationale } = options;
-    const acknowledgment = acceptCritical ? ('critical_risk' as const) : undefined;
-    return this.record({ type: 'decision.made', data: { kind, gaps, acknowledgment, rationale } }, write);
+  decide(kind: DecisionKind, options: body.DecisionOptions = {}, write?: WriteOptions) {
+    return this.record(body.decisionBody(kind, options), write);
   }
 
   /** Calls `listener` after every write and catch-up from now on; returns the unsubscribe. */
