@@ -1,15 +1,13 @@
 export {
-  createFileSession,
-  createMemorySession,
-  openFileSession,
   Session,
   type BatchRecorded,
   type Recorded,
   type SessionListener,
-  type SessionOptions,
   type SessionUpdate,
   type StateChange,
 } from './session.js';
+export type { SessionOptions } from './options.js';
+export { createFileSession, createMemorySession, openFileSession } from './embedded.js';
 export { replay, verifyFileSession, type Verification } from './replay.js';
 export type { BatchRequest, WriteOptions } from './requests.js';
 export type { DecisionOptions } from './request-bodies.js';

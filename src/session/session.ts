@@ -12,24 +12,12 @@ import {
   type Severity,
 } from '../../events/index.js';
 import { decide, evolveMany, initialView, Refusal, settle, type HistoryEntry, type SessionView } from '../core/index.js';
-import { FileLog, LogError, MemoryLog, VersionConflict, type EventStore } from '../log/index.js';
-import { LiveActor, type ConvergenceActor, type InspectOption } from './live.js';
+import { LogError, VersionConflict, type EventStore } from '../log/index.js';
+import { LiveActor, type ConvergenceActor } from './live.js';
+import type { SessionOptions } from './options.js';
 import { replay } from './replay.js';
 import * as body from './request-bodies.js';
 import { checkBatchIds, checkWriteOptions, movedOn, named, ownIndex, resumes, sameRequest, type BatchRequest, type WriteOptions } from './requests.js';
-
-export interface SessionOptions {
-  /** Where timestamps come from (the core never reads a clock). */
-  clock?: () => Date;
-  /** Where event ids come from. */
-  newId?: () => string;
-  /**
-   * Run a live XState actor beside the session, wired to this inspection
-   * observer (e.g. `createWebSocketInspector().inspect` from @statelyai/inspect).
-   * On open it replays the log's recorded machine events; then it listens.
-   */
-  inspect?: InspectOption;
-}
 
 /** What one request did. */
 export interface Recorded {
@@ -314,18 +302,4 @@ export class Session {
 function readsBack(event: SettledEvent): void {
   const parsed = GapflowEvent.safeParse(event);
   if (!parsed.success) throw new LogError(`${event.type} (seq ${event.seq}) would not read back (${formatIssue(parsed.error)}); nothing was written`);
-}
-
-/** A session in `<dir>/events.jsonl`, the embedded default. */
-export function createFileSession(dir: string, settings: SessionSettings = {}, options?: SessionOptions, write?: WriteOptions): Session {
-  return Session.create(new FileLog(dir), settings, options, write);
-}
-
-export function openFileSession(dir: string, options?: SessionOptions): Session {
-  return Session.open(new FileLog(dir), options);
-}
-
-/** A session held in memory, for embedding. */
-export function createMemorySession(settings: SessionSettings = {}, options?: SessionOptions): Session {
-  return Session.create(new MemoryLog(), settings, options);
 }
