@@ -1,23 +1,12 @@
-import { nanoid } from 'nanoid';
-import {
-  EVENT_VERSION,
-  formatIssue,
-  GapflowEvent,
-  type Decided,
-  type DecisionKind,
-  type EventBodyInput,
-  type GapState,
-  type SessionSettings,
-  type SettledEvent,
-  type Severity,
-} from '../../events/index.js';
+import type { DecisionKind, EventBodyInput, GapflowEvent, GapState, SessionSettings, SettledEvent, Severity } from '../../events/index.js';
 import { decide, evolveMany, initialView, Refusal, settle, type HistoryEntry, type SessionView } from '../core/index.js';
 import { LogError, VersionConflict, type EventStore } from '../log/index.js';
 import { LiveActor, type ConvergenceActor } from './live.js';
 import type { SessionOptions } from './options.js';
 import { replay } from './replay.js';
 import * as body from './request-bodies.js';
-import { checkBatchIds, checkWriteOptions, movedOn, named, ownIndex, resumes, sameRequest, type BatchRequest, type WriteOptions } from './requests.js';
+import { checkBatchIds, checkWriteOptions, movedOn, named, resumes, sameRequest, type BatchRequest, type WriteOptions } from './requests.js';
+import { stampAll, stamper, type Stamp } from './stamp.js';
 
 /** What one request did. */
 export interface Recorded {
@@ -56,8 +45,7 @@ export type SessionListener = (update: SessionUpdate) => void;
 export class Session {
   #view: SessionView;
   readonly #listeners = new Set<SessionListener>();
-  readonly #clock: () => Date;
-  readonly #newId: () => string;
+  readonly #stamp: Stamp;
   readonly #live: LiveActor | null;
 
   private constructor(
@@ -67,8 +55,7 @@ export class Session {
     live: LiveActor | null,
   ) {
     this.#view = view;
-    this.#clock = options.clock ?? (() => new Date());
-    this.#newId = options.newId ?? (() => nanoid());
+    this.#stamp = stamper(options);
     this.#live = live;
     if (live) {
       live.sync(view);
@@ -87,7 +74,7 @@ export class Session {
     if (expectSeq !== undefined && expectSeq !== 0) throw new Refusal(movedOn(expectSeq, 0));
     const view = initialView();
     const session = new Session(store, view, options, options.inspect ? new LiveActor(options.inspect) : null);
-    const { events, view: started } = session.#stampAll(decide(view, { type: 'session.started', data: settings }), eventId);
+    const { events, view: started } = stampAll(session.#stamp, view, decide(view, { type: 'session.started', data: settings }), eventId);
     try {
       store.create(events);
     } catch (error) {
@@ -262,24 +249,6 @@ export class Session {
     this.#publish(settled, view);
   }
 
-  /** Stamps and folds a request's decided events on their own working copy (a session's first event). */
-  #stampAll(bodies: readonly Decided[], eventId: string | undefined): { events: SettledEvent[]; view: SessionView } {
-    const { view, result: events } = evolveMany(this.#view, (working, step) => this.#stamp(bodies, eventId, working, step));
-    return { events, view };
-  }
-
-  /** Stamps each decided body as the next event (`eventId` goes to the request's own one) and folds it into the working view. */
-  #stamp(bodies: readonly Decided[], eventId: string | undefined, working: SessionView, step: (event: SettledEvent) => void): SettledEvent[] {
-    const own = ownIndex(bodies);
-    return bodies.map((body, index) => {
-      const id = eventId !== undefined && index === own ? eventId : this.#newId();
-      const event = { v: EVENT_VERSION, seq: working.lastSeq + 1, id, at: this.#clock().toISOString(), ...body } as SettledEvent;
-      if (event.type === 'round.closed' || event.type === 'decision.made') readsBack(event);
-      step(event);
-      return event;
-    });
-  }
-
   /** Moves the view on and tells subscribers what changed. */
   #publish(events: readonly SettledEvent[], next: SessionView): void {
     const before = this.#view.history.length;
@@ -291,15 +260,4 @@ export class Session {
       .map(({ rule: _rule, ...change }) => change);
     for (const listener of this.#listeners) listener({ events, changes, view: next });
   }
-}
-
-/**
- * An event whose outcome gapflow computed must read back as it is written:
- * a line the schema refuses would make the whole log unreadable, so it is
- * refused here, before anything is appended (the requests' own parts were
- * parsed by `decide`).
- */
-function readsBack(event: SettledEvent): void {
-  const parsed = GapflowEvent.safeParse(event);
-  if (!parsed.success) throw new LogError(`${event.type} (seq ${event.seq}) would not read back (${formatIssue(parsed.error)}); nothing was written`);
 }
