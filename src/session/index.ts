@@ -2,10 +2,8 @@ export {
   Session,
   type BatchRecorded,
   type Recorded,
-  type SessionListener,
-  type SessionUpdate,
-  type StateChange,
 } from './session.js';
+export type { SessionListener, SessionUpdate, StateChange } from './view-feed.js';
 export type { SessionOptions } from './options.js';
 export { createFileSession, createMemorySession, openFileSession } from './embedded.js';
 export { replay, verifyFileSession, type Verification } from './replay.js';

@@ -1,5 +1,5 @@
 import type { DecisionKind, EventBodyInput, GapflowEvent, GapState, SessionSettings, SettledEvent, Severity } from '../../events/index.js';
-import { decide, evolveMany, initialView, Refusal, settle, type HistoryEntry, type SessionView } from '../core/index.js';
+import { decide, evolveMany, initialView, Refusal, settle, type SessionView } from '../core/index.js';
 import { LogError, VersionConflict, type EventStore } from '../log/index.js';
 import { LiveActor, type ConvergenceActor } from './live.js';
 import type { SessionOptions } from './options.js';
@@ -7,6 +7,7 @@ import { replay } from './replay.js';
 import * as body from './request-bodies.js';
 import { checkBatchIds, checkWriteOptions, movedOn, named, resumes, sameRequest, type BatchRequest, type WriteOptions } from './requests.js';
 import { stampAll, stamper, type Stamp } from './stamp.js';
+import { ViewFeed, type SessionListener } from './view-feed.js';
 
 /** What one request did. */
 export interface Recorded {
@@ -24,17 +25,6 @@ export interface BatchRecorded {
   appended: GapflowEvent[];
 }
 
-/** A state change, as a subscriber hears of it. */
-export type StateChange = Omit<HistoryEntry, 'rule'>;
-
-/** What subscribers hear after each write or catch-up: the new events (outcomes included), the state changes they made, the view now. */
-export interface SessionUpdate {
-  events: readonly SettledEvent[];
-  changes: readonly StateChange[];
-  view: SessionView;
-}
-export type SessionListener = (update: SessionUpdate) => void;
-
 /**
  * A convergence session over an event store: the library API an embedded
  * mediator uses, and all the CLI calls. Requests go in; each is decided
@@ -43,8 +33,7 @@ export type SessionListener = (update: SessionUpdate) => void;
  * changed goes out to subscribers.
  */
 export class Session {
-  #view: SessionView;
-  readonly #listeners = new Set<SessionListener>();
+  readonly #feed: ViewFeed;
   readonly #stamp: Stamp;
   readonly #live: LiveActor | null;
 
@@ -54,7 +43,7 @@ export class Session {
     options: SessionOptions,
     live: LiveActor | null,
   ) {
-    this.#view = view;
+    this.#feed = new ViewFeed(view);
     this.#stamp = stamper(options);
     this.#live = live;
     if (live) {
@@ -82,7 +71,7 @@ export class Session {
       if (error instanceof LogError && store.exists()) return Session.#retriedInit(store, options, eventId);
       throw error;
     }
-    session.#publish(events, started);
+    session.#feed.publish({ events, view: started });
     return { session, events, appended: events, duplicate: false };
   }
 
@@ -105,7 +94,7 @@ export class Session {
   }
 
   get view(): SessionView {
-    return this.#view;
+    return this.#feed.view;
   }
 
   /** The live actor mirroring this session, when it was opened with `inspect`; else null. */
@@ -144,12 +133,12 @@ export class Session {
     const expected = expectSeq === undefined ? undefined : (version: number) => (resumes(requests, version, this.log) ? undefined : expectSeq);
     let done;
     try {
-      done = this.log.transact(this.#view.lastSeq, (fresh) => this.#decideBatch(fresh, requests, where), expected);
+      done = this.log.transact(this.view.lastSeq, (fresh) => this.#decideBatch(fresh, requests, where), expected);
     } catch (error) {
       if (error instanceof VersionConflict) throw new Refusal(movedOn(error.expected, error.actual));
       throw error;
     }
-    if (done.appended.length > 0) this.#publish(done.appended, done.view);
+    if (done.appended.length > 0) this.#feed.publish({ events: done.appended, view: done.view });
     return { groups: done.groups, appended: done.appended };
   }
 
@@ -158,7 +147,7 @@ export class Session {
     this.#catchUp(fresh);
     const groups: GapflowEvent[][] = [];
     const appended: SettledEvent[] = [];
-    const { view } = evolveMany(this.#view, (working, step) => {
+    const { view } = evolveMany(this.view, (working, step) => {
       requests.forEach((request, index) => {
         try {
           const original = request.id === undefined ? undefined : this.log.byId(request.id);
@@ -187,8 +176,8 @@ export class Session {
       sameRequest(original, input);
       return 'duplicate';
     }
-    if (expectSeq !== undefined && expectSeq !== this.#view.lastSeq) throw new Refusal(movedOn(expectSeq, this.#view.lastSeq));
-    decide(this.#view, input);
+    if (expectSeq !== undefined && expectSeq !== this.view.lastSeq) throw new Refusal(movedOn(expectSeq, this.view.lastSeq));
+    decide(this.view, input);
     return 'new';
   }
 
@@ -205,11 +194,11 @@ export class Session {
   }
 
   startRound(write?: WriteOptions) {
-    return this.record(body.startRoundBody(this.#view), write);
+    return this.record(body.startRoundBody(this.view), write);
   }
 
   closeRound(write?: WriteOptions) {
-    return this.record(body.closeRoundBody(this.#view), write);
+    return this.record(body.closeRoundBody(this.view), write);
   }
 
   /**
@@ -227,15 +216,14 @@ export class Session {
 
   /** Calls `listener` after every write and catch-up from now on; returns the unsubscribe. */
   subscribe(listener: SessionListener): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#feed.subscribe(listener);
   }
 
   /** Folds in what other writers appended, as replay does. */
   #catchUp(fresh: readonly GapflowEvent[]): void {
     if (fresh.length === 0) return;
     const settled: SettledEvent[] = [];
-    const { view } = evolveMany(this.#view, (working, step) => {
+    const { view } = evolveMany(this.view, (working, step) => {
       for (const event of fresh) {
         const fact = settle(working, event);
         if (fact === null) {
@@ -246,18 +234,6 @@ export class Session {
         step(fact);
       }
     });
-    this.#publish(settled, view);
-  }
-
-  /** Moves the view on and tells subscribers what changed. */
-  #publish(events: readonly SettledEvent[], next: SessionView): void {
-    const before = this.#view.history.length;
-    this.#view = next;
-    if (this.#listeners.size === 0) return;
-    const changes = next.history
-      .slice(before)
-      .filter((entry) => entry.from !== entry.to)
-      .map(({ rule: _rule, ...change }) => change);
-    for (const listener of this.#listeners) listener({ events, changes, view: next });
+    this.#feed.publish({ events: settled, view });
   }
 }
