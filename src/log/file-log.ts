@@ -16,9 +16,10 @@ import type { GapflowEvent } from '../../events/index.js';
 import { formatBytes, formatSize, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
 import { fsyncFolder, makeFolder, writeAll, writeNewFile } from './durable.js';
 import { CHAIN_START, faultMessage, formatLines, scanBytes, type ChainPoint, type Scan } from './lines.js';
-import { isCode, mayBeWriting, withLock, type Lease } from './lock.js';
+import { withLock, type Lease } from './lock.js';
+import { mayBeWriting } from './lock-holder.js';
 import { openRegularFile, readRange, type OpenedFile } from './text-file.js';
-import { checkExpected, continues, LogError, type Batch, type EventStore, type Expected } from './types.js';
+import { checkExpected, continues, isCode, LogError, type Batch, type EventStore, type Expected } from './types.js';
 
 export const LOG_FILE = 'events.jsonl';
 

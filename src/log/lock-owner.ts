@@ -48,6 +48,20 @@ export function ownerRuns(owner: Pick<Owner, 'pid' | 'start'>): boolean {
   return pidRuns(owner.pid);
 }
 
+/** The owner a lock's text names, or null while it names none readable. */
+export function parseOwner(raw: string): Owner | null {
+  let owner: Partial<Record<keyof Owner, unknown>>;
+  try {
+    owner = JSON.parse(raw) as typeof owner;
+  } catch {
+    return null; // being written, or left empty by a writer killed at once
+  }
+  if (typeof owner !== 'object' || owner === null || typeof owner.pid !== 'number' || typeof owner.host !== 'string') return null;
+  // Locks written before start times were recorded still name a pid: kill(pid, 0) judges those.
+  const text = (value: unknown) => (typeof value === 'string' ? value : null);
+  return { pid: owner.pid, host: owner.host, start: text(owner.start), boot: text(owner.boot) };
+}
+
 type Seen = { kind: 'running'; start: string } | { kind: 'exited' } | { kind: 'unknown' };
 
 /**
