@@ -9,10 +9,10 @@ import {
   openSync,
   renameSync,
   rmSync,
-  statSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { GapflowEvent } from '../../events/index.js';
+import { IdIndex } from './id-index.js';
 import { formatBytes, formatSize, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
 import { fsyncFolder, makeFolder, writeAll, writeNewFile } from './durable.js';
 import { CHAIN_START, faultMessage, formatLines, scanBytes, type ChainPoint, type Scan } from './lines.js';
@@ -41,8 +41,8 @@ interface Known {
 export class FileLog implements EventStore {
   readonly location: string;
   #known: Known | null = null;
-  /** Every event by id up to `version`, built only when an id is first looked up (a request that carries one), then kept up to date. */
-  #ids: { byId: Map<string, GapflowEvent>; version: number; size: number } | null = null;
+  /** Every event by id, built only when an id is first looked up (a request that carries one), then kept up to date. */
+  #ids: IdIndex | null = null;
 
   constructor(readonly dir: string) {
     this.location = join(dir, LOG_FILE);
@@ -67,28 +67,21 @@ export class FileLog implements EventStore {
   }
 
   byId(id: string): GapflowEvent | undefined {
-    this.#ids ??= { byId: new Map(), version: 0, size: -1 };
-    const ids = this.#ids;
-    // A miss may be an event another writer appended since the index last looked: if the file grew, read it first.
-    if (!ids.byId.has(id) && fileSize(this.location) !== ids.size) {
-      this.#index(this.read(ids.version));
-      ids.size = this.#known?.end ?? 0;
-    }
-    return ids.byId.get(id);
+    this.#ids ??= new IdIndex();
+    return this.#ids.find(id, this.location, (version) => ({ events: this.read(version), size: this.#known?.end ?? 0 }));
   }
 
   transact<T>(knownVersion: number, decide: (fresh: readonly GapflowEvent[]) => Batch<T>, expected?: Expected): T {
     let written: readonly GapflowEvent[] = [];
     const result = this.#update(knownVersion, (fresh) => {
-      this.#index(fresh);
+      this.#ids?.add(fresh);
       checkExpected(this.location, expected, this.#known?.point.seq ?? 0);
       const batch = decide(fresh);
       written = batch.events;
       return batch;
     });
-    this.#index(written);
-    // The index covers the file as this object left it: the next miss need not read it again unless it grows.
-    if (this.#ids && this.#ids.version === this.#known?.point.seq) this.#ids.size = this.#known.end;
+    this.#ids?.add(written);
+    if (this.#known) this.#ids?.covers(this.#known.point.seq, this.#known.end);
     return result;
   }
 
@@ -121,16 +114,6 @@ export class FileLog implements EventStore {
     const timer = setInterval(look, options.intervalMs ?? 200);
     timer.unref();
     return () => clearInterval(timer);
-  }
-
-  /** Keeps the id index (once built) up to date with the events this object saw appended, in order. */
-  #index(events: readonly GapflowEvent[]): void {
-    if (this.#ids === null) return;
-    for (const event of events) {
-      if (event.seq !== this.#ids.version + 1) continue;
-      this.#ids.byId.set(event.id, event);
-      this.#ids.version = event.seq;
-    }
   }
 
   create(events: readonly GapflowEvent[]): void {
@@ -275,16 +258,6 @@ function placeNewLog(aside: string, location: string): void {
     if (!holdsNoSession(location)) throw new LogError(`${location} already exists; a session lives there`);
     renameSync(aside, location);
   });
-}
-
-/** The size of the file at `path` now (-1 when there is none). */
-function fileSize(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch (error) {
-    if (isCode(error, 'ENOENT')) return -1;
-    throw error;
-  }
 }
 
 /** Nothing at `path`, or an empty regular file (a symlink, a FIFO or a folder is something: reading it refuses it). */
