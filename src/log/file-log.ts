@@ -17,7 +17,7 @@ import { formatBytes, formatSize, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits
 import { fsyncFolder, makeFolder, writeAll, writeNewFile } from './durable.js';
 import { CHAIN_START, faultMessage, formatLines, scanBytes, type ChainPoint, type Scan } from './lines.js';
 import { withLock, type Lease } from './lock.js';
-import { mayBeWriting } from './lock-holder.js';
+import { waitForWriter } from './lock-holder.js';
 import { openRegularFile, readRange, type OpenedFile } from './text-file.js';
 import { checkExpected, continues, isCode, LogError, type Batch, type EventStore, type Expected } from './types.js';
 
@@ -270,22 +270,3 @@ function holdsNoSession(path: string): boolean {
     throw error;
   }
 }
-
-/** How long a reader that finds a torn tail waits for a writer still holding the lock before it reports the tear. */
-const READER_WAIT_MS = 2_000;
-
-/**
- * A reader's wait for a write under way, without the lock (a reader needs
- * no write access): while `<log>.lock` may belong to a live writer, up to
- * READER_WAIT_MS (a lock a killed writer left is not waited on). True when
- * there was a writer to wait for, so the log is worth a second look.
- */
-export function waitForWriter(location: string): boolean {
-  const lockPath = `${location}.lock`;
-  if (!mayBeWriting(lockPath)) return false;
-  const deadline = Date.now() + READER_WAIT_MS;
-  while (mayBeWriting(lockPath) && Date.now() < deadline) Atomics.wait(pause, 0, 0, 10);
-  return true;
-}
-
-const pause = new Int32Array(new SharedArrayBuffer(4));

@@ -44,6 +44,25 @@ export function mayBeWriting(path: string): boolean {
   return ownerRuns(holder.owner);
 }
 
+/** How long a reader that finds a torn tail waits for a writer still holding the lock before it reports the tear. */
+const READER_WAIT_MS = 2_000;
+
+/**
+ * A reader's wait for a write under way, without the lock (a reader needs
+ * no write access): while `<log>.lock` may belong to a live writer, up to
+ * READER_WAIT_MS (a lock a killed writer left is not waited on). True when
+ * there was a writer to wait for, so the log is worth a second look.
+ */
+export function waitForWriter(location: string): boolean {
+  const lockPath = `${location}.lock`;
+  if (!mayBeWriting(lockPath)) return false;
+  const deadline = Date.now() + READER_WAIT_MS;
+  while (mayBeWriting(lockPath) && Date.now() < deadline) Atomics.wait(pause, 0, 0, 10);
+  return true;
+}
+
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
 /**
  * Moves the stale lock aside and checks it is the one judged stale, unchanged
  * (a renewal since means its holder lives). If not, it is put back (unless
