@@ -1,25 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  fstatSync,
-  fsyncSync,
-  ftruncateSync,
-  linkSync,
-  lstatSync,
-  openSync,
-  renameSync,
-  rmSync,
-} from 'node:fs';
-import { dirname, join } from 'node:path';
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { GapflowEvent } from '../../events/index.js';
 import { IdIndex } from './id-index.js';
-import { formatBytes, formatSize, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
+import { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
 import { fsyncFolder, makeFolder, writeAll, writeNewFile } from './durable.js';
 import { CHAIN_START, faultMessage, formatLines, scanBytes, type ChainPoint, type Scan } from './lines.js';
 import { withLock, type Lease } from './lock.js';
 import { waitForWriter } from './lock-holder.js';
-import { openRegularFile, readRange, type OpenedFile } from './text-file.js';
-import { checkExpected, continues, isCode, LogError, type Batch, type EventStore, type Expected } from './types.js';
+import { holdsNoSession, placeNewLog, readFrom, readLogBytes } from './log-path.js';
+import { checkExpected, continues, LogError, type Batch, type EventStore, type Expected } from './types.js';
 
 export const LOG_FILE = 'events.jsonl';
 
@@ -210,63 +200,5 @@ export class FileLog implements EventStore {
     }
     const lastLine = Buffer.from(lines.at(-1)!, 'utf8');
     this.#known = { end: known.end + bytes.length, point: { seq: events.at(-1)!.seq, sum, sealed: true }, lastLine };
-  }
-}
-
-/**
- * The log's bytes, from `start`. Only a regular file is a log: a symlink is
- * refused, not followed, and a FIFO, a device or a folder is refused without
- * waiting on it; a file past MAX_LOG_BYTES (which gapflow never writes) is
- * refused before any of it is read.
- */
-export function readLogBytes(path: string, dir: string, start = 0): Buffer {
-  let file: OpenedFile;
-  try {
-    file = openRegularFile(path, false, 'the log must be a regular file at that path itself');
-  } catch (error) {
-    if (isCode(error, 'ENOENT')) throw new LogError(`no session in ${dir} (\`gapflow init\` creates one)`);
-    throw error;
-  }
-  try {
-    if (file.size > MAX_LOG_BYTES) {
-      throw new LogError(`${path} is ${formatSize(file.size)}, over the ${formatBytes(MAX_LOG_BYTES)} limit of a log; it was not read (gapflow never writes one that big)`);
-    }
-    return readRange(file.fd, start, file.size - start);
-  } finally {
-    closeSync(file.fd);
-  }
-}
-
-/** What was added to the log after byte `start`, read as the whole log is (same refusals). */
-function readFrom(path: string, start: number): Buffer {
-  return readLogBytes(path, dirname(path), start);
-}
-
-/**
- * Links the finished log at `aside` into place. A log is never empty while
- * gapflow writes it, so an empty file there is debris (the log deleted under
- * a writer): under the lock it is replaced, since it holds nothing to lose.
- */
-function placeNewLog(aside: string, location: string): void {
-  try {
-    linkSync(aside, location);
-    return;
-  } catch (error) {
-    if (!isCode(error, 'EEXIST')) throw error;
-  }
-  withLock(location, () => {
-    if (!holdsNoSession(location)) throw new LogError(`${location} already exists; a session lives there`);
-    renameSync(aside, location);
-  });
-}
-
-/** Nothing at `path`, or an empty regular file (a symlink, a FIFO or a folder is something: reading it refuses it). */
-function holdsNoSession(path: string): boolean {
-  try {
-    const stat = lstatSync(path);
-    return stat.isFile() && stat.size === 0;
-  } catch (error) {
-    if (isCode(error, 'ENOENT')) return true;
-    throw error;
   }
 }
