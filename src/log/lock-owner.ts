@@ -11,7 +11,7 @@ import { hostname } from 'node:os';
  * pid at all: it was written before a reboot, or by another machine that has
  * the same host name, and the two cannot be told apart, so it is judged like
  * any other host's lock (by its renewals). Where /proc is missing (macOS)
- * only `kill(pid, 0)` can be asked. Like lock.ts, this reads `process`: a
+ * only `kill(pid, 0)` can be asked. Like lock-holder.ts, this reads `process`: a
  * lock must name its holder and ask after another.
  */
 

@@ -38,8 +38,8 @@ import { isCode, LogError } from './types.js';
  * Hand-written rather than proper-lockfile: that library is asynchronous at
  * heart (its sync API neither retries nor refreshes the lock) and judges
  * staleness by mtime alone, while the CLI is synchronous and, on one host,
- * whether the holder still runs is the sure sign. Like lock-owner.ts, this
- * reads `process`: a lock must name its holder.
+ * whether the holder still runs is the sure sign. The lock reads `process`
+ * (in lock-owner.ts and lock-holder.ts): a lock must name its holder.
  */
 
 /** A lock from another host that shows no renewal for this long (by the waiter's clock) is stale. */
