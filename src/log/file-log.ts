@@ -1,23 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  fstatSync,
-  fsyncSync,
-  ftruncateSync,
-  linkSync,
-  lstatSync,
-  openSync,
-  renameSync,
-  rmSync,
-  statSync,
-} from 'node:fs';
-import { dirname, join } from 'node:path';
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { GapflowEvent } from '../../events/index.js';
-import { formatBytes, formatSize, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
+import { IdIndex } from './id-index.js';
+import { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
 import { fsyncFolder, makeFolder, writeAll, writeNewFile } from './durable.js';
 import { CHAIN_START, faultMessage, formatLines, scanBytes, type ChainPoint, type Scan } from './lines.js';
-import { isCode, mayBeWriting, withLock, type Lease } from './lock.js';
-import { openRegularFile, readRange, type OpenedFile } from './text-file.js';
+import { withLock, type Lease } from './lock.js';
+import { waitForWriter } from './lock-holder.js';
+import { holdsNoSession, placeNewLog, readFrom, readLogBytes } from './log-path.js';
 import { checkExpected, continues, LogError, type Batch, type EventStore, type Expected } from './types.js';
 
 export const LOG_FILE = 'events.jsonl';
@@ -40,8 +31,8 @@ interface Known {
 export class FileLog implements EventStore {
   readonly location: string;
   #known: Known | null = null;
-  /** Every event by id up to `version`, built only when an id is first looked up (a request that carries one), then kept up to date. */
-  #ids: { byId: Map<string, GapflowEvent>; version: number; size: number } | null = null;
+  /** Every event by id, built only when an id is first looked up (a request that carries one), then kept up to date. */
+  #ids: IdIndex | null = null;
 
   constructor(readonly dir: string) {
     this.location = join(dir, LOG_FILE);
@@ -66,28 +57,21 @@ export class FileLog implements EventStore {
   }
 
   byId(id: string): GapflowEvent | undefined {
-    this.#ids ??= { byId: new Map(), version: 0, size: -1 };
-    const ids = this.#ids;
-    // A miss may be an event another writer appended since the index last looked: if the file grew, read it first.
-    if (!ids.byId.has(id) && fileSize(this.location) !== ids.size) {
-      this.#index(this.read(ids.version));
-      ids.size = this.#known?.end ?? 0;
-    }
-    return ids.byId.get(id);
+    this.#ids ??= new IdIndex();
+    return this.#ids.find(id, this.location, (version) => ({ events: this.read(version), size: this.#known?.end ?? 0 }));
   }
 
   transact<T>(knownVersion: number, decide: (fresh: readonly GapflowEvent[]) => Batch<T>, expected?: Expected): T {
     let written: readonly GapflowEvent[] = [];
     const result = this.#update(knownVersion, (fresh) => {
-      this.#index(fresh);
+      this.#ids?.add(fresh);
       checkExpected(this.location, expected, this.#known?.point.seq ?? 0);
       const batch = decide(fresh);
       written = batch.events;
       return batch;
     });
-    this.#index(written);
-    // The index covers the file as this object left it: the next miss need not read it again unless it grows.
-    if (this.#ids && this.#ids.version === this.#known?.point.seq) this.#ids.size = this.#known.end;
+    this.#ids?.add(written);
+    if (this.#known) this.#ids?.covers(this.#known.point.seq, this.#known.end);
     return result;
   }
 
@@ -120,16 +104,6 @@ export class FileLog implements EventStore {
     const timer = setInterval(look, options.intervalMs ?? 200);
     timer.unref();
     return () => clearInterval(timer);
-  }
-
-  /** Keeps the id index (once built) up to date with the events this object saw appended, in order. */
-  #index(events: readonly GapflowEvent[]): void {
-    if (this.#ids === null) return;
-    for (const event of events) {
-      if (event.seq !== this.#ids.version + 1) continue;
-      this.#ids.byId.set(event.id, event);
-      this.#ids.version = event.seq;
-    }
   }
 
   create(events: readonly GapflowEvent[]): void {
@@ -228,90 +202,3 @@ export class FileLog implements EventStore {
     this.#known = { end: known.end + bytes.length, point: { seq: events.at(-1)!.seq, sum, sealed: true }, lastLine };
   }
 }
-
-/**
- * The log's bytes, from `start`. Only a regular file is a log: a symlink is
- * refused, not followed, and a FIFO, a device or a folder is refused without
- * waiting on it; a file past MAX_LOG_BYTES (which gapflow never writes) is
- * refused before any of it is read.
- */
-export function readLogBytes(path: string, dir: string, start = 0): Buffer {
-  let file: OpenedFile;
-  try {
-    file = openRegularFile(path, false, 'the log must be a regular file at that path itself');
-  } catch (error) {
-    if (isCode(error, 'ENOENT')) throw new LogError(`no session in ${dir} (\`gapflow init\` creates one)`);
-    throw error;
-  }
-  try {
-    if (file.size > MAX_LOG_BYTES) {
-      throw new LogError(`${path} is ${formatSize(file.size)}, over the ${formatBytes(MAX_LOG_BYTES)} limit of a log; it was not read (gapflow never writes one that big)`);
-    }
-    return readRange(file.fd, start, file.size - start);
-  } finally {
-    closeSync(file.fd);
-  }
-}
-
-/** What was added to the log after byte `start`, read as the whole log is (same refusals). */
-function readFrom(path: string, start: number): Buffer {
-  return readLogBytes(path, dirname(path), start);
-}
-
-/**
- * Links the finished log at `aside` into place. A log is never empty while
- * gapflow writes it, so an empty file there is debris (the log deleted under
- * a writer): under the lock it is replaced, since it holds nothing to lose.
- */
-function placeNewLog(aside: string, location: string): void {
-  try {
-    linkSync(aside, location);
-    return;
-  } catch (error) {
-    if (!isCode(error, 'EEXIST')) throw error;
-  }
-  withLock(location, () => {
-    if (!holdsNoSession(location)) throw new LogError(`${location} already exists; a session lives there`);
-    renameSync(aside, location);
-  });
-}
-
-/** The size of the file at `path` now (-1 when there is none). */
-function fileSize(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch (error) {
-    if (isCode(error, 'ENOENT')) return -1;
-    throw error;
-  }
-}
-
-/** Nothing at `path`, or an empty regular file (a symlink, a FIFO or a folder is something: reading it refuses it). */
-function holdsNoSession(path: string): boolean {
-  try {
-    const stat = lstatSync(path);
-    return stat.isFile() && stat.size === 0;
-  } catch (error) {
-    if (isCode(error, 'ENOENT')) return true;
-    throw error;
-  }
-}
-
-/** How long a reader that finds a torn tail waits for a writer still holding the lock before it reports the tear. */
-const READER_WAIT_MS = 2_000;
-
-/**
- * A reader's wait for a write under way, without the lock (a reader needs
- * no write access): while `<log>.lock` may belong to a live writer, up to
- * READER_WAIT_MS (a lock a killed writer left is not waited on). True when
- * there was a writer to wait for, so the log is worth a second look.
- */
-export function waitForWriter(location: string): boolean {
-  const lockPath = `${location}.lock`;
-  if (!mayBeWriting(lockPath)) return false;
-  const deadline = Date.now() + READER_WAIT_MS;
-  while (mayBeWriting(lockPath) && Date.now() < deadline) Atomics.wait(pause, 0, 0, 10);
-  return true;
-}
-
-const pause = new Int32Array(new SharedArrayBuffer(4));

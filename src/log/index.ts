@@ -1,7 +1,8 @@
 export { FileLog, LOG_FILE } from './file-log.js';
 export { BATCH_INPUT, EVENT_INPUT, formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES, type InputLimit } from './limits.js';
 export { chainSum, eventContent, formatLines, parseLines, sealLine } from './lines.js';
-export { mayBeWriting, STALE_AFTER_MS, WAIT_FOR_LOCK_MS, withLock, type Lease, type LockTiming } from './lock.js';
+export { STALE_AFTER_MS, WAIT_FOR_LOCK_MS, withLock, type Lease, type LockTiming } from './lock.js';
+export { mayBeWriting } from './lock-holder.js';
 export { MemoryLog } from './memory-log.js';
 export { writeStatusFile } from './status-file.js';
 export { LogError, VersionConflict, type Batch, type EventStore, type Expected } from './types.js';

@@ -11,7 +11,7 @@ import { hostname } from 'node:os';
  * pid at all: it was written before a reboot, or by another machine that has
  * the same host name, and the two cannot be told apart, so it is judged like
  * any other host's lock (by its renewals). Where /proc is missing (macOS)
- * only `kill(pid, 0)` can be asked. Like lock.ts, this reads `process`: a
+ * only `kill(pid, 0)` can be asked. Like lock-holder.ts, this reads `process`: a
  * lock must name its holder and ask after another.
  */
 
@@ -46,6 +46,20 @@ export function ownerRuns(owner: Pick<Owner, 'pid' | 'start'>): boolean {
   if (seen.kind === 'exited') return false;
   if (seen.kind === 'running' && owner.start !== null) return seen.start === owner.start;
   return pidRuns(owner.pid);
+}
+
+/** The owner a lock's text names, or null while it names none readable. */
+export function parseOwner(raw: string): Owner | null {
+  let owner: Partial<Record<keyof Owner, unknown>>;
+  try {
+    owner = JSON.parse(raw) as typeof owner;
+  } catch {
+    return null; // being written, or left empty by a writer killed at once
+  }
+  if (typeof owner !== 'object' || owner === null || typeof owner.pid !== 'number' || typeof owner.host !== 'string') return null;
+  // Locks written before start times were recorded still name a pid: kill(pid, 0) judges those.
+  const text = (value: unknown) => (typeof value === 'string' ? value : null);
+  return { pid: owner.pid, host: owner.host, start: text(owner.start), boot: text(owner.boot) };
 }
 
 type Seen = { kind: 'running'; start: string } | { kind: 'exited' } | { kind: 'unknown' };

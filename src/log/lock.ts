@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, futimesSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, futimesSync, openSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { currentOwner, onThisMachine, ownerRuns, type Owner } from './lock-owner.js';
-import { LogError } from './types.js';
+import { breakStale, readHolder, type Holder } from './lock-holder.js';
+import { currentOwner, onThisMachine, ownerRuns } from './lock-owner.js';
+import { isCode, LogError } from './types.js';
 
 /*
  * One writer at a time across processes: `<log>.lock`, created with O_EXCL
@@ -37,8 +38,8 @@ import { LogError } from './types.js';
  * Hand-written rather than proper-lockfile: that library is asynchronous at
  * heart (its sync API neither retries nor refreshes the lock) and judges
  * staleness by mtime alone, while the CLI is synchronous and, on one host,
- * whether the holder still runs is the sure sign. Like lock-owner.ts, this
- * reads `process`: a lock must name its holder.
+ * whether the holder still runs is the sure sign. The lock reads `process`
+ * (in lock-owner.ts and lock-holder.ts): a lock must name its holder.
  */
 
 /** A lock from another host that shows no renewal for this long (by the waiter's clock) is stale. */
@@ -61,15 +62,6 @@ const TIMING: LockTiming = { staleAfterMs: STALE_AFTER_MS, waitForLockMs: WAIT_F
 export interface Lease {
   /** Renews the lease and throws LogError (nothing written) unless the lock is still this writer's. Call it just before a write. */
   confirm(): void;
-}
-
-interface Holder {
-  raw: string;
-  dev: number;
-  ino: number;
-  mtimeMs: number;
-  /** Null when the file does not hold a readable owner. */
-  owner: Owner | null;
 }
 
 /** Runs `work` holding the lock of the log at `logPath`. */
@@ -159,19 +151,6 @@ function acquire(path: string, timing: LockTiming): HeldLock {
   }
 }
 
-/**
- * Whether the lock at `path` may belong to a writer still at work, judged
- * without touching it (readers need no write access): false when there is
- * none or its owner on this machine is gone; a lock from elsewhere, or one
- * not yet filled, may be live.
- */
-export function mayBeWriting(path: string): boolean {
-  const holder = readHolder(path);
-  if (holder === null) return false;
-  if (holder.owner === null || !onThisMachine(holder.owner)) return true;
-  return ownerRuns(holder.owner);
-}
-
 function isStale(holder: Holder, unchangedForMs: number, timing: LockTiming): boolean {
   if (holder.owner === null) return unchangedForMs >= timing.unreadableStaleMs;
   if (!onThisMachine(holder.owner)) return unchangedForMs >= timing.staleAfterMs;
@@ -213,69 +192,7 @@ function dropUnfilled(path: string, fd: number): void {
   }
 }
 
-function readHolder(path: string): Holder | null {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (error) {
-    if (isCode(error, 'ENOENT')) return null;
-    throw error;
-  }
-  try {
-    // fstat after open: a network file system revalidates on open, so the mtime read is the server's.
-    const { dev, ino, mtimeMs } = fstatSync(fd);
-    const raw = readFileSync(fd, 'utf8');
-    return { raw, dev, ino, mtimeMs, owner: parseOwner(raw) };
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function parseOwner(raw: string): Owner | null {
-  let owner: Partial<Record<keyof Owner, unknown>>;
-  try {
-    owner = JSON.parse(raw) as typeof owner;
-  } catch {
-    return null; // being written, or left empty by a writer killed at once
-  }
-  if (typeof owner !== 'object' || owner === null || typeof owner.pid !== 'number' || typeof owner.host !== 'string') return null;
-  // Locks written before start times were recorded still name a pid: kill(pid, 0) judges those.
-  const text = (value: unknown) => (typeof value === 'string' ? value : null);
-  return { pid: owner.pid, host: owner.host, start: text(owner.start), boot: text(owner.boot) };
-}
-
-/**
- * Moves the stale lock aside and checks it is the one judged stale, unchanged
- * (a renewal since means its holder lives). If not, it is put back (unless
- * yet another lock was taken meanwhile: then the one put aside is dropped,
- * and its holder, finding its token gone when it confirms, writes nothing).
- */
-function breakStale(path: string, holder: Holder): void {
-  const aside = `${path}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
-  try {
-    renameSync(path, aside);
-  } catch (error) {
-    if (isCode(error, 'ENOENT')) return;
-    throw error;
-  }
-  try {
-    const moved = readHolder(aside);
-    if (moved !== null && moved.dev === holder.dev && moved.ino === holder.ino && moved.mtimeMs === holder.mtimeMs && moved.raw === holder.raw) return;
-    try {
-      linkSync(aside, path);
-    } catch {
-      // a newer lock stands there now
-    }
-  } finally {
-    unlinkSync(aside);
-  }
-}
-
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 function sleep(ms: number): void {
   Atomics.wait(sleeper, 0, 0, ms);
-}
-
-export function isCode(error: unknown, code: string): boolean {
-  return error instanceof Error && 'code' in error && error.code === code;
 }

@@ -1,7 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { formatBytes, formatSize, type InputLimit } from './limits.js';
-import { isCode } from './lock.js';
-import { LogError } from './types.js';
+import { isCode, LogError } from './types.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 

@@ -3,9 +3,11 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { GapflowEvent } from '../../events/index.js';
 import { fsyncFolder, writeNewFile } from './durable.js';
-import { LOG_FILE, readLogBytes, waitForWriter } from './file-log.js';
+import { LOG_FILE } from './file-log.js';
 import { faultMessage, scanBytes, type LineFault, type Scan } from './lines.js';
 import { withLock } from './lock.js';
+import { waitForWriter } from './lock-holder.js';
+import { readLogBytes } from './log-path.js';
 import { LogError } from './types.js';
 
 /** What `inspectLog` found: the good events, and the first bad line if any. */

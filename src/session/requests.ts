@@ -8,6 +8,9 @@ export interface BatchRequest {
   id?: string | undefined;
 }
 
+/** Names a batch's request in a refusal, by where it came from; null: the refusal stays as it is. */
+export type RequestNamer = ((index: number) => string) | null;
+
 /** How one write may be made safe to retry and safe against a log that moved on. */
 export interface WriteOptions {
   /** Append only if the log's last seq is this (0: no log yet); else refuse. */
@@ -34,7 +37,7 @@ export function checkWriteOptions(write: WriteOptions): WriteOptions {
 }
 
 /** Every request's id is a valid event id, used once in the batch (`where` names a request in a refusal). */
-export function checkBatchIds(requests: readonly BatchRequest[], where: ((index: number) => string) | null): void {
+export function checkBatchIds(requests: readonly BatchRequest[], where: RequestNamer): void {
   const first = new Map<string, number>();
   requests.forEach((request, index) => {
     if (request.id === undefined) return;
@@ -50,7 +53,7 @@ export function checkBatchIds(requests: readonly BatchRequest[], where: ((index:
 }
 
 /** A request's refusal, named by where the request came from (`stdin line 3`); null: as it is. */
-export function named(error: unknown, where: ((index: number) => string) | null, index: number): unknown {
+export function named(error: unknown, where: RequestNamer, index: number): unknown {
   return error instanceof Refusal && where ? new Refusal(`${where(index)}: ${error.message}`, error.remedy) : error;
 }
 

@@ -1,67 +1,14 @@
-import { nanoid } from 'nanoid';
-import {
-  EVENT_VERSION,
-  formatIssue,
-  GapflowEvent,
-  type BodyInputOf,
-  type Decided,
-  type DecisionKind,
-  type EventBodyInput,
-  type GapState,
-  type SessionSettings,
-  type SettledEvent,
-  type Severity,
-} from '../../events/index.js';
-import { decide, evolveMany, initialView, Refusal, settle, type HistoryEntry, type SessionView } from '../core/index.js';
-import { FileLog, LogError, MemoryLog, VersionConflict, type EventStore } from '../log/index.js';
-import { LiveActor, type ConvergenceActor, type InspectOption } from './live.js';
+import type { DecisionKind, EventBodyInput, GapState, SessionSettings, Severity } from '../../events/index.js';
+import { initialView, type SessionView } from '../core/index.js';
+import type { EventStore } from '../log/index.js';
+import { LiveActor, type ConvergenceActor } from './live.js';
+import type { SessionOptions } from './options.js';
 import { replay } from './replay.js';
-import { checkBatchIds, checkWriteOptions, movedOn, named, ownIndex, resumes, sameRequest, type BatchRequest, type WriteOptions } from './requests.js';
-
-export interface SessionOptions {
-  /** Where timestamps come from (the core never reads a clock). */
-  clock?: () => Date;
-  /** Where event ids come from. */
-  newId?: () => string;
-  /**
-   * Run a live XState actor beside the session, wired to this inspection
-   * observer (e.g. `createWebSocketInspector().inspect` from @statelyai/inspect).
-   * On open it replays the log's recorded machine events; then it listens.
-   */
-  inspect?: InspectOption;
-}
-
-/** What one request did. */
-export interface Recorded {
-  /** The request's events: the ones appended for it, or, for a retry of an id already in the log, the event it recorded then. */
-  events: GapflowEvent[];
-  /** What this call appended: `events`, or none for a retry. */
-  appended: GapflowEvent[];
-  /** True when the request's event id was already in the log: nothing was appended. */
-  duplicate: boolean;
-}
-
-/** What a batch did: each request's events (as `Recorded.events`), and the events this call appended. */
-export interface BatchRecorded {
-  groups: GapflowEvent[][];
-  appended: GapflowEvent[];
-}
-
-/** A state change, as a subscriber hears of it. */
-export type StateChange = HistoryEntry;
-
-/** What subscribers hear after each write or catch-up: the new events (outcomes included), the state changes they made, the view now. */
-export interface SessionUpdate {
-  events: readonly SettledEvent[];
-  changes: readonly StateChange[];
-  view: SessionView;
-}
-export type SessionListener = (update: SessionUpdate) => void;
-
-export type DecisionOptions = Pick<BodyInputOf<'decision.made'>['data'], 'gaps' | 'rationale'> & {
-  /** Approve over open CRITICAL gaps: the user accepts that risk (recorded as the `critical_risk` acknowledgment). */
-  acceptCritical?: boolean | undefined;
-};
+import * as body from './request-bodies.js';
+import type { BatchRequest, RequestNamer, WriteOptions } from './requests.js';
+import { stamper, type Stamp } from './stamp.js';
+import { ViewFeed, type SessionListener } from './view-feed.js';
+import { catchUp, decideBatch, judgeRequest, startLog, transactBatch, type BatchRecorded, type Recorded } from './writes.js';
 
 /**
  * A convergence session over an event store: the library API an embedded
@@ -71,26 +18,18 @@ export type DecisionOptions = Pick<BodyInputOf<'decision.made'>['data'], 'gaps' 
  * changed goes out to subscribers.
  */
 export class Session {
-  #view: SessionView;
-  readonly #listeners = new Set<SessionListener>();
-  readonly #clock: () => Date;
-  readonly #newId: () => string;
+  readonly log: EventStore;
+  readonly #feed: ViewFeed;
+  readonly #stamp: Stamp;
   readonly #live: LiveActor | null;
 
-  private constructor(
-    readonly log: EventStore,
-    view: SessionView,
-    options: SessionOptions,
-    live: LiveActor | null,
-  ) {
-    this.#view = view;
-    this.#clock = options.clock ?? (() => new Date());
-    this.#newId = options.newId ?? (() => nanoid());
+  private constructor(log: EventStore, view: SessionView, options: SessionOptions, live: LiveActor | null) {
+    this.log = log;
+    this.#feed = new ViewFeed(view);
+    this.#stamp = stamper(options);
     this.#live = live;
-    if (live) {
-      live.sync(view);
-      this.subscribe((update) => live.hear(update));
-    }
+    live?.sync(view);
+    if (live) this.subscribe((update) => live.hear(update));
   }
 
   /**
@@ -99,32 +38,16 @@ export class Session {
    * `duplicate`). Refuses when another session lives there.
    */
   static init(store: EventStore, settings: SessionSettings = {}, options: SessionOptions = {}, write: WriteOptions = {}): Recorded & { session: Session } {
-    const { expectSeq, eventId } = checkWriteOptions(write);
-    if (store.exists()) return Session.#retriedInit(store, options, eventId);
-    if (expectSeq !== undefined && expectSeq !== 0) throw new Refusal(movedOn(expectSeq, 0));
-    const view = initialView();
-    const session = new Session(store, view, options, options.inspect ? new LiveActor(options.inspect) : null);
-    const { events, view: started } = session.#stampAll(decide(view, { type: 'session.started', data: settings }), eventId);
-    try {
-      store.create(events);
-    } catch (error) {
-      // Another init with the same id won the race: this one is its retry.
-      if (error instanceof LogError && store.exists()) return Session.#retriedInit(store, options, eventId);
-      throw error;
-    }
-    session.#publish(events, started);
-    return { session, events, appended: events, duplicate: false };
+    const started = startLog(store, settings, stamper(options), write);
+    if (started.duplicate) return { session: Session.open(store, options), ...started };
+    const session = new Session(store, initialView(), options, options.inspect ? new LiveActor(options.inspect) : null);
+    session.#feed.publish(started);
+    return { session, events: started.events, appended: started.appended, duplicate: false };
   }
 
   /** `init`, for a caller that wants only the session. */
   static create(store: EventStore, settings: SessionSettings = {}, options: SessionOptions = {}, write: WriteOptions = {}): Session {
     return Session.init(store, settings, options, write).session;
-  }
-
-  static #retriedInit(store: EventStore, options: SessionOptions, eventId: string | undefined): Recorded & { session: Session } {
-    const first = eventId === undefined ? undefined : store.byId(eventId);
-    if (first?.seq === 1) return { session: Session.open(store, options), events: [first], appended: [], duplicate: true };
-    throw new LogError(`${store.location} already holds a session`);
   }
 
   /** Opens the session stored in `store`, replaying every event (into the live actor too, when inspected). */
@@ -135,7 +58,7 @@ export class Session {
   }
 
   get view(): SessionView {
-    return this.#view;
+    return this.#feed.view;
   }
 
   /** The live actor mirroring this session, when it was opened with `inspect`; else null. */
@@ -163,45 +86,13 @@ export class Session {
    * automatic `round.started` before it gets a fresh one); a request whose id
    * is already in the log is a retry and records nothing again.
    */
-  recordAll(
-    requests: readonly BatchRequest[],
-    where: ((index: number) => string) | null = (i) => `request ${i + 1}`,
-    write: Pick<WriteOptions, 'expectSeq'> = {},
-  ): BatchRecorded {
-    const { expectSeq } = checkWriteOptions(write);
-    checkBatchIds(requests, where);
-    // Judged holding the store: a retry that goes on where its batch tore is not held to its expected seq.
-    const expected = expectSeq === undefined ? undefined : (version: number) => (resumes(requests, version, this.log) ? undefined : expectSeq);
-    let done;
-    try {
-      done = this.log.transact(this.#view.lastSeq, (fresh) => this.#decideBatch(fresh, requests, where), expected);
-    } catch (error) {
-      if (error instanceof VersionConflict) throw new Refusal(movedOn(error.expected, error.actual));
-      throw error;
-    }
-    if (done.appended.length > 0) this.#publish(done.appended, done.view);
-    return { groups: done.groups, appended: done.appended };
-  }
-
-  /** Under the store's hold: catch up with `fresh`, then decide every request on one working copy of the view. */
-  #decideBatch(fresh: readonly GapflowEvent[], requests: readonly BatchRequest[], where: ((index: number) => string) | null) {
-    this.#catchUp(fresh);
-    const groups: GapflowEvent[][] = [];
-    const appended: SettledEvent[] = [];
-    const { view } = evolveMany(this.#view, (working, step) => {
-      requests.forEach((request, index) => {
-        try {
-          const original = request.id === undefined ? undefined : this.log.byId(request.id);
-          if (original) return void groups.push([sameRequest(original, request.body)]);
-          const events = this.#stamp(decide(working, request.body), request.id, working, step);
-          groups.push(events);
-          for (const event of events) appended.push(event);
-        } catch (error) {
-          throw named(error, where, index);
-        }
-      });
+  recordAll(requests: readonly BatchRequest[], where: RequestNamer = (i) => `request ${i + 1}`, write: Pick<WriteOptions, 'expectSeq'> = {}): BatchRecorded {
+    const done = transactBatch(this.log, this.view.lastSeq, requests, where, write, (fresh) => {
+      if (fresh.length > 0) this.#feed.publish(catchUp(this.view, fresh));
+      return decideBatch(this.view, requests, where, this.log, this.#stamp);
     });
-    return { events: appended, result: { groups, appended, view } };
+    if (done.appended.length > 0) this.#feed.publish({ events: done.appended, view: done.view });
+    return { groups: done.groups, appended: done.appended };
   }
 
   /**
@@ -211,36 +102,27 @@ export class Session {
    * when it would be appended; otherwise refuses as `record` would.
    */
   dryRun(input: EventBodyInput, write: WriteOptions = {}): 'new' | 'duplicate' {
-    const { expectSeq, eventId } = checkWriteOptions(write);
-    const original = eventId === undefined ? undefined : this.log.byId(eventId);
-    if (original) {
-      sameRequest(original, input);
-      return 'duplicate';
-    }
-    if (expectSeq !== undefined && expectSeq !== this.#view.lastSeq) throw new Refusal(movedOn(expectSeq, this.#view.lastSeq));
-    decide(this.#view, input);
-    return 'new';
+    return judgeRequest(this.view, this.log, input, write);
   }
 
-  openGap(id: string, severity: Severity, options: Omit<BodyInputOf<'gap.opened'>['data'], 'id' | 'severity'> = {}, write?: WriteOptions) {
-    return this.record({ type: 'gap.opened', data: { id, severity, ...options } }, write);
+  openGap(id: string, severity: Severity, options: body.OpenGapOptions = {}, write?: WriteOptions) {
+    return this.record(body.openGapBody(id, severity, options), write);
   }
 
-  moveGap(id: string, to: GapState, options: Omit<BodyInputOf<'gap.moved'>['data'], 'id' | 'to'> = {}, write?: WriteOptions) {
-    return this.record({ type: 'gap.moved', data: { id, to, ...options } }, write);
+  moveGap(id: string, to: GapState, options: body.MoveGapOptions = {}, write?: WriteOptions) {
+    return this.record(body.moveGapBody(id, to, options), write);
   }
 
   changeSeverity(id: string, to: Severity, write?: WriteOptions) {
-    return this.record({ type: 'gap.severity_changed', data: { id, to } }, write);
+    return this.record(body.changeSeverityBody(id, to), write);
   }
 
   startRound(write?: WriteOptions) {
-    return this.record({ type: 'round.started', data: { round: this.#view.rounds.length + 1 } }, write);
+    return this.record(body.startRoundBody(this.view), write);
   }
 
   closeRound(write?: WriteOptions) {
-    // With no round ever started there is no round to name; `decide` refuses it for that reason.
-    return this.record({ type: 'round.closed', data: { round: Math.max(1, this.#view.rounds.length) } }, write);
+    return this.record(body.closeRoundBody(this.view), write);
   }
 
   /**
@@ -249,90 +131,15 @@ export class Session {
    * every enabled policy has recorded for it.
    */
   recordMetrics(policy: string, metrics: Record<string, unknown>, write?: WriteOptions) {
-    return this.record({ type: 'metrics.recorded', data: { policy, metrics } }, write);
+    return this.record(body.recordMetricsBody(policy, metrics), write);
   }
 
-  decide(kind: DecisionKind, options: DecisionOptions = {}, write?: WriteOptions) {
-    const { gaps, acceptCritical, rationale } = options;
-    const acknowledgment = acceptCritical ? ('critical_risk' as const) : undefined;
-    return this.record({ type: 'decision.made', data: { kind, gaps, acknowledgment, rationale } }, write);
+  decide(kind: DecisionKind, options: body.DecisionOptions = {}, write?: WriteOptions) {
+    return this.record(body.decisionBody(kind, options), write);
   }
 
   /** Calls `listener` after every write and catch-up from now on; returns the unsubscribe. */
   subscribe(listener: SessionListener): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#feed.subscribe(listener);
   }
-
-  /** Folds in what other writers appended, as replay does. */
-  #catchUp(fresh: readonly GapflowEvent[]): void {
-    if (fresh.length === 0) return;
-    const settled: SettledEvent[] = [];
-    const { view } = evolveMany(this.#view, (working, step) => {
-      for (const event of fresh) {
-        const fact = settle(working, event);
-        if (fact === null) {
-          working.lastSeq = event.seq;
-          continue;
-        }
-        settled.push(fact);
-        step(fact);
-      }
-    });
-    this.#publish(settled, view);
-  }
-
-  /** Stamps and folds a request's decided events on their own working copy (a session's first event). */
-  #stampAll(bodies: readonly Decided[], eventId: string | undefined): { events: SettledEvent[]; view: SessionView } {
-    const { view, result: events } = evolveMany(this.#view, (working, step) => this.#stamp(bodies, eventId, working, step));
-    return { events, view };
-  }
-
-  /** Stamps each decided body as the next event (`eventId` goes to the request's own one) and folds it into the working view. */
-  #stamp(bodies: readonly Decided[], eventId: string | undefined, working: SessionView, step: (event: SettledEvent) => void): SettledEvent[] {
-    const own = ownIndex(bodies);
-    return bodies.map((body, index) => {
-      const id = eventId !== undefined && index === own ? eventId : this.#newId();
-      const event = { v: EVENT_VERSION, seq: working.lastSeq + 1, id, at: this.#clock().toISOString(), ...body } as SettledEvent;
-      if (event.type === 'round.closed' || event.type === 'decision.made') readsBack(event);
-      step(event);
-      return event;
-    });
-  }
-
-  /** Moves the view on and tells subscribers what changed. */
-  #publish(events: readonly SettledEvent[], next: SessionView): void {
-    const before = this.#view.history.length;
-    this.#view = next;
-    if (this.#listeners.size === 0) return;
-    const changes = next.history
-      .slice(before)
-      .filter((entry) => entry.from !== entry.to);
-    for (const listener of this.#listeners) listener({ events, changes, view: next });
-  }
-}
-
-/**
- * An event whose outcome gapflow computed must read back as it is written:
- * a line the schema refuses would make the whole log unreadable, so it is
- * refused here, before anything is appended (the requests' own parts were
- * parsed by `decide`).
- */
-function readsBack(event: SettledEvent): void {
-  const parsed = GapflowEvent.safeParse(event);
-  if (!parsed.success) throw new LogError(`${event.type} (seq ${event.seq}) would not read back (${formatIssue(parsed.error)}); nothing was written`);
-}
-
-/** A session in `<dir>/events.jsonl`, the embedded default. */
-export function createFileSession(dir: string, settings: SessionSettings = {}, options?: SessionOptions, write?: WriteOptions): Session {
-  return Session.create(new FileLog(dir), settings, options, write);
-}
-
-export function openFileSession(dir: string, options?: SessionOptions): Session {
-  return Session.open(new FileLog(dir), options);
-}
-
-/** A session held in memory, for embedding. */
-export function createMemorySession(settings: SessionSettings = {}, options?: SessionOptions): Session {
-  return Session.create(new MemoryLog(), settings, options);
 }

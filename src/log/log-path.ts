@@ -1,0 +1,64 @@
+import { closeSync, linkSync, lstatSync, renameSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { formatBytes, formatSize, MAX_LOG_BYTES } from './limits.js';
+import { withLock } from './lock.js';
+import { openRegularFile, readRange, type OpenedFile } from './text-file.js';
+import { isCode, LogError } from './types.js';
+
+/**
+ * The log's bytes, from `start`. Only a regular file is a log: a symlink is
+ * refused, not followed, and a FIFO, a device or a folder is refused without
+ * waiting on it; a file past MAX_LOG_BYTES (which gapflow never writes) is
+ * refused before any of it is read.
+ */
+export function readLogBytes(path: string, dir: string, start = 0): Buffer {
+  let file: OpenedFile;
+  try {
+    file = openRegularFile(path, false, 'the log must be a regular file at that path itself');
+  } catch (error) {
+    if (isCode(error, 'ENOENT')) throw new LogError(`no session in ${dir} (\`gapflow init\` creates one)`);
+    throw error;
+  }
+  try {
+    if (file.size > MAX_LOG_BYTES) {
+      throw new LogError(`${path} is ${formatSize(file.size)}, over the ${formatBytes(MAX_LOG_BYTES)} limit of a log; it was not read (gapflow never writes one that big)`);
+    }
+    return readRange(file.fd, start, file.size - start);
+  } finally {
+    closeSync(file.fd);
+  }
+}
+
+/** What was added to the log after byte `start`, read as the whole log is (same refusals). */
+export function readFrom(path: string, start: number): Buffer {
+  return readLogBytes(path, dirname(path), start);
+}
+
+/**
+ * Links the finished log at `aside` into place. A log is never empty while
+ * gapflow writes it, so an empty file there is debris (the log deleted under
+ * a writer): under the lock it is replaced, since it holds nothing to lose.
+ */
+export function placeNewLog(aside: string, location: string): void {
+  try {
+    linkSync(aside, location);
+    return;
+  } catch (error) {
+    if (!isCode(error, 'EEXIST')) throw error;
+  }
+  withLock(location, () => {
+    if (!holdsNoSession(location)) throw new LogError(`${location} already exists; a session lives there`);
+    renameSync(aside, location);
+  });
+}
+
+/** Nothing at `path`, or an empty regular file (a symlink, a FIFO or a folder is something: reading it refuses it). */
+export function holdsNoSession(path: string): boolean {
+  try {
+    const stat = lstatSync(path);
+    return stat.isFile() && stat.size === 0;
+  } catch (error) {
+    if (isCode(error, 'ENOENT')) return true;
+    throw error;
+  }
+}

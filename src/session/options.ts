@@ -1,0 +1,14 @@
+import type { InspectOption } from './live.js';
+
+export interface SessionOptions {
+  /** Where timestamps come from (the core never reads a clock). */
+  clock?: () => Date;
+  /** Where event ids come from. */
+  newId?: () => string;
+  /**
+   * Run a live XState actor beside the session, wired to this inspection
+   * observer (e.g. `createWebSocketInspector().inspect` from @statelyai/inspect).
+   * On open it replays the log's recorded machine events; then it listens.
+   */
+  inspect?: InspectOption;
+}

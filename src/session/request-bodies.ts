@@ -1,0 +1,41 @@
+import type { BodyInputOf, DecisionKind, GapState, Severity } from '../../events/index.js';
+import type { SessionView } from '../core/index.js';
+
+export type OpenGapOptions = Omit<BodyInputOf<'gap.opened'>['data'], 'id' | 'severity'>;
+export type MoveGapOptions = Omit<BodyInputOf<'gap.moved'>['data'], 'id' | 'to'>;
+
+export type DecisionOptions = Pick<BodyInputOf<'decision.made'>['data'], 'gaps' | 'rationale'> & {
+  /** Approve over open CRITICAL gaps: the user accepts that risk (recorded as the `critical_risk` acknowledgment). */
+  acceptCritical?: boolean | undefined;
+};
+
+export function openGapBody(id: string, severity: Severity, options: OpenGapOptions): BodyInputOf<'gap.opened'> {
+  return { type: 'gap.opened', data: { id, severity, ...options } };
+}
+
+export function moveGapBody(id: string, to: GapState, options: MoveGapOptions): BodyInputOf<'gap.moved'> {
+  return { type: 'gap.moved', data: { id, to, ...options } };
+}
+
+export function changeSeverityBody(id: string, to: Severity): BodyInputOf<'gap.severity_changed'> {
+  return { type: 'gap.severity_changed', data: { id, to } };
+}
+
+export function startRoundBody(view: Pick<SessionView, 'rounds'>): BodyInputOf<'round.started'> {
+  return { type: 'round.started', data: { round: view.rounds.length + 1 } };
+}
+
+export function closeRoundBody(view: Pick<SessionView, 'rounds'>): BodyInputOf<'round.closed'> {
+  // With no round ever started there is no round to name; `decide` refuses it for that reason.
+  return { type: 'round.closed', data: { round: Math.max(1, view.rounds.length) } };
+}
+
+export function recordMetricsBody(policy: string, metrics: Record<string, unknown>): BodyInputOf<'metrics.recorded'> {
+  return { type: 'metrics.recorded', data: { policy, metrics } };
+}
+
+export function decisionBody(kind: DecisionKind, options: DecisionOptions): BodyInputOf<'decision.made'> {
+  const { gaps, acceptCritical, rationale } = options;
+  const acknowledgment = acceptCritical ? ('critical_risk' as const) : undefined;
+  return { type: 'decision.made', data: { kind, gaps, acknowledgment, rationale } };
+}
