@@ -16,7 +16,7 @@ export {
   type ForgeSettings,
   type Vote,
 } from './forge/index.js';
-export { gapCheckTree, gapsPolicy, gapVerdict } from './gaps/index.js';
+export { belowDivergence, gapCheckTree, gapsPolicy, gapVerdict } from './gaps/index.js';
 export { lastRoundClosed } from './round-limit.js';
 export {
   overallScore,

@@ -10,6 +10,7 @@ import {
   type RoundFigures,
   type SessionView,
 } from '../core/index.js';
+import { belowDivergence } from '../policies/index.js';
 import { disagreementNote, netsDisagree } from './sections.js';
 
 type Trigger = 'critical' | 'divergence' | 'stall';
@@ -42,7 +43,7 @@ function thisRound(round: RoundFigures): string[] {
 
 function progress(view: SessionView, round: RoundFigures, trigger: Trigger): string[] {
   const marker =
-    round.weightedNet < -view.config.divergenceThreshold
+    belowDivergence(round.weightedNet, view.config)
       ? ' <-- DIVERGENCE TRIGGER'
       : trigger === 'stall'
         ? ` <-- STALL (${view.config.stallThreshold} flat rounds)`
@@ -63,7 +64,7 @@ function causes(view: SessionView, round: RoundFigures, trigger: Trigger): strin
     stall: `PRIMARY: No net progress for ${stallThreshold} consecutive rounds`,
   }[trigger];
   const secondary: string[] = [];
-  if (trigger !== 'divergence' && round.weightedNet < -divergenceThreshold) {
+  if (trigger !== 'divergence' && belowDivergence(round.weightedNet, view.config)) {
     secondary.push(`Weighted net ${signed(round.weightedNet)} is also below -${divergenceThreshold}`);
   }
   const spawned = new Map<string, number>();

@@ -3,7 +3,7 @@ import { definePolicy, type RoundInput } from '../types.js';
 import { narrateGapStep } from './narrate.js';
 import { gapCheckTree, gapVerdict } from './verdict.js';
 
-export { gapCheckTree, gapVerdict } from './verdict.js';
+export { belowDivergence, gapCheckTree, gapVerdict } from './verdict.js';
 
 function judged(round: RoundInput | undefined): RoundInput {
   if (!round) throw new Error('the gap policy judges a closing round, and none was handed to it');

@@ -1,7 +1,27 @@
 import type { ConvergenceConfig } from '../../../machines/index.js';
-import { yesNo } from '../tree.js';
+import { signed } from '../numbers.js';
 import { lastRoundClosed } from '../round-limit.js';
-import type { CheckTree, GapRoundFigures, PolicyVerdict } from '../types.js';
+import { yesNo } from '../tree.js';
+import type { CheckLine, CheckTree, GapRoundFigures, PolicyVerdict, Verdict } from '../types.js';
+
+type Round = GapRoundFigures;
+
+/** One of seed 003's rules: when it holds, the verdict it gives, and how the CONVERGENCE CHECK tree shows it either way. */
+interface GapRule {
+  verdict: Verdict;
+  reason: string;
+  holds(round: Round, config: ConvergenceConfig): boolean;
+  detail(round: Round, config: ConvergenceConfig): string;
+  line(round: Round, config: ConvergenceConfig, holds: boolean): CheckLine;
+}
+
+const net = (round: Round) => `weighted_net = ${signed(round.weightedNet)}`;
+const critical = (round: Round) => round.criticalIntroduced.join(', ');
+
+/** R2, strict: a round diverges only below -D. */
+export function belowDivergence(weightedNet: number, config: Pick<ConvergenceConfig, 'divergenceThreshold'>): boolean {
+  return weightedNet < -config.divergenceThreshold;
+}
 
 /**
  * Seed 003's rules for one round, stated once, in their priority order: an
@@ -10,55 +30,77 @@ import type { CheckTree, GapRoundFigures, PolicyVerdict } from '../types.js';
  * decides between progress and flat. The stall itself is the machine's
  * business (flat_count), not the verdict's.
  */
-export function gapVerdict(round: GapRoundFigures, config: ConvergenceConfig): PolicyVerdict {
-  const net = round.weightedNet;
+const RULES: readonly GapRule[] = [
+  {
+    verdict: 'converged',
+    reason: 'nothing_left_open',
+    holds: (r) => r.openCount === 0,
+    detail: (r) => `${net(r)}, open count reached 0`,
+    line: (r, _, holds) => ({ text: `Nothing left open: ${yesNo(holds)} (open count ${r.openCount})` }),
+  },
+  {
+    verdict: 'limit',
+    reason: 'last_round',
+    holds: (r, c) => lastRoundClosed(r.round, c.maxRounds),
+    detail: (r, c) => `round ${r.round}: max_rounds (${c.maxRounds}) reached`,
+    line: (r, c, holds) => ({ text: `Maximum reached: ${yesNo(holds)} (${r.round} ${holds ? '>=' : '<'} ${c.maxRounds})` }),
+  },
+  {
+    verdict: 'diverging',
+    reason: 'critical_introduced',
+    holds: (r, c) => c.criticalOverride && r.criticalIntroduced.length > 0,
+    detail: (r) => `CRITICAL introduced (${critical(r)})`,
+    line: (r, _, holds) => ({ text: `CRITICAL introduced: ${yesNo(holds)}${r.criticalIntroduced.length > 0 ? ` (${critical(r)})` : ''}` }),
+  },
+  {
+    verdict: 'diverging',
+    reason: 'weighted_net_below_divergence',
+    holds: (r, c) => belowDivergence(r.weightedNet, c),
+    detail: (r, c) => `${net(r)} < -${c.divergenceThreshold}`,
+    line: (r, c, holds) => ({
+      text: `Diverging: ${yesNo(holds)} (weighted_net ${r.weightedNet} ${holds ? '<' : '>='} -${c.divergenceThreshold})`,
+      notes: [`Weighted resolved: ${r.weightedResolved}, Weighted new: ${r.weightedNew}`],
+    }),
+  },
+  {
+    verdict: 'progress',
+    reason: 'weighted_net_positive',
+    holds: (r) => r.weightedNet > 0,
+    detail: (r) => net(r),
+    line: (r, _, holds) => ({ text: `Progress: ${yesNo(holds)} (weighted_net ${r.weightedNet} ${holds ? '>' : '<='} 0)` }),
+  },
+];
+
+/** Seed 003's verdict for one round: the first rule that holds, else flat. */
+export function gapVerdict(round: Round, config: ConvergenceConfig): PolicyVerdict {
   const figures = {
     openCount: round.openCount,
-    weightedNet: net,
+    weightedNet: round.weightedNet,
     weightedResolved: round.weightedResolved,
     weightedNew: round.weightedNew,
-    criticalIntroduced: round.criticalIntroduced.join(', ') || null,
+    criticalIntroduced: critical(round) || null,
   };
-  const say = (verdict: PolicyVerdict['verdict'], reason: string, detail: string): PolicyVerdict => ({ verdict, reason, detail, figures });
-  const signed = net > 0 ? `+${net}` : String(net);
-  if (round.openCount === 0) return say('converged', 'nothing_left_open', `weighted_net = ${signed}, open count reached 0`);
-  if (lastRoundClosed(round.round, config.maxRounds)) return say('limit', 'last_round', `round ${round.round}: max_rounds (${config.maxRounds}) reached`);
-  if (config.criticalOverride && round.criticalIntroduced.length > 0) {
-    return say('diverging', 'critical_introduced', `CRITICAL introduced (${round.criticalIntroduced.join(', ')})`);
-  }
-  if (net < -config.divergenceThreshold) {
-    return say('diverging', 'weighted_net_below_divergence', `weighted_net = ${signed} < -${config.divergenceThreshold}`);
-  }
-  if (net > 0) return say('progress', 'weighted_net_positive', `weighted_net = ${signed}`);
-  return say('flat', 'no_weighted_progress', `weighted_net = ${signed}, no weighted progress`);
+  const rule = RULES.find((r) => r.holds(round, config));
+  if (rule) return { verdict: rule.verdict, reason: rule.reason, detail: rule.detail(round, config), figures };
+  return { verdict: 'flat', reason: 'no_weighted_progress', detail: `${net(round)}, no weighted progress`, figures };
 }
 
+const DECISION: Record<Verdict, string> = {
+  converged: 'STOP (nothing left open)',
+  stopped: 'STOP (stop requested)',
+  limit: 'STOP (max_rounds reached)',
+  diverging: 'ASK USER (divergence warning)',
+  progress: 'CONTINUE',
+  flat: 'CONTINUE',
+};
+
 /** The CONVERGENCE CHECK tree of seed 000, drawn for seed 003's rules on a closed round; `flatCount` is the machine's after it. */
-export function gapCheckTree(round: GapRoundFigures, config: ConvergenceConfig, flatCount: number): CheckTree {
-  const v = gapVerdict(round, config);
-  const net = round.weightedNet;
-  const critical = config.criticalOverride && round.criticalIntroduced.length > 0;
-  const decision: Record<PolicyVerdict['verdict'], string> = {
-    converged: 'STOP (nothing left open)',
-    stopped: 'STOP (stop requested)',
-    limit: 'STOP (max_rounds reached)',
-    diverging: 'ASK USER (divergence warning)',
-    progress: 'CONTINUE',
-    flat: flatCount >= config.stallThreshold ? 'ASK USER (stalled)' : 'CONTINUE',
-  };
+export function gapCheckTree(round: Round, config: ConvergenceConfig, flatCount: number): CheckTree {
+  const { verdict } = gapVerdict(round, config);
+  const stalled = verdict === 'flat' && flatCount >= config.stallThreshold;
   return {
     iteration: round.round,
-    lines: [
-      { text: `Nothing left open: ${yesNo(round.openCount === 0)} (open count ${round.openCount})` },
-      { text: `Maximum reached: ${yesNo(lastRoundClosed(round.round, config.maxRounds))} (${round.round} ${lastRoundClosed(round.round, config.maxRounds) ? '>=' : '<'} ${config.maxRounds})` },
-      { text: `CRITICAL introduced: ${yesNo(critical)}${round.criticalIntroduced.length > 0 ? ` (${round.criticalIntroduced.join(', ')})` : ''}` },
-      {
-        text: `Diverging: ${yesNo(net < -config.divergenceThreshold)} (weighted_net ${net} ${net < -config.divergenceThreshold ? '<' : '>='} -${config.divergenceThreshold})`,
-        notes: [`Weighted resolved: ${round.weightedResolved}, Weighted new: ${round.weightedNew}`],
-      },
-      { text: `Progress: ${yesNo(net > 0)} (weighted_net ${net} ${net > 0 ? '>' : '<='} 0)` },
-      { text: `Flat count: ${flatCount} (stall at ${config.stallThreshold})` },
-    ],
-    decision: decision[v.verdict],
+    lines: [...RULES.map((rule) => rule.line(round, config, rule.holds(round, config))), { text: `Flat count: ${flatCount} (stall at ${config.stallThreshold})` }],
+    decision: stalled ? 'ASK USER (stalled)' : DECISION[verdict],
   };
 }

@@ -1,0 +1,118 @@
+import type { EventOf, Severity, SettledOf } from '../../events/index.js';
+import { policyNamed } from '../policies/index.js';
+import { setState } from './evolve-gaps.js';
+import { describeDecision, describeRoundStep } from './explain.js';
+import { closedRounds, unfinishedGaps } from './inventory.js';
+import { resolveConfig, SEVERITIES } from './rules.js';
+import type { RoundFigures, SessionView } from './view.js';
+
+/*
+ * Folding rounds, metrics and decisions: what the machine decided is applied
+ * as recorded (RULINGS R19). Called on a working copy of the view (evolve.ts).
+ */
+
+function emptyFigures(): Record<Severity, RoundFigures['bySeverity'][Severity]> {
+  const entries = SEVERITIES.map((s) => [s, { resolved: 0, new: 0, weightedResolved: 0, weightedNew: 0 }] as const);
+  return Object.fromEntries(entries) as Record<Severity, RoundFigures['bySeverity'][Severity]>;
+}
+
+export function startRound(view: SessionView, event: EventOf<'round.started'>): void {
+  if (event.data.round === 1 && view.settings) {
+    view.baselineGapCount = unfinishedGaps(view.gaps.values()).length;
+    view.config = resolveConfig(view.settings, view.baselineGapCount);
+  }
+  view.rounds.push({
+    round: event.data.round,
+    openStart: view.open.count,
+    weightedOpenStart: view.open.weighted,
+    openEnd: null,
+    weightedOpenEnd: null,
+    resolved: 0,
+    new: 0,
+    weightedResolved: 0,
+    weightedNew: 0,
+    unweightedNet: 0,
+    weightedNet: 0,
+    bySeverity: emptyFigures(),
+    resolvedGaps: [],
+    newGaps: [],
+    severityChanges: [],
+    criticalIntroduced: [],
+    state: null,
+    flatCount: null,
+    verdicts: [],
+    combined: null,
+  });
+  view.roundOpen = true;
+}
+
+/**
+ * Keeps one policy's metrics as its schema reads them (defaults filled in),
+ * so verdicts never see raw input; metrics today's schema cannot read (an
+ * old line) are left out, and `verify` names them.
+ */
+export function recordMetrics(view: SessionView, event: EventOf<'metrics.recorded'>): void {
+  const policy = policyNamed(event.data.policy);
+  const records = view.policies.records.get(event.data.policy);
+  const parsed = policy?.metrics.safeParse(event.data.metrics);
+  if (!records || !parsed?.success) return;
+  records.push({ round: event.data.round ?? view.rounds.length, metrics: parsed.data });
+}
+
+/** Applies what the machine decided when the round closed: the recorded figures, verdicts and steps. */
+export function closeRound(view: SessionView, event: SettledOf<'round.closed'>): void {
+  const round = view.rounds.at(-1);
+  // Only the open round can close; a close naming another round (a hand-edited log) is not applied.
+  if (!round || !view.roundOpen || round.round !== event.data.round) return;
+  const { figures, verdicts, combined, machine, steps } = event.data.outcome;
+  Object.assign(round, {
+    ...figures,
+    criticalIntroduced: [...figures.criticalIntroduced],
+    unweightedNet: figures.resolved - figures.new,
+    weightedNet: figures.weightedResolved - figures.weightedNew,
+    verdicts,
+    combined,
+    state: machine.state,
+    // R4: no flat count for a round that ended in a warning; none either for the one that ended the session.
+    flatCount: machine.state !== 'DIVERGENCE_WARNING' && machine.state !== 'COMPLETE' ? machine.flatCount : null,
+  });
+  view.roundOpen = false;
+  const from = view.machine.state;
+  view.machine = { ...machine };
+  for (const step of steps.length > 0 ? steps : [{ from, to: from }]) {
+    const reason = describeRoundStep(step, round, view.config, machine, combined, view.policies);
+    view.history.push({ round: round.round, from: step.from, to: step.to, reason, cause: 'round', duringRound: false });
+  }
+}
+
+export function applyDecision(view: SessionView, event: SettledOf<'decision.made'>): void {
+  const { kind, outcome } = event.data;
+  const gaps = event.data.gaps ?? [];
+  const afterRound = closedRounds(view).length;
+  if (kind === 'narrow_scope') {
+    for (const id of gaps) {
+      const gap = view.gaps.get(id);
+      if (!gap) continue;
+      setState(view, gap, 'USER_DEFERRED');
+      gap.reason = 'deferred when the user narrowed scope';
+      gap.blockedBy = null;
+    }
+  } else if (kind === 'accept_complexity') {
+    view.baseline = { afterRound, openCount: view.open.count, weightedOpen: view.open.weighted };
+  } else if (kind === 'prioritize_critical') {
+    view.focus = [...gaps];
+  }
+  view.decisions.push({
+    afterRound,
+    kind,
+    gaps: [...gaps],
+    rationale: event.data.rationale ?? null,
+    acknowledgment: event.data.acknowledgment ?? null,
+  });
+  view.machine = { ...outcome.machine };
+  const figures = { openCount: view.open.count, weightedOpen: view.open.weighted };
+  const reason = describeDecision(event.data, outcome.machine, figures);
+  for (const step of outcome.steps) {
+    view.history.push({ round: afterRound, from: step.from, to: step.to, reason, cause: 'decision', duringRound: view.roundOpen });
+  }
+}
