@@ -8,7 +8,8 @@
  * stops copying a write into the page cache when a fatal signal is pending.
  */
 import { writeSync } from 'node:fs';
-import { EVENT_VERSION, openFileSession, type GapflowEvent } from '../src/index.js';
+import { EVENT_VERSION } from '../events/index.js';
+import { openFileSession, type GapflowEvent } from '../src/index.js';
 
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: crash-writer DIR');

@@ -11,7 +11,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createFileSession, evolve, formatLines, initialView, parseLines, replay, settle, type GapflowEvent, type Session } from '../src/index.js';
+import { createFileSession, evolve, initialView, replay, type GapflowEvent, type Session } from '../src/index.js';
+import { formatLines, parseLines } from '../src/log/index.js';
+import { settle } from '../src/core/index.js';
 
 /**
  * A long, valid session that never ends: each round resolves as many LOW gaps

@@ -10,16 +10,7 @@
  *   npm run example                 # seed 7
  *   npm run example -- --seed 42    # another session
  */
-import {
-  standingStopRequest,
-  createMemorySession,
-  formatCount,
-  loopStep,
-  renderStatus,
-  SEVERITIES,
-  type Session,
-  type Severity,
-} from '../src/index.js';
+import { createMemorySession, formatCount, loopStep, render, SEVERITIES, standingStopRequest, type Session, type Severity } from '../src/index.js';
 
 /** mulberry32: a small, well-known seeded PRNG; `Math.random` cannot be seeded. */
 function seededRandom(seed: number): () => number {
@@ -154,4 +145,4 @@ for (;;) {
   );
 }
 say('');
-process.stdout.write(renderStatus(session.view));
+process.stdout.write(render.renderStatus(session.view));

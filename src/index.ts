@@ -1,34 +1,14 @@
 /**
  * gapflow: tells an iterative refinement loop whether it is converging, flat,
  * stalled, diverging, paused or complete, from an append-only event log.
+ *
+ * What an embedding mediator needs, and nothing else (docs/api.md): sessions
+ * and the stores under them at the top level, with the read model and what
+ * a refusal says; the renderers, the policies, the machine and the event
+ * vocabulary each in its namespace.
  */
-export * from '../events/index.js';
-export * from '../machines/index.js';
-export * from './core/index.js';
-export * from './policies/index.js';
-export {
-  chainSum,
-  eventContent,
-  FileLog,
-  formatLines,
-  inspectLog,
-  LOG_FILE,
-  LogError,
-  MAX_LINE_BYTES,
-  MAX_LOG_BYTES,
-  MemoryLog,
-  parseLines,
-  repairLog,
-  sealLine,
-  STALE_AFTER_MS,
-  type Batch,
-  type EventStore,
-  type Expected,
-  VersionConflict,
-  type LogInspection,
-  type RepairReport,
-} from './log/index.js';
-export { escapeMarkdown, renderPrompt, renderRoundReport, renderStatus, renderSummary } from './render/index.js';
+
+// Sessions: record gap events, rounds, metrics and decisions; read the view; hear of changes.
 export {
   createFileSession,
   createMemorySession,
@@ -39,7 +19,6 @@ export {
   verifyFileSession,
   type BatchRecorded,
   type BatchRequest,
-  type ConvergenceActor,
   type DecisionOptions,
   type InspectOption,
   type Recorded,
@@ -50,4 +29,37 @@ export {
   type Verification,
   type WriteOptions,
 } from './session/index.js';
-export { gapflowJsonSchemaText } from './schema.js';
+
+// Stores: where the events live. A JSONL file is the embedded default; memory for tests and embedding.
+export { FileLog, LogError, MemoryLog, VersionConflict, type Batch, type EventStore, type Expected } from './log/index.js';
+
+// The core as a Decider (decide refuses or returns events; evolve folds one in), the read model, and the loop's answers.
+export {
+  decide,
+  evolve,
+  formatCount,
+  initialView,
+  loopStep,
+  nextStep,
+  Refusal,
+  SEVERITIES,
+  SEVERITY_WEIGHT,
+  standingStopRequest,
+  type Gap,
+  type HistoryEntry,
+  type LoopStep,
+  type NextAction,
+  type Remedy,
+  type RoundFigures,
+  type SessionView,
+  type StopRequest,
+} from './core/index.js';
+
+// The words a session is recorded in.
+export type { DecisionKind, GapflowEvent, GapState, SessionSettings, Severity } from '../events/index.js';
+export type { ConvergenceState, Outcome, Verdict } from '../machines/index.js';
+
+export * as render from './api/render.js';
+export * as policies from './api/policies.js';
+export * as machine from './api/machine.js';
+export * as events from './api/events.js';

@@ -3,7 +3,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFileSession, EVENT_VERSION, MemoryLog, openFileSession, replay, Session, type Session as S, renderStatus, renderSummary, toStateJson } from '../src/index.js';
+import { createFileSession, MemoryLog, openFileSession, replay, Session, type Session as S } from '../src/index.js';
+import { EVENT_VERSION } from '../events/index.js';
+import { renderStatus, renderSummary } from '../src/render/index.js';
+import { toStateJson } from '../src/core/index.js';
 
 const repo = join(import.meta.dirname, '..');
 const bin = join(repo, (JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { bin: { gapflow: string } }).bin.gapflow);

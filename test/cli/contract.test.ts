@@ -3,7 +3,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { StateJson } from '../../src/index.js';
+import type { StateJson } from '../../src/core/index.js';
 import { FACTOR, WEIGHT } from '../support.js';
 import {
   atBaseline,

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { run } from '../../src/cli/index.js';
-import { sealLine, type StateJson } from '../../src/index.js';
+import { sealLine } from '../../src/log/index.js';
+import type { StateJson } from '../../src/core/index.js';
 
 /** What one CLI call did. */
 export interface CliResult {

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { divergingAfterRoundOne, Sandbox } from './helpers.js';
 import type { StateValue } from 'xstate';
-import { leafOf } from '../../src/index.js';
+import { leafOf } from '../../machines/index.js';
 
 /*
  * `gapflow inspect` as a user runs it: the built bin in its own process, a

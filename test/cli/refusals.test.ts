@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EVENT_VERSION } from '../../src/index.js';
+import { EVENT_VERSION } from '../../events/index.js';
 import {
   atBaseline,
   completeAfterRoundOne,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { auditHistory, type GapflowEvent } from '../../src/index.js';
+import { auditHistory } from '../../src/core/index.js';
+import type { GapflowEvent } from '../../src/index.js';
 import { decision, given, open, resolve, round, roundOutcome, stamp, start, startRound, type StoredBody } from './given.js';
 
 /*

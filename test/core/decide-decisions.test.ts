@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { BodyInputOf, ConvergenceState, DecisionKind } from '../../src/index.js';
+import type { BodyInputOf } from '../../events/index.js';
+import type { ConvergenceState, DecisionKind } from '../../src/index.js';
 import { decision, given, open, resolve, round, start, startRound, type Given } from './given.js';
 
 /*

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { BodyInputOf, GapState } from '../../src/index.js';
+import type { BodyInputOf } from '../../events/index.js';
+import type { GapState } from '../../src/index.js';
 import { decision, given, move, open, resolve, round, severity, start, startRound } from './given.js';
 
 /*

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { BodyInputOf } from '../../src/index.js';
+import type { BodyInputOf } from '../../events/index.js';
 import { WEIGHT, type Sev } from '../support.js';
 import { closeRound, decision, given, metrics, move, open, resolve, round, severity, start, startRound } from './given.js';
 

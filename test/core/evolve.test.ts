@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { evolve, type Decided, type GapState, type SessionView } from '../../src/index.js';
+import { evolve, type GapState, type SessionView } from '../../src/index.js';
+import type { Decided } from '../../events/index.js';
 import { FACTOR, WEIGHT, type Sev } from '../support.js';
 import { decision, given, metrics, move, open, resolve, round, roundOutcome, settled, severity, start, startRound, type Given } from './given.js';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { baseline, expectedWeightedNet, newSession, playRound, WEIGHT } from '../support.js';
-import { renderPrompt, renderRoundReport, toStateJson } from '../../src/index.js';
+import { renderPrompt, renderRoundReport } from '../../src/render/index.js';
+import { toStateJson } from '../../src/core/index.js';
 
 // Seed 003 "Examples" 1–5, every figure recomputed from the events (RULINGS R3).
 describe('seed 003 examples', () => {

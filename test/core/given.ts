@@ -1,21 +1,7 @@
 import { expect } from 'vitest';
-import {
-  decide,
-  EVENT_VERSION,
-  evolve,
-  initialView,
-  parseBody,
-  Refusal,
-  settle,
-  type BodyInputOf,
-  type Decided,
-  type EventBodyInput,
-  type GapflowEvent,
-  type Remedy,
-  type RoundOutcome,
-  type SessionView,
-  type SettledEvent,
-} from '../../src/index.js';
+import { decide, evolve, initialView, Refusal, type GapflowEvent, type Remedy, type SessionView } from '../../src/index.js';
+import { EVENT_VERSION, type BodyInputOf, type Decided, type EventBodyInput, type RoundOutcome, type SettledEvent } from '../../events/index.js';
+import { parseBody, settle } from '../../src/core/index.js';
 
 /*
  * Given/when/then for the Decider (STYLE.md section 1): `given` builds a view

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { hookDecision, type HookCall, type HookContext, type Session } from '../../src/index.js';
+import { hookDecision, type HookCall, type HookContext } from '../../src/core/index.js';
+import type { Session } from '../../src/index.js';
 import { newSession, playRound } from '../support.js';
 
 const call: HookCall = { agentSession: 'agent-A', event: 'Stop', stopHookActive: false };

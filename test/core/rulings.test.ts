@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Refusal, renderPrompt, renderRoundReport, renderStatus, renderSummary, toStateJson } from '../../src/index.js';
+import { Refusal } from '../../src/index.js';
+import { renderPrompt, renderRoundReport, renderStatus, renderSummary } from '../../src/render/index.js';
+import { toStateJson } from '../../src/core/index.js';
 import { baseline, expectedWeightedNet, newSession, playRound, WEIGHT } from '../support.js';
 
 describe('R1: a stall counts N rounds, not N+1', () => {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { GapflowEvent, settle, upcast, type SessionView } from '../../src/index.js';
+import type { SessionView } from '../../src/index.js';
+import { settle } from '../../src/core/index.js';
+import { GapflowEvent, upcast } from '../../events/index.js';
 import { WEIGHT } from '../support.js';
 import { AT, closeRound, decision, given, open, resolve, roundOutcome, stamp, start, startRound, type StoredBody } from './given.js';
 

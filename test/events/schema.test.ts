@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { EventBody, EventRequest, eventJsonSchemaText, GapflowEvent } from '../../events/index.js';
-import { gapflowJsonSchemaText, metricPolicies } from '../../src/index.js';
+import { gapflowJsonSchemaText } from '../../src/schema.js';
+import { metricPolicies } from '../../src/policies/index.js';
 import { runCli } from '../cli/helpers.js';
 
 const committedPath = join(import.meta.dirname, '..', '..', 'events', 'schema.json');

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createFileSession, LogError, openFileSession, repairLog, verifyFileSession } from '../../src/index.js';
+import { createFileSession, LogError, openFileSession, verifyFileSession } from '../../src/index.js';
+import { repairLog } from '../../src/log/index.js';
 
 /*
  * Crash trials: a child process (the built library, dist/bench/crash-writer.js)

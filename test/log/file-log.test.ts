@@ -2,7 +2,8 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFileSession, EVENT_VERSION, FileLog, LogError, MemoryLog, openFileSession, Session } from '../../src/index.js';
+import { createFileSession, FileLog, LogError, MemoryLog, openFileSession, Session } from '../../src/index.js';
+import { EVENT_VERSION } from '../../events/index.js';
 
 const dirs: string[] = [];
 function tempDir(): string {

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/index.js';
-import { createFileSession, LogError, openFileSession, Refusal, sealLine, verifyFileSession } from '../../src/index.js';
+import { createFileSession, LogError, openFileSession, Refusal, verifyFileSession } from '../../src/index.js';
+import { sealLine } from '../../src/log/index.js';
 import { BATCH_INPUT, EVENT_INPUT, MAX_LOG_BYTES, readStandardInput, type InputLimit } from '../../src/log/index.js';
 
 /*

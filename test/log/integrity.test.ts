@@ -4,7 +4,10 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFileSession, createMemorySession, EVENT_VERSION, FileLog, LogError, MAX_LINE_BYTES, openFileSession, repairLog, sealLine, Session, toStateJson, verifyFileSession } from '../../src/index.js';
+import { createFileSession, createMemorySession, FileLog, LogError, openFileSession, Session, verifyFileSession } from '../../src/index.js';
+import { EVENT_VERSION } from '../../events/index.js';
+import { MAX_LINE_BYTES, repairLog, sealLine } from '../../src/log/index.js';
+import { toStateJson } from '../../src/core/index.js';
 
 const dirs: string[] = [];
 function tempDir(): string {

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openFileSession, Refusal, verifyFileSession, type GapflowEvent, type Session, type StateJson, renderStatus, toStateJson } from '../../src/index.js';
+import { openFileSession, Refusal, verifyFileSession, type GapflowEvent, type Session } from '../../src/index.js';
+import { type StateJson, toStateJson } from '../../src/core/index.js';
+import { renderStatus } from '../../src/render/index.js';
 import { runCli } from '../cli/helpers.js';
 
 /*

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { EVENT_VERSION, FileLog, LogError, MemoryLog, VersionConflict, type EventStore, type GapflowEvent } from '../../src/index.js';
+import { EVENT_VERSION } from '../../events/index.js';
+import { FileLog, LogError, MemoryLog, VersionConflict, type EventStore, type GapflowEvent } from '../../src/index.js';
 
 /*
  * The store port's contract, one suite for every store: whatever holds a

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { combine, toStateJson, VERDICTS, withRoundLimit, type NamedVerdict, type Verdict } from '../../src/index.js';
+import { combine, withRoundLimit, type NamedVerdict } from '../../src/policies/index.js';
+import { toStateJson } from '../../src/core/index.js';
+import { VERDICTS } from '../../machines/index.js';
+import type { Verdict } from '../../src/index.js';
 import { newSession } from '../support.js';
 
 const v = (policy: string, verdict: Verdict, reason = `${policy}_${verdict}`): NamedVerdict => ({ policy, verdict, reason, detail: reason, figures: {} });

@@ -1,7 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/index.js';
-import { isStalled, parseVote, textSimilarity, trendOf, type Session, toStateJson } from '../../src/index.js';
+import { isStalled, parseVote, textSimilarity, trendOf } from '../../src/policies/index.js';
+import type { Session } from '../../src/index.js';
+import { toStateJson } from '../../src/core/index.js';
 import { Sandbox, expectRefused } from '../cli/helpers.js';
 import { newSession } from '../support.js';
 

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseLines, replay, toStateJson, type StateJson } from '../../src/index.js';
+import { parseLines } from '../../src/log/index.js';
+import { replay } from '../../src/index.js';
+import { toStateJson, type StateJson } from '../../src/core/index.js';
 import { Sandbox, expectRefused, resealed } from '../cli/helpers.js';
 
 describe('a mixed session (gaps + quality), end to end through the CLI', () => {

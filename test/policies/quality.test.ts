@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { qualityPolicy, type Session, toStateJson } from '../../src/index.js';
+import { qualityPolicy } from '../../src/policies/index.js';
+import type { Session } from '../../src/index.js';
+import { toStateJson } from '../../src/core/index.js';
 import { Sandbox, expectRefused } from '../cli/helpers.js';
 import { newSession } from '../support.js';
 

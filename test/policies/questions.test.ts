@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { renderCheckTree, questionsPolicy, type Session, toStateJson } from '../../src/index.js';
+import { renderCheckTree, questionsPolicy } from '../../src/policies/index.js';
+import type { Session } from '../../src/index.js';
+import { toStateJson } from '../../src/core/index.js';
 import { Sandbox } from '../cli/helpers.js';
 import { newSession } from '../support.js';
 

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { combine, replay, toStateJson, type NamedVerdict } from '../../src/index.js';
+import { combine, type NamedVerdict } from '../../src/policies/index.js';
+import { replay } from '../../src/index.js';
+import { toStateJson } from '../../src/core/index.js';
 import { newSession } from '../support.js';
 
 const VERDICT = fc.constantFrom('progress', 'flat', 'diverging', 'converged', 'limit' as const);

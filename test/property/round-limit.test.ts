@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { POLICY_NAMES, SEVERITIES, toStateJson, type Session } from '../../src/index.js';
+import { POLICY_NAMES } from '../../src/policies/index.js';
+import { SEVERITIES, type Session } from '../../src/index.js';
+import { toStateJson } from '../../src/core/index.js';
 import { newSession } from '../support.js';
 
 /*

@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LogError, parseLines, Refusal, renderStatus, replay, formatLines, type GapflowEvent, type GapState, type Session, type SessionSettings, type SessionView, type Severity, toStateJson } from '../../src/index.js';
+import { LogError, Refusal, replay, type GapflowEvent, type GapState, type Session, type SessionSettings, type SessionView, type Severity } from '../../src/index.js';
+import { parseLines, formatLines } from '../../src/log/index.js';
+import { renderStatus } from '../../src/render/index.js';
+import { toStateJson } from '../../src/core/index.js';
 import { WEIGHT } from '../support.js';
 import { applyCommand, FACTOR, invalidCommands, isClosed, play, scriptArb, seen, settingsArb, tally, type Model, type Played } from './sessions.js';
 

@@ -1,14 +1,6 @@
 import fc from 'fast-check';
-import {
-  ALLOWED_MOVES,
-  type ConvergenceState,
-  type DecisionKind,
-  type GapState,
-  type Session,
-  type SessionSettings,
-  type SessionView,
-  type Severity,
-} from '../../src/index.js';
+import { ALLOWED_MOVES } from '../../src/core/index.js';
+import type { ConvergenceState, DecisionKind, GapState, Session, SessionSettings, SessionView, Severity } from '../../src/index.js';
 import { FACTOR as SUPPORT_FACTOR, newSession, WEIGHT } from '../support.js';
 
 /*

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { baseline, newSession, playRound, WEIGHT } from '../support.js';
-import { renderStatus } from '../../src/index.js';
+import { renderStatus } from '../../src/render/index.js';
 
 /** The Mermaid blocks of a Markdown text. */
 function mermaidBlocks(markdown: string): string[] {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { baseline, newSession, WEIGHT } from '../support.js';
-import { renderPrompt, renderSummary } from '../../src/index.js';
+import { renderPrompt, renderSummary } from '../../src/render/index.js';
 
 describe('the decision prompt', () => {
   it("recomputes seed 003's example round: 2 resolved (weighted 6), 4 new (weighted 22), net -16", () => {

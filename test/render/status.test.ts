@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { baseline, newSession, playRound, WEIGHT } from '../support.js';
-import { renderStatus } from '../../src/index.js';
+import { renderStatus } from '../../src/render/index.js';
 
 /** The seed's "Recording in status.md" session, with round 3's figures as R3 corrects them. */
 function seedSession() {

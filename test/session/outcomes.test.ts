@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { auditHistory, createFileSession, openFileSession, toStateJson, VERDICT_TEXT_MAX, verifyFileSession } from '../../src/index.js';
+import { auditHistory, toStateJson } from '../../src/core/index.js';
+import { createFileSession, openFileSession, verifyFileSession } from '../../src/index.js';
+import { VERDICT_TEXT_MAX } from '../../events/index.js';
 
 const dirs: string[] = [];
 afterEach(() => {
