@@ -1,4 +1,5 @@
 export { decide, parseBody } from './decide.js';
+export { policyReports, policyStateFormat, stateFormatNames } from './policy-outputs.js';
 export { evolve, evolveMany, fold, initialView } from './evolve.js';
 export { judgeDecision, judgeRoundClose, machineEventOf } from './judge.js';
 export { settle } from './settle.js';

@@ -30,4 +30,17 @@ export {
 export { QUESTIONS_PRESETS, questionsFigures, questionsFrontmatter, questionsPolicy, type QuestionsMetrics, type QuestionsSettings } from './questions/index.js';
 export { GAPS, metricPolicies, POLICY_NAMES, policyNamed } from './registry.js';
 export { renderCheckTree } from './tree.js';
-export { definePolicy, type AnyPolicy, type CheckTree, type Figure, type FlagSpec, type FlagValues, type Policy, type PolicyVerdict, type Verdict } from './types.js';
+export {
+  definePolicy,
+  type AnyPolicy,
+  type CheckTree,
+  type CommandRun,
+  type Figure,
+  type FlagSpec,
+  type FlagValues,
+  type Policy,
+  type PolicyReport,
+  type PolicyVerdict,
+  type RecordCommand,
+  type Verdict,
+} from './types.js';
