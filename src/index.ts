@@ -34,6 +34,7 @@ export {
   createMemorySession,
   LiveActor,
   openFileSession,
+  recordDecided,
   replay,
   Session,
   verifyFileSession,

@@ -256,6 +256,8 @@ const REMEDY_HINT: Record<Remedy, string> = {
   give_rationale: 'add --rationale TEXT',
   name_gaps: 'add --gaps ID[,ID...]',
   record_metrics: 'run: gapflow record POLICY ...',
+  record_gap_events: 'run: gapflow gap open|move|severity ...',
+  choose_policies_at_init: '--policy',
 };
 
 /**

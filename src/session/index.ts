@@ -13,4 +13,5 @@ export {
 } from './session.js';
 export { replay, verifyFileSession, type Verification } from './replay.js';
 export type { BatchRequest, WriteOptions } from './requests.js';
+export { recordDecided } from './record-decided.js';
 export { LiveActor, type ConvergenceActor, type InspectOption } from './live.js';
