@@ -22,11 +22,15 @@ export const REMEDY_HINT: Readonly<Record<Remedy, string>> = {
 
 /**
  * An error stays one line whatever a caller typed into it: control and
- * line-breaking characters are shown escaped, as JSON would write them.
+ * line-breaking characters are shown escaped (`\n`, `\u2028`).
  */
 function oneLine(message: string): string {
   // eslint-disable-next-line no-control-regex -- control characters are exactly what this escapes
-  return message.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => JSON.stringify(c).slice(1, -1));
+  return message.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
+    const json = JSON.stringify(c).slice(1, -1);
+    // JSON leaves DEL, the C1 controls and the Unicode line separators as they are: spell those out.
+    return json === c ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : json;
+  });
 }
 
 /** A call whose words are off (exit 2). */

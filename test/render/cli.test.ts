@@ -68,6 +68,12 @@ describe('cli renderer: refusals', () => {
     expect(refusalLine('x: no', undefined)).toBe('gapflow: refused: x: no\n');
   });
 
+  it('stays one line whatever the message holds', () => {
+    const line = refusalLine('gap A\nB\u2028C: unknown', 'start_round');
+    expect(line.endsWith('\n')).toBe(true);
+    expect(line.slice(0, -1)).not.toMatch(/[\n\r\u2028\u2029]/);
+  });
+
   it('`record` of the gap policy points at the gap commands, as the core says (a remedy, not a name check)', () => {
     expect(recordPolicyProblem('gaps', ['quality'], 'record_gap_events')).toMatch(/^gaps are recorded with gapflow gap/);
     expect(recordPolicyProblem('frob', ['quality'], undefined)).toMatch(/^unknown policy "frob"; record takes quality$/);
