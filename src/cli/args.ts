@@ -70,6 +70,9 @@ export function wholeNumber(flag: string, value: string | undefined): number | u
   return Number(value);
 }
 
+/** A decimal as people type it: `85`, `-1`, `0.8`, `.8`, `8.`, `1e3`. */
+export const DECIMAL = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
+
 /** `in-progress`, `In_Progress` and `IN_PROGRESS` all name the same state; the schema judges the result. */
 export function enumWord(value: string): string {
   return value.trim().toUpperCase().replace(/-/g, '_');

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
-import { formatCount, toStateJson } from '../core/index.js';
+import { toStateJson } from '../core/index.js';
+import { renderAnnouncement } from '../render/index.js';
 import { openFileSession, type Recorded, type Session } from '../session/index.js';
 import type { InputLimit } from '../log/index.js';
 import { UsageError } from './args.js';
@@ -32,23 +33,12 @@ export function printJson(io: CliIO, value: unknown): void {
   io.stdout(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-/** Lines for the events one command recorded, then its own closing line. */
-export function announce(io: CliIO, session: Session, { events, duplicate }: Pick<Recorded, 'events' | 'duplicate'>, json: boolean | undefined, line: () => string): void {
+/** Prints what one writing command recorded: the data with `--json`, else the renderer's lines ending with `line()`. */
+export function announce(io: CliIO, session: Session, recorded: Pick<Recorded, 'events' | 'duplicate'>, json: boolean | undefined, line: () => string): void {
+  if (!json) return io.stdout(renderAnnouncement(recorded, line));
+  const { events, duplicate } = recorded;
   const state = toStateJson(session.view);
-  if (json) return printJson(io, duplicate ? { events, duplicate, state } : { events, state });
-  if (duplicate) {
-    const event = events.at(-1)!;
-    return io.stdout(`Already recorded: event ${event.id} is seq ${event.seq} (${event.type}); nothing was appended.\n`);
-  }
-  for (const event of events) {
-    if (event.type === 'round.started' && events.length > 1) io.stdout(`Round ${event.data.round} started.\n`);
-  }
-  io.stdout(`${line()}\n`);
-}
-
-/** The open count as printed. */
-export function openNow(session: Session): string {
-  return formatCount(session.view.open.count);
+  printJson(io, duplicate ? { events, duplicate, state } : { events, state });
 }
 
 /**

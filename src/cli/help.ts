@@ -1,3 +1,61 @@
+import { stateFormatNames } from '../core/index.js';
+import { metricPolicies, POLICY_NAMES, type AnyPolicy, type FlagSpec } from '../policies/index.js';
+
+const WIDTH = 80;
+
+/** `head`, then `words` wrapped at word breaks to `WIDTH`; each line after the first starts with `indent`. */
+function wrap(head: string, words: readonly string[], indent: string): string[] {
+  const lines = [head];
+  for (const word of words) {
+    const last = lines.at(-1)!;
+    if (last.trim() !== '' && last.length + 1 + word.length > WIDTH) lines.push(`${indent}${word}`);
+    else lines[lines.length - 1] = last.trim() === '' ? `${last}${word}` : `${last} ${word}`;
+  }
+  return lines;
+}
+
+/** A command and what it does, the text in the column the others use when the command leaves room. */
+function column(command: string, text: string): string {
+  return command.length < 34 ? `${command.padEnd(34)}${text}` : `${command}  ${text}`;
+}
+
+function flagUsage(flag: string, spec: FlagSpec): string {
+  if (spec.type === 'boolean') return `--${flag}`;
+  return `--${flag} ${spec.placeholder ?? 'VALUE'}${spec.multiple ? ' ...' : ''}`;
+}
+
+/** `record <policy>`'s flags as --help shows them: alternatives in parentheses, booleans and the command flag in brackets. */
+function recordUsage(policy: AnyPolicy): string[] {
+  const flags = Object.entries(policy.recordFlags);
+  const oneOf = flags.filter(([, spec]) => spec.type === 'string' && spec.oneOf);
+  const parts: string[] = [];
+  for (const [flag, spec] of flags) {
+    if (spec.type === 'string' && spec.oneOf) {
+      if (flag === oneOf[0]![0]) parts.push(`(${oneOf.map(([f, s]) => flagUsage(f, s)).join(' | ')})`);
+    } else parts.push(spec.type === 'boolean' ? `[${flagUsage(flag, spec)}]` : flagUsage(flag, spec));
+  }
+  const command = policy.recordCommand;
+  if (command) parts.push(`[--${command.flag} "CMD"]`, `[--${command.timeoutFlag} S]`);
+  if (parts.length === 0) parts.push('--json FILE|-');
+  return wrap(`  record ${policy.name}`, parts, '       ');
+}
+
+/** Each policy: how to record it, what it is, and the settings `init` takes for it. */
+function policyLines(): string[] {
+  return metricPolicies().flatMap((policy) => {
+    const settings = Object.keys(policy.settingFlags);
+    return [
+      ...recordUsage(policy),
+      ...wrap('     ', policy.summary.split(' '), '     '),
+      ...(settings.length > 0 ? wrap(`     init --${policy.name}-SETTING:`, settings.map((s, i) => (i < settings.length - 1 ? `${s},` : s)), '       ') : []),
+    ];
+  });
+}
+
+const formats = stateFormatNames();
+const stateUsage = `  state [--json]${formats.length > 0 ? ` [--format ${formats.join('|')}]` : ''}`;
+
+/** The whole `--help` text; the policies' part comes from the registry, so it names each one as it is. */
 export const HELP = `gapflow: is your refinement loop converging, flat, stalled, diverging, paused or complete?
 
 Usage: gapflow <command> [options]
@@ -6,8 +64,8 @@ Session
   init [--preset simple|complex|large|auto] [--stall-threshold N]
        [--divergence-threshold D] [--max-rounds M] [--no-critical-override]
        [--agent-session ID]       (ID: the agent session whose stop hook drives it)
-       [--policy gaps|questions|atoms|forge|quality[,...]] [--complete-when all|any]
-       [--<policy>-<setting> VALUE ...]   e.g. --quality-min-score 85, --questions-preset aggressive
+       [--policy ${POLICY_NAMES.join('|')}[,...]] [--complete-when all|any]
+       [--<policy>-<setting> VALUE ...]   each policy's settings (under Policies)
                                   create the session log (refuses if one exists)
 Gaps (a gap event between rounds starts the next round)
   gap open ID --severity CRITICAL|HIGH|MEDIUM|LOW [--title TEXT]
@@ -22,14 +80,11 @@ Decisions (between rounds)
   decide prioritize-critical [--gaps ID[,ID...]] | pause | resume
   decide force-complete | abandon | approve [--accept-critical] [--rationale TEXT]
 Policies (one record per policy per round; without gaps a round closes itself)
-  record questions --open N --high H --medium M
-  record atoms --pending P --resolved R [--stop-requested] [--redirect-requested]
-       [--verify "CMD"] [--verify-timeout S]
-  record quality (--score S | --dimension NAME=S ...)
-  record forge --json FILE|-      (every policy takes --json FILE|- instead of flags)
+${policyLines().join('\n')}
+  record POLICY --json FILE|-     any policy's metrics as JSON, instead of its flags
   check [--verbose]               each policy's verdict; --verbose: the CONVERGENCE CHECK trees
 Reading
-  state [--json] [--format frontmatter]  where the session stands
+${column(stateUsage, 'where the session stands')}
   status [--write]                status.md to stdout, or into the session folder
   prompt                          the decision prompt in DIVERGENCE_WARNING
   summary                         the final summary once COMPLETE

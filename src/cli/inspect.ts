@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { parse, UsageError, wholeNumber } from './args.js';
 import { sessionDir, type CliIO } from './common.js';
 import { openFileSession } from '../session/index.js';
+import { inspectingLines } from '../render/index.js';
 
 const STATELY_INSPECTOR = 'https://stately.ai/inspect';
 
@@ -98,15 +99,7 @@ export async function inspect(argv: string[], io: CliIO, stop: Promise<unknown>)
   const inspector = createWebSocketInspector({ url: relay.url, maxDeferredEvents: 1_000_000 });
   try {
     const session = openFileSession(dir, { inspect: inspector.inspect });
-    const { state, lastSeq } = { state: session.view.machine.state, lastSeq: session.view.lastSeq };
-    io.stdout(
-      [
-        `Inspecting ${dir}: ${lastSeq} events replayed into a live actor (now ${state}).`,
-        `Open http://127.0.0.1:${port} in a browser to watch it in the Stately inspector (the page loads ${STATELY_INSPECTOR}).`,
-        `Inspection events: ${relay.url}. Press Ctrl-C to stop.`,
-        '',
-      ].join('\n'),
-    );
+    io.stdout(inspectingLines(dir, session.view, `http://127.0.0.1:${port}`, STATELY_INSPECTOR, relay.url));
     await stop;
   } finally {
     inspector.stop();

@@ -1,4 +1,5 @@
 import { LogError, repairLog } from '../log/index.js';
+import { repairedLine, verifiedLines } from '../render/index.js';
 import { verifyFileSession } from '../session/index.js';
 import { parse } from './args.js';
 import { printJson, sessionDir, type Command } from './common.js';
@@ -32,11 +33,7 @@ export const verify: Command = (argv, io) => {
       findings: result.findings,
     });
   } else if (result.problem === null) {
-    io.stdout(`OK: ${result.location}: ${result.events.length} events, seq 1 to ${last?.seq ?? 0}, checksum chain intact (last ${result.lastSum || 'none'})\n`);
-    if (result.findings.length > 0) {
-      io.stdout(`Audit under today's rules: ${result.findings.length} finding${result.findings.length === 1 ? '' : 's'} (the history stands as recorded):\n`);
-      for (const f of result.findings) io.stdout(`  line ${f.line}: ${f.type}: ${f.message}\n`);
-    }
+    io.stdout(verifiedLines({ ...result, lastSeq: last?.seq ?? 0 }));
   } else {
     throw new LogError(result.problem);
   }
@@ -53,11 +50,7 @@ export const repair: Command = (argv, io) => {
   const dir = sessionDir(values.dir, io);
   const report = repairLog(dir);
   if (values.json) return printJson(io, report);
-  if (report.cut === null) return io.stdout(`Nothing to repair: ${report.location} has no torn last line (${report.events} events).\n`);
-  if (report.cut.backup === null) return io.stdout(`Removed ${report.location}: ${report.cut.reason}. \`gapflow init\` starts a session there.\n`);
-  io.stdout(
-    `Cut line ${report.cut.line} (${report.cut.bytes} bytes: ${report.cut.reason}); ${report.events} events remain. The cut bytes are in ${report.cut.backup}\n`,
-  );
+  io.stdout(repairedLine(report));
 };
 
 /** The exit code of the error `verify` throws after it has printed its finding; null for any other error. */

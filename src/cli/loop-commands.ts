@@ -1,13 +1,13 @@
 import { dirname, join, resolve, sep } from 'node:path';
 import * as z from 'zod';
-import { EventId, formatIssue, type GapflowEvent } from '../../events/index.js';
+import { EventId, formatIssue } from '../../events/index.js';
 import { gapflowJsonSchemaText } from '../schema.js';
-import { formatCount, hookDecision, loopStep, Refusal, standingStopRequest, toStateJson, type HookCall } from '../core/index.js';
-import { renderPrompt } from '../render/index.js';
+import { hookStep, loopStep, Refusal, standingStopRequest, toStateJson, type HookCall, type HookVerdict } from '../core/index.js';
+import { appendLines, claudeHookAnswer, hookWarningLine, nextLine, renderPrompt, type AppendedLine } from '../render/index.js';
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
 import { writePolicyReports } from './policy-commands.js';
 import { BATCH_INPUT, checkInputText, EVENT_INPUT, FileLog, readHookBlocks, readTextFile, writeHookBlocks, type InputLimit } from '../log/index.js';
-import { openFileSession, type BatchRequest } from '../session/index.js';
+import { openFileSession, recordDecided, type BatchRequest } from '../session/index.js';
 import { parse, UsageError, wholeNumber } from './args.js';
 import { type CliIO, type Command, open, parseUserJson, printJson, sessionDir } from './common.js';
 
@@ -35,22 +35,21 @@ const ClaudeStopInput = z.looseObject({
  * the user.
  */
 export const hook: Command = (argv, io) => {
-  const answer = (output: object) => io.stdout(`${JSON.stringify(output)}\n`);
   try {
     const [verb, ...rest] = argv;
     if (verb !== 'claude') throw new UsageError(verb && !verb.startsWith('-') ? `unknown hook "${verb}" (claude)` : 'hook needs claude');
     const { values } = parse(rest, { 'max-blocks': { type: 'string' } }, []);
     const maxBlocks = wholeNumber('max-blocks', values['max-blocks']) ?? DEFAULT_MAX_BLOCKS;
     if (maxBlocks < 0) throw new Refusal('--max-blocks takes a whole number of 0 or more');
-    answer(answerClaude(readStdin(io, EVENT_INPUT), values.dir, maxBlocks, io));
+    io.stdout(claudeHookAnswer(answerClaude(readStdin(io, EVENT_INPUT), values.dir, maxBlocks, io)));
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    io.stderr(`gapflow hook: ${message.split('\n')[0]}; letting the agent stop\n`);
-    answer({});
+    io.stderr(hookWarningLine(error instanceof Error ? error.message : String(error)));
+    io.stdout(claudeHookAnswer(null));
   }
 };
 
-function answerClaude(stdin: string, dirOption: string | undefined, maxBlocks: number, io: CliIO): object {
+/** The hook's verdict for this Stop call, with its binding recorded and its block count kept; null when no session here is this hook's business. */
+function answerClaude(stdin: string, dirOption: string | undefined, maxBlocks: number, io: CliIO): HookVerdict | null {
   let json: unknown;
   try {
     json = JSON.parse(stdin);
@@ -67,28 +66,13 @@ function answerClaude(stdin: string, dirOption: string | undefined, maxBlocks: n
   const dir = hookSessionDir(dirOption, input.data.cwd ?? io.cwd, io);
   // Each subagent keeps its own count; the prefix keeps an odd agent id from being a special key.
   const agent = call.event === 'SubagentStop' ? `subagent:${input.data.agent_id ?? ''}` : 'main';
-  if (dir === null) return {};
-  // Deciding and binding race with other hook calls (a Stop and a SubagentStop at once): the binding
-  // goes in only if the log has not moved since the decision; otherwise decide again on the new log.
-  for (let attempt = 1; ; attempt++) {
-    const session = openFileSession(dir);
-    const view = session.view;
-    const blocks = readHookBlocks(dir, call.agentSession, agent);
-    const prompt = view.machine.state === 'DIVERGENCE_WARNING' ? renderPrompt(view) : null;
-    const verdict = hookDecision(view, call, { blocks, maxBlocks, stopRequest: standingStopRequest(view), prompt });
-    if (verdict.rule === 'foreign_session') return {};
-    if (verdict.bind) {
-      try {
-        session.record({ type: 'session.bound', data: { agentSession: call.agentSession } }, { expectSeq: view.lastSeq });
-      } catch (error) {
-        if (error instanceof Refusal && attempt < 3) continue;
-        throw error;
-      }
-    }
-    if (verdict.blocks !== blocks) writeHookBlocks(dir, call.agentSession, agent, verdict.blocks);
-    if (verdict.block) return { decision: 'block', reason: verdict.reason };
-    return verdict.systemMessage === null ? {} : { systemMessage: verdict.systemMessage };
-  }
+  if (dir === null) return null;
+  const step = recordDecided(
+    () => openFileSession(dir),
+    (view) => hookStep(view, call, { blocks: readHookBlocks(dir, call.agentSession, agent), maxBlocks, prompt: renderPrompt(view) }),
+  );
+  if (step.blocks !== null) writeHookBlocks(dir, call.agentSession, agent, step.blocks);
+  return step.verdict;
 }
 
 /**
@@ -123,7 +107,7 @@ export const next: Command = (argv, io) => {
   const step = loopStep(session.view, standingStopRequest(session.view));
   const prompt = step.action === 'ask_user' ? renderPrompt(session.view) : null;
   if (values.json) return printJson(io, { ...step, prompt });
-  io.stdout(`${step.action}: ${step.reason}\n`);
+  io.stdout(nextLine(step));
 };
 
 interface BatchLine extends BatchRequest {
@@ -168,10 +152,10 @@ export const append: Command = (argv, io) => {
   const { groups, appended: events } = session.recordAll(requests, (i) => `${source} line ${requests[i]!.line}`, { expectSeq });
   // A line whose id was already in the log (a retry) comes back as its original event, appended before.
   const fresh = new Set(events);
-  // Quality metrics get their per-iteration scores.json however they arrive (seed 004).
+  // Each policy's reports, however its metrics arrive.
   const reports = writePolicyReports(session, io, values.dir, events);
   // A line's own event is the one of its type; a round.started before it (R8) or a round.closed after it (a policy's round) comes with it.
-  const appended = requests.map((r, i) => {
+  const appended: AppendedLine[] = requests.map((r, i) => {
     const group = groups[i]!;
     const own = group.find((e) => e.type === r.body.type) ?? group.at(-1)!;
     const started = group.find((e) => e !== own && e.type === 'round.started')?.seq ?? null;
@@ -181,20 +165,8 @@ export const append: Command = (argv, io) => {
     const lines = appended.map(({ line, own, started, already }) => ({ line, seq: own.seq, id: own.id, type: own.type, roundStartedSeq: started, alreadyRecorded: already }));
     return printJson(io, { appended: lines, events, reports, state: toStateJson(session.view) });
   }
-  for (const { line, own, started, already } of appended) {
-    const auto = started !== null ? ` (after round.started, seq ${started})` : '';
-    io.stdout(`line ${line}: seq ${own.seq} ${describe(own)}${auto}${already ? ' (already recorded; nothing appended)' : ''}\n`);
-  }
-  for (const report of reports) io.stdout(`Wrote ${report}\n`);
-  io.stdout(`Appended ${events.length} events; ${session.view.machine.state}, open count ${formatCount(session.view.open.count)}\n`);
+  io.stdout(appendLines(appended, events.length, reports, session.view));
 };
-
-function describe(event: GapflowEvent): string {
-  if ('id' in event.data) return `${event.type} ${event.data.id}`;
-  if ('kind' in event.data) return `${event.type} ${event.data.kind}`;
-  if ('round' in event.data) return `${event.type} ${event.data.round}`;
-  return event.type;
-}
 
 /** `gapflow schema`: the JSON Schema of every event (the same text as events/schema.json). */
 export const schema: Command = (argv, io) => {

@@ -1,5 +1,5 @@
 import { FileLog } from '../log/index.js';
-import { toDot, toMermaid } from '../render/index.js';
+import { toDot, toMermaid, unmarkedChartLine } from '../render/index.js';
 import { parse, UsageError } from './args.js';
 import { open, printJson, sessionDir, type Command } from './common.js';
 
@@ -17,7 +17,7 @@ export const viz: Command = (argv, io) => {
   const draw = FORMATS[format as keyof typeof FORMATS];
   const dir = sessionDir(values.dir, io);
   const found = new FileLog(dir).exists();
-  if (!found) io.stderr(`gapflow: no session in ${dir}; the chart is unmarked\n`);
+  if (!found) io.stderr(unmarkedChartLine(dir));
   const state = found ? open(values, io).view.machine.state : null;
   if (values.json) return printJson(io, { format, state, diagram: draw(state) });
   io.stdout(draw(state));

@@ -4,6 +4,7 @@ import { foresee } from './evolve.js';
 import { judgeRoundClose } from './judge.js';
 import { missingMetrics, tracksGaps } from './policies.js';
 import { refusePaused, refuser, refuseRoundStart, whyNoRoundCanStart, type Refuse } from './refuse.js';
+import type { Remedy } from './refusal.js';
 import type { SessionView } from './view.js';
 
 /** R8: the next round starts explicitly, only where one can. */
@@ -58,14 +59,21 @@ function stamped(fact: Decided, seq: number): SettledEvent {
   return { v: EVENT_VERSION, seq, id: `pending-${seq}`, at: '1970-01-01T00:00:00.000Z', ...fact } as SettledEvent;
 }
 
+/** Why `name` names no policy that records metrics, and what to do instead; null when it names one. */
+export function whyNoMetricPolicy(name: string): [why: string, remedy?: Remedy] | null {
+  const policy = policyNamed(name);
+  if (!policy) return [`unknown policy "${name}" (known: ${POLICY_NAMES.join(', ')})`];
+  return policy.readsGapEvents ? [`the ${name} policy records gap events, not metrics`, 'record_gap_events'] : null;
+}
+
 /** Judges one policy's metrics for `round` (`starting`: the request starts that round); returns the policy. */
 function checkMetrics(view: SessionView, body: BodyOf<'metrics.recorded'>, round: number, starting: boolean, refuse: Refuse) {
   const { policy: name } = body.data;
-  const policy = policyNamed(name);
-  if (!policy) refuse(`unknown policy "${name}" (known: ${POLICY_NAMES.join(', ')})`);
-  if (policy.readsGapEvents) refuse(`the ${name} policy reads gap events, not metrics; record its gaps as gap events`);
+  const notMetric = whyNoMetricPolicy(name);
+  if (notMetric) refuse(...notMetric);
+  const policy = policyNamed(name)!;
   if (!view.policies.enabled.includes(name)) {
-    refuse(`policy ${name} is not enabled in this session (enabled: ${view.policies.enabled.join(', ')}); policies are chosen at init (--policy)`);
+    refuse(`policy ${name} is not enabled in this session (enabled: ${view.policies.enabled.join(', ')}); policies are chosen at init`, 'choose_policies_at_init');
   }
   refusePaused(view, refuse);
   if (!view.roundOpen && !starting) {

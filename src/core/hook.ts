@@ -1,5 +1,5 @@
-import type { Severity } from '../../events/index.js';
-import { loopStep, type LoopStep, type StopRequest } from './loop.js';
+import type { BodyInputOf, Severity } from '../../events/index.js';
+import { loopStep, standingStopRequest, type LoopStep, type StopRequest } from './loop.js';
 import { formatCount } from '../policies/index.js';
 import { metricPoliciesOf, missingMetrics, tracksGaps } from './policies.js';
 import { SEVERITIES } from './rules.js';
@@ -73,6 +73,30 @@ export function hookDecision(view: SessionView | null, call: HookCall, context: 
   const verdict = decideForOwnSession(view, call, context, allow);
   // A paused or finished session takes no binding; the next live call binds it.
   return { ...verdict, bind: bound === null && view.machine.state !== 'COMPLETE' && view.machine.state !== 'PAUSED' };
+}
+
+/** What one stop-hook call does, decided on one view. */
+export interface HookStep {
+  verdict: HookVerdict;
+  /** The binding to record, held to the view it was decided on (another writer first: decide again); null: none. */
+  record: BodyInputOf<'session.bound'> | null;
+  /** The blocks in a row to keep for the next call; null: unchanged. */
+  blocks: number | null;
+}
+
+/**
+ * The stop hook's whole rule on one view: the verdict (with the agent's own
+ * standing stop or redirect request), whether to bind the session to this
+ * agent session, and the block count to keep. The edge reads and keeps the
+ * count and records the binding (see the session's `recordDecided`).
+ */
+export function hookStep(view: SessionView, call: HookCall, context: Omit<HookContext, 'stopRequest'>): HookStep {
+  const verdict = hookDecision(view, call, { ...context, stopRequest: standingStopRequest(view) });
+  return {
+    verdict,
+    record: verdict.bind ? { type: 'session.bound', data: { agentSession: call.agentSession } } : null,
+    blocks: verdict.blocks === context.blocks ? null : verdict.blocks,
+  };
 }
 
 type Allow = (rule: HookRule, reason: string, systemMessage: string | null, blocks?: number) => HookVerdict;

@@ -1,4 +1,6 @@
 export { decide, parseBody } from './decide.js';
+export { whyNoMetricPolicy } from './decide-rounds.js';
+export { policyReports, policyStateFormat, stateFormatNames } from './policy-outputs.js';
 export { evolve, evolveMany, fold, initialView } from './evolve.js';
 export { judgeDecision, judgeRoundClose, machineEventOf } from './judge.js';
 export { settle } from './settle.js';
@@ -9,8 +11,10 @@ export { formatCount, signed } from '../policies/index.js';
 export { Refusal, type Remedy } from './refusal.js';
 export {
   ALLOWED_MOVES,
+  countedMove,
   DEFAULT_CONFIG,
   moveEffect,
+  type MoveEffect,
   PRESETS,
   presetForBaseline,
   resolveConfig,
@@ -22,7 +26,7 @@ export { stepMachine } from './step.js';
 export { toStateJson, type StateJson } from './state-json.js';
 export type * from './view.js';
 export { loopStep, openGapsBySeverity, standingStopRequest, type LoopStep, type StopRequest } from './loop.js';
-export { hookDecision, type HookCall, type HookContext, type HookRule, type HookVerdict } from './hook.js';
+export { hookDecision, hookStep, type HookCall, type HookContext, type HookRule, type HookStep, type HookVerdict } from './hook.js';
 export {
   currentVerdict,
   enabledPolicies,

@@ -7,7 +7,11 @@ export type Remedy =
   | 'acknowledge_risk'
   | 'give_rationale'
   | 'name_gaps'
-  | 'record_metrics';
+  | 'record_metrics'
+  /** The gap policy takes gap events (open, move, severity), not metrics. */
+  | 'record_gap_events'
+  /** A session's policies are fixed when it starts: another set needs a new session. */
+  | 'choose_policies_at_init';
 
 /**
  * A user's mistake: an event that makes no sense in the session's current

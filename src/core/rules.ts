@@ -1,6 +1,7 @@
 import { Severity as SeveritySchema, type GapState, type Preset, type SessionSettings, type Severity } from '../../events/index.js';
 import type { ConvergenceConfig } from '../../machines/index.js';
 import { soloStallThreshold } from './policies.js';
+import type { SessionView } from './view.js';
 
 /** Seed 003 (GAP-FLOW-012): CRITICAL was raised from 8 to 16. */
 export const SEVERITY_WEIGHT: Readonly<Record<Severity, number>> = { CRITICAL: 16, HIGH: 4, MEDIUM: 2, LOW: 1 };
@@ -51,6 +52,15 @@ export function moveEffect(from: GapState, to: GapState): MoveEffect {
   if (after === 'closed' && before !== 'closed') return 'resolved';
   if (before === 'closed' && after !== 'closed') return 'reopened';
   return 'none';
+}
+
+/**
+ * What a move recorded into `view` counted as in its round's figures; a
+ * move outside a round (a baseline gap's) counts as nothing, as `evolve`
+ * counts it.
+ */
+export function countedMove(view: Pick<SessionView, 'roundOpen'>, from: GapState, to: GapState): MoveEffect {
+  return view.roundOpen ? moveEffect(from, to) : 'none';
 }
 
 /** RULINGS R13: thresholds per preset. */

@@ -86,7 +86,7 @@ export interface MetricsRecord {
 
 /** The session's policies (RULINGS R15): which run, how they combine, their settings and what they recorded. */
 export interface PolicyView {
-  /** In the session's order; `['gaps']` when it named none. */
+  /** In the session's order; the registry's default when it named none. */
   enabled: string[];
   completeWhen: CompleteWhen;
   /** Each enabled metric policy's resolved settings. */

@@ -31,5 +31,20 @@ export {
 export { QUESTIONS_PRESETS, questionsFigures, questionsFrontmatter, questionsPolicy, type QuestionsMetrics, type QuestionsSettings } from './questions/index.js';
 export { allPolicies, DEFAULT_POLICIES, metricPolicies, POLICY_NAMES, policyNamed } from './registry.js';
 export { renderCheckTree } from './tree.js';
-export { definePolicy, type AnyPolicy, type CheckTree, type Figure, type FlagSpec, type FlagValues, type GapRoundFigures, type Policy, type PolicyVerdict, type RoundInput, type Verdict } from './types.js';
+export {
+  definePolicy,
+  type AnyPolicy,
+  type CheckTree,
+  type CommandRun,
+  type Figure,
+  type FlagSpec,
+  type FlagValues,
+  type GapRoundFigures,
+  type Policy,
+  type PolicyReport,
+  type PolicyVerdict,
+  type RecordCommand,
+  type RoundInput,
+  type Verdict,
+} from './types.js';
 export { formatCount, signed } from './numbers.js';

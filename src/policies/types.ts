@@ -30,8 +30,12 @@ export interface CheckTree {
 
 /** How `record <policy>` flags are declared: node:util parseArgs option shapes. */
 export type FlagSpec =
-  /** `value`: the kind of number the flag takes, so the CLI names the flag when given anything else. */
-  | { type: 'string'; multiple?: boolean; value?: 'whole' | 'number' }
+  /**
+   * `value`: the kind of number the flag takes, so the CLI names the flag when given anything else.
+   * `placeholder`: what `--help` shows after the flag (`N`); `oneOf`: one of the flags so marked is
+   * given, not all (`--help` shows them as alternatives).
+   */
+  | { type: 'string'; multiple?: boolean; value?: 'whole' | 'number'; placeholder?: string; oneOf?: boolean }
   | { type: 'boolean' };
 export type FlagValues = Record<string, string | boolean | string[] | undefined>;
 
@@ -90,11 +94,53 @@ export interface Policy<S, M> {
   readsGapEvents?: true;
   /** How a session that runs this policy alone tells a round's step in its history, from the combined verdict's reason code. */
   narrate?(reason: string, step: { from: string; to: string }, round: RoundInput): string;
+  /** A `record <policy>` flag whose value is a command the edge runs once (atoms' `--verify`). */
+  recordCommand?: RecordCommand;
+  /** Files an iteration leaves beside the log (quality's `scores.json`), for iteration `n` (1-based) of `history`. */
+  reports?(settings: S, history: readonly M[], n: number): PolicyReport[];
+  /** `state --format NAME` texts this policy offers (questions' `frontmatter`), from its metrics so far. */
+  stateFormats?: Readonly<Record<string, (settings: S, history: readonly M[]) => string>>;
+}
+
+/** What the edge's run of a record command did; the metrics keep it, so replay never runs it again. */
+export interface CommandRun {
+  command: string;
+  /** null when the command was killed (timeout or signal). */
+  exitCode: number | null;
+  durationMs: number;
+  timedOut: boolean;
+}
+
+/**
+ * A record flag that carries a command: the edge runs it (only for a record
+ * that will be appended) and hands the run to `withRun`; the policy says no
+ * more than which flags carry it and where the run goes in its metrics.
+ */
+export interface RecordCommand {
+  /** The flag carrying the command (`verify`). */
+  flag: string;
+  /** The flag carrying its time limit in seconds, and the limit without it. */
+  timeoutFlag: string;
+  defaultTimeoutSeconds: number;
+  /** The metrics with the run in them (as raw as `fromFlags`' output: the schema judges them). */
+  withRun(metrics: Record<string, unknown>, run: CommandRun): Record<string, unknown>;
+}
+
+/** A file a policy keeps beside the log: its path under the session folder and its whole content. */
+export interface PolicyReport {
+  path: string;
+  content: string;
 }
 
 /** A policy with its types erased, as the registry holds it: settings and metrics always come out of its own schemas. */
 export type AnyPolicy = Policy<unknown, unknown>;
 
+/**
+ * The one place a policy's types are erased. It is safe because every
+ * settings and metrics value a session hands a policy's functions came out
+ * of that policy's own `settings` and `metrics` schemas (the view keeps them
+ * by policy name), so no caller ever needs to cast them back.
+ */
 export function definePolicy<S, M>(policy: Policy<S, M>): AnyPolicy {
   return policy as unknown as AnyPolicy;
 }

@@ -5,3 +5,38 @@ export { renderStatus } from './status.js';
 export { renderSummary } from './summary.js';
 export { diagramModel, toDot, toMermaid, type DiagramEdge, type DiagramModel } from './diagram.js';
 export { policySections, renderPolicyCheck } from './policies.js';
+export {
+  decidedLine,
+  gapMovedLine,
+  gapOpenedLine,
+  initLines,
+  nextLine,
+  nothingToDecideLine,
+  recordedLines,
+  renderAnnouncement,
+  replayLine,
+  roundClosedLines,
+  roundStartedLine,
+  severityChangedLine,
+  stateLines,
+  summaryNotDue,
+  wroteLine,
+} from './cli.js';
+export {
+  appendLines,
+  claudeHookAnswer,
+  environmentErrorLine,
+  errorLine,
+  hookWarningLine,
+  inspectingLines,
+  recordPolicyProblem,
+  refusalLine,
+  REMEDY_HINT,
+  repairedLine,
+  stateFormatNotEnabled,
+  unknownStateFormat,
+  unmarkedChartLine,
+  usageErrorLine,
+  verifiedLines,
+  type AppendedLine,
+} from './cli-messages.js';

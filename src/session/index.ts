@@ -6,4 +6,5 @@ export type { SessionListener, SessionUpdate, StateChange } from './view-feed.js
 export type { DecisionOptions } from './request-bodies.js';
 export { replay, verifyFileSession, type Verification } from './replay.js';
 export type { BatchRequest, WriteOptions } from './requests.js';
+export { recordDecided } from './record-decided.js';
 export { LiveActor, type ConvergenceActor, type InspectOption } from './live.js';

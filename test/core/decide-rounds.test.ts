@@ -363,12 +363,14 @@ describe('metrics (R15, R18)', () => {
     quality().when(metrics('nope', { score: 1 })).thenRefuses(/unknown policy "nope"/);
   });
 
-  it('the gap policy reads gap events: it takes no metrics', () => {
-    quality().when(metrics('gaps', { score: 1 })).thenRefuses(/the gaps policy reads gap events, not metrics/);
+  it('the gap policy records gap events, not metrics: the remedy points there, the message names no command', () => {
+    quality().when(metrics('gaps', { score: 1 })).thenRefuses(/the gaps policy records gap events, not metrics$/, 'record_gap_events');
   });
 
-  it('metrics of a policy the session did not enable are refused', () => {
-    given(start(), open('G1', 'HIGH'), startRound(1)).when(metrics('quality', { score: 70 })).thenRefuses(/policy quality is not enabled in this session \(enabled: gaps\)/);
+  it('metrics of a policy the session did not enable are refused: policies are chosen when a session starts', () => {
+    given(start(), open('G1', 'HIGH'), startRound(1))
+      .when(metrics('quality', { score: 70 }))
+      .thenRefuses(/policy quality is not enabled in this session \(enabled: gaps\); policies are chosen at init$/, 'choose_policies_at_init');
   });
 
   it('one record per policy per round', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hookDecision, type HookCall, type HookContext } from '../../src/core/index.js';
+import { hookDecision, hookStep, type HookCall, type HookContext } from '../../src/core/index.js';
 import type { Session } from '../../src/index.js';
 import { newSession, playRound } from '../support.js';
 
@@ -126,5 +126,27 @@ describe('hookDecision: the block cap under stop_hook_active', () => {
 
   it('a cap of 0 never blocks', () => {
     expect(hookDecision(converging().view, call, { blocks: 0, maxBlocks: 0 })).toMatchObject({ block: false, rule: 'block_cap' });
+  });
+});
+
+describe('hookStep: what one hook call records and keeps', () => {
+  it('an unbound live session is bound to the calling agent session, and the new block count is kept', () => {
+    const step = hookStep(converging().view, call, context);
+    expect(step.record).toEqual({ type: 'session.bound', data: { agentSession: 'agent-A' } });
+    expect(step.blocks).toBe(1);
+    expect(step.verdict.block).toBe(true);
+  });
+
+  it('a session bound to another agent session records nothing and keeps the count as it was', () => {
+    const s = converging();
+    s.record({ type: 'session.bound', data: { agentSession: 'agent-B' } });
+    const step = hookStep(s.view, { ...call, stopHookActive: true }, { ...context, blocks: 2 });
+    expect(step).toMatchObject({ record: null, blocks: null, verdict: { rule: 'foreign_session', block: false } });
+  });
+
+  it("reads the agent's own standing stop request from the view (the caller passes none)", () => {
+    const s = newSession({ policies: ['atoms'] });
+    s.recordMetrics('atoms', { pending: 3, resolved: 0, stopRequested: true });
+    expect(hookStep(s.view, call, context).verdict.rule).toBe('stop_requested');
   });
 });

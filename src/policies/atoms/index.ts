@@ -161,8 +161,8 @@ export const atomsPolicy = definePolicy<AtomsSettings, AtomsMetrics>({
   metrics: Metrics,
   settingFlags: { 'max-stall-count': 'maxStallCount', 'max-iterations': 'maxIterations' },
   recordFlags: {
-    pending: { type: 'string', value: 'whole' },
-    resolved: { type: 'string', value: 'whole' },
+    pending: { type: 'string', value: 'whole', placeholder: 'P' },
+    resolved: { type: 'string', value: 'whole', placeholder: 'R' },
     'stop-requested': { type: 'boolean' },
     'redirect-requested': { type: 'boolean' },
   },
@@ -182,4 +182,11 @@ export const atomsPolicy = definePolicy<AtomsSettings, AtomsMetrics>({
     ['Base Case', 'baseCase'],
   ],
   soloStallThreshold: (s) => s.maxStallCount,
+  // Seed 001's externally verified base case: the command's exit status decides it, so it runs once, at the edge.
+  recordCommand: {
+    flag: 'verify',
+    timeoutFlag: 'verify-timeout',
+    defaultTimeoutSeconds: 300,
+    withRun: (metrics, run) => ({ ...metrics, verify: run }),
+  },
 });

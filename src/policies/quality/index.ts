@@ -232,7 +232,10 @@ export const qualityPolicy = definePolicy<QualitySettings, QualityMetrics>({
     'min-iterations': 'minIterations',
     'max-iterations': 'maxIterations',
   },
-  recordFlags: { score: { type: 'string', value: 'number' }, dimension: { type: 'string', multiple: true } },
+  recordFlags: {
+    score: { type: 'string', value: 'number', placeholder: 'S', oneOf: true },
+    dimension: { type: 'string', multiple: true, placeholder: 'NAME=S', oneOf: true },
+  },
   fromFlags: (v) => ({
     ...(typeof v.score === 'string' ? { score: numeric(v.score) } : {}),
     ...(Array.isArray(v.dimension) ? { dimensions: dimensionsFrom(v.dimension) } : {}),
@@ -244,4 +247,9 @@ export const qualityPolicy = definePolicy<QualitySettings, QualityMetrics>({
     ['Δ', 'delta'],
     ['Meets Minimum', 'meetsMinimum'],
   ],
+  // Seed 004 keeps each iteration's scores beside the session.
+  reports: (s, history, n) => {
+    const report = qualityReport(s, history, n);
+    return [{ path: `quality/v${report.iteration}/scores.json`, content: `${JSON.stringify(report, null, 2)}\n` }];
+  },
 });

@@ -167,7 +167,11 @@ export const questionsPolicy = definePolicy<QuestionsSettings, QuestionsMetrics>
     'question-threshold': 'questionThreshold',
     'confidence-threshold': 'confidenceThreshold',
   },
-  recordFlags: { open: { type: 'string', value: 'whole' }, high: { type: 'string', value: 'whole' }, medium: { type: 'string', value: 'whole' } },
+  recordFlags: {
+    open: { type: 'string', value: 'whole', placeholder: 'N' },
+    high: { type: 'string', value: 'whole', placeholder: 'H' },
+    medium: { type: 'string', value: 'whole', placeholder: 'M' },
+  },
   fromFlags: (v) => ({ open: whole(v.open), high: whole(v.high), medium: whole(v.medium) }),
   verdict,
   check,
@@ -181,4 +185,5 @@ export const questionsPolicy = definePolicy<QuestionsSettings, QuestionsMetrics>
   // before the stop could fire. One more than the stability threshold lets
   // the stop come first; an explicit --stall-threshold still wins.
   soloStallThreshold: (s) => s.stabilityThreshold + 1,
+  stateFormats: { frontmatter: questionsFrontmatter },
 });

@@ -1,0 +1,63 @@
+import { policyStateFormat, Refusal, stateFormatNames, toStateJson } from '../core/index.js';
+import {
+  nothingToDecideLine,
+  renderPrompt,
+  renderStatus,
+  renderSummary,
+  replayLine,
+  stateFormatNotEnabled,
+  stateLines,
+  summaryNotDue,
+  unknownStateFormat,
+  wroteLine,
+} from '../render/index.js';
+import { writeStatusFile } from '../log/index.js';
+import { parse, UsageError } from './args.js';
+import { type Command, open, printJson, sessionDir } from './common.js';
+
+/** `gapflow state [--format NAME]`: where the session stands, or a format a policy offers. */
+export const state: Command = (argv, io) => {
+  const { values } = parse(argv, { format: { type: 'string' } }, []);
+  const session = open(values, io);
+  if (values.format !== undefined) {
+    const format = values.format.trim().toLowerCase();
+    const found = policyStateFormat(session.view, format);
+    if (found === null) throw new UsageError(unknownStateFormat(values.format, stateFormatNames()));
+    if (found.text === null) throw new Refusal(stateFormatNotEnabled(format, found.policy, session.view));
+    return io.stdout(found.text);
+  }
+  if (values.json) return printJson(io, toStateJson(session.view));
+  io.stdout(stateLines(session.view));
+};
+
+export const status: Command = (argv, io) => {
+  const { values } = parse(argv, { write: { type: 'boolean' } }, []);
+  const session = open(values, io);
+  const text = renderStatus(session.view);
+  if (!values.write) return io.stdout(text);
+  const path = writeStatusFile(sessionDir(values.dir, io), text);
+  io.stdout(values.json ? `${JSON.stringify({ written: path })}\n` : wroteLine(path));
+};
+
+export const prompt: Command = (argv, io) => {
+  const { values } = parse(argv, {}, []);
+  const session = open(values, io);
+  const text = renderPrompt(session.view);
+  if (values.json) return printJson(io, { due: text !== null, prompt: text, state: session.view.machine.state });
+  io.stdout(text ?? nothingToDecideLine(session.view));
+};
+
+export const summary: Command = (argv, io) => {
+  const { values } = parse(argv, {}, []);
+  const session = open(values, io);
+  const text = renderSummary(session.view);
+  if (text === null) throw new Refusal(summaryNotDue(session.view));
+  io.stdout(values.json ? `${JSON.stringify({ summary: text })}\n` : text);
+};
+
+export const replay: Command = (argv, io) => {
+  const { values } = parse(argv, {}, []);
+  const session = open(values, io);
+  if (values.json) return printJson(io, { events: session.view.lastSeq, state: toStateJson(session.view) });
+  io.stdout(replayLine(session.view));
+};

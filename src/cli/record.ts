@@ -1,0 +1,121 @@
+import { metricPolicies, policyNamed, type AnyPolicy, type FlagSpec, type FlagValues, type RecordCommand } from '../policies/index.js';
+import { Refusal, whyNoMetricPolicy } from '../core/index.js';
+import { checkInputText, EVENT_INPUT, readInputFile } from '../log/index.js';
+import { recordedLines, recordPolicyProblem } from '../render/index.js';
+import type { Session, WriteOptions } from '../session/index.js';
+import { DECIMAL, parse, UsageError } from './args.js';
+import { announce, type CliIO, type Command, open, parseUserJson } from './common.js';
+import { WRITE_OPTIONS, writeOptions } from './log-options.js';
+import { writePolicyReports } from './policy-commands.js';
+import { runRecordCommand } from './record-command.js';
+
+/** `record POLICY …`: one iteration's metrics, from the policy's own flags or `--json FILE|-`. */
+export const record: Command = (argv, io) => {
+  const [name, ...words] = argv;
+  const policy = policyArgument(name);
+  const { rest, input } = takeJsonInput(words);
+  const command = policy.recordCommand;
+  const commandFlags: Record<string, FlagSpec> = command ? { [command.flag]: { type: 'string' }, [command.timeoutFlag]: { type: 'string' } } : {};
+  const flags: Record<string, FlagSpec> = { ...policy.recordFlags, ...commandFlags, ...WRITE_OPTIONS };
+  // parseArgs knows only type and multiple.
+  const options = Object.fromEntries(Object.entries(flags).map(([flag, spec]) => [flag, spec.type === 'string' && spec.multiple ? { type: spec.type, multiple: true } : { type: spec.type }]));
+  const { values } = parse(rest, options as Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>, []);
+  const given = Object.keys(policy.recordFlags).filter((flag) => values[flag] !== undefined);
+  if (input !== undefined && given.length > 0) throw new UsageError(`give ${policy.name}'s metrics as flags or as --json, not both`);
+  if (input === undefined && given.length === 0) {
+    const how = Object.keys(policy.recordFlags).map((f) => `--${f}`).join(', ');
+    throw new UsageError(`record ${policy.name} needs its metrics: ${how ? `${how}, or ` : ''}--json FILE|-`);
+  }
+  checkFlagValues(policy.recordFlags, values);
+  const metrics = input !== undefined ? readMetricsJson(input, io) : policy.fromFlags(values as FlagValues);
+  const session = open(values, io);
+  const write = writeOptions(values as Parameters<typeof writeOptions>[0]);
+  const withRun = command ? withCommandRun(command, values, { session, policy: policy.name, metrics, write }, io) : metrics;
+  const recorded = session.recordMetrics(policy.name, withRun, write);
+  const written = writePolicyReports(session, io, values.dir, recorded.events);
+  announce(io, session, recorded, values.json, () => recordedLines(session.view, policy.name, recorded.events, written));
+};
+
+function policyArgument(name: string | undefined): AnyPolicy {
+  const known = metricPolicies().map((p) => p.name);
+  if (name === undefined || name.startsWith('-')) throw new UsageError(recordPolicyProblem(undefined, known, undefined));
+  const policy = policyNamed(name.toLowerCase());
+  if (!policy) throw new UsageError(recordPolicyProblem(name, known, whyNoMetricPolicy(name)?.[1]));
+  return policy;
+}
+
+/** `record POLICY --json FILE|-` names the input; a bare `--json` (or one before another option) asks for JSON output. */
+function takeJsonInput(argv: string[]): { rest: string[]; input: string | undefined } {
+  const rest: string[] = [];
+  let input: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    const next = argv[i + 1];
+    if (word.startsWith('--json=')) input = word.slice('--json='.length);
+    else if (word === '--json' && next !== undefined && (next === '-' || !next.startsWith('-'))) {
+      input = next;
+      i += 1;
+    } else rest.push(word);
+  }
+  return { rest, input };
+}
+
+function readMetricsJson(input: string, io: CliIO): Record<string, unknown> {
+  let text: string;
+  if (input === '-') {
+    if (!io.stdin) throw new UsageError('--json - reads standard input, which this caller does not provide');
+    text = checkInputText(io.stdin(EVENT_INPUT), 'standard input', EVENT_INPUT);
+  } else {
+    // A missing file, a folder, a FIFO, one past the limit or invalid UTF-8 is one line naming the file, as for append --file.
+    text = readInputFile(input, io.cwd, EVENT_INPUT);
+  }
+  let json: unknown;
+  try {
+    json = parseUserJson(text);
+  } catch (error) {
+    const why = error instanceof SyntaxError && error.message.includes('__proto__') ? ` (${error.message})` : '';
+    throw new Refusal(`--json ${input === '-' ? '(stdin)' : input}: not valid JSON${why}`);
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new Refusal(`--json ${input === '-' ? '(stdin)' : input}: the metrics must be a JSON object`);
+  return json as Record<string, unknown>;
+}
+
+/** One clear line for a record flag whose value is not the kind of number it takes; the schema judges the range. */
+function checkFlagValues(flags: Readonly<Record<string, FlagSpec>>, values: Record<string, unknown>): void {
+  for (const [flag, spec] of Object.entries(flags)) {
+    if (spec.type !== 'string' || spec.value === undefined) continue;
+    const given = values[flag];
+    for (const raw of Array.isArray(given) ? given : given === undefined ? [] : [given]) {
+      const word = String(raw).trim();
+      const shown = JSON.stringify(String(raw).slice(0, 40));
+      if (spec.value === 'whole' && !/^\d+$/.test(word)) throw new Refusal(`--${flag} takes a whole number ≥ 0, not ${shown}`);
+      if (spec.value === 'number' && !DECIMAL.test(word)) throw new Refusal(`--${flag} takes a number, not ${shown}`);
+    }
+  }
+}
+
+interface Pending {
+  session: Session;
+  policy: string;
+  metrics: Record<string, unknown>;
+  write: WriteOptions;
+}
+
+/** The metrics with the policy's record command run into them, when its flag is given; the command runs only for a record that will be new. */
+function withCommandRun(command: RecordCommand, values: Record<string, unknown>, { session, policy, metrics, write }: Pending, io: CliIO): Record<string, unknown> {
+  const line = values[command.flag];
+  const rawTimeout = values[command.timeoutFlag];
+  if (typeof line !== 'string') {
+    if (rawTimeout !== undefined) throw new UsageError(`--${command.timeoutFlag} goes with --${command.flag}`);
+    return metrics;
+  }
+  if (line.trim() === '') throw new UsageError(`--${command.flag} needs a command`);
+  const timeout = typeof rawTimeout !== 'string' ? command.defaultTimeoutSeconds : DECIMAL.test(rawTimeout.trim()) ? Number(rawTimeout) : Number.NaN;
+  if (!Number.isFinite(timeout) || timeout <= 0) {
+    throw new Refusal(`--${command.timeoutFlag} takes a number of seconds above 0, not ${JSON.stringify(String(rawTimeout))}`);
+  }
+  // Before running anything: a retry of a recorded --event-id and a record that would be refused run nothing.
+  const probe = command.withRun(metrics, { command: line, exitCode: 0, durationMs: 0, timedOut: false });
+  if (session.dryRun({ type: 'metrics.recorded', data: { policy, metrics: probe } }, write) !== 'new') return probe;
+  return command.withRun(metrics, runRecordCommand(command.flag, line, timeout, io));
+}

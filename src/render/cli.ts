@@ -1,0 +1,130 @@
+import type { GapflowEvent } from '../../events/index.js';
+import {
+  countedMove,
+  formatCount,
+  tracksGaps,
+  metricPoliciesOf,
+  policyStates,
+  roundLimit,
+  toStateJson,
+  type LoopStep,
+  type MoveEffect,
+  type SessionView,
+} from '../core/index.js';
+import { renderRoundReport } from './round.js';
+
+/**
+ * The CLI's human lines for the session's commands: each takes the view
+ * (and, for a change, the view before it) and says what happened. The CLI
+ * prints them; `--json` prints the data instead.
+ */
+
+/** What a writing command prints: a retry's "already recorded", else a round it started on the way, then its own line. */
+export function renderAnnouncement(recorded: { events: readonly GapflowEvent[]; duplicate: boolean }, line: () => string): string {
+  const { events, duplicate } = recorded;
+  if (duplicate) {
+    const event = events.at(-1)!;
+    return `Already recorded: event ${event.id} is seq ${event.seq} (${event.type}); nothing was appended.\n`;
+  }
+  const started = events.flatMap((e) => (e.type === 'round.started' && events.length > 1 ? [`Round ${e.data.round} started.\n`] : []));
+  return `${started.join('')}${line()}\n`;
+}
+
+/** `init`: where the session lives, what it runs under, and how to go on. */
+export function initLines(dir: string, view: SessionView): string {
+  const c = view.config;
+  const preset = view.settings?.preset ? `, preset ${view.settings.preset}` : '';
+  const gaps = tracksGaps(view);
+  return [
+    `Created a session in ${dir}`,
+    gaps
+      ? `  stall_threshold ${c.stallThreshold}, divergence_threshold ${c.divergenceThreshold}, max_rounds ${c.maxRounds}, critical_override ${c.criticalOverride}${preset}`
+      : `  stall_threshold ${c.stallThreshold}, max_rounds ${roundLimit(view) ?? "none (each policy's own maximum)"}${preset}`,
+    ...(view.settings?.policies ? [`  policies ${view.policies.enabled.join(', ')} (complete when ${view.policies.completeWhen} converged)`] : []),
+    gaps ? '  Record the baseline gaps, then `gapflow round start`.' : '  Record each iteration with `gapflow record POLICY …`.',
+  ].join('\n');
+}
+
+export function gapOpenedLine(view: SessionView, id: string): string {
+  const g = view.gaps.get(id)!;
+  const when = g.openedInRound === 0 ? 'at baseline' : `in round ${g.openedInRound}`;
+  return `Opened ${g.id} (${g.severity}) ${when}; open count ${formatCount(view.open.count)}`;
+}
+
+const COUNTED: Readonly<Record<MoveEffect, string>> = { resolved: ' (counts as resolved)', reopened: ' (reopened: counts as new)', none: '' };
+
+/** A move, and what it counted as in the round's figures. */
+export function gapMovedLine(before: SessionView, after: SessionView, id: string): string {
+  const from = before.gaps.get(id)?.state;
+  const g = after.gaps.get(id)!;
+  const counted = from ? COUNTED[countedMove(after, from, g.state)] : '';
+  return `${g.id}: ${from} -> ${g.state}${counted}; open count ${formatCount(after.open.count)}`;
+}
+
+export function severityChangedLine(before: SessionView, after: SessionView, id: string): string {
+  const g = after.gaps.get(id)!;
+  return `${g.id}: ${before.gaps.get(id)?.severity} -> ${g.severity}; weighted open ${formatCount(after.open.weighted)}`;
+}
+
+export function roundStartedLine(view: SessionView): string {
+  const r = view.rounds.at(-1)!;
+  return `Round ${r.round} started: open count ${formatCount(r.openStart)} (weighted ${formatCount(r.weightedOpenStart)})`;
+}
+
+export function roundClosedLines(view: SessionView): string {
+  return renderRoundReport(view).trimEnd();
+}
+
+/** A decision (`word` as it was typed): where it took the session, and why. */
+export function decidedLine(word: string, before: SessionView, after: SessionView): string {
+  return `${word}: ${before.machine.state} -> ${after.machine.state} (${after.history.at(-1)?.reason ?? ''})`;
+}
+
+/** One policy's iteration: its verdict now, the reports written for it, and the round report when it closed the round. */
+export function recordedLines(view: SessionView, policy: string, events: readonly GapflowEvent[], written: readonly string[]): string {
+  const own = events.find((e) => e.type === 'metrics.recorded');
+  const round = own?.type === 'metrics.recorded' ? own.data.round : view.rounds.length;
+  const state = policyStates(view).find((p) => p.name === policy);
+  const lines = [`Recorded ${policy} for round ${round}: ${state?.verdict} (${state?.reason}): ${state?.detail}`];
+  for (const path of written) lines.push(`Wrote ${path}`);
+  if (events.some((e) => e.type === 'round.closed')) lines.push(roundClosedLines(view));
+  return lines.join('\n');
+}
+
+/** `state`: where the session stands, each metric policy's verdict, and the next move. */
+export function stateLines(view: SessionView): string {
+  const s = toStateJson(view);
+  const metric = new Set(metricPoliciesOf(view.policies.enabled).map((p) => p.name));
+  return [
+    `State: ${s.state}${s.outcome ? ` (${s.outcome})` : ''}`,
+    `Rounds closed: ${s.round}${roundLimit(view) === null ? '' : ` of max ${s.config.maxRounds}`}${s.roundOpen ? ` (round ${s.round + 1} open)` : ''}`,
+    tracksGaps(view)
+      ? `Open count: ${formatCount(s.openGapCount)} (weighted ${formatCount(s.weightedOpen)}); flat_count ${s.flatCount}/${s.config.stallThreshold}`
+      : `flat_count ${s.flatCount}/${s.config.stallThreshold}`,
+    ...s.policies.filter((p) => metric.has(p.name)).map((p) => `Policy ${p.name}: ${p.verdict ? `${p.verdict} (${p.reason}): ${p.detail}` : 'no iteration recorded yet'}`),
+    `Next: ${s.decision.action}: ${s.decision.reason}`,
+    '',
+  ].join('\n');
+}
+
+export function replayLine(view: SessionView): string {
+  const s = toStateJson(view);
+  return `Replayed ${view.lastSeq} events: ${s.state}${s.outcome ? ` (${s.outcome})` : ''}, ${s.round} rounds closed, open count ${formatCount(s.openGapCount)}\n`;
+}
+
+export function nextLine(step: Pick<LoopStep, 'action' | 'reason'>): string {
+  return `${step.action}: ${step.reason}\n`;
+}
+
+export function nothingToDecideLine(view: SessionView): string {
+  return `Nothing to decide: the session is ${view.machine.state}.\n`;
+}
+
+/** Why `summary` has nothing to print yet. */
+export function summaryNotDue(view: SessionView): string {
+  return `summary: the session is ${view.machine.state}, not COMPLETE; the summary comes when it completes`;
+}
+
+export function wroteLine(path: string): string {
+  return `Wrote ${path}\n`;
+}
