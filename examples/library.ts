@@ -21,7 +21,7 @@ session.openGap('GAP-3', 'MEDIUM', { title: 'Error codes for the parser' }); // 
 session.closeRound();
 
 try {
-  session.decide('narrow_scope', { gaps: ['GAP-2'] });
+  session.makeDecision('narrow_scope', { gaps: ['GAP-2'] });
 } catch (error) {
   if (!(error instanceof Refusal)) throw error;
   console.log(`refused (${error.remedy ?? 'no remedy'}): ${error.message}`);

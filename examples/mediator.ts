@@ -106,13 +106,13 @@ function scriptedUser(): void {
   const critical = openGaps.CRITICAL;
   if (sideWork.length > 0) {
     say(`  user: narrow scope, deferring ${sideWork.join(', ')}`);
-    session.decide('narrow_scope', { gaps: sideWork });
+    session.makeDecision('narrow_scope', { gaps: sideWork });
   } else if (critical.length > 0) {
     say(`  user: prioritize the CRITICAL gaps ${critical.join(', ')}`);
-    session.decide('prioritize_critical');
+    session.makeDecision('prioritize_critical');
   } else {
     say('  user: accept the complexity as the new baseline');
-    session.decide('accept_complexity');
+    session.makeDecision('accept_complexity');
   }
 }
 
@@ -131,7 +131,7 @@ for (;;) {
   if (step.openGapCount > 0 && SEVERITIES.every((s) => step.openGaps[s].length === 0)) {
     // Only deferred side work is left: no round can shrink it, so the user signs off.
     say('  user: only deferred work is left; approve');
-    session.decide('approve', { rationale: 'only deferred side work is left' });
+    session.makeDecision('approve', { rationale: 'only deferred side work is left' });
     continue;
   }
   const round = step.round + 1;

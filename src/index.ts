@@ -53,7 +53,7 @@ export {
   type HookCall,
   type HookContext,
   type HookStep,
-  type HookVerdict,
+  type HookDecision,
   type LoopStep,
   type NextAction,
   type Remedy,

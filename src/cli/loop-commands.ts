@@ -2,11 +2,11 @@ import { dirname, join, resolve, sep } from 'node:path';
 import * as z from 'zod';
 import { EventId, formatIssue } from '../../events/index.js';
 import { gapflowJsonSchemaText } from '../schema.js';
-import { hookStep, loopStep, Refusal, standingStopRequest, toStateJson, type HookCall, type HookVerdict } from '../core/index.js';
-import { appendLines, claudeHookAnswer, hookWarningLine, nextLine, renderPrompt, type AppendedLine } from '../render/index.js';
+import { hookStep, loopStep, Refusal, standingStopRequest, toStateJson, type HookCall } from '../core/index.js';
+import { appendLines, claudeHookAnswer, hookVerdict, hookWarningLine, nextLine, renderPrompt, type AppendedLine, type HookVerdict } from '../render/index.js';
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
 import { writePolicyReports } from './policy-commands.js';
-import { BATCH_INPUT, checkInputText, EVENT_INPUT, FileLog, readHookBlocks, readTextFile, writeHookBlocks, type InputLimit } from '../log/index.js';
+import { BATCH_INPUT, validateInputText, EVENT_INPUT, FileLog, readHookBlocks, readTextFile, writeHookBlocks, type InputLimit } from '../log/index.js';
 import { openFileSession, recordDecided, type BatchRequest } from '../session/index.js';
 import { parse, UsageError, wholeNumber } from './args.js';
 import { type CliIO, type Command, open, parseUserJson, printJson, sessionDir } from './common.js';
@@ -16,7 +16,7 @@ const DEFAULT_MAX_BLOCKS = 5;
 /** Standard input, held to `limit` whoever hands it over (the bin stops reading there; an in-process caller's text is measured). */
 function readStdin(io: CliIO, limit: InputLimit): string {
   if (!io.stdin) throw new UsageError('this caller gives no standard input');
-  return checkInputText(io.stdin(limit), 'standard input', limit);
+  return validateInputText(io.stdin(limit), 'standard input', limit);
 }
 
 /** What gapflow reads of a Claude Code Stop or SubagentStop hook's input; other fields are ignored. */
@@ -69,10 +69,10 @@ function answerClaude(stdin: string, dirOption: string | undefined, maxBlocks: n
   if (dir === null) return null;
   const step = recordDecided(
     () => openFileSession(dir),
-    (view) => hookStep(view, call, { blocks: readHookBlocks(dir, call.agentSession, agent), maxBlocks, prompt: renderPrompt(view) }),
+    (view) => hookStep(view, call, { blocks: readHookBlocks(dir, call.agentSession, agent), maxBlocks }),
   );
   if (step.blocks !== null) writeHookBlocks(dir, call.agentSession, agent, step.blocks);
-  return step.verdict;
+  return hookVerdict(step.view, call, step.context, step.decision);
 }
 
 /**

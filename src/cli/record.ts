@@ -1,6 +1,6 @@
 import { metricPolicies, policyNamed, type AnyPolicy, type FlagSpec, type FlagValues, type RecordCommand } from '../policies/index.js';
 import { Refusal, whyNoMetricPolicy } from '../core/index.js';
-import { checkInputText, EVENT_INPUT, readInputFile } from '../log/index.js';
+import { validateInputText, EVENT_INPUT, readInputFile } from '../log/index.js';
 import { recordedLines, recordPolicyProblem } from '../render/index.js';
 import type { Session, WriteOptions } from '../session/index.js';
 import { DECIMAL, parse, UsageError } from './args.js';
@@ -26,7 +26,7 @@ export const record: Command = (argv, io) => {
     const how = Object.keys(policy.recordFlags).map((f) => `--${f}`).join(', ');
     throw new UsageError(`record ${policy.name} needs its metrics: ${how ? `${how}, or ` : ''}--json FILE|-`);
   }
-  checkFlagValues(policy.recordFlags, values);
+  validateFlagValues(policy.recordFlags, values);
   const metrics = input !== undefined ? readMetricsJson(input, io) : policy.fromFlags(values as FlagValues);
   const session = open(values, io);
   const write = writeOptions(values as Parameters<typeof writeOptions>[0]);
@@ -64,7 +64,7 @@ function readMetricsJson(input: string, io: CliIO): Record<string, unknown> {
   let text: string;
   if (input === '-') {
     if (!io.stdin) throw new UsageError('--json - reads standard input, which this caller does not provide');
-    text = checkInputText(io.stdin(EVENT_INPUT), 'standard input', EVENT_INPUT);
+    text = validateInputText(io.stdin(EVENT_INPUT), 'standard input', EVENT_INPUT);
   } else {
     // A missing file, a folder, a FIFO, one past the limit or invalid UTF-8 is one line naming the file, as for append --file.
     text = readInputFile(input, io.cwd, EVENT_INPUT);
@@ -81,7 +81,7 @@ function readMetricsJson(input: string, io: CliIO): Record<string, unknown> {
 }
 
 /** One clear line for a record flag whose value is not the kind of number it takes; the schema judges the range. */
-function checkFlagValues(flags: Readonly<Record<string, FlagSpec>>, values: Record<string, unknown>): void {
+function validateFlagValues(flags: Readonly<Record<string, FlagSpec>>, values: Record<string, unknown>): void {
   for (const [flag, spec] of Object.entries(flags)) {
     if (spec.type !== 'string' || spec.value === undefined) continue;
     const given = values[flag];

@@ -127,7 +127,7 @@ export const decide: Command = (argv, io) => {
   );
   const session = open(values, io);
   const before = session.view;
-  const events = session.decide(kind, {
+  const events = session.makeDecision(kind, {
     gaps: list(values.gaps),
     acceptCritical: values['accept-critical'],
     rationale: values.rationale,

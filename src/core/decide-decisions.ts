@@ -26,7 +26,7 @@ const KIND_WORD: Record<Kind, string> = {
  */
 export function decideDecision(view: SessionView, body: DecisionBody): Decided[] {
   const completed = complete(view, body);
-  checkDecision(view, completed, refuser(completed));
+  refuseImpossibleDecision(view, completed, refuser(completed));
   return [{ type: 'decision.made', data: { ...completed.data, outcome: judgeDecision(view, completed.data.kind) } }];
 }
 
@@ -43,7 +43,7 @@ function complete(view: SessionView, body: DecisionBody): DecisionBody {
   return body;
 }
 
-function checkDecision(view: SessionView, body: DecisionBody, refuse: Refuse): void {
+function refuseImpossibleDecision(view: SessionView, body: DecisionBody, refuse: Refuse): void {
   const { kind, gaps = [] } = body.data;
   const word = KIND_WORD[kind];
   // Pause (and so resume) may interrupt a round; every other decision is made between rounds (R8),
@@ -70,7 +70,7 @@ function checkDecision(view: SessionView, body: DecisionBody, refuse: Refuse): v
   }
   if (kind === 'narrow_scope' && gaps.length === 0) refuse('name the gaps to defer', 'name_gaps');
   if (kind === 'prioritize_critical' && gaps.length === 0) refuse('no CRITICAL gap is open');
-  if (kind === 'approve') checkApproval(view, body, refuse);
+  if (kind === 'approve') refuseUnacknowledgedApproval(view, body, refuse);
 }
 
 /**
@@ -78,7 +78,7 @@ function checkDecision(view: SessionView, body: DecisionBody, refuse: Refuse): v
  * gaps a rationale. A deferred gap is not closed, so it counts here. The
  * event records the gaps it accepted; a caller cannot name others.
  */
-function checkApproval(view: SessionView, body: DecisionBody, refuse: Refuse): void {
+function refuseUnacknowledgedApproval(view: SessionView, body: DecisionBody, refuse: Refuse): void {
   const severe = severeUnfinished(view);
   const critical = severe.filter((id) => view.gaps.get(id)?.severity === 'CRITICAL');
   const high = severe.filter((id) => view.gaps.get(id)?.severity === 'HIGH');

@@ -45,7 +45,7 @@ export function decideMetrics(view: SessionView, body: BodyOf<'metrics.recorded'
     round += 1;
     decided.push({ type: 'round.started', data: { round } });
   }
-  const policy = checkMetrics(view, body, round, decided.length > 0, refuse);
+  const policy = validateMetrics(view, body, round, decided.length > 0, refuse);
   const metrics = policy.metrics.parse(body.data.metrics) as Record<string, unknown>;
   decided.push({ type: body.type, data: { ...body.data, round: body.data.round ?? round, metrics } });
   if (tracksGaps(view) || missingMetrics(view, round).some((name) => name !== policy.name)) return decided;
@@ -67,7 +67,7 @@ export function whyNoMetricPolicy(name: string): [why: string, remedy?: Remedy] 
 }
 
 /** Judges one policy's metrics for `round` (`starting`: the request starts that round); returns the policy. */
-function checkMetrics(view: SessionView, body: BodyOf<'metrics.recorded'>, round: number, starting: boolean, refuse: Refuse) {
+function validateMetrics(view: SessionView, body: BodyOf<'metrics.recorded'>, round: number, starting: boolean, refuse: Refuse) {
   const { policy: name } = body.data;
   const notMetric = whyNoMetricPolicy(name);
   if (notMetric) refuse(...notMetric);

@@ -26,7 +26,7 @@ export { stepMachine } from './step.js';
 export { toStateJson, type StateJson } from './state-json.js';
 export type * from './view.js';
 export { loopStep, openGapsBySeverity, standingStopRequest, type LoopStep, type StopRequest } from './loop.js';
-export { hookDecision, hookStep, type HookCall, type HookContext, type HookRule, type HookStep, type HookVerdict } from './hook.js';
+export { hookDecision, hookStep, type HookCall, type HookContext, type HookDecision, type HookRule, type HookStep } from './hook.js';
 export {
   currentVerdict,
   enabledPolicies,

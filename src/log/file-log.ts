@@ -9,7 +9,7 @@ import { CHAIN_START, faultMessage, formatLines, scanBytes, type ChainPoint, typ
 import { withLock, type Lease } from './lock.js';
 import { waitForWriter } from './lock-holder.js';
 import { holdsNoSession, placeNewLog, readFrom, readLogBytes } from './log-path.js';
-import { checkExpected, continues, LogError, type Batch, type EventStore, type Expected } from './types.js';
+import { assertExpected, continues, LogError, type Batch, type EventStore, type Expected } from './types.js';
 
 export const LOG_FILE = 'events.jsonl';
 
@@ -65,7 +65,7 @@ export class FileLog implements EventStore {
     let written: readonly GapflowEvent[] = [];
     const result = this.#update(knownVersion, (fresh) => {
       this.#ids?.add(fresh);
-      checkExpected(this.location, expected, this.#known?.point.seq ?? 0);
+      assertExpected(this.location, expected, this.#known?.point.seq ?? 0);
       const batch = decide(fresh);
       written = batch.events;
       return batch;

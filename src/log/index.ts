@@ -8,5 +8,5 @@ export { writeStatusFile } from './status-file.js';
 export { LogError, VersionConflict, type Batch, type EventStore, type Expected } from './types.js';
 export { inspectLog, repairLog, type LogInspection, type RepairReport } from './verify.js';
 export { readHookBlocks, writeHookBlocks } from './hook-state.js';
-export { checkInputText, decodeUtf8, readStandardInput, readTextFile } from './text-file.js';
+export { validateInputText, decodeUtf8, readStandardInput, readTextFile } from './text-file.js';
 export { readInputFile, writeSessionFile } from './session-files.js';

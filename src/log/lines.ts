@@ -145,7 +145,7 @@ function scanText(text: string, from: ChainPoint, startOffset: number, byteLengt
     const line = newline === -1 ? text.slice(start) : text.slice(start, newline);
     const isLast = newline === -1 || newline === text.length - 1;
     const lineNumber = point.seq + 1;
-    const checked = checkLine(line, point);
+    const checked = validateLine(line, point);
     const bytes = byteLength(line) + 1;
     if (newline === -1) {
       const reason = checked.fault ? `the line has no newline at its end (${checked.fault})` : "the line has no newline at its end";
@@ -171,7 +171,7 @@ type Checked =
   | { fault: string; sealed: boolean; readable: boolean };
 
 /** Judges one line (without its newline) against the point before it. */
-function checkLine(line: string, before: ChainPoint): Checked {
+function validateLine(line: string, before: ChainPoint): Checked {
   const expectedSeq = before.seq + 1;
   // A line longer in UTF-16 units than the byte limit is surely over it; only a line near the limit is measured in bytes.
   if (line.length > MAX_LINE_BYTES || (line.length * 3 > MAX_LINE_BYTES && Buffer.byteLength(line) > MAX_LINE_BYTES)) {

@@ -1,5 +1,5 @@
 import type { GapflowEvent } from '../../events/index.js';
-import { checkExpected, continues, LogError, VersionConflict, type Batch, type EventStore, type Expected } from './types.js';
+import { assertExpected, continues, LogError, VersionConflict, type Batch, type EventStore, type Expected } from './types.js';
 
 /** A stream held in memory, for a mediator that embeds gapflow and keeps its own storage, and for tests. */
 export class MemoryLog implements EventStore {
@@ -32,7 +32,7 @@ export class MemoryLog implements EventStore {
   }
 
   transact<T>(knownVersion: number, decide: (fresh: readonly GapflowEvent[]) => Batch<T>, expected?: Expected): T {
-    checkExpected(this.location, expected, this.#version());
+    assertExpected(this.location, expected, this.#version());
     const { events, result } = decide(this.#events.slice(knownVersion));
     this.append(events, this.#version());
     return result;

@@ -112,7 +112,7 @@ export function readStandardInput(limit: InputLimit, fd = 0): string {
 }
 
 /** Input handed over as text (an in-process caller's stdin), held to the same limit as the bin's. */
-export function checkInputText(text: string, where: string, limit: InputLimit): string {
+export function validateInputText(text: string, where: string, limit: InputLimit): string {
   // Counting UTF-8 bytes of a long string costs a pass; a string short enough in UTF-16 units cannot be over.
   if (text.length * 3 > limit.maxBytes) {
     const size = Buffer.byteLength(text, 'utf8');

@@ -77,7 +77,7 @@ export interface EventStore {
 export type Expected = number | ((version: number) => number | undefined);
 
 /** Refuses (VersionConflict) unless the stream, at `version`, ends where `expected` says. */
-export function checkExpected(location: string, expected: Expected | undefined, version: number): void {
+export function assertExpected(location: string, expected: Expected | undefined, version: number): void {
   const want = typeof expected === 'function' ? expected(version) : expected;
   if (want !== undefined && want !== version) throw new VersionConflict(location, want, version);
 }

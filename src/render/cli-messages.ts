@@ -1,5 +1,6 @@
 import type { GapflowEvent } from '../../events/index.js';
-import { formatCount, type HookVerdict, type Remedy, type SessionView } from '../core/index.js';
+import { formatCount, type Remedy, type SessionView } from '../core/index.js';
+import type { HookVerdict } from './hook.js';
 
 /**
  * The CLI's words for what the core leaves as codes (a refusal's remedy), its

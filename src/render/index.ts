@@ -40,3 +40,4 @@ export {
   verifiedLines,
   type AppendedLine,
 } from './cli-messages.js';
+export { hookVerdict, type HookVerdict } from './hook.js';

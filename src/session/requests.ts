@@ -24,7 +24,7 @@ export interface WriteOptions {
 }
 
 /** Validates write options at the edge: one line naming the option. */
-export function checkWriteOptions(write: WriteOptions): WriteOptions {
+export function validateWriteOptions(write: WriteOptions): WriteOptions {
   const { expectSeq, eventId } = write;
   if (expectSeq !== undefined && (!Number.isSafeInteger(expectSeq) || expectSeq < 0)) {
     throw new Refusal(`the expected seq must be a whole number from 0, not ${String(expectSeq).slice(0, 40)}`);
@@ -37,12 +37,12 @@ export function checkWriteOptions(write: WriteOptions): WriteOptions {
 }
 
 /** Every request's id is a valid event id, used once in the batch (`where` names a request in a refusal). */
-export function checkBatchIds(requests: readonly BatchRequest[], where: RequestNamer): void {
+export function validateBatchIds(requests: readonly BatchRequest[], where: RequestNamer): void {
   const first = new Map<string, number>();
   requests.forEach((request, index) => {
     if (request.id === undefined) return;
     try {
-      checkWriteOptions({ eventId: request.id });
+      validateWriteOptions({ eventId: request.id });
       const earlier = first.get(request.id);
       if (earlier !== undefined) throw new Refusal(`event id ${request.id} is already used by ${where?.(earlier) ?? 'another request'}`);
       first.set(request.id, index);

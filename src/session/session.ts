@@ -134,7 +134,8 @@ export class Session {
     return this.record(body.recordMetricsBody(policy, metrics), write);
   }
 
-  decide(kind: DecisionKind, options: body.DecisionOptions = {}, write?: WriteOptions) {
+  /** The user's decision (R11): narrow scope, accept complexity, prioritize CRITICAL, pause, resume, force complete, abandon or approve. */
+  makeDecision(kind: DecisionKind, options: body.DecisionOptions = {}, write?: WriteOptions) {
     return this.record(body.decisionBody(kind, options), write);
   }
 

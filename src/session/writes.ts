@@ -1,7 +1,7 @@
 import type { EventBodyInput, GapflowEvent, SessionSettings, SettledEvent } from '../../events/index.js';
 import { decide, evolveMany, initialView, Refusal, settle, type SessionView } from '../core/index.js';
 import { LogError, VersionConflict, type Batch, type EventStore } from '../log/index.js';
-import { checkBatchIds, checkWriteOptions, movedOn, named, resumes, sameRequest, type BatchRequest, type RequestNamer, type WriteOptions } from './requests.js';
+import { validateBatchIds, validateWriteOptions, movedOn, named, resumes, sameRequest, type BatchRequest, type RequestNamer, type WriteOptions } from './requests.js';
 import { stampAll, type Stamp } from './stamp.js';
 
 /** What one request did. */
@@ -37,7 +37,7 @@ export type Started = { events: SettledEvent[]; appended: SettledEvent[]; duplic
  * refuses it.
  */
 export function startLog(store: EventStore, settings: SessionSettings, stamp: Stamp, write: WriteOptions): Started {
-  const { expectSeq, eventId } = checkWriteOptions(write);
+  const { expectSeq, eventId } = validateWriteOptions(write);
   if (store.exists()) return retriedStart(store, eventId);
   if (expectSeq !== undefined && expectSeq !== 0) throw new Refusal(movedOn(expectSeq, 0));
   const view = initialView();
@@ -70,8 +70,8 @@ export function transactBatch(
   write: Pick<WriteOptions, 'expectSeq'>,
   decideBatch: (fresh: readonly GapflowEvent[]) => Batch<DecidedBatch>,
 ): DecidedBatch {
-  const { expectSeq } = checkWriteOptions(write);
-  checkBatchIds(requests, where);
+  const { expectSeq } = validateWriteOptions(write);
+  validateBatchIds(requests, where);
   // Judged holding the store: a retry that goes on where its batch tore is not held to its expected seq.
   const expected = expectSeq === undefined ? undefined : (version: number) => (resumes(requests, version, store) ? undefined : expectSeq);
   try {
@@ -127,7 +127,7 @@ export function catchUp(view: SessionView, fresh: readonly GapflowEvent[]): { ev
 
 /** Judges `input` against `view` and the ids in `store` as a write would, writing nothing. */
 export function judgeRequest(view: SessionView, store: Pick<EventStore, 'byId'>, input: EventBodyInput, write: WriteOptions): 'new' | 'duplicate' {
-  const { expectSeq, eventId } = checkWriteOptions(write);
+  const { expectSeq, eventId } = validateWriteOptions(write);
   const original = eventId === undefined ? undefined : store.byId(eventId);
   if (original) {
     sameRequest(original, input);

@@ -76,7 +76,7 @@ describe('seed 003 examples', () => {
     s.openGap('GAP-COMM-011', 'MEDIUM', { spawnedBy: 'GAP-FLOW-1', blocking: false });
     s.closeRound();
     const before = toStateJson(s.view).openGapCount;
-    s.decide('narrow_scope', { gaps: ['GAP-COMM-010', 'GAP-COMM-011'] });
+    s.makeDecision('narrow_scope', { gaps: ['GAP-COMM-010', 'GAP-COMM-011'] });
     expect(toStateJson(s.view).openGapCount).toBe(before - 2 + 0.5 * 2);
     expect(s.view.machine).toMatchObject({ state: 'CONVERGING', flatCount: 0 });
     s.startRound();

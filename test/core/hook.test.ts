@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { hookDecision, hookStep, type HookCall, type HookContext } from '../../src/core/index.js';
+import { hookDecision, hookStep, type HookCall, type HookContext, type SessionView } from '../../src/core/index.js';
 import type { Session } from '../../src/index.js';
+import { hookVerdict } from '../../src/render/index.js';
 import { newSession, playRound } from '../support.js';
 
 const call: HookCall = { agentSession: 'agent-A', event: 'Stop', stopHookActive: false };
 const context: HookContext = { blocks: 0, maxBlocks: 5 };
+
+/** The core's decision with the renderer's words for it, as the hook answers. */
+const hook = (view: SessionView | null, c: HookCall, ctx: HookContext) => hookVerdict(view, c, ctx, hookDecision(view, c, ctx));
 
 /** Baseline GAP-H (HIGH), GAP-M (MEDIUM); round 1 resolves GAP-M: CONVERGING between rounds. */
 function converging(): Session {
@@ -25,51 +29,53 @@ function diverging(): Session {
 
 describe('hookDecision: seed 001 priority order', () => {
   it('no session: lets the agent stop and says nothing', () => {
-    expect(hookDecision(null, call, context)).toMatchObject({ block: false, rule: 'no_session', systemMessage: null, bind: false });
+    expect(hook(null, call, context)).toMatchObject({ block: false, rule: 'no_session', systemMessage: null, bind: false });
   });
 
   it('a session bound to another agent session is not this hook business: stop, no binding, count untouched', () => {
     const s = converging();
     s.record({ type: 'session.bound', data: { agentSession: 'agent-B' } });
-    const verdict = hookDecision(s.view, { ...call, stopHookActive: true }, { ...context, blocks: 3 });
+    const verdict = hook(s.view, { ...call, stopHookActive: true }, { ...context, blocks: 3 });
     expect(verdict).toMatchObject({ block: false, rule: 'foreign_session', bind: false, blocks: 3, systemMessage: null });
   });
 
   it('a redirect request comes before everything else, even a decision due', () => {
-    const verdict = hookDecision(diverging().view, call, { ...context, stopRequest: { kind: 'redirect', reason: 'switch to plan B' } });
+    const verdict = hook(diverging().view, call, { ...context, stopRequest: { kind: 'redirect', reason: 'switch to plan B' } });
     expect(verdict).toMatchObject({ block: false, rule: 'redirect' });
     expect(verdict.systemMessage).toContain('switch to plan B');
   });
 
   it('a stop request lets a converging loop stop', () => {
-    const verdict = hookDecision(converging().view, call, { ...context, stopRequest: { kind: 'stop', reason: 'user said enough' } });
+    const verdict = hook(converging().view, call, { ...context, stopRequest: { kind: 'stop', reason: 'user said enough' } });
     expect(verdict).toMatchObject({ block: false, rule: 'stop_requested', blocks: 0 });
     expect(verdict.systemMessage).toContain('user said enough');
   });
 
   it('COMPLETE lets it stop, names the outcome, and never binds (nothing is recorded after COMPLETE)', () => {
     const s = converging();
-    s.decide('abandon');
-    const verdict = hookDecision(s.view, call, context);
+    s.makeDecision('abandon');
+    const verdict = hook(s.view, call, context);
     expect(verdict).toMatchObject({ block: false, rule: 'complete', bind: false });
     expect(verdict.systemMessage).toContain('ABANDONED');
   });
 
   it('DIVERGENCE_WARNING lets it stop with the decision prompt for the user', () => {
-    const verdict = hookDecision(diverging().view, call, { ...context, prompt: 'PROMPT TEXT' });
-    expect(verdict).toMatchObject({ block: false, rule: 'ask_user', systemMessage: 'PROMPT TEXT', bind: true });
+    const verdict = hook(diverging().view, call, context);
+    expect(verdict).toMatchObject({ block: false, rule: 'ask_user', bind: true });
+    expect(verdict.systemMessage).toMatch(/^Session Progress: Round 2 of max 10\n/);
+    expect(verdict.systemMessage).toContain('=== Options ===');
   });
 
   it('PAUSED lets it stop and tells the user how to resume', () => {
     const s = converging();
-    s.decide('pause');
-    const verdict = hookDecision(s.view, call, context);
+    s.makeDecision('pause');
+    const verdict = hook(s.view, call, context);
     expect(verdict).toMatchObject({ block: false, rule: 'paused' });
     expect(verdict.systemMessage).toContain('gapflow decide resume');
   });
 
   it('CONVERGING blocks with the round to start and the open gaps by severity, and binds an unbound session', () => {
-    const verdict = hookDecision(converging().view, call, context);
+    const verdict = hook(converging().view, call, context);
     expect(verdict).toMatchObject({ block: true, rule: 'continue', blocks: 1, bind: true, systemMessage: null });
     expect(verdict.reason).toContain('Start round 2');
     expect(verdict.reason).toContain('HIGH GAP-H');
@@ -79,14 +85,14 @@ describe('hookDecision: seed 001 priority order', () => {
   it('an open round is named as the one to close', () => {
     const s = converging();
     s.startRound();
-    expect(hookDecision(s.view, call, context).reason).toMatch(/round 2 is open.*gapflow round close/s);
+    expect(hook(s.view, call, context).reason).toMatch(/round 2 is open.*gapflow round close/s);
   });
 
   it('FLAT blocks and asks for a change of approach, with the flat count', () => {
     const s = converging();
     playRound(s, {});
     expect(s.view.machine.state).toBe('FLAT');
-    const verdict = hookDecision(s.view, call, context);
+    const verdict = hook(s.view, call, context);
     expect(verdict.block).toBe(true);
     expect(verdict.reason).toContain('1 of 2 flat rounds');
     expect(verdict.reason).toContain('change the approach');
@@ -94,9 +100,9 @@ describe('hookDecision: seed 001 priority order', () => {
 
   it('the focus the user set is in the reason', () => {
     const s = diverging();
-    s.decide('prioritize_critical');
+    s.makeDecision('prioritize_critical');
     expect(s.view.machine.state).toBe('CONVERGING');
-    expect(hookDecision(s.view, call, context).reason).toContain('prioritized: GAP-C');
+    expect(hook(s.view, call, context).reason).toContain('prioritized: GAP-C');
   });
 });
 
@@ -106,7 +112,7 @@ describe('hookDecision: the block cap under stop_hook_active', () => {
     let blocks = 0;
     const seen: boolean[] = [];
     for (let i = 0; i < 7; i++) {
-      const verdict = hookDecision(view, { ...call, stopHookActive: i > 0 }, { blocks, maxBlocks: 3 });
+      const verdict = hook(view, { ...call, stopHookActive: i > 0 }, { blocks, maxBlocks: 3 });
       seen.push(verdict.block);
       blocks = verdict.blocks;
       if (!verdict.block) {
@@ -120,7 +126,7 @@ describe('hookDecision: the block cap under stop_hook_active', () => {
   });
 
   it('a stop with stop_hook_active false starts counting afresh', () => {
-    const verdict = hookDecision(converging().view, call, { blocks: 5, maxBlocks: 5 });
+    const verdict = hook(converging().view, call, { blocks: 5, maxBlocks: 5 });
     expect(verdict).toMatchObject({ block: true, blocks: 1 });
   });
 
@@ -134,19 +140,19 @@ describe('hookStep: what one hook call records and keeps', () => {
     const step = hookStep(converging().view, call, context);
     expect(step.record).toEqual({ type: 'session.bound', data: { agentSession: 'agent-A' } });
     expect(step.blocks).toBe(1);
-    expect(step.verdict.block).toBe(true);
+    expect(step.decision.block).toBe(true);
   });
 
   it('a session bound to another agent session records nothing and keeps the count as it was', () => {
     const s = converging();
     s.record({ type: 'session.bound', data: { agentSession: 'agent-B' } });
     const step = hookStep(s.view, { ...call, stopHookActive: true }, { ...context, blocks: 2 });
-    expect(step).toMatchObject({ record: null, blocks: null, verdict: { rule: 'foreign_session', block: false } });
+    expect(step).toMatchObject({ record: null, blocks: null, decision: { rule: 'foreign_session', block: false } });
   });
 
   it("reads the agent's own standing stop request from the view (the caller passes none)", () => {
     const s = newSession({ policies: ['atoms'] });
     s.recordMetrics('atoms', { pending: 3, resolved: 0, stopRequested: true });
-    expect(hookStep(s.view, call, context).verdict.rule).toBe('stop_requested');
+    expect(hookStep(s.view, call, context).decision.rule).toBe('stop_requested');
   });
 });

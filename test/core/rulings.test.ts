@@ -195,7 +195,7 @@ describe('R8: baseline and rounds', () => {
     const s = newSession();
     baseline(s, 'MEDIUM', 4);
     playRound(s, { open: [['C1', 'CRITICAL']] });
-    s.decide('narrow_scope', { gaps: ['B-MEDIUM-1', 'B-MEDIUM-2'] });
+    s.makeDecision('narrow_scope', { gaps: ['B-MEDIUM-1', 'B-MEDIUM-2'] });
     s.startRound();
     // 5 open, two deferred at half: 3 + 0.5 × 2
     expect(s.view.rounds[1]!.openStart).toBe(3 + 0.5 * 2);
@@ -207,7 +207,7 @@ describe('R8: baseline and rounds', () => {
     playRound(s, { open: [['C1', 'CRITICAL']] });
     expect(() => s.startRound()).toThrow(/DIVERGENCE_WARNING.*decision is due/);
     expect(() => s.openGap('X', 'LOW')).toThrow(/DIVERGENCE_WARNING/);
-    s.decide('pause');
+    s.makeDecision('pause');
     expect(() => s.moveGap('B-HIGH-1', 'RESOLVED')).toThrow(/PAUSED.*resume/);
     expect(() => s.startRound()).toThrow(Refusal);
   });
@@ -290,7 +290,7 @@ describe('R11: user decisions', () => {
 
   it('narrow scope defers the named gaps, resets flat_count and goes to CONVERGING', () => {
     const s = warned();
-    s.decide('narrow_scope', { gaps: ['M1'] });
+    s.makeDecision('narrow_scope', { gaps: ['M1'] });
     expect(s.view.gaps.get('M1')!.state).toBe('USER_DEFERRED');
     expect(s.view.machine).toMatchObject({ state: 'CONVERGING', flatCount: 0 });
   });
@@ -301,14 +301,14 @@ describe('R11: user decisions', () => {
 
   it('accept complexity records a new baseline of the open count and weighted open', () => {
     const s = warned();
-    s.decide('accept_complexity');
+    s.makeDecision('accept_complexity');
     expect(s.view.baseline).toEqual({ afterRound: 1, openCount: 5, weightedOpen: 2 * WEIGHT.HIGH + WEIGHT.CRITICAL + 2 * WEIGHT.MEDIUM });
     expect(s.view.machine.state).toBe('CONVERGING');
   });
 
   it('prioritize critical focuses on all open CRITICAL gaps until they close', () => {
     const s = warned();
-    s.decide('prioritize_critical');
+    s.makeDecision('prioritize_critical');
     expect(s.view.focus).toEqual(['C1']);
     playRound(s, { resolve: ['C1'] });
     expect(s.view.focus).toEqual([]);
@@ -316,15 +316,15 @@ describe('R11: user decisions', () => {
 
   it('pause remembers where it was and resume goes back there', () => {
     const s = warned();
-    s.decide('pause');
+    s.makeDecision('pause');
     expect(s.view.machine.state).toBe('PAUSED');
-    s.decide('resume');
+    s.makeDecision('resume');
     expect(s.view.machine.state).toBe('DIVERGENCE_WARNING');
   });
 
   it('force complete ends as STALL_EXIT and lists the open gaps, CRITICAL first, as Known Limitations', () => {
     const s = warned();
-    s.decide('force_complete');
+    s.makeDecision('force_complete');
     expect(s.view.machine.outcome).toBe('STALL_EXIT');
     const limits = renderSummary(s.view)!.split('## Known Limitations')[1]!;
     expect(limits.indexOf('C1 (CRITICAL')).toBeLessThan(limits.indexOf('B-HIGH-1 (HIGH'));
@@ -333,16 +333,16 @@ describe('R11: user decisions', () => {
   it('abandon is possible from any state but COMPLETE', () => {
     const s = newSession();
     baseline(s, 'LOW', 1);
-    s.decide('abandon');
+    s.makeDecision('abandon');
     expect(s.view.machine.outcome).toBe('ABANDONED');
-    expect(() => s.decide('abandon')).toThrow(/COMPLETE/);
+    expect(() => s.makeDecision('abandon')).toThrow(/COMPLETE/);
   });
 
   it('approve with no CRITICAL or HIGH open is GOOD_ENOUGH', () => {
     const s = newSession();
     baseline(s, 'LOW', 2);
     playRound(s, { resolve: ['B-LOW-1'] });
-    s.decide('approve');
+    s.makeDecision('approve');
     expect(s.view.machine.outcome).toBe('GOOD_ENOUGH');
   });
 
@@ -351,9 +351,9 @@ describe('R11: user decisions', () => {
     baseline(s, 'CRITICAL', 1, 'C');
     baseline(s, 'HIGH', 2);
     playRound(s, { resolve: ['B-HIGH-1'] });
-    expect(() => s.decide('approve')).toThrow(/CRITICAL gaps are not closed \(C-1\).*acknowledgment of that risk/);
-    expect(() => s.decide('approve', { acceptCritical: true })).toThrow(/HIGH gaps are not closed \(B-HIGH-2\).*rationale/);
-    const [event] = s.decide('approve', { acceptCritical: true, rationale: 'ship the MVP' }).events;
+    expect(() => s.makeDecision('approve')).toThrow(/CRITICAL gaps are not closed \(C-1\).*acknowledgment of that risk/);
+    expect(() => s.makeDecision('approve', { acceptCritical: true })).toThrow(/HIGH gaps are not closed \(B-HIGH-2\).*rationale/);
+    const [event] = s.makeDecision('approve', { acceptCritical: true, rationale: 'ship the MVP' }).events;
     expect(event!.data).toMatchObject({ kind: 'approve', acknowledgment: 'critical_risk', rationale: 'ship the MVP', gaps: ['C-1', 'B-HIGH-2'] });
     expect(s.view.machine.outcome).toBe('USER_APPROVED');
   });
@@ -362,10 +362,10 @@ describe('R11: user decisions', () => {
     const s = newSession();
     baseline(s, 'HIGH', 2);
     for (const kind of ['narrow_scope', 'accept_complexity', 'prioritize_critical', 'resume', 'force_complete'] as const) {
-      expect(() => s.decide(kind, { gaps: ['B-HIGH-1'] })).toThrow(/not possible in CONVERGING/);
+      expect(() => s.makeDecision(kind, { gaps: ['B-HIGH-1'] })).toThrow(/not possible in CONVERGING/);
     }
     const w = warned();
-    expect(() => w.decide('approve')).toThrow(/approve is not possible in DIVERGENCE_WARNING/);
+    expect(() => w.makeDecision('approve')).toThrow(/approve is not possible in DIVERGENCE_WARNING/);
   });
 });
 
@@ -467,13 +467,13 @@ describe('rulings at their edges', () => {
     baseline(s, 'CRITICAL', 1, 'C');
     baseline(s, 'LOW', 2, 'L');
     playRound(s, { resolve: ['L-1'] });
-    s.decide('pause');
-    s.decide('resume');
+    s.makeDecision('pause');
+    s.makeDecision('resume');
     s.startRound();
     s.moveGap('C-1', 'USER_DEFERRED');
     s.closeRound();
-    expect(() => s.decide('approve')).toThrow(/CRITICAL gaps are not closed \(C-1\)/);
-    s.decide('approve', { acceptCritical: true });
+    expect(() => s.makeDecision('approve')).toThrow(/CRITICAL gaps are not closed \(C-1\)/);
+    s.makeDecision('approve', { acceptCritical: true });
     expect(s.view.machine.outcome).toBe('USER_APPROVED');
   });
 
@@ -482,8 +482,8 @@ describe('rulings at their edges', () => {
     baseline(s, 'HIGH', 1);
     baseline(s, 'LOW', 1, 'L');
     playRound(s, { resolve: ['L-1'] });
-    expect(() => s.decide('approve', { rationale: 'ok', gaps: ['L-1'] })).toThrow(/records the CRITICAL and HIGH gaps it accepts itself \(B-HIGH-1\)/);
-    expect(() => s.decide('approve', { rationale: '   ' })).toThrow(/needs a rationale/);
+    expect(() => s.makeDecision('approve', { rationale: 'ok', gaps: ['L-1'] })).toThrow(/records the CRITICAL and HIGH gaps it accepts itself \(B-HIGH-1\)/);
+    expect(() => s.makeDecision('approve', { rationale: '   ' })).toThrow(/needs a rationale/);
   });
 
   it('R13: auto counts baseline gaps, a deferred one included, as whole gaps', () => {
@@ -500,7 +500,7 @@ describe('rulings at their edges', () => {
     const s = newSession();
     baseline(s, 'HIGH', 2);
     playRound(s, { open: [['C1', 'CRITICAL'], ['C2', 'CRITICAL']] });
-    s.decide('prioritize_critical');
+    s.makeDecision('prioritize_critical');
     expect(s.view.focus).toEqual(['C1', 'C2']);
     s.moveGap('C1', 'RESOLVED');
     expect(s.view.focus).toEqual(['C2']);
@@ -511,8 +511,8 @@ describe('rulings at their edges', () => {
     const s = newSession();
     baseline(s, 'HIGH', 2);
     playRound(s, { open: [['C1', 'CRITICAL']] });
-    s.decide('pause');
-    s.decide('resume');
+    s.makeDecision('pause');
+    s.makeDecision('resume');
     expect(toStateJson(s.view).decision).toMatchObject({ action: 'ask_user' });
     expect(toStateJson(s.view).decision.reason).toContain('triggered by CRITICAL introduction (C1)');
   });
@@ -523,7 +523,7 @@ describe('rulings at their edges', () => {
     s.moveGap('B-MEDIUM-1', 'IN_PROGRESS');
     s.moveGap('B-MEDIUM-1', 'BLOCKED', { blockedBy: 'B-MEDIUM-2' });
     playRound(s, { open: [['C1', 'CRITICAL']] });
-    s.decide('narrow_scope', { gaps: ['B-MEDIUM-1'] });
+    s.makeDecision('narrow_scope', { gaps: ['B-MEDIUM-1'] });
     expect(s.view.gaps.get('B-MEDIUM-1')).toMatchObject({ state: 'USER_DEFERRED', blockedBy: null });
   });
 

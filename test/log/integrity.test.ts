@@ -154,7 +154,7 @@ describe('schema evolution', () => {
     session.closeRound();
     session.moveGap('GAP-3', 'IN_PROGRESS');
     session.closeRound();
-    session.decide('pause');
+    session.makeDecision('pause');
   }
 
   it('a version 1 log whose ids a library caller made (any characters but control ones) still opens', () => {
@@ -184,7 +184,7 @@ describe('schema evolution', () => {
     const dir = tempDir();
     const path = join(dir, 'events.jsonl');
     copyFileSync(fixture, path);
-    openFileSession(dir).decide('resume');
+    openFileSession(dir).makeDecision('resume');
     openFileSession(dir).openGap('GAP-4', 'LOW');
     const lines = readFileSync(path, 'utf8').split('\n').slice(0, -1);
     expect(lines.slice(-2).every((line) => line.startsWith(`{"v":${EVENT_VERSION},`) && /"sum":"[0-9a-f]{16}"\}$/.test(line))).toBe(true);

@@ -14,7 +14,7 @@ import { runCli } from '../cli/helpers.js';
  * printed, and take the next event. The fixtures are never regenerated.
  */
 
-const OLD_LOGS = fileURLToPath(new URL('../fixtures/old-logs/', import.meta.url));
+const OLD_LOGS = fileURLToPath(new URL('../fixtures/old-logs', import.meta.url));
 /** Written before 843e0be with a setting today's rules refuse: it opens all the same (R19), and verify names the line. */
 const PRE_843E0BE = 'pre-843e0be-atoms-divergence-threshold';
 
@@ -162,8 +162,8 @@ describe('old logs: the released versions’ logs open with the figures they pri
 
       if ('complete' in next) {
         expect(toStateJson(session.view)).toMatchObject({ state: 'COMPLETE', outcome: next.complete });
-        expect(() => session.decide('pause')).toThrow(Refusal);
-        expect(() => session.decide('pause')).toThrow(`decision.made pause: the session is COMPLETE (${next.complete}); nothing more can be recorded`);
+        expect(() => session.makeDecision('pause')).toThrow(Refusal);
+        expect(() => session.makeDecision('pause')).toThrow(`decision.made pause: the session is COMPLETE (${next.complete}); nothing more can be recorded`);
         expect(readFileSync(log).equals(before)).toBe(true);
         return;
       }

@@ -325,21 +325,21 @@ class Player {
     const s = this.session;
     switch (event.type) {
       case 'NARROW_SCOPE':
-        return void s.decide('narrow_scope', { gaps: [this.#lowPool.shift()!] });
+        return void s.makeDecision('narrow_scope', { gaps: [this.#lowPool.shift()!] });
       case 'ACCEPT_COMPLEXITY':
-        return void s.decide('accept_complexity');
+        return void s.makeDecision('accept_complexity');
       case 'PRIORITIZE_CRITICAL':
-        return void s.decide('prioritize_critical');
+        return void s.makeDecision('prioritize_critical');
       case 'PAUSE':
-        return void s.decide('pause');
+        return void s.makeDecision('pause');
       case 'RESUME':
-        return void s.decide('resume');
+        return void s.makeDecision('resume');
       case 'FORCE_COMPLETE':
-        return void s.decide('force_complete');
+        return void s.makeDecision('force_complete');
       case 'ABANDON':
-        return void s.decide('abandon');
+        return void s.makeDecision('abandon');
       case 'APPROVE':
-        return void s.decide('approve', event.openCriticalOrHigh > 0 ? { acceptCritical: true, rationale: 'accepted for the test' } : {});
+        return void s.makeDecision('approve', event.openCriticalOrHigh > 0 ? { acceptCritical: true, rationale: 'accepted for the test' } : {});
       case 'ROUND_CLOSED':
         throw new Error('round closes are played by round()');
     }

@@ -18,7 +18,7 @@ describe('policies: properties', () => {
           for (const [score, open, high] of iterations) {
             const state = s.view.machine.state;
             if (state === 'COMPLETE') break;
-            if (state === 'DIVERGENCE_WARNING') s.decide('accept_complexity');
+            if (state === 'DIVERGENCE_WARNING') s.makeDecision('accept_complexity');
             s.recordMetrics('quality', { score });
             s.recordMetrics('questions', { open, high, medium: 1 });
           }

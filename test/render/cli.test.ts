@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { HookVerdict, Remedy } from '../../src/index.js';
-import { claudeHookAnswer, gapMovedLine, initLines, recordPolicyProblem, refusalLine, REMEDY_HINT, stateLines } from '../../src/render/index.js';
+import type { Remedy } from '../../src/index.js';
+import { claudeHookAnswer, type HookVerdict, gapMovedLine, initLines, recordPolicyProblem, refusalLine, REMEDY_HINT, stateLines } from '../../src/render/index.js';
 import { newSession } from '../support.js';
 
 describe('cli renderer: a move says what it counted as, as the core judged it', () => {

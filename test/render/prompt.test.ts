@@ -62,11 +62,11 @@ describe('the decision prompt', () => {
     s.openGap('C1', 'CRITICAL');
     s.closeRound();
     expect(renderPrompt(s.view)).not.toBeNull();
-    s.decide('pause');
+    s.makeDecision('pause');
     expect(renderPrompt(s.view)).toBeNull();
-    s.decide('resume');
+    s.makeDecision('resume');
     expect(renderPrompt(s.view)).not.toBeNull();
-    s.decide('abandon');
+    s.makeDecision('abandon');
     expect(renderPrompt(s.view)).toBeNull();
   });
 });
@@ -81,7 +81,7 @@ describe('the final summary', () => {
   it('counts baseline gaps and says when the approval came, even before round 1', () => {
     const s = newSession();
     baseline(s, 'LOW', 2);
-    s.decide('approve');
+    s.makeDecision('approve');
     const summary = renderSummary(s.view)!;
     expect(summary).toContain('**Outcome:** GOOD_ENOUGH');
     expect(summary).toContain('2 recorded in all (2 at baseline)');
@@ -96,7 +96,7 @@ describe('the final summary', () => {
     s.startRound();
     s.moveGap('L-1', 'RESOLVED');
     s.closeRound();
-    s.decide('approve', { acceptCritical: true, rationale: 'pilot only' });
+    s.makeDecision('approve', { acceptCritical: true, rationale: 'pilot only' });
     const summary = renderSummary(s.view)!;
     expect(summary).toContain('**Approval:** after round 1. The risk of CRITICAL gaps left open (C-1) was acknowledged. HIGH gaps left open: H-1. Rationale: pilot only');
     const limits = summary.split('## Known Limitations')[1]!.trim().split('\n');

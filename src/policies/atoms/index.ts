@@ -75,7 +75,7 @@ export function atomsFigures(history: readonly AtomsMetrics[]): AtomsFigures {
 type Step = Pick<PolicyVerdict, 'verdict' | 'reason' | 'detail'> & { stop: string | null };
 
 /** Seed 001's stop conditions in its priority order: redirect, manual stop, base case, stall, iteration limit; then the progress evaluation. */
-function decideAtoms(s: AtomsSettings, last: AtomsMetrics, f: AtomsFigures): Step {
+function atomsStep(s: AtomsSettings, last: AtomsMetrics, f: AtomsFigures): Step {
   if (last.redirectRequested) {
     return { verdict: 'diverging', reason: 'redirect_requested', detail: 'redirect requested: the loop is interrupted for a new direction', stop: 'redirect' };
   }
@@ -101,7 +101,7 @@ function decideAtoms(s: AtomsSettings, last: AtomsMetrics, f: AtomsFigures): Ste
 function verdict(s: AtomsSettings, history: readonly AtomsMetrics[]): PolicyVerdict {
   const f = atomsFigures(history);
   const last = history.at(-1)!;
-  const { stop: _stop, ...step } = decideAtoms(s, last, f);
+  const { stop: _stop, ...step } = atomsStep(s, last, f);
   const verify: Record<string, Figure> = last.verify
     ? { verifyCommand: last.verify.command, verifyExitCode: last.verify.exitCode, verifyMs: Math.round(last.verify.durationMs), verifyTimedOut: last.verify.timedOut }
     : {};
@@ -111,7 +111,7 @@ function verdict(s: AtomsSettings, history: readonly AtomsMetrics[]): PolicyVerd
 function check(s: AtomsSettings, history: readonly AtomsMetrics[]): CheckTree {
   const f = atomsFigures(history);
   const last = history.at(-1)!;
-  const step = decideAtoms(s, last, f);
+  const step = atomsStep(s, last, f);
   const base = last.verify
     ? `verify \`${last.verify.command}\`: ${last.verify.timedOut ? 'timed out' : `exit ${last.verify.exitCode ?? 'none (killed)'}`} in ${Math.round(last.verify.durationMs)} ms`
     : `pending ${f.pending}${f.pending === 0 ? ' = 0' : ' > 0'}, no verify command`;

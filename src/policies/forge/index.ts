@@ -93,7 +93,7 @@ interface Step {
   stop: string | null;
 }
 
-function decideForge(s: ForgeSettings, n: number, scored: readonly ForgeRoundScore[], trend: Trend, stalled: boolean): Step {
+function forgeStep(s: ForgeSettings, n: number, scored: readonly ForgeRoundScore[], trend: Trend, stalled: boolean): Step {
   if (n < s.minRounds) {
     const reason = n === 1 ? 'first_iteration' : 'minimum_rounds_not_met';
     return { verdict: 'progress', reason, detail: `round ${n} < min_rounds ${s.minRounds}: not scored yet`, stop: null };
@@ -118,7 +118,7 @@ function evaluate(s: ForgeSettings, history: readonly ForgeMetrics[]) {
   const scores = scored.map((r) => r.overall);
   const trend = trendOf(scores);
   const stalled = isStalled(scores);
-  return { scored, trend, stalled, step: decideForge(s, history.length, scored, trend, stalled) };
+  return { scored, trend, stalled, step: forgeStep(s, history.length, scored, trend, stalled) };
 }
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;

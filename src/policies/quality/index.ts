@@ -69,7 +69,7 @@ const steadyOf = (s: QualitySettings, r: Raw) => r.delta !== null && Math.abs(r.
  * diverges, a rise of at least the threshold is progress, anything smaller
  * is flat.
  */
-function decideQuality(s: QualitySettings, r: Raw): Step {
+function qualityStep(s: QualitySettings, r: Raw): Step {
   const d = r.delta;
   const steady = steadyOf(s, r);
   const atMinimum = r.overall >= s.minScore;
@@ -93,7 +93,7 @@ function decideQuality(s: QualitySettings, r: Raw): Step {
 
 function verdict(s: QualitySettings, history: readonly QualityMetrics[]): PolicyVerdict {
   const f = qualityFigures(s, history);
-  const { stop: _stop, ...step } = decideQuality(s, rawFigures(history));
+  const { stop: _stop, ...step } = qualityStep(s, rawFigures(history));
   const last = history.at(-1)!;
   const dims: Record<string, Figure> = last.dimensions ? { testCoverage: last.dimensions.testCoverage, security: last.dimensions.security } : {};
   return { ...step, figures: { ...f, ...dims } };
@@ -103,7 +103,7 @@ function check(s: QualitySettings, history: readonly QualityMetrics[]): CheckTre
   const f = qualityFigures(s, history);
   const raw = rawFigures(history);
   const last = history.at(-1)!;
-  const step = decideQuality(s, raw);
+  const step = qualityStep(s, raw);
   const d = raw.delta;
   const minimumNotes = last.dimensions
     ? [`Test coverage: ${num(last.dimensions.testCoverage)} (min ${s.minTestCoverage}), Security: ${num(last.dimensions.security)} (min ${s.minSecurity})`]
@@ -135,7 +135,7 @@ export function qualityReport(s: QualitySettings, history: readonly QualityMetri
     overall: round2(overallScore(last)),
     dimensions: last.dimensions ? { ...last.dimensions } : {},
     iteration: n,
-    converged: decideQuality(s, rawFigures(upTo)).verdict === 'converged',
+    converged: qualityStep(s, rawFigures(upTo)).verdict === 'converged',
     meetsMinimum: meetsMinimum(s, last),
   };
 }

@@ -66,7 +66,7 @@ export function questionsFigures(history: readonly QuestionsMetrics[]): Question
 type Step = { verdict: PolicyVerdict['verdict']; reason: string; detail: string; stop: string | null };
 
 /** Seed 000's Decision Flow, in its order; before the minimum and after the early stops, progress means fewer open questions. */
-function decideQuestions(s: QuestionsSettings, f: QuestionsFigures): Step {
+function questionsStep(s: QuestionsSettings, f: QuestionsFigures): Step {
   const fell = f.previousOpen === null || f.openQuestions < f.previousOpen;
   const continuing = (reason: string, detail: string): Step => {
     if (f.previousOpen === null) return { verdict: 'progress', reason: 'first_iteration', detail: `first iteration: ${f.openQuestions} open questions`, stop: null };
@@ -95,7 +95,7 @@ function decideQuestions(s: QuestionsSettings, f: QuestionsFigures): Step {
 
 function verdict(s: QuestionsSettings, history: readonly QuestionsMetrics[]): PolicyVerdict {
   const f = questionsFigures(history);
-  const step = decideQuestions(s, f);
+  const step = questionsStep(s, f);
   return {
     verdict: step.verdict,
     reason: step.reason,
@@ -114,7 +114,7 @@ function check(s: QuestionsSettings, history: readonly QuestionsMetrics[]): Chec
   const changed = f.previousOpen === null ? 'n/a' : yesNo(f.previousOpen !== f.openQuestions);
   const stableNotes = [`Previous: ${f.previousOpen ?? 'none'}, Current: ${f.openQuestions}, Changed: ${changed}`];
   if (f.oscillating) stableNotes.push(`Oscillating: YES (${history.slice(-4).map((m) => m.open).join(', ')})`);
-  const step = decideQuestions(s, f);
+  const step = questionsStep(s, f);
   return {
     iteration: n,
     lines: [
@@ -138,7 +138,7 @@ export function questionsFrontmatter(s: QuestionsSettings, history: readonly Que
     lines.push('  iteration: 0');
   } else {
     const f = questionsFigures(history);
-    const step = decideQuestions(s, f);
+    const step = questionsStep(s, f);
     lines.push(
       `  iteration: ${f.iteration}`,
       `  open_questions_count: ${f.openQuestions}`,

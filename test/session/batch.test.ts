@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Refusal, replay } from '../src/index.js';
-import { newSession } from './support.js';
+import { Refusal, replay } from '../../src/index.js';
+import { newSession } from '../support.js';
 
 describe('Session.recordAll: a batch lands whole or not at all', () => {
   it('decides each request against the view the ones before it leave, and appends them in one go', () => {
@@ -53,7 +53,7 @@ describe('session.bound', () => {
     s.openGap('GAP-1', 'LOW');
     s.startRound();
     s.closeRound();
-    s.decide('abandon');
+    s.makeDecision('abandon');
     expect(() => s.record({ type: 'session.bound', data: { agentSession: 'A' } })).toThrow(/COMPLETE/);
   });
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { expectOneLineError, Sandbox } from '../cli/helpers.js';
+import { expectOneLineError, Sandbox } from './helpers.js';
 
 let box: Sandbox;
 beforeEach(() => {

@@ -3,12 +3,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFileSession, MemoryLog, openFileSession, replay, Session, type Session as S } from '../src/index.js';
-import { EVENT_VERSION } from '../events/index.js';
-import { renderStatus, renderSummary } from '../src/render/index.js';
-import { toStateJson } from '../src/core/index.js';
+import { createFileSession, MemoryLog, openFileSession, replay, Session, type Session as S } from '../../src/index.js';
+import { EVENT_VERSION } from '../../events/index.js';
+import { renderStatus, renderSummary } from '../../src/render/index.js';
+import { toStateJson } from '../../src/core/index.js';
 
-const repo = join(import.meta.dirname, '..');
+const repo = join(import.meta.dirname, '..', '..');
 const bin = join(repo, (JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { bin: { gapflow: string } }).bin.gapflow);
 const dirs: string[] = [];
 afterEach(() => {
@@ -31,18 +31,18 @@ function play(s: S): void {
   s.moveGap('G-2', 'IN_PROGRESS');
   s.moveGap('G-2', 'BLOCKED', { blockedBy: 'G-3', reason: 'waits on G-3' });
   s.closeRound();
-  s.decide('pause');
-  s.decide('resume');
-  s.decide('narrow_scope', { gaps: ['G-7', 'G-8'] });
+  s.makeDecision('pause');
+  s.makeDecision('resume');
+  s.makeDecision('narrow_scope', { gaps: ['G-7', 'G-8'] });
   s.startRound();
   s.openGap('C-1', 'CRITICAL');
   s.closeRound();
-  s.decide('prioritize_critical');
+  s.makeDecision('prioritize_critical');
   s.startRound();
   s.moveGap('C-1', 'RESOLVED');
   s.moveGap('G-4', 'WONT_FIX');
   s.closeRound();
-  s.decide('approve', { acceptCritical: true, rationale: 'good enough for the pilot' });
+  s.makeDecision('approve', { acceptCritical: true, rationale: 'good enough for the pilot' });
 }
 
 function tempDir(): string {

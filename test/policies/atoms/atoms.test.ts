@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { agentStopRequest } from '../../src/policies/index.js';
-import type { Session } from '../../src/index.js';
-import { renderStatus, renderSummary } from '../../src/render/index.js';
-import { toStateJson } from '../../src/core/index.js';
-import { Sandbox, expectRefused } from '../cli/helpers.js';
-import { newSession } from '../support.js';
+import { agentStopRequest } from '../../../src/policies/index.js';
+import type { Session } from '../../../src/index.js';
+import { renderStatus, renderSummary } from '../../../src/render/index.js';
+import { toStateJson } from '../../../src/core/index.js';
+import { Sandbox, expectRefused } from '../../cli/helpers.js';
+import { newSession } from '../../support.js';
 
 type Step = { pending: number; resolved?: number; stopRequested?: boolean; redirectRequested?: boolean };
 

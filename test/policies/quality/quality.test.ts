@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { qualityPolicy } from '../../src/policies/index.js';
-import type { Session } from '../../src/index.js';
-import { toStateJson } from '../../src/core/index.js';
-import { Sandbox, expectRefused } from '../cli/helpers.js';
-import { newSession } from '../support.js';
+import { qualityPolicy } from '../../../src/policies/index.js';
+import type { Session } from '../../../src/index.js';
+import { toStateJson } from '../../../src/core/index.js';
+import { Sandbox, expectRefused } from '../../cli/helpers.js';
+import { newSession } from '../../support.js';
 
 /** Seed 004's Quality Dimensions table, restated: weight in percent. */
 const SEED_WEIGHTS: Record<string, number> = {

@@ -5,7 +5,7 @@ import { parseLines, formatLines } from '../../src/log/index.js';
 import { renderStatus } from '../../src/render/index.js';
 import { toStateJson } from '../../src/core/index.js';
 import { WEIGHT } from '../support.js';
-import { applyCommand, FACTOR, invalidCommands, isClosed, play, scriptArb, seen, settingsArb, tally, type Model, type Played } from './sessions.js';
+import { applyCommand, FACTOR, invalidCommands, isClosed, play, scriptArb, seen, settingsArb, tally, type Model, type Played } from './model.js';
 
 /*
  * Properties over random valid sessions (issue 3, point 2). Every figure is
@@ -165,13 +165,13 @@ function expectRefusedUnchanged(s: Session, body: unknown): void {
 
 /** Ends a session the way the step asks: closes an open round, then approves, forces or abandons. */
 function complete(s: Session, ending: number): void {
-  if (s.view.machine.state === 'PAUSED') s.decide('resume');
+  if (s.view.machine.state === 'PAUSED') s.makeDecision('resume');
   if (s.view.roundOpen) s.closeRound();
   const state = s.view.machine.state;
   if (state === 'COMPLETE') return;
   const choices = state === 'DIVERGENCE_WARNING' ? ['abandon', 'force_complete'] : ['abandon', 'approve'];
   const kind = choices[ending % choices.length]!;
-  if (kind === 'approve') s.decide('approve', { acceptCritical: true, rationale: 'done' });
+  if (kind === 'approve') s.makeDecision('approve', { acceptCritical: true, rationale: 'done' });
   else applyCommand(s, { t: 'decide', kind: kind as 'abandon' | 'force_complete' });
 }
 

@@ -1,11 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { run } from '../../src/cli/index.js';
-import { isStalled, parseVote, textSimilarity, trendOf } from '../../src/policies/index.js';
-import type { Session } from '../../src/index.js';
-import { toStateJson } from '../../src/core/index.js';
-import { Sandbox, expectRefused } from '../cli/helpers.js';
-import { newSession } from '../support.js';
+import { run } from '../../../src/cli/index.js';
+import { isStalled, parseVote, textSimilarity, trendOf } from '../../../src/policies/index.js';
+import type { Session } from '../../../src/index.js';
+import { toStateJson } from '../../../src/core/index.js';
+import { Sandbox, expectRefused } from '../../cli/helpers.js';
+import { newSession } from '../../support.js';
 
 describe('forge: seed 002\'s own unit tests', () => {
   it('test_calculate_text_similarity: "the quick brown fox" vs "the quick red fox" is above 0.5 and below 1', () => {

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const demo = join(import.meta.dirname, '..', 'dist', 'examples', 'demo.js');
+const demo = join(import.meta.dirname, '..', '..', 'dist', 'examples', 'demo.js');
 
 describe('npm run demo', () => {
   it('plays at least 6 rounds through the CLI, passing every state, and ends with status.md', () => {

@@ -73,11 +73,11 @@ describe('R12: the round limit holds for every combination of policies', () => {
           for (const step of steps) {
             const state = s.view.machine.state;
             if (state === 'COMPLETE') break;
-            if (state === 'PAUSED') s.decide('resume');
+            if (state === 'PAUSED') s.makeDecision('resume');
             else if (state === 'DIVERGENCE_WARNING') {
-              if (step.decision === 'narrow_scope' && gapIds.length > 0) s.decide('narrow_scope', { gaps: [gapIds.shift()!] });
-              else if (step.decision === 'pause') s.decide('pause');
-              else s.decide(step.decision === 'narrow_scope' ? 'accept_complexity' : step.decision);
+              if (step.decision === 'narrow_scope' && gapIds.length > 0) s.makeDecision('narrow_scope', { gaps: [gapIds.shift()!] });
+              else if (step.decision === 'pause') s.makeDecision('pause');
+              else s.makeDecision(step.decision === 'narrow_scope' ? 'accept_complexity' : step.decision);
             } else playRound(s, step, gapIds);
             const json = toStateJson(s.view);
             expect(json.round, `${policies.join('+')}, max_rounds ${maxRounds}`).toBeLessThanOrEqual(maxRounds);

@@ -52,7 +52,7 @@ export function applyCommand(session: Session, cmd: Command): void {
       session.closeRound();
       return;
     case 'decide':
-      session.decide(cmd.kind, { gaps: cmd.gaps, acceptCritical: cmd.acceptCritical, rationale: cmd.rationale });
+      session.makeDecision(cmd.kind, { gaps: cmd.gaps, acceptCritical: cmd.acceptCritical, rationale: cmd.rationale });
       return;
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Session } from '../../src/index.js';
-import { baseline, expectedWeightedNet, newSession, playRound, WEIGHT } from '../support.js';
+import type { Session } from '../../../src/index.js';
+import { baseline, expectedWeightedNet, newSession, playRound, WEIGHT } from '../../support.js';
 
 /*
  * Seed 003's State Transition Rules table, one test per row, each played from
@@ -106,32 +106,32 @@ describe('seed 003 transition rules, played from events', () => {
 
   it('DIVERGENCE_WARNING -> CONVERGING when the user narrows scope (named gaps deferred)', () => {
     const s = warned();
-    s.decide('narrow_scope', { gaps: ['N1', 'L-1'] });
+    s.makeDecision('narrow_scope', { gaps: ['N1', 'L-1'] });
     expect(s.view.machine.state).toBe('CONVERGING');
     expect(['N1', 'L-1'].map((id) => s.view.gaps.get(id)!.state)).toEqual(['USER_DEFERRED', 'USER_DEFERRED']);
   });
 
   it('DIVERGENCE_WARNING -> CONVERGING when the user accepts complexity (baseline reset)', () => {
     const s = warned();
-    s.decide('accept_complexity');
+    s.makeDecision('accept_complexity');
     expect(s.view.machine.state).toBe('CONVERGING');
     expect(s.view.baseline).toMatchObject({ openCount: 12 + 2 });
   });
 
   it('DIVERGENCE_WARNING -> PAUSED when the user pauses (state saved), and back on resume', () => {
     const s = warned();
-    s.decide('pause');
+    s.makeDecision('pause');
     expect(s.view.machine).toMatchObject({ state: 'PAUSED', pausedFrom: 'DIVERGENCE_WARNING' });
-    s.decide('resume');
+    s.makeDecision('resume');
     expect(s.view.machine.state).toBe('DIVERGENCE_WARNING');
   });
 
   it('DIVERGENCE_WARNING -> COMPLETE when the user forces completion or abandons', () => {
     const forced = warned();
-    forced.decide('force_complete');
+    forced.makeDecision('force_complete');
     expect(forced.view.machine).toMatchObject({ state: 'COMPLETE', outcome: 'STALL_EXIT' });
     const abandoned = warned();
-    abandoned.decide('abandon');
+    abandoned.makeDecision('abandon');
     expect(abandoned.view.machine).toMatchObject({ state: 'COMPLETE', outcome: 'ABANDONED' });
   });
 });

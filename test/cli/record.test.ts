@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writePolicyReports } from '../../src/cli/index.js';
 import { openFileSession } from '../../src/index.js';
-import { Sandbox, expectRefused } from '../cli/helpers.js';
+import { Sandbox, expectRefused } from './helpers.js';
 
 let box: Sandbox;
 afterEach(() => box.remove());

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { renderCheckTree, questionsPolicy } from '../../src/policies/index.js';
-import type { Session } from '../../src/index.js';
-import { toStateJson } from '../../src/core/index.js';
-import { Sandbox } from '../cli/helpers.js';
-import { newSession } from '../support.js';
+import { renderCheckTree, questionsPolicy } from '../../../src/policies/index.js';
+import type { Session } from '../../../src/index.js';
+import { toStateJson } from '../../../src/core/index.js';
+import { Sandbox } from '../../cli/helpers.js';
+import { newSession } from '../../support.js';
 
 /** Seed 000's Tuning table, restated so the test checks the code against the seed, not against itself. */
 const TUNING = {

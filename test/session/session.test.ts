@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Refusal, type StateChange } from '../src/index.js';
-import { baseline, newSession, playRound } from './support.js';
+import { Refusal, type StateChange } from '../../src/index.js';
+import { baseline, newSession, playRound } from '../support.js';
 
 describe('the library session', () => {
   it('tells subscribers of every state change, a transient STALLED included, until they unsubscribe', () => {
@@ -11,9 +11,9 @@ describe('the library session', () => {
     playRound(s, { resolve: ['B-HIGH-1'] }); // CONVERGING stays: no change
     playRound(s, {});
     playRound(s, {});
-    s.decide('accept_complexity');
+    s.makeDecision('accept_complexity');
     unsubscribe();
-    s.decide('pause');
+    s.makeDecision('pause');
     expect(heard.map((c) => `${c.round}:${c.from}->${c.to}`)).toEqual([
       '2:CONVERGING->FLAT',
       '3:FLAT->STALLED',
@@ -40,7 +40,7 @@ describe('the library session', () => {
     playRound(s, {});
     const refusal = (() => {
       try {
-        s.decide('approve');
+        s.makeDecision('approve');
       } catch (error) {
         return error;
       }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { agreementScore, changeVelocity, issueScore, sectionStability, textSimilarity, trendOf } from '../../src/policies/index.js';
-import type { Session } from '../../src/index.js';
-import { toStateJson } from '../../src/core/index.js';
-import { newSession } from '../support.js';
+import { agreementScore, changeVelocity, issueScore, sectionStability, textSimilarity, trendOf } from '../../../src/policies/index.js';
+import type { Session } from '../../../src/index.js';
+import { toStateJson } from '../../../src/core/index.js';
+import { newSession } from '../../support.js';
 
 /** Seed 002's calculate_text_similarity, restated: Jaccard over lower-cased words, 0 when there are none. */
 function jaccard(a: string, b: string): number {
