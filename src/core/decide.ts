@@ -57,7 +57,7 @@ export function decide(view: SessionView, input: EventBodyInput | EventBody): De
 function decideStart(view: SessionView, body: BodyOf<'session.started'>, refuse: Refuse): Decided[] {
   if (view.settings) refuse('the session has already started');
   const problem = policySettingsProblem(body.data);
-  if (problem) refuse(problem);
+  if (problem) refuse(...problem);
   return [body];
 }
 

@@ -12,6 +12,7 @@ import {
   type RoundInput,
 } from '../policies/index.js';
 import type { ConvergenceConfig } from '../../machines/index.js';
+import type { Remedy } from './refusal.js';
 import type { PolicyView, RoundFigures, SessionView } from './view.js';
 
 /** The policies a session runs: the ones it named, else the default (the gap policy alone). */
@@ -63,26 +64,26 @@ export function tracksGaps(view: Pick<SessionView, 'policies'>): boolean {
   return policiesOf(view.policies.enabled).some((p) => p.readsGapEvents);
 }
 
-/** Why session.started's policy settings cannot be taken, or null when they can. */
-export function policySettingsProblem(settings: SessionSettings): string | null {
+/** Why session.started's policy settings cannot be taken (with what would make them possible), or null when they can. */
+export function policySettingsProblem(settings: SessionSettings): [why: string, remedy?: Remedy] | null {
   const enabled = enabledPolicies(settings);
   for (const name of enabled) {
-    if (!POLICY_NAMES.includes(name)) return `unknown policy "${name}" (known: ${POLICY_NAMES.join(', ')})`;
+    if (!POLICY_NAMES.includes(name)) return [`unknown policy "${name}" (known: ${POLICY_NAMES.join(', ')})`];
   }
-  if (new Set(enabled).size !== enabled.length) return 'a policy is named twice';
+  if (new Set(enabled).size !== enabled.length) return ['a policy is named twice'];
   if (!tracksGaps({ policies: { ...initialPolicies(), enabled } })) {
     // Settings only the gap policy reads would be taken and silently ignored.
     // (A preset stays: its stall threshold applies to any policy's flat verdicts.)
     const gapOnly = (['divergenceThreshold', 'criticalOverride'] as const).filter((key) => settings[key] !== undefined);
-    if (gapOnly.length > 0) return `${gapOnly.join(', ')}: a setting of the gap policy, which this session does not enable (add gaps to --policy, or leave it out)`;
+    if (gapOnly.length > 0) return [`${gapOnly.join(', ')}: a setting of the gap policy, which this session does not enable`, 'enable_gap_policy'];
   }
   for (const [name, raw] of Object.entries(settings.policySettings ?? {})) {
     const policy = policyNamed(name);
-    if (!policy) return `settings for unknown policy "${name}"`;
-    if (policy.readsGapEvents) return `the ${name} policy takes the session's own settings (stall threshold, divergence threshold, critical override), not policy settings`;
-    if (!enabled.includes(name)) return `settings for ${name}, which is not enabled (enabled: ${enabled.join(', ')})`;
+    if (!policy) return [`settings for unknown policy "${name}"`];
+    if (policy.readsGapEvents) return [`the ${name} policy takes the session's own settings (stall threshold, divergence threshold, critical override), not policy settings`];
+    if (!enabled.includes(name)) return [`settings for ${name}, which is not enabled (enabled: ${enabled.join(', ')})`];
     const parsed = policy.settings.safeParse(raw);
-    if (!parsed.success) return `${name} settings: ${formatIssue(parsed.error)}`;
+    if (!parsed.success) return [`${name} settings: ${formatIssue(parsed.error)}`];
   }
   return null;
 }

@@ -11,7 +11,9 @@ export type Remedy =
   /** The gap policy takes gap events (open, move, severity), not metrics. */
   | 'record_gap_events'
   /** A session's policies are fixed when it starts: another set needs a new session. */
-  | 'choose_policies_at_init';
+  | 'choose_policies_at_init'
+  /** A setting only the gap policy reads, in a session that does not run it. */
+  | 'enable_gap_policy';
 
 /**
  * A user's mistake: an event that makes no sense in the session's current

@@ -19,6 +19,7 @@ export const REMEDY_HINT: Readonly<Record<Remedy, string>> = {
   record_metrics: 'run: gapflow record POLICY ...',
   record_gap_events: 'run: gapflow gap open|move|severity ...',
   choose_policies_at_init: '--policy',
+  enable_gap_policy: 'add gaps to --policy, or leave it out',
 };
 
 /**
