@@ -13,7 +13,10 @@ export interface ConvergenceConfig {
   criticalOverride: boolean;
 }
 
-export interface ConvergenceContext extends ConvergenceConfig {
+/** What the machine itself needs of the thresholds: the policies and R12 judged the rest into the verdict. */
+export type MachineInput = Pick<ConvergenceConfig, 'stallThreshold'>;
+
+export interface ConvergenceContext extends MachineInput {
   flatCount: number;
   outcome: Outcome | null;
 }
@@ -24,7 +27,7 @@ export interface RoundVerdict {
   reason: string;
 }
 
-/** What the machine hears when a round closes: the one verdict its guards read. */
+/** What the machine hears when a round closes: the one verdict its guards read (the round's number is for whoever watches). */
 export interface RoundClosedEvent {
   type: 'ROUND_CLOSED';
   round: number;
@@ -73,7 +76,7 @@ export const convergenceMachine = setup({
   types: {
     context: {} as ConvergenceContext,
     events: {} as ConvergenceEvent,
-    input: {} as ConvergenceConfig,
+    input: {} as MachineInput,
   },
   guards: {
     roundConverged: ({ event }) => verdictIs(event, 'converged'),
@@ -92,7 +95,7 @@ export const convergenceMachine = setup({
 }).createMachine({
   id: 'convergence',
   initial: 'ONGOING',
-  context: ({ input }) => ({ ...input, flatCount: 0, outcome: null }),
+  context: ({ input }) => ({ stallThreshold: input.stallThreshold, flatCount: 0, outcome: null }),
   states: {
     ONGOING: {
       initial: 'ACTIVE',

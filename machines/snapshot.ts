@@ -1,6 +1,6 @@
 import type { AnyStateNode, SnapshotFrom, StateValue } from 'xstate';
 import type { ConvergenceState, MachineState, ResumableState } from '../events/index.js';
-import { convergenceMachine, type ConvergenceConfig } from './convergence.js';
+import { convergenceMachine, type MachineInput } from './convergence.js';
 
 export type { MachineState } from '../events/index.js';
 export type ConvergenceSnapshot = SnapshotFrom<typeof convergenceMachine>;
@@ -25,11 +25,11 @@ export function leafOf(value: StateValue): ConvergenceState {
 }
 
 /** The machine's snapshot for its small record: the leaf state, the context, and, while PAUSED, the history state's value. */
-export function snapshotOf(record: MachineState, config: ConvergenceConfig): ConvergenceSnapshot {
+export function snapshotOf(record: MachineState, config: MachineInput): ConvergenceSnapshot {
   const history = nodeOf('RESUMED');
   return convergenceMachine.resolveState({
     value: nestedValue(record.state),
-    context: { ...config, flatCount: record.flatCount, outcome: record.outcome },
+    context: { stallThreshold: config.stallThreshold, flatCount: record.flatCount, outcome: record.outcome },
     ...(record.pausedFrom ? { historyValue: { [history.id]: [nodeOf(record.pausedFrom)] } } : {}),
   });
 }

@@ -9,7 +9,7 @@ import { diagramModel, toDot, toMermaid } from '../src/render/index.js';
 /** Every file this script writes, by name, with its content. */
 export function diagramFiles(): Record<string, string> {
   const model = diagramModel();
-  const guards = [...new Set(model.edges.map((e) => e.guard).filter((g): g is string => g !== null && g !== 'else'))];
+  const guards = [...new Set(model.edges.map((e) => e.guard).filter((g): g is string => g !== null && g !== 'else' && g !== 'history'))];
   const readme = [
     '# visualizations',
     '',
@@ -24,6 +24,8 @@ export function diagramFiles(): Record<string, string> {
     '',
     'A label reads `EVENT [guard]`; the branches of one event are tried in the order',
     'listed in the machine, and `[else]` is the branch taken when no guard before it holds.',
+    'A round close goes where its one verdict says (the policies and R12 decided it); `[history]`',
+    'marks RESUME returning, through the machine\'s history state, to the state PAUSE left.',
     `Guards: ${guards.map((g) => `\`${g}\``).join(', ')}.`,
     '',
     '```mermaid',

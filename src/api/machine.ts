@@ -10,6 +10,7 @@ export {
   type ConvergenceEvent,
   type ConvergenceSnapshot,
   type ConvergenceState,
+  type MachineInput,
   type MachineState,
   type Outcome,
   type RoundVerdict,

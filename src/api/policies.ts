@@ -13,7 +13,7 @@ export {
   qualityPolicy,
   questionsPolicy,
   renderCheckTree,
-  withRoundLimit,
+  withSessionRules,
   type AnyPolicy,
   type CheckTree,
   type CombinedVerdict,
@@ -22,5 +22,6 @@ export {
   type NamedVerdict,
   type Policy,
   type PolicyVerdict,
+  type RoundBounds,
   type RoundInput,
 } from '../policies/index.js';

@@ -25,7 +25,7 @@ export {
 export { stepMachine } from './step.js';
 export { toStateJson, type StateJson } from './state-json.js';
 export type * from './view.js';
-export { loopStep, openGapsBySeverity, standingStopRequest, type LoopStep, type StopRequest } from './loop.js';
+export { agentStopRequest, loopStep, openGapsBySeverity, standingStopRequest, type LoopStep, type StopRequest } from './loop.js';
 export { hookDecision, hookStep, type HookCall, type HookContext, type HookDecision, type HookRule, type HookStep } from './hook.js';
 export {
   currentVerdict,

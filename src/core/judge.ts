@@ -2,7 +2,7 @@ import { COMBINED_TEXT_MAX, VERDICT_TEXT_MAX, type DecisionKind, type DecisionOu
 import type { ConvergenceEvent, RoundClosedEvent } from '../../machines/index.js';
 import type { CombinedVerdict, NamedVerdict } from '../policies/index.js';
 import { severeUnfinished } from './inventory.js';
-import { judgeRound } from './policies.js';
+import { judgeRound, type SessionRules } from './policies.js';
 import { stepMachine } from './step.js';
 import type { RoundFigures, SessionView } from './view.js';
 
@@ -50,12 +50,12 @@ export function roundClosedEvent(round: number, combined: Pick<CombinedVerdict, 
 }
 
 /** What closing the open round decides: its figures, every policy's verdict, and the machine's steps. Null with no round open. */
-export function judgeRoundClose(view: SessionView): RoundOutcome | null {
+export function judgeRoundClose(view: SessionView, rules: SessionRules = 'current'): RoundOutcome | null {
   const round = view.rounds.at(-1);
   if (!round || !view.roundOpen) return null;
   const figures = closingFigures(view, round);
   const closing = { ...round, ...figures, unweightedNet: figures.resolved - figures.new, weightedNet: figures.weightedResolved - figures.weightedNew };
-  const { verdicts, combined } = judgeRound(view, closing, view.config);
+  const { verdicts, combined } = judgeRound(view, closing, view.config, rules);
   const { machine, steps } = stepMachine(view.machine, view.config, roundClosedEvent(round.round, combined));
   return { figures, verdicts: verdicts.map(recordable), combined: { ...combined, detail: cut(combined.detail, COMBINED_TEXT_MAX) }, machine, steps };
 }

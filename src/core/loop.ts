@@ -4,10 +4,21 @@ import { closedRounds, isOpen } from './inventory.js';
 import { nextStep, type NextAction } from './next.js';
 import { SEVERITIES } from './rules.js';
 import type { SessionView } from './view.js';
-import { agentStopRequest, type AgentStopRequest } from '../policies/index.js';
+import type { AgentRequest } from '../policies/index.js';
+import { metricPoliciesOf } from './policies.js';
 
-/** An agent's own request to end the loop (seed 001's `redirect_requested` / `stop_requested`), as `agentStopRequest` reads it from the atoms policy. */
-export type StopRequest = AgentStopRequest;
+/** An agent's own request to end the loop (seed 001's `redirect_requested` / `stop_requested`), as a policy's metrics carry it. */
+export type StopRequest = AgentRequest;
+
+/** The request an enabled policy's latest metrics carry, with the round it was recorded for; the first policy that has one. */
+export function agentStopRequest(view: Pick<SessionView, 'policies'>): { request: StopRequest; round: number } | undefined {
+  for (const policy of metricPoliciesOf(view.policies.enabled)) {
+    const records = view.policies.records.get(policy.name) ?? [];
+    const request = policy.agentRequest?.(view.policies.settings.get(policy.name), records.map((r) => r.metrics));
+    if (request) return { request, round: records.at(-1)!.round };
+  }
+  return undefined;
+}
 
 /**
  * The agent's request to stop or redirect that still stands: the atoms
@@ -16,11 +27,10 @@ export type StopRequest = AgentStopRequest;
  * resume do not).
  */
 export function standingStopRequest(view: SessionView): StopRequest | undefined {
-  const request = agentStopRequest(view);
-  const asked = view.policies.records.get('atoms')?.at(-1)?.round;
-  if (!request || asked === undefined) return request;
-  const answered = view.decisions.some((d) => d.afterRound >= asked && d.kind !== 'pause' && d.kind !== 'resume');
-  return answered ? undefined : request;
+  const standing = agentStopRequest(view);
+  if (!standing) return undefined;
+  const answered = view.decisions.some((d) => d.afterRound >= standing.round && d.kind !== 'pause' && d.kind !== 'resume');
+  return answered ? undefined : standing.request;
 }
 
 /** The loop's next move, for any framework: `gapflow next --json` and the hooks. */

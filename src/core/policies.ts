@@ -4,7 +4,7 @@ import {
   DEFAULT_POLICIES,
   POLICY_NAMES,
   policyNamed,
-  withRoundLimit,
+  withSessionRules,
   type AnyPolicy,
   type CombinedVerdict,
   type NamedVerdict,
@@ -118,14 +118,23 @@ export function roundInput(round: RoundFigures, config: ConvergenceConfig, flatC
 }
 
 /**
+ * Which session rules a round close is judged by: today's, or those of the
+ * versions that wrote no outcome (event versions 1 and 2), under which R12
+ * bound only a session without the gap policy (whose own verdict carried
+ * it). An old line's missing outcome is computed by the rules that wrote it.
+ */
+export type SessionRules = 'current' | 'before-v4';
+
+/**
  * The one judge of a closing round: every enabled policy's verdict, combined
- * by the session's rule (R15), with R12's round limit applied to whatever
- * combination runs. The machine reads the combined verdict alone.
+ * by the session's rule (R15), then R12 (an empty inventory, the round limit)
+ * for whatever combination runs. The machine reads the combined verdict alone.
  */
 export function judgeRound(
   view: Pick<SessionView, 'policies' | 'settings' | 'rounds'>,
   round: RoundFigures,
   config: ConvergenceConfig,
+  rules: SessionRules = 'current',
 ): { verdicts: NamedVerdict[]; combined: CombinedVerdict } {
   const verdicts: NamedVerdict[] = [];
   for (const policy of policiesOf(view.policies.enabled)) {
@@ -135,7 +144,11 @@ export function judgeRound(
     if (verdict) verdicts.push({ policy: policy.name, ...verdict });
   }
   const combined = combine(verdicts, view.policies.completeWhen);
-  return { verdicts, combined: withRoundLimit(combined, round.round, roundLimit({ ...view, config })) };
+  const gaps = tracksGaps(view);
+  // Before version 4, R12 bound only a session without the gap policy, and a stop request stood at the limit.
+  if (rules === 'before-v4' && (gaps || combined.verdict === 'stopped')) return { verdicts, combined };
+  const bounds = { round: round.round, maxRounds: roundLimit({ ...view, config }), openCount: gaps ? (round.openEnd ?? 0) : null };
+  return { verdicts, combined: withSessionRules(combined, bounds) };
 }
 
 /**

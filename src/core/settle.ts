@@ -6,13 +6,14 @@ import type { SessionView } from './view.js';
  * The upcaster of outcomes: a stored event as the view folds it. A round
  * close or a decision written since version 3 carries what the machine
  * decided, and that is applied as it is. One written before has none: its
- * outcome is computed once, from the view just before it, as gapflow always
- * computed it. Null for an old round close with no round open to judge
+ * outcome is computed once, from the view just before it, by the session
+ * rules of the versions that wrote it (R12 then bound only sessions without
+ * the gap policy). Null for an old round close with no round open to judge
  * (nothing to apply; `verify` names it).
  */
 export function settle(view: SessionView, event: GapflowEvent): SettledEvent | null {
   if (event.type === 'round.closed' && event.data.outcome === undefined) {
-    const outcome = judgeRoundClose(view);
+    const outcome = judgeRoundClose(view, 'before-v4');
     return outcome === null ? null : { ...event, data: { ...event.data, outcome } };
   }
   if (event.type === 'decision.made' && event.data.outcome === undefined) {

@@ -44,14 +44,26 @@ export function combine(verdicts: readonly NamedVerdict[], completeWhen: Complet
 
 export type { Figure };
 
+/** What R12 asks of a closing round: its number, the session's round limit (null: none), and its open count (null: no policy reads gap events). */
+export interface RoundBounds {
+  round: number;
+  maxRounds: number | null;
+  openCount: number | null;
+}
+
 /**
- * R12's round limit, one rule for every combination of policies: closing
- * round `maxRounds` ends the session whatever the round's verdict, unless it
- * converged or was asked to stop there. `maxRounds` null: no session-wide
- * limit (each policy's own maximum rules).
+ * R12, one rule for every combination of policies, applied to the combined
+ * verdict: a round that closes with nothing left open converges, even if it
+ * would otherwise have warned; otherwise closing round `max_rounds` ends the
+ * session whatever the round's verdict (a policy's own limit stays as it
+ * said). Nothing here applies without an inventory or a limit.
  */
-export function withRoundLimit(combined: CombinedVerdict, round: number, maxRounds: number | null): CombinedVerdict {
-  if (maxRounds === null || !lastRoundClosed(round, maxRounds)) return combined;
-  if (combined.verdict === 'converged' || combined.verdict === 'stopped' || combined.verdict === 'limit') return combined;
-  return { verdict: 'limit', reason: 'max_rounds', policies: [], detail: `round ${round}: max_rounds (${maxRounds}) reached` };
+export function withSessionRules(combined: CombinedVerdict, bounds: RoundBounds): CombinedVerdict {
+  if (bounds.openCount === 0) {
+    if (combined.verdict === 'converged') return combined;
+    return { verdict: 'converged', reason: 'nothing_left_open', policies: [], detail: `round ${bounds.round}: open count reached 0` };
+  }
+  if (bounds.maxRounds === null || !lastRoundClosed(bounds.round, bounds.maxRounds)) return combined;
+  if (combined.verdict === 'converged' || combined.verdict === 'limit') return combined;
+  return { verdict: 'limit', reason: 'max_rounds', policies: [], detail: `round ${bounds.round}: max_rounds (${bounds.maxRounds}) reached` };
 }

@@ -1,5 +1,5 @@
-export { agentStopRequest, atomsFigures, atomsPolicy, type AgentStopRequest, type AtomsMetrics, type AtomsSettings } from './atoms/index.js';
-export { combine, withRoundLimit, type CombinedVerdict, type CompleteWhen, type NamedVerdict } from './combine.js';
+export { atomsFigures, atomsPolicy, type AtomsMetrics, type AtomsSettings } from './atoms/index.js';
+export { combine, withSessionRules, type CombinedVerdict, type RoundBounds, type CompleteWhen, type NamedVerdict } from './combine.js';
 export {
   agreementScore,
   changeVelocity,
@@ -33,6 +33,7 @@ export { allPolicies, DEFAULT_POLICIES, metricPolicies, POLICY_NAMES, policyName
 export { renderCheckTree } from './tree.js';
 export {
   definePolicy,
+  type AgentRequest,
   type AnyPolicy,
   type CheckTree,
   type CommandRun,

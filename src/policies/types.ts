@@ -92,6 +92,8 @@ export interface Policy<S, M> {
    * bounds them (R12), and status.md shows the gap inventory and round table.
    */
   readsGapEvents?: true;
+  /** The agent's request to stop or redirect that its latest metrics carry, if any (the stop hook and `next` honour it). */
+  agentRequest?(settings: S, history: readonly M[]): AgentRequest | undefined;
   /** How a session that runs this policy alone tells a round's step in its history, from the combined verdict's reason code. */
   narrate?(reason: string, step: { from: string; to: string }, round: RoundInput): string;
   /** A `record <policy>` flag whose value is a command the edge runs once (atoms' `--verify`). */
@@ -130,6 +132,12 @@ export interface RecordCommand {
 export interface PolicyReport {
   path: string;
   content: string;
+}
+
+/** An agent's own request to end or redirect the loop (seed 001's `stop_requested`, `redirect_requested`). */
+export interface AgentRequest {
+  kind: 'redirect' | 'stop';
+  reason: string;
 }
 
 /** A policy with its types erased, as the registry holds it: settings and metrics always come out of its own schemas. */

@@ -1,4 +1,4 @@
-import { closedRounds, currentVerdict, metricPoliciesOf, roundInput, type SessionView } from '../core/index.js';
+import { closedRounds, currentVerdict, metricPoliciesOf, roundInput, soleNarrator, type SessionView } from '../core/index.js';
 import { policyNamed, renderCheckTree, type AnyPolicy, type Figure } from '../policies/index.js';
 import { escapeMarkdown as md, table } from './markdown.js';
 
@@ -16,7 +16,8 @@ export function renderPolicyCheck(view: SessionView, verbose: boolean): string {
     parts.push(`${name}: ${verdict.verdict} (${verdict.reason}): ${verdict.detail}\n`);
     if (verbose) parts.push(renderCheckTree(checkTreeOf(view, policy, round)));
   }
-  if (round?.combined && view.policies.enabled.length > 1) parts.push(`combined (${view.policies.completeWhen}): ${round.combined.verdict} (${round.combined.policies.join(', ')})\n`);
+  // A session told in one policy's own words has no combination to show.
+  if (round?.combined && !soleNarrator(view)) parts.push(`combined (${view.policies.completeWhen}): ${round.combined.verdict} (${round.combined.policies.join(', ')})\n`);
   return parts.join(verbose ? '\n' : '');
 }
 

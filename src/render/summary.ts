@@ -1,6 +1,7 @@
 import {
   closedRounds,
   formatCount,
+  soleNarrator,
   tracksGaps,
   unfinishedGaps,
   type SessionView,
@@ -19,10 +20,14 @@ const OUTCOME_TEXT = {
   ABANDONED: 'the user abandoned the session',
 } as const;
 
-/** A session with policies besides gaps ends CONVERGED or at a limit by its policies' say, which the last round names. */
+/**
+ * How the session ended, in words: a session that runs one policy with words
+ * of its own (the gap policy) says it plainly; otherwise the last round's
+ * verdict names what its policies said.
+ */
 function outcomeText(view: SessionView, outcome: keyof typeof OUTCOME_TEXT): string {
   const combined = closedRounds(view).at(-1)?.combined;
-  if (combined && (outcome === 'CONVERGED' || outcome === 'MAX_ROUNDS' || outcome === 'STOPPED')) return md(combined.detail);
+  if (combined && !soleNarrator(view) && (outcome === 'CONVERGED' || outcome === 'MAX_ROUNDS' || outcome === 'STOPPED')) return md(combined.detail);
   return OUTCOME_TEXT[outcome];
 }
 

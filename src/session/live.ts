@@ -1,6 +1,6 @@
 import { createActor, type Actor, type InspectionEvent, type Observer } from 'xstate';
 import type { SettledEvent } from '../../events/index.js';
-import { convergenceMachine, recordOf, snapshotOf, type ConvergenceConfig, type MachineState } from '../../machines/index.js';
+import { convergenceMachine, recordOf, snapshotOf, type MachineInput, type MachineState } from '../../machines/index.js';
 import { machineEventOf, type SessionView } from '../core/index.js';
 
 /** What XState accepts as an actor's `inspect` option: an observer or a plain callback. */
@@ -8,13 +8,9 @@ export type InspectOption = Observer<InspectionEvent> | ((event: InspectionEvent
 
 export type ConvergenceActor = Actor<typeof convergenceMachine>;
 
-function sameConfig(a: ConvergenceConfig, b: ConvergenceConfig): boolean {
-  return (
-    a.stallThreshold === b.stallThreshold &&
-    a.divergenceThreshold === b.divergenceThreshold &&
-    a.maxRounds === b.maxRounds &&
-    a.criticalOverride === b.criticalOverride
-  );
+/** The machine reads only the stall threshold; the other thresholds reach it inside the round's verdict. */
+function sameConfig(a: MachineInput, b: MachineInput): boolean {
+  return a.stallThreshold === b.stallThreshold;
 }
 
 /**
@@ -27,7 +23,7 @@ function sameConfig(a: ConvergenceConfig, b: ConvergenceConfig): boolean {
  */
 export class LiveActor {
   #actor: ConvergenceActor | null = null;
-  #config: ConvergenceConfig | null = null;
+  #config: MachineInput | null = null;
 
   constructor(private readonly inspect: InspectOption | undefined) {}
 
@@ -63,7 +59,7 @@ export class LiveActor {
     this.#actor = null;
   }
 
-  #play(actor: ConvergenceActor, event: SettledEvent, config: ConvergenceConfig): void {
+  #play(actor: ConvergenceActor, event: SettledEvent, config: MachineInput): void {
     const machineEvent = machineEventOf(event);
     if (!machineEvent || (event.type !== 'round.closed' && event.type !== 'decision.made')) return;
     actor.send(machineEvent);
@@ -74,12 +70,13 @@ export class LiveActor {
     if (!same) this.#start(config, recorded);
   }
 
-  #start(config: ConvergenceConfig, machine: MachineState): ConvergenceActor {
+  #start(config: MachineInput, machine: MachineState): ConvergenceActor {
     this.#actor?.stop();
     const snapshot = snapshotOf(machine, config);
     // The snapshot carries the context, so `input` (required by the types) is never read.
-    this.#actor = createActor(convergenceMachine, { input: config, snapshot, ...(this.inspect ? { inspect: this.inspect } : {}) });
-    this.#config = { ...config };
+    const input = { stallThreshold: config.stallThreshold };
+    this.#actor = createActor(convergenceMachine, { input, snapshot, ...(this.inspect ? { inspect: this.inspect } : {}) });
+    this.#config = input;
     this.#actor.start();
     return this.#actor;
   }

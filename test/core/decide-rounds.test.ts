@@ -305,6 +305,18 @@ describe('R12: automatic completion', () => {
       ]);
   });
 
+  it('with gaps and another policy, a round that closes with nothing left open is COMPLETE (CONVERGED) even when the other policy diverges', () => {
+    const atoms = (pending: number, redirect = false) => metrics('atoms', { pending, resolved: 0, redirectRequested: redirect });
+    given(start({ policies: ['gaps', 'atoms'] }), open('H-1', 'HIGH'), startRound(1), resolve('H-1'), atoms(5, true))
+      .when(closeRound(1))
+      .then([
+        closed(1, {
+          combined: { verdict: 'converged', reason: 'nothing_left_open', policies: [] },
+          machine: { state: 'COMPLETE', outcome: 'CONVERGED' },
+        }),
+      ]);
+  });
+
   it('without the gap policy, an explicit max_rounds ends the session the same way; without one, each policy keeps its own maximum', () => {
     const atoms = (pending: number, redirect = false) => metrics('atoms', { pending, resolved: 0, redirectRequested: redirect });
     const limited = given(start({ maxRounds: 2, policies: ['atoms'] }), atoms(5), atoms(5, true)).view;

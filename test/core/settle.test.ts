@@ -3,7 +3,7 @@ import type { SessionView } from '../../src/index.js';
 import { settle } from '../../src/core/index.js';
 import { GapflowEvent, upcast } from '../../events/index.js';
 import { WEIGHT } from '../support.js';
-import { AT, closeRound, decision, given, open, resolve, roundOutcome, stamp, start, startRound, type StoredBody } from './given.js';
+import { AT, closeRound, decision, given, metrics, open, resolve, round, roundOutcome, stamp, start, startRound, type StoredBody } from './given.js';
 
 /*
  * settle, the outcome upcaster (R19): a round close or decision written
@@ -99,5 +99,60 @@ describe('R19: an event that carries its outcome is settled as recorded', () => 
     const { view } = flatRoundOpen();
     const event = stamp(body, next(view));
     expect(settle(view, event)).toEqual(event);
+  });
+});
+
+describe('R19: an old line is judged by the rules of the version that wrote it', () => {
+  const atoms = (pending: number, redirect = false) => metrics('atoms', { pending, resolved: 0, redirectRequested: redirect });
+
+  it('a version-2 close of round max_rounds in a gaps + atoms session where atoms diverged warned then, and still settles as the warning', () => {
+    const { view } = given(start({ maxRounds: 2, policies: ['gaps', 'atoms'] }), open('H-1', 'HIGH'), ...round(1, atoms(5)), startRound(2), atoms(5, true));
+    const settled = settle(view, oldLine(2, next(view), { type: 'round.closed', data: { round: 2 } }));
+    expect(settled?.type === 'round.closed' && settled.data.outcome).toMatchObject({
+      combined: { verdict: 'diverging', reason: 'redirect_requested' },
+      machine: { state: 'DIVERGENCE_WARNING', outcome: null },
+    });
+    // Requested today, the same close ends the session (R12 for every combination).
+    expect(given(start({ maxRounds: 2, policies: ['gaps', 'atoms'] }), open('H-1', 'HIGH'), ...round(1, atoms(5)), startRound(2), atoms(5, true), closeRound(2)).view.machine).toMatchObject({
+      state: 'COMPLETE',
+      outcome: 'MAX_ROUNDS',
+    });
+  });
+});
+
+describe('a version-3 outcome is read in version 4 shape, deciding nothing anew', () => {
+  const v3 = (outcome: Record<string, unknown>) =>
+    GapflowEvent.parse(upcast({ v: 3, seq: 9, id: 'v3-9', at: AT, type: 'round.closed', data: { round: 1, outcome } }));
+  const machine = { state: 'COMPLETE', flatCount: 0, outcome: 'STOPPED', pausedFrom: null };
+  const figures = { openEnd: 0, weightedOpenEnd: 0, resolved: 0, new: 0, weightedResolved: 0, weightedNew: 0, criticalIntroduced: [] };
+
+  it("a stop request recorded as `limit` is the `stopped` verdict, the machine's record unchanged, the guard names gone", () => {
+    const stop = { verdict: 'limit', reason: 'stop_requested', detail: 'manual stop requested' };
+    const line = v3({
+      figures,
+      verdicts: [{ policy: 'atoms', ...stop, figures: {} }],
+      combined: { ...stop, policies: ['atoms'], detail: 'atoms: manual stop requested' },
+      machine,
+      steps: [{ from: 'CONVERGING', to: 'COMPLETE', rule: 'policyStopRequested' }],
+      rule: 'policyStopRequested',
+    });
+    expect(line.type === 'round.closed' && line.data.outcome).toEqual({
+      figures,
+      verdicts: [{ policy: 'atoms', verdict: 'stopped', reason: 'stop_requested', detail: 'manual stop requested', figures: {} }],
+      combined: { verdict: 'stopped', reason: 'stop_requested', policies: ['atoms'], detail: 'atoms: manual stop requested' },
+      machine,
+      steps: [{ from: 'CONVERGING', to: 'COMPLETE' }],
+    });
+  });
+
+  it('a gaps-only close (no combined verdict then) gets its one verdict as the combined one', () => {
+    const gap = { policy: 'gaps', verdict: 'flat', reason: 'no_weighted_progress', detail: 'weighted_net = 0, no weighted progress', figures: {} };
+    const line = v3({ figures, verdicts: [gap], combined: null, machine: { ...machine, state: 'FLAT', outcome: null, flatCount: 1 }, steps: [], rule: null });
+    expect(line.type === 'round.closed' && line.data.outcome?.combined).toEqual({
+      verdict: 'flat',
+      reason: 'no_weighted_progress',
+      policies: ['gaps'],
+      detail: 'gaps: weighted_net = 0, no weighted progress',
+    });
   });
 });

@@ -488,7 +488,7 @@ function play(path: PathCase): void {
   const live = player.session;
   const actor = live.actor!.getSnapshot();
   expect(dynamic(actor), 'the live actor').toEqual(path.end);
-  expect(actor.context).toMatchObject(live.view.config);
+  expect(actor.context).toEqual({ stallThreshold: live.view.config.stallThreshold, flatCount: path.end.flatCount, outcome: path.end.outcome });
 
   // Coverage is what the session really sent the statechart, event by event.
   const events = live.log.read();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { combine, withRoundLimit, type NamedVerdict } from '../../src/policies/index.js';
+import { combine, withSessionRules, type NamedVerdict } from '../../src/policies/index.js';
 import { toStateJson } from '../../src/core/index.js';
 import { VERDICTS } from '../../machines/index.js';
 import type { Verdict } from '../../src/index.js';
@@ -50,21 +50,30 @@ describe('combining policy verdicts (issue 5, point 7)', () => {
   });
 });
 
-describe("R12's round limit: one rule over whatever combination runs", () => {
+describe('R12 over whatever combination runs: one rule, after combining', () => {
   const combined = (verdict: Verdict) => combine([v('a', verdict, 'why')]);
+  const at = (round: number, maxRounds: number | null, openCount: number | null) => ({ round, maxRounds, openCount });
 
-  it('closing round max_rounds turns any verdict but converged, stopped or limit into limit (max_rounds)', () => {
-    for (const verdict of ['diverging', 'progress', 'flat'] as const) {
-      expect(withRoundLimit(combined(verdict), 4, 4)).toEqual({ verdict: 'limit', reason: 'max_rounds', policies: [], detail: 'round 4: max_rounds (4) reached' });
-      expect(withRoundLimit(combined(verdict), 5, 4).verdict).toBe('limit');
+  it('nothing left open converges, whatever the policies said (even diverging), when a policy reads gap events', () => {
+    for (const verdict of VERDICTS) {
+      const judged = withSessionRules(combined(verdict), at(2, 10, 0));
+      expect(judged.verdict).toBe('converged');
+      if (verdict !== 'converged') expect(judged).toMatchObject({ reason: 'nothing_left_open', policies: [] });
     }
-    for (const verdict of ['converged', 'stopped', 'limit'] as const) expect(withRoundLimit(combined(verdict), 4, 4)).toEqual(combined(verdict));
   });
 
-  it('before the last round, or with no session-wide limit, the verdict stands', () => {
+  it('closing round max_rounds turns any verdict but converged, or a policy\'s own limit, into limit (max_rounds)', () => {
+    for (const verdict of ['diverging', 'progress', 'flat', 'stopped'] as const) {
+      expect(withSessionRules(combined(verdict), at(4, 4, 3))).toMatchObject({ verdict: 'limit', reason: 'max_rounds', policies: [] });
+      expect(withSessionRules(combined(verdict), at(5, 4, null)).verdict).toBe('limit');
+    }
+    for (const verdict of ['converged', 'limit'] as const) expect(withSessionRules(combined(verdict), at(4, 4, 3))).toEqual(combined(verdict));
+  });
+
+  it('before the last round with gaps open, or with no limit and no inventory, the verdict stands', () => {
     for (const verdict of VERDICTS) {
-      expect(withRoundLimit(combined(verdict), 3, 4)).toEqual(combined(verdict));
-      expect(withRoundLimit(combined(verdict), 400, null)).toEqual(combined(verdict));
+      expect(withSessionRules(combined(verdict), at(3, 4, 2))).toEqual(combined(verdict));
+      expect(withSessionRules(combined(verdict), at(400, null, null))).toEqual(combined(verdict));
     }
   });
 });

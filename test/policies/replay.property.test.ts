@@ -1,11 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { VERDICTS } from '../../machines/index.js';
 import { combine, type NamedVerdict } from '../../src/policies/index.js';
 import { replay } from '../../src/index.js';
 import { toStateJson } from '../../src/core/index.js';
 import { newSession } from '../support.js';
 
-const VERDICT = fc.constantFrom('progress', 'flat', 'diverging', 'converged', 'limit' as const);
+const VERDICT = fc.constantFrom(...VERDICTS);
 
 describe('policies: properties', () => {
   it('replaying the log of any quality + questions session rebuilds the live state, verdicts included', { timeout: 60_000 }, () => {

@@ -7,8 +7,9 @@ import { newSession } from '../support.js';
 
 /*
  * RULINGS R12 for every combination of policies: with a round limit, no
- * session closes more rounds than max_rounds, whatever its policies say in
- * what order and whatever the user decides on each warning.
+ * session closes more rounds than max_rounds, and with gaps tracked a round
+ * that empties the inventory ends it, whatever its policies say in what
+ * order and whatever the user decides on each warning.
  */
 
 /** One iteration's metrics for each metric policy, drawn from a few knobs so verdicts of every kind come up. */
@@ -82,6 +83,9 @@ describe('R12: the round limit holds for every combination of policies', () => {
             const json = toStateJson(s.view);
             expect(json.round, `${policies.join('+')}, max_rounds ${maxRounds}`).toBeLessThanOrEqual(maxRounds);
             if (json.round === maxRounds && !json.roundOpen) expect(json.state).toBe('COMPLETE');
+            // R12's other half: with gaps tracked, a round that closes with nothing open ends the session as CONVERGED.
+            const last = json.rounds.at(-1);
+            if (policies.includes('gaps') && last?.openEnd === 0 && !json.roundOpen) expect(json).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
           }
         },
       ),

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { yesNo } from '../tree.js';
-import { definePolicy, type CheckTree, type Figure, type PolicyVerdict } from '../types.js';
+import { definePolicy, type AgentRequest, type CheckTree, type Figure, type PolicyVerdict } from '../types.js';
 
 const count = z.int().min(0).max(10_000_000);
 
@@ -131,24 +131,11 @@ function check(s: AtomsSettings, history: readonly AtomsMetrics[]): CheckTree {
   };
 }
 
-/** What an agent's stop hook needs from the latest atoms iteration: a redirect (an interrupt) or a manual stop, or nothing. */
-export interface AgentStopRequest {
-  kind: 'redirect' | 'stop';
-  reason: string;
-}
-
-/**
- * Seed 001's hook order for the flags of the atoms policy's latest recorded
- * iteration: a redirect first, then a manual stop. Takes anything holding
- * the session's policy records (a SessionView does).
- */
-export function agentStopRequest(view: { policies: { records: ReadonlyMap<string, readonly { metrics: unknown }[]> } }): AgentStopRequest | undefined {
-  const latest = view.policies.records.get('atoms')?.at(-1);
-  if (!latest) return undefined;
-  const parsed = Metrics.safeParse(latest.metrics);
-  if (!parsed.success) return undefined;
-  if (parsed.data.redirectRequested) return { kind: 'redirect', reason: 'redirect_requested: the loop is interrupted for a new direction' };
-  if (parsed.data.stopRequested) return { kind: 'stop', reason: 'stop_requested: manual stop' };
+/** Seed 001's agent requests, read from the latest iteration: a redirect (an interrupt) or a manual stop, or nothing. */
+function agentRequest(history: readonly AtomsMetrics[]): AgentRequest | undefined {
+  const latest = history.at(-1);
+  if (latest?.redirectRequested) return { kind: 'redirect', reason: 'redirect_requested: the loop is interrupted for a new direction' };
+  if (latest?.stopRequested) return { kind: 'stop', reason: 'stop_requested: manual stop' };
   return undefined;
 }
 
@@ -182,6 +169,7 @@ export const atomsPolicy = definePolicy<AtomsSettings, AtomsMetrics>({
     ['Base Case', 'baseCase'],
   ],
   soloStallThreshold: (s) => s.maxStallCount,
+  agentRequest: (_settings, history) => agentRequest(history),
   // Seed 001's externally verified base case: the command's exit status decides it, so it runs once, at the edge.
   recordCommand: {
     flag: 'verify',

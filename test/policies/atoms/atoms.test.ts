@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { agentStopRequest } from '../../../src/policies/index.js';
+import { agentStopRequest } from '../../../src/core/index.js';
 import type { Session } from '../../../src/index.js';
 import { renderStatus, renderSummary } from '../../../src/render/index.js';
 import { toStateJson } from '../../../src/core/index.js';
@@ -62,14 +62,14 @@ describe('atoms policy: seed 001 stop conditions in priority order', () => {
     const s = play([{ pending: 5 }, { pending: 4, redirectRequested: true, stopRequested: true }]);
     expect(atoms(s)).toMatchObject({ verdict: 'diverging', reason: 'redirect_requested' });
     expect(toStateJson(s.view).state).toBe('DIVERGENCE_WARNING');
-    expect(agentStopRequest(s.view)).toMatchObject({ kind: 'redirect' });
+    expect(agentStopRequest(s.view)?.request).toMatchObject({ kind: 'redirect' });
   });
 
   it('2. stop_requested: manual stop, COMPLETE with outcome STOPPED, even when the base case holds', () => {
     const s = play([{ pending: 5 }, { pending: 0, stopRequested: true }]);
     expect(atoms(s)).toMatchObject({ verdict: 'stopped', reason: 'stop_requested' });
     expect(toStateJson(s.view)).toMatchObject({ state: 'COMPLETE', outcome: 'STOPPED' });
-    expect(agentStopRequest(s.view)).toMatchObject({ kind: 'stop' });
+    expect(agentStopRequest(s.view)?.request).toMatchObject({ kind: 'stop' });
     expect(renderSummary(s.view)).toContain('manual stop requested');
   });
 
