@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { ALLOWED_MOVES } from '../../src/core/index.js';
+import { DecisionKind as DecisionKindSchema } from '../../events/index.js';
 import type { ConvergenceState, DecisionKind, GapState, Session, SessionSettings, SessionView, Severity } from '../../src/index.js';
 import { FACTOR as SUPPORT_FACTOR, newSession, WEIGHT } from '../support.js';
 
@@ -13,16 +14,7 @@ import { FACTOR as SUPPORT_FACTOR, newSession, WEIGHT } from '../support.js';
 export const FACTOR: Readonly<Record<GapState, number>> = SUPPORT_FACTOR;
 export const GAP_STATES = Object.keys(FACTOR) as GapState[];
 export const SEVERITY_LIST = Object.keys(WEIGHT) as Severity[];
-export const DECISIONS: readonly DecisionKind[] = [
-  'narrow_scope',
-  'accept_complexity',
-  'prioritize_critical',
-  'pause',
-  'resume',
-  'force_complete',
-  'abandon',
-  'approve',
-];
+export const DECISIONS: readonly DecisionKind[] = DecisionKindSchema.options;
 
 export const isClosed = (state: GapState) => FACTOR[state] === 0;
 
