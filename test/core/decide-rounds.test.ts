@@ -299,7 +299,7 @@ describe('R12: automatic completion', () => {
       .then([
         closed(2, {
           verdicts: [expect.objectContaining({ policy: 'gaps', verdict: 'limit' }), expect.objectContaining({ policy: 'atoms', verdict: 'diverging' })],
-          combined: { verdict: 'limit', reason: 'max_rounds', policies: [], detail: 'round 2: max_rounds (2) reached' },
+          combined: { verdict: 'limit', reason: 'max_rounds', policies: [] },
           machine: { state: 'COMPLETE', outcome: 'MAX_ROUNDS' },
         }),
       ]);
