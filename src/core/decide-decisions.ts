@@ -1,4 +1,4 @@
-import type { BodyOf, Decided } from '../../events/index.js';
+import { DecisionKind, type BodyOf, type Decided } from '../../events/index.js';
 import { isOpen, severeUnfinished } from './inventory.js';
 import { decisionEvent, judgeDecision } from './judge.js';
 import { refuser, type Refuse } from './refuse.js';
@@ -8,16 +8,8 @@ import type { SessionView } from './view.js';
 type DecisionBody = BodyOf<'decision.made'>;
 type Kind = DecisionBody['data']['kind'];
 
-const KIND_WORD: Record<Kind, string> = {
-  narrow_scope: 'narrow scope',
-  accept_complexity: 'accept complexity',
-  prioritize_critical: 'prioritize critical',
-  pause: 'pause',
-  resume: 'resume',
-  force_complete: 'force complete',
-  abandon: 'abandon',
-  approve: 'approve',
-};
+/** A decision as people say it: `narrow_scope` is "narrow scope". */
+const wordFor = (kind: Kind): string => kind.replaceAll('_', ' ');
 
 /**
  * A user decision (R11): completed with what the view knows (the CRITICAL
@@ -45,7 +37,7 @@ function complete(view: SessionView, body: DecisionBody): DecisionBody {
 
 function refuseImpossibleDecision(view: SessionView, body: DecisionBody, refuse: Refuse): void {
   const { kind, gaps = [] } = body.data;
-  const word = KIND_WORD[kind];
+  const word = wordFor(kind);
   // Pause (and so resume) may interrupt a round; every other decision is made between rounds (R8),
   // so a round's work is always counted before the session moves on or ends.
   if (view.roundOpen && kind !== 'pause' && kind !== 'resume') {
@@ -53,9 +45,9 @@ function refuseImpossibleDecision(view: SessionView, body: DecisionBody, refuse:
   }
   if (body.data.acknowledgment !== undefined && kind !== 'approve') refuse('an acknowledgment goes only with approve');
   if (!machineAccepts(view.machine, view.config, decisionEvent(view, kind))) {
-    const possible = (Object.keys(KIND_WORD) as Kind[])
+    const possible = DecisionKind.options
       .filter((k) => machineAccepts(view.machine, view.config, decisionEvent(view, k)))
-      .map((k) => KIND_WORD[k]);
+      .map(wordFor);
     refuse(`${word} is not possible in ${view.machine.state}; possible now: ${possible.join(', ') || 'none'}`);
   }
   const needsGaps = kind === 'narrow_scope' || kind === 'prioritize_critical';

@@ -61,7 +61,11 @@ export function soleNarrator(view: Pick<SessionView, 'policies'>): AnyPolicy | n
 
 /** Whether a policy this session runs reads gap events: then gaps drive its rounds, and status.md shows them. */
 export function tracksGaps(view: Pick<SessionView, 'policies'>): boolean {
-  return policiesOf(view.policies.enabled).some((p) => p.readsGapEvents);
+  return readsGapEvents(view.policies.enabled);
+}
+
+function readsGapEvents(enabled: readonly string[]): boolean {
+  return policiesOf(enabled).some((p) => p.readsGapEvents);
 }
 
 /** Why session.started's policy settings cannot be taken (with what would make them possible), or null when they can. */
@@ -71,7 +75,7 @@ export function policySettingsProblem(settings: SessionSettings): [why: string, 
     if (!POLICY_NAMES.includes(name)) return [`unknown policy "${name}" (known: ${POLICY_NAMES.join(', ')})`];
   }
   if (new Set(enabled).size !== enabled.length) return ['a policy is named twice'];
-  if (!tracksGaps({ policies: { ...initialPolicies(), enabled } })) {
+  if (!readsGapEvents(enabled)) {
     // Settings only the gap policy reads would be taken and silently ignored.
     // (A preset stays: its stall threshold applies to any policy's flat verdicts.)
     const gapOnly = (['divergenceThreshold', 'criticalOverride'] as const).filter((key) => settings[key] !== undefined);

@@ -8,7 +8,7 @@ const root = join(import.meta.dirname, '..', '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 
 describe('the public API (docs/api.md)', () => {
-  it('the documented example is examples/library.ts word for word, and prints what the page says it prints', () => {
+  it('the documented example is examples/library.ts word for word, and prints what the page says it prints', { timeout: 30_000 }, () => {
     const doc = read('docs/api.md');
     const example = read('examples/library.ts');
     expect(doc).toContain(`\`\`\`ts\n${example}\`\`\``);
@@ -18,7 +18,7 @@ describe('the public API (docs/api.md)', () => {
     expect(out).toBe(printed);
   });
 
-  it('its figures follow the rules: a resolved HIGH is net +4 (progress), an opened MEDIUM net -2 (flat, 1 of N = 2)', () => {
+  it('its figures follow the rules: a resolved HIGH is net +4 (progress), an opened MEDIUM net -2 (flat, 1 of N = 2)', { timeout: 30_000 }, () => {
     const out = execFileSync(process.execPath, [join(root, 'dist', 'examples', 'library.js')], { encoding: 'utf8' });
     const { HIGH, MEDIUM } = gapflow.SEVERITY_WEIGHT;
     expect(HIGH).toBeGreaterThan(0);
