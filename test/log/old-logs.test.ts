@@ -18,8 +18,8 @@ const OLD_LOGS = fileURLToPath(new URL('../fixtures/old-logs', import.meta.url))
 /** Written before 843e0be with a setting today's rules refuse: it opens all the same (R19), and verify names the line. */
 const PRE_843E0BE = 'pre-843e0be-atoms-divergence-threshold';
 
-/** Folders of each later event version, written by the same commands.sh (v3: round closes and decisions carry their outcome). */
-const VERSIONED = ['v3'];
+/** Folders of each later event version, written by the same commands.sh (v3: round closes and decisions carry their outcome; v4: every round close carries its combined verdict). */
+const VERSIONED = ['v3', 'v4'];
 
 const folders = (under: string) =>
   readdirSync(join(OLD_LOGS, under), { withFileTypes: true })
