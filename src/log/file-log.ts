@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GapflowEvent } from '../../events/index.js';
+import { keyLineEnd, readCheckpoint, removeCheckpoint, writeCheckpoint } from './checkpoint.js';
 import { IdIndex } from './id-index.js';
 import { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
 import { fsyncFolder, makeFolder, writeAll, writeNewFile } from './durable.js';
@@ -9,9 +10,16 @@ import { CHAIN_START, faultMessage, formatLines, scanBytes, type ChainPoint, typ
 import { withLock, type Lease } from './lock.js';
 import { waitForWriter } from './lock-holder.js';
 import { holdsNoSession, placeNewLog, readFrom, readLogBytes } from './log-path.js';
-import { assertExpected, continues, LogError, type Batch, type EventStore, type Expected } from './types.js';
+import { assertExpected, continues, LogError, type Batch, type EventStore, type Expected, type Resumed } from './types.js';
 
 export const LOG_FILE = 'events.jsonl';
+
+/**
+ * A checkpoint is rewritten once the log past it reaches a quarter of the
+ * checkpoint's own size (reads then never fold more than that), and never
+ * for less than this: a small log replays faster than a checkpoint pays.
+ */
+export const CHECKPOINT_MIN_TAIL_BYTES = 64 * 1024;
 
 /** How far this object has read the file and found it good: the next append goes after `end`. */
 interface Known {
@@ -33,6 +41,8 @@ export class FileLog implements EventStore {
   #known: Known | null = null;
   /** Every event by id, built only when an id is first looked up (a request that carries one), then kept up to date. */
   #ids: IdIndex | null = null;
+  /** Where the checkpoint this object loaded or wrote ends in the log, and its body's size; null: none. */
+  #checkpoint: { end: number; bodyBytes: number } | null = null;
 
   constructor(readonly dir: string) {
     this.location = join(dir, LOG_FILE);
@@ -54,6 +64,45 @@ export class FileLog implements EventStore {
     if (scan.fault) throw new LogError(faultMessage(this.location, scan));
     // seq runs 1, 2, 3… with no gap, so the events after version `from` start at index `from`.
     return from === 0 ? scan.events : scan.events.slice(from);
+  }
+
+  resume(format: string): Resumed {
+    const found = readCheckpoint(this.dir, format);
+    if (found !== null) {
+      const { key, body, bodyBytes } = found;
+      const from = key.end - key.lineBytes - (key.end > key.lineBytes ? 1 : 0);
+      const bytes = this.exists() ? readFrom(this.location, from) : null;
+      const after = bytes === null ? -1 : keyLineEnd(bytes, key);
+      if (bytes !== null && after !== -1) {
+        const point: ChainPoint = { seq: key.seq, sum: key.sum, sealed: true };
+        const tail = bytes.subarray(after);
+        const scan = scanBytes(tail, point, key.end);
+        // A bad line past the checkpoint is read as a whole read finds it (waiting out a writer, naming the line).
+        if (!scan.fault) {
+          const lastLine = scan.goodBytes > 0 ? tail.subarray(scan.goodBytes - scan.lastLineBytes, scan.goodBytes) : bytes.subarray(after - key.lineBytes, after);
+          this.#known = { end: key.end + scan.goodBytes, point: scan.goodBytes > 0 ? scan.end : point, lastLine: Buffer.from(lastLine) };
+          this.#checkpoint = { end: key.end, bodyBytes };
+          return { checkpoint: { seq: key.seq, body }, events: scan.events };
+        }
+      }
+    }
+    this.#checkpoint = null;
+    return { checkpoint: null, events: this.read() };
+  }
+
+  saveCheckpoint(format: string, seq: number, body: string): void {
+    const known = this.#known;
+    // Only a line with a written checksum can key a checkpoint (a log of version 1 lines alone has none).
+    if (known === null || known.point.seq !== seq || seq === 0 || !known.point.sealed) return;
+    const key = { format, seq, end: known.end, lineBytes: known.lastLine.length, sum: known.point.sum };
+    const bodyBytes = writeCheckpoint(this.dir, key, body);
+    if (bodyBytes !== null) this.#checkpoint = { end: known.end, bodyBytes };
+  }
+
+  checkpointDue(): boolean {
+    if (this.#known === null) return false;
+    const past = this.#known.end - (this.#checkpoint?.end ?? 0);
+    return past >= CHECKPOINT_MIN_TAIL_BYTES && past * 4 >= (this.#checkpoint?.bodyBytes ?? 0);
   }
 
   byId(id: string): GapflowEvent | undefined {
@@ -119,6 +168,9 @@ export class FileLog implements EventStore {
       rmSync(aside, { force: true });
     }
     fsyncFolder(this.dir);
+    // A checkpoint left by a session that lived here before is no cache of this one (its key would not match anyway).
+    removeCheckpoint(this.dir);
+    this.#checkpoint = null;
     this.#known = { end: bytes.length, point: { seq: events.at(-1)?.seq ?? 0, sum, sealed: true }, lastLine: Buffer.from(lines.at(-1) ?? '', 'utf8') };
   }
 

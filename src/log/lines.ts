@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
-import { formatIssue, GapflowEvent, upcast, versionProblem } from '../../events/index.js';
+import { EVENT_VERSION, formatIssue, GapflowEvent, upcast, versionProblem } from '../../events/index.js';
 import { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
+import { readAsWritten } from './trusted.js';
 import { LogError } from './types.js';
 
 /*
@@ -14,9 +15,20 @@ import { LogError } from './types.js';
  * has no key.
  */
 
-const SUM = /,"sum":"([0-9a-f]{16})"\}$/;
 /** `,"sum":"` + 16 digits + `"}`. */
 const SUM_SUFFIX_LENGTH = 26;
+const SUM_PREFIX = ',"sum":"';
+
+/**
+ * The checksum a line ends with, as written (`…,"sum":"<16 characters>"}`),
+ * or null. Whether they are the right 16 hex digits is for the caller to
+ * find, by comparing them with the sum it computes.
+ */
+export function storedSum(line: string): string | null {
+  const at = line.length - SUM_SUFFIX_LENGTH;
+  if (at < 0 || !line.startsWith(SUM_PREFIX, at) || !line.endsWith('"}')) return null;
+  return line.slice(at + SUM_PREFIX.length, -2);
+}
 
 /** The chained checksum of a line's content (its JSON without `sum`). */
 export function chainSum(previous: string, content: string): string {
@@ -87,7 +99,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * (bytes, JSON, version, seq, schema, checksum), but whether a last line is
  * torn depends only on whether its bytes are as sealed.
  */
-export function scanBytes(bytes: Uint8Array, from: ChainPoint = CHAIN_START, startOffset = 0): Scan {
+export function scanBytes(bytes: Uint8Array, from: ChainPoint = CHAIN_START, startOffset = 0, depth: ScanDepth = 'sealed'): Scan {
   if (bytes.length > MAX_LOG_BYTES) {
     throw new LogError(`the log is ${formatBytes(bytes.length)}, over the ${formatBytes(MAX_LOG_BYTES)} limit this gapflow reads`);
   }
@@ -95,13 +107,14 @@ export function scanBytes(bytes: Uint8Array, from: ChainPoint = CHAIN_START, sta
   try {
     text = utf8.decode(bytes);
   } catch {
-    return scanUntilBadUtf8(bytes, from, startOffset);
+    return scanUntilBadUtf8(bytes, from, startOffset, depth);
   }
-  return scanText(text, from, startOffset, (line) => Buffer.byteLength(line, 'utf8'));
+  // All ASCII (as gapflow's own lines mostly are): a line's bytes are its characters, no need to count them.
+  return scanText(text, from, startOffset, depth, text.length === bytes.length);
 }
 
 /** Slow path, only for a log with invalid UTF-8: finds the line that holds it. */
-function scanUntilBadUtf8(bytes: Uint8Array, from: ChainPoint, startOffset: number): Scan {
+function scanUntilBadUtf8(bytes: Uint8Array, from: ChainPoint, startOffset: number, depth: ScanDepth): Scan {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   let start = 0;
   let goodText = '';
@@ -115,7 +128,7 @@ function scanUntilBadUtf8(bytes: Uint8Array, from: ChainPoint, startOffset: numb
     }
     start = stop;
   }
-  const scan = scanText(goodText, from, startOffset, (line) => Buffer.byteLength(line, 'utf8'));
+  const scan = scanText(goodText, from, startOffset, depth);
   if (scan.fault) return scan;
   const line = scan.end.seq + 1;
   const isLast = buffer.indexOf(0x0a, start) === -1 || buffer.indexOf(0x0a, start) === buffer.length - 1;
@@ -126,7 +139,7 @@ function scanUntilBadUtf8(bytes: Uint8Array, from: ChainPoint, startOffset: numb
   };
 }
 
-function scanText(text: string, from: ChainPoint, startOffset: number, byteLength: (line: string) => number): Scan {
+function scanText(text: string, from: ChainPoint, startOffset: number, depth: ScanDepth, ascii = false): Scan {
   const events: GapflowEvent[] = [];
   let point = from;
   let offset = startOffset;
@@ -145,8 +158,8 @@ function scanText(text: string, from: ChainPoint, startOffset: number, byteLengt
     const line = newline === -1 ? text.slice(start) : text.slice(start, newline);
     const isLast = newline === -1 || newline === text.length - 1;
     const lineNumber = point.seq + 1;
-    const checked = validateLine(line, point);
-    const bytes = byteLength(line) + 1;
+    const checked = validateLine(line, point, depth);
+    const bytes = (ascii ? line.length : Buffer.byteLength(line, 'utf8')) + 1;
     if (newline === -1) {
       const reason = checked.fault ? `the line has no newline at its end (${checked.fault})` : "the line has no newline at its end";
       return done({ line: lineNumber, offset, reason, unsealed: true }, true);
@@ -171,7 +184,7 @@ type Checked =
   | { fault: string; sealed: boolean; readable: boolean };
 
 /** Judges one line (without its newline) against the point before it. */
-function validateLine(line: string, before: ChainPoint): Checked {
+function validateLine(line: string, before: ChainPoint, depth: ScanDepth): Checked {
   const expectedSeq = before.seq + 1;
   // A line longer in UTF-16 units than the byte limit is surely over it; only a line near the limit is measured in bytes.
   if (line.length > MAX_LINE_BYTES || (line.length * 3 > MAX_LINE_BYTES && Buffer.byteLength(line) > MAX_LINE_BYTES)) {
@@ -186,10 +199,10 @@ function validateLine(line: string, before: ChainPoint): Checked {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) return { fault: 'not a JSON object', sealed: false, readable: false };
   const stored = json as Record<string, unknown>;
   const hasSum = 'sum' in stored;
-  const match = hasSum ? SUM.exec(line) : null;
-  const content = match ? `${line.slice(0, -SUM_SUFFIX_LENGTH)}}` : line;
+  const written = hasSum ? storedSum(line) : null;
+  const content = written !== null ? `${line.slice(0, -SUM_SUFFIX_LENGTH)}}` : line;
   const sum = chainSum(before.sum, content);
-  const sealed = match !== null ? match[1] === sum && stored.sum === sum : !before.sealed && stored.v === 1;
+  const sealed = written !== null ? written === sum && stored.sum === sum : !before.sealed && stored.v === 1;
   const problem = versionProblem(stored.v);
   if (problem) return { fault: problem, sealed, readable: true };
   if (stored.seq !== expectedSeq) {
@@ -198,6 +211,9 @@ function validateLine(line: string, before: ChainPoint): Checked {
   }
   if (stored.v !== 1 && !hasSum) return { fault: 'no checksum ("sum"): every line since version 2 carries one', sealed: false, readable: true };
   if (stored.v === 1 && hasSum) return { fault: 'a version 1 line with a checksum (version 1 lines have none)', sealed: false, readable: true };
+  // A sealed line of this version was checked against this schema when gapflow wrote it: looked at, not parsed again.
+  const trusted = depth === 'sealed' && sealed && stored.v === EVENT_VERSION ? readAsWritten(stored) : null;
+  if (trusted !== null) return { fault: null, event: trusted, sum, hasSum, sealed: true };
   const { sum: _sum, ...unsealed } = stored;
   const parsed = GapflowEvent.safeParse(upcast(unsealed));
   if (!parsed.success) {
@@ -211,6 +227,15 @@ function validateLine(line: string, before: ChainPoint): Checked {
   if (!sealed) return { fault: 'checksum mismatch: this line, or one before it, was edited, dropped, repeated or moved', sealed: false, readable: true };
   return { fault: null, event: parsed.data, sum, hasSum, sealed: true };
 }
+
+/**
+ * How deep a scan looks at each line. `sealed` (reads): a line of the
+ * current version whose checksum holds was checked against the schema when
+ * gapflow wrote it, so it gets a quick look (trusted.ts), not a parse; older
+ * lines are parsed and upcast. `schema` (`verify`, `repair`): every line is parsed
+ * against today's schema, whatever its checksum says.
+ */
+export type ScanDepth = 'sealed' | 'schema';
 
 /** The message for a scan's fault, naming the file and line. */
 export function faultMessage(where: string, scan: Scan): string {

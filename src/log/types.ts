@@ -53,6 +53,21 @@ export interface EventStore {
   read(from?: number): GapflowEvent[];
   /** Starts the stream with its first events; refuses if one exists. */
   create(events: readonly GapflowEvent[]): void;
+  /**
+   * Where a reader starts: the latest checkpoint of `format` that still
+   * matches the stream (its body, and the seq it covers), with the events
+   * after it; or, when none matches, no checkpoint and every event. Throws
+   * LogError as `read` does for a bad line after the checkpoint.
+   */
+  resume(format: string): Resumed;
+  /**
+   * Keeps `body` as the checkpoint of `format` for the stream as this store
+   * last saw it end, at `seq` (a store that has seen it end elsewhere keeps
+   * nothing). Best effort: it never throws for storage it cannot write.
+   */
+  saveCheckpoint(format: string, seq: number, body: string): void;
+  /** Whether enough of the stream lies after the last checkpoint that writing a new one pays. */
+  checkpointDue(): boolean;
   /** The stream's event with this id, if any (for idempotent retries). */
   byId(id: string): GapflowEvent | undefined;
   /**
@@ -71,6 +86,13 @@ export interface EventStore {
    * or another, as they come, until the returned function is called.
    */
   follow(from: number, listener: (events: readonly GapflowEvent[]) => void, options?: { intervalMs?: number }): () => void;
+}
+
+/** Where a reader starts (`EventStore.resume`). */
+export interface Resumed {
+  checkpoint: { seq: number; body: string } | null;
+  /** The events after the checkpoint (all of them, without one). */
+  events: GapflowEvent[];
 }
 
 /** The version a write expects the stream to end at, or how to work it out from the version it ends at. */

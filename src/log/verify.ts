@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { GapflowEvent } from '../../events/index.js';
 import { fsyncFolder, writeNewFile } from './durable.js';
 import { LOG_FILE } from './file-log.js';
-import { faultMessage, scanBytes, type LineFault, type Scan } from './lines.js';
+import { CHAIN_START, faultMessage, scanBytes, type LineFault, type Scan } from './lines.js';
 import { withLock } from './lock.js';
 import { waitForWriter } from './lock-holder.js';
 import { readLogBytes } from './log-path.js';
@@ -44,7 +44,7 @@ export function inspectLog(dir: string): LogInspection {
 
 function inspectOnce(location: string, dir: string): { scan: Scan; bytes: number } {
   const bytes = readLogBytes(location, dir);
-  return { scan: scanBytes(bytes), bytes: bytes.length };
+  return { scan: scanBytes(bytes, CHAIN_START, 0, 'schema'), bytes: bytes.length };
 }
 
 export interface RepairReport {
@@ -71,7 +71,7 @@ export function repairLog(dir: string): RepairReport {
       fsyncFolder(dir);
       return { location, cut: { line: 1, reason: 'an empty file, no session', bytes: 0, backup: null }, events: 0 };
     }
-    const scan = scanBytes(bytes);
+    const scan = scanBytes(bytes, CHAIN_START, 0, 'schema');
     if (!scan.fault) return { location, cut: null, events: scan.events.length };
     if (!scan.torn) {
       throw new LogError(

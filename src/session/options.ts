@@ -11,4 +11,10 @@ export interface SessionOptions {
    * On open it replays the log's recorded machine events; then it listens.
    */
   inspect?: InspectOption;
+  /**
+   * Keep a checkpoint of the view beside a file log (default true), so an
+   * open reads the checkpoint and only the lines after it. False: every
+   * open replays the whole log, and no checkpoint is written.
+   */
+  checkpoints?: boolean;
 }

@@ -1,6 +1,7 @@
 import type { GapflowEvent, SettledEvent } from '../../events/index.js';
-import { auditHistory, fold, settle, type Finding, type SessionView } from '../core/index.js';
-import { inspectLog, LogError, type LogInspection } from '../log/index.js';
+import { auditHistory, decodeView, fold, settle, VIEW_FORMAT, type Finding, type SessionView } from '../core/index.js';
+import { inspectLog, LogError, type EventStore, type LogInspection } from '../log/index.js';
+import { catchUp } from './writes.js';
 
 /** What a reader says of an empty log: which holds no session, and both ways out. */
 function emptyLog(where: string): string {
@@ -25,6 +26,20 @@ export function replay(
     if (settled) observe?.(view, settled);
     return settled;
   });
+}
+
+/**
+ * The view a store holds, read from its checkpoint and the events after it
+ * (a replay of every event when it has none that matches, or one that does
+ * not decode). `fresh`: no checkpoint was used, so one is worth writing.
+ */
+export function resumeView(store: EventStore): { view: SessionView; fresh: boolean } {
+  const { checkpoint, events } = store.resume(VIEW_FORMAT);
+  const base = checkpoint === null ? null : decodeView(checkpoint.body);
+  if (base !== null && base.lastSeq === checkpoint?.seq) {
+    return { view: events.length > 0 ? catchUp(base, events).view : base, fresh: false };
+  }
+  return { view: replay(checkpoint === null ? events : store.read(), store.location), fresh: checkpoint !== null };
 }
 
 /**

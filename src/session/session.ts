@@ -1,9 +1,9 @@
 import type { DecisionKind, EventBodyInput, GapState, SessionSettings, Severity } from '../../events/index.js';
-import { initialView, type SessionView } from '../core/index.js';
+import { encodeView, initialView, VIEW_FORMAT, type SessionView } from '../core/index.js';
 import type { EventStore } from '../log/index.js';
 import { LiveActor, type ConvergenceActor } from './live.js';
 import type { SessionOptions } from './options.js';
-import { replay } from './replay.js';
+import { replay, resumeView } from './replay.js';
 import * as body from './request-bodies.js';
 import type { BatchRequest, RequestNamer, WriteOptions } from './requests.js';
 import { stamper, type Stamp } from './stamp.js';
@@ -22,12 +22,14 @@ export class Session {
   readonly #feed: ViewFeed;
   readonly #stamp: Stamp;
   readonly #live: LiveActor | null;
+  readonly #checkpoints: boolean;
 
   private constructor(log: EventStore, view: SessionView, options: SessionOptions, live: LiveActor | null) {
     this.log = log;
     this.#feed = new ViewFeed(view);
     this.#stamp = stamper(options);
     this.#live = live;
+    this.#checkpoints = options.checkpoints ?? true;
     live?.sync(view);
     if (live) this.subscribe((update) => live.hear(update));
   }
@@ -50,11 +52,22 @@ export class Session {
     return Session.init(store, settings, options, write).session;
   }
 
-  /** Opens the session stored in `store`, replaying every event (into the live actor too, when inspected). */
+  /**
+   * Opens the session stored in `store`: from its checkpoint and the events
+   * after it, or, with none that matches, by replaying every event (then it
+   * writes one, when the log is long enough for one to pay). Inspected, it
+   * replays every event into the live actor.
+   */
   static open(store: EventStore, options: SessionOptions = {}): Session {
     const live = options.inspect ? new LiveActor(options.inspect) : null;
-    const view = replay(store.read(), store.location, live ? (before, event) => live.feed(before, event) : undefined);
-    return new Session(store, view, options, live);
+    if (live || options.checkpoints === false) {
+      const view = replay(store.read(), store.location, live ? (before, event) => live.feed(before, event) : undefined);
+      return new Session(store, view, options, live);
+    }
+    const { view, fresh } = resumeView(store);
+    const session = new Session(store, view, options, live);
+    session.#checkpoint(fresh);
+    return session;
   }
 
   get view(): SessionView {
@@ -92,7 +105,13 @@ export class Session {
       return decideBatch(this.view, requests, where, this.log, this.#stamp);
     });
     if (done.appended.length > 0) this.#feed.publish({ events: done.appended, view: done.view });
+    this.#checkpoint(false);
     return { groups: done.groups, appended: done.appended };
+  }
+
+  /** Writes a checkpoint of the view as it stands when the store says one is due (or `now`). */
+  #checkpoint(now: boolean): void {
+    if (this.#checkpoints && (now || this.log.checkpointDue())) this.log.saveCheckpoint(VIEW_FORMAT, this.view.lastSeq, encodeView(this.view));
   }
 
   /**

@@ -3,7 +3,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { LogError, Refusal, replay, type GapflowEvent, type GapState, type Session, type SessionSettings, type SessionView, type Severity } from '../../src/index.js';
 import { parseLines, formatLines } from '../../src/log/index.js';
 import { renderStatus } from '../../src/render/index.js';
-import { toStateJson } from '../../src/core/index.js';
+import { decodeView, encodeView, toStateJson } from '../../src/core/index.js';
+import { renderPrompt } from '../../src/render/index.js';
+import { catchUp } from '../../src/session/writes.js';
 import { WEIGHT } from '../support.js';
 import { applyCommand, FACTOR, invalidCommands, isClosed, play, scriptArb, seen, settingsArb, tally, type Model, type Played } from './model.js';
 
@@ -61,6 +63,25 @@ describe('property: random valid sessions', () => {
         tally(played);
       }),
       { numRuns: 200 },
+    );
+  }, TIMEOUT);
+
+  it('a checkpoint of any prefix, read back and caught up with the rest of the log, is the view a replay builds', () => {
+    fc.assert(
+      fc.property(sessions, fc.double({ min: 0, max: 1, noNaN: true }), ([settings, script], where) => {
+        const { session: s } = play(settings, script);
+        const events = s.log.read();
+        const cut = Math.max(1, Math.round(where * events.length));
+        const checkpoint = decodeView(encodeView(replay(events.slice(0, cut))));
+        expect(checkpoint).not.toBeNull();
+        const resumed = cut < events.length ? catchUp(checkpoint!, events.slice(cut)).view : checkpoint!;
+        // toEqual, not toStrictEqual: JSON keeps no undefined field, and none of them shows.
+        expect(resumed).toEqual(s.view);
+        expect(renderStatus(resumed)).toBe(renderStatus(s.view));
+        expect(renderPrompt(resumed)).toBe(renderPrompt(s.view));
+        expect(JSON.stringify(toStateJson(resumed))).toBe(JSON.stringify(toStateJson(s.view)));
+      }),
+      { numRuns: 150 },
     );
   }, TIMEOUT);
 

@@ -1,0 +1,141 @@
+import { hash, randomBytes } from 'node:crypto';
+import { closeSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { SHARED_FILE_MODE, writeAll } from './durable.js';
+import { storedSum } from './lines.js';
+import { isCode } from './types.js';
+
+/*
+ * A checkpoint: a snapshot of what a reader builds from the log (the
+ * session's view), kept beside it so a read loads it and folds only the
+ * lines after it. The file is one header line, then the body:
+ *   {"checkpoint":1,"format":"view-1","seq":812,"end":190331,"lineBytes":231,"sum":"…","bodyBytes":…,"bodySum":"…"}
+ *   <body>
+ * The header keys it to the last log line it covers: its seq, where it ends
+ * (`end`, a byte offset), its length and its checksum. A reader trusts the
+ * body only when that line is still there, byte for byte where it was, and
+ * the body is whole (its length and sha256); anything else (an edited, stale
+ * or foreign checkpoint, a log repaired or replaced under it, another build's
+ * format) is ignored, and the reader replays the log and writes a new one.
+ * Losing it loses nothing: it is a cache, written whole by rename and never
+ * fsynced, and `verify` never reads it.
+ */
+
+export const CHECKPOINT_FILE = 'checkpoint.json';
+const HEADER_VERSION = 1;
+
+/** What a checkpoint's header says of the log line it covers last. */
+export interface CheckpointKey {
+  /** The body's format (who wrote it and how to read it back). */
+  format: string;
+  seq: number;
+  /** The byte offset just after that line. */
+  end: number;
+  /** That line's length in bytes, newline included. */
+  lineBytes: number;
+  /** That line's checksum. */
+  sum: string;
+}
+
+/** A checkpoint as read from disk: its key and its body, whole. */
+export interface StoredCheckpoint {
+  key: CheckpointKey;
+  body: string;
+  bodyBytes: number;
+}
+
+interface Header extends CheckpointKey {
+  checkpoint: number;
+  bodyBytes: number;
+  bodySum: string;
+}
+
+function bodySum(body: string): string {
+  return hash('sha256', body, 'hex').slice(0, 32);
+}
+
+/** The checkpoint of `format` in `dir`, if there is one whose body is whole; null otherwise (never throws for its contents). */
+export function readCheckpoint(dir: string, format: string): StoredCheckpoint | null {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(join(dir, CHECKPOINT_FILE));
+  } catch (error) {
+    if (isCode(error, 'ENOENT') || isCode(error, 'EISDIR') || isCode(error, 'EACCES')) return null;
+    throw error;
+  }
+  const newline = bytes.indexOf(0x0a);
+  if (newline === -1) return null;
+  const header = parseHeader(bytes.subarray(0, newline).toString('utf8'));
+  if (header === null || header.format !== format) return null;
+  const bodyBytes = bytes.length - newline - 1;
+  if (bodyBytes !== header.bodyBytes) return null;
+  const body = bytes.subarray(newline + 1).toString('utf8');
+  if (bodySum(body) !== header.bodySum) return null;
+  const { seq, end, lineBytes, sum } = header;
+  return { key: { format, seq, end, lineBytes, sum }, body, bodyBytes };
+}
+
+function parseHeader(text: string): Header | null {
+  let header: unknown;
+  try {
+    header = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof header !== 'object' || header === null) return null;
+  const h = header as Record<string, unknown>;
+  const counts = [h.seq, h.end, h.lineBytes, h.bodyBytes].every((n) => Number.isSafeInteger(n) && (n as number) >= 0);
+  const ok = h.checkpoint === HEADER_VERSION && typeof h.format === 'string' && counts && typeof h.sum === 'string' && typeof h.bodySum === 'string';
+  return ok && (h.seq as number) > 0 && (h.lineBytes as number) > 0 && (h.end as number) >= (h.lineBytes as number) ? (h as unknown as Header) : null;
+}
+
+/**
+ * Whether `bytes` (read from the log at `key.end - key.lineBytes - 1`, or
+ * from 0 for a key on the first line) start with the line the key names:
+ * after a newline, that long, ending in a newline, with that seq and that
+ * checksum. Returns where the line after it starts in `bytes`, or -1.
+ */
+export function keyLineEnd(bytes: Buffer, key: CheckpointKey): number {
+  const lead = key.end > key.lineBytes ? 1 : 0;
+  const end = lead + key.lineBytes;
+  if (bytes.length < end || (lead === 1 && bytes[0] !== 0x0a) || bytes[end - 1] !== 0x0a) return -1;
+  const line = bytes.subarray(lead, end - 1).toString('utf8');
+  if (storedSum(line) !== key.sum) return -1;
+  let seq: unknown;
+  try {
+    seq = (JSON.parse(line) as { seq?: unknown }).seq;
+  } catch {
+    return -1;
+  }
+  return seq === key.seq ? end : -1;
+}
+
+/**
+ * Writes a checkpoint whole (a temp file renamed over the old one), best
+ * effort: a folder that cannot take it (read-only, full) leaves reads as
+ * they were, so nothing here throws for the file system.
+ */
+export function writeCheckpoint(dir: string, key: CheckpointKey, body: string): number | null {
+  const bodyBytes = Buffer.byteLength(body, 'utf8');
+  const header: Header = { checkpoint: HEADER_VERSION, ...key, bodyBytes, bodySum: bodySum(body) };
+  const path = join(dir, CHECKPOINT_FILE);
+  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    const fd = openSync(temp, 'wx', SHARED_FILE_MODE);
+    try {
+      writeAll(fd, Buffer.from(`${JSON.stringify(header)}\n${body}`, 'utf8'));
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, path);
+    return bodyBytes;
+  } catch {
+    rmSync(temp, { force: true });
+    return null;
+  }
+}
+
+/** Removes the checkpoint (a new session starting in the folder of an old one). */
+export function removeCheckpoint(dir: string): void {
+  rmSync(join(dir, CHECKPOINT_FILE), { force: true });
+}

@@ -1,0 +1,267 @@
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createFileSession, openFileSession, type Session } from '../../src/index.js';
+import { toStateJson } from '../../src/core/index.js';
+import { renderPrompt, renderStatus } from '../../src/render/index.js';
+import { CHECKPOINT_FILE, CHECKPOINT_MIN_TAIL_BYTES } from '../../src/log/index.js';
+import { verifyFileSession } from '../../src/session/index.js';
+import { runCli } from '../cli/helpers.js';
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'gapflow-checkpoint-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fixed clock and counting ids, so two sessions played alike write the same bytes. */
+function options() {
+  let tick = 0;
+  return { clock: () => new Date(Date.UTC(2026, 0, 12, 9, 0, 0, tick++)), newId: () => `e${tick}` };
+}
+
+/**
+ * Plays `rounds` rounds of a session with every kind of move: gaps opened,
+ * worked on, blocked, resolved, re-graded, a pause and a resume, so the
+ * view holds gaps, rounds, history and decisions.
+ */
+function play(session: Session, rounds: number, from = 0): void {
+  for (let r = from; r < from + rounds; r++) {
+    if (!session.view.roundOpen) session.startRound();
+    session.openGap(`G-${r}-a`, 'HIGH', { title: `first of round ${r}` });
+    session.openGap(`G-${r}-b`, 'LOW', { title: `second of round ${r}` });
+    session.openGap(`G-${r}-c`, 'MEDIUM', { title: `third of round ${r}` });
+    session.moveGap(`G-${r}-a`, 'IN_PROGRESS');
+    session.moveGap(`G-${r}-b`, 'IN_PROGRESS');
+    session.moveGap(`G-${r}-b`, 'BLOCKED', { reason: 'waits on a', blockedBy: `G-${r}-a` });
+    if (r > from) {
+      session.moveGap(`G-${r - 1}-a`, 'RESOLVED');
+      session.moveGap(`G-${r - 1}-b`, 'RESOLVED');
+      session.moveGap(`G-${r - 1}-c`, 'RESOLVED');
+      session.changeSeverity(`G-${r}-c`, 'LOW');
+    }
+    session.closeRound();
+    if (session.view.machine.state === 'DIVERGENCE_WARNING') session.makeDecision('accept_complexity');
+    if (r % 7 === 3 && session.view.machine.state !== 'COMPLETE') {
+      session.makeDecision('pause');
+      session.makeDecision('resume');
+    }
+  }
+}
+
+/** A session whose log is well past the size that earns a checkpoint. */
+function longSession(dir: string, rounds = 60): Session {
+  const session = createFileSession(dir, { maxRounds: 10_000, stallThreshold: 50 }, options());
+  play(session, rounds);
+  return session;
+}
+
+/** Everything a reader shows of a session. */
+function outputs(session: Session) {
+  const { view } = session;
+  return { state: JSON.stringify(toStateJson(view)), status: renderStatus(view), prompt: renderPrompt(view), seq: view.lastSeq };
+}
+
+/** What a replay of every line shows, with no checkpoint read or written. */
+function replayed(dir: string) {
+  return outputs(openFileSession(dir, { checkpoints: false }));
+}
+
+const checkpointPath = (dir: string) => join(dir, CHECKPOINT_FILE);
+const logPath = (dir: string) => join(dir, 'events.jsonl');
+
+describe('checkpoints', { timeout: 60_000 }, () => {
+  it('a long log gets one on open, and reading from it shows what a full replay shows', () => {
+    const dir = tempDir();
+    longSession(dir);
+    expect(statSync(logPath(dir)).size).toBeGreaterThan(CHECKPOINT_MIN_TAIL_BYTES);
+    rmSync(checkpointPath(dir), { force: true });
+    const cold = openFileSession(dir);
+    expect(existsSync(checkpointPath(dir))).toBe(true);
+    const warm = openFileSession(dir);
+    expect(outputs(warm)).toEqual(outputs(cold));
+    expect(outputs(warm)).toEqual(replayed(dir));
+  });
+
+  it('a short log gets none: replaying it is cheaper than a checkpoint', () => {
+    const dir = tempDir();
+    longSession(dir, 3);
+    openFileSession(dir);
+    expect(existsSync(checkpointPath(dir))).toBe(false);
+  });
+
+  it('with checkpoints off, nothing is written beside the log', () => {
+    const dir = tempDir();
+    longSession(dir);
+    rmSync(checkpointPath(dir), { force: true });
+    const session = openFileSession(dir, { checkpoints: false });
+    play(session, 40, 1000);
+    expect(existsSync(checkpointPath(dir))).toBe(false);
+  });
+
+  it('the lines after a checkpoint are folded on top of it, and writes go on from there', () => {
+    const dir = tempDir();
+    longSession(dir);
+    openFileSession(dir);
+    const covered = JSON.parse(readFileSync(checkpointPath(dir), 'utf8').split('\n', 1)[0]!) as { seq: number };
+    const writer = openFileSession(dir);
+    play(writer, 5, 500);
+    expect(writer.view.lastSeq).toBeGreaterThan(covered.seq);
+    expect(outputs(openFileSession(dir))).toEqual(replayed(dir));
+    expect(outputs(writer)).toEqual(replayed(dir));
+  });
+
+  it('writers keep it fresh: once the log past it reaches a quarter of its size, the next write rewrites it', () => {
+    const dir = tempDir();
+    const session = longSession(dir);
+    const first = JSON.parse(readFileSync(checkpointPath(dir), 'utf8').split('\n', 1)[0]!) as { seq: number; bodyBytes: number; end: number };
+    play(session, 80, 2000);
+    const later = JSON.parse(readFileSync(checkpointPath(dir), 'utf8').split('\n', 1)[0]!) as { seq: number; end: number };
+    expect(later.seq).toBeGreaterThan(first.seq);
+    // Never more than a quarter of the checkpoint (or the minimum) is left for a reader to fold.
+    const past = statSync(logPath(dir)).size - later.end;
+    expect(past).toBeLessThan(Math.max(CHECKPOINT_MIN_TAIL_BYTES, statSync(checkpointPath(dir)).size / 4) + 4096);
+    expect(outputs(openFileSession(dir))).toEqual(replayed(dir));
+  });
+
+  describe('one that does not match is ignored and rebuilt, with the same output', () => {
+    const cases: [string, (dir: string) => void][] = [
+      [
+        'an edited body (a figure changed)',
+        (dir) => {
+          const text = readFileSync(checkpointPath(dir), 'utf8');
+          writeFileSync(checkpointPath(dir), text.replace('"weighted":', '"weighted":1'));
+        },
+      ],
+      ['a body cut short', (dir) => truncateSync(checkpointPath(dir), statSync(checkpointPath(dir)).size - 10)],
+      ['an empty file', (dir) => writeFileSync(checkpointPath(dir), '')],
+      ['not JSON at all', (dir) => writeFileSync(checkpointPath(dir), 'garbage\n{}')],
+      [
+        "another build's format",
+        (dir) => {
+          const text = readFileSync(checkpointPath(dir), 'utf8');
+          writeFileSync(checkpointPath(dir), text.replace(/"format":"[^"]*"/, '"format":"view-0"'));
+        },
+      ],
+      [
+        'a key naming a line that is not there (seq moved)',
+        (dir) => {
+          const text = readFileSync(checkpointPath(dir), 'utf8');
+          writeFileSync(checkpointPath(dir), text.replace(/"seq":(\d+)/, (_, seq: string) => `"seq":${Number(seq) - 1}`));
+        },
+      ],
+      [
+        "another session's checkpoint (same shape, another log)",
+        (dir) => {
+          const other = tempDir();
+          const session = createFileSession(other, { maxRounds: 10_000, stallThreshold: 50 });
+          play(session, 60);
+          openFileSession(other);
+          copyFileSync(checkpointPath(other), checkpointPath(dir));
+        },
+      ],
+      [
+        'a log cut back to before the line it covers (a restore from a copy)',
+        (dir) => {
+          const { seq } = JSON.parse(readFileSync(checkpointPath(dir), 'utf8').split('\n', 1)[0]!) as { seq: number };
+          const lines = readFileSync(logPath(dir), 'utf8').split('\n');
+          writeFileSync(logPath(dir), `${lines.slice(0, seq - 5).join('\n')}\n`);
+        },
+      ],
+    ];
+    for (const [name, spoil] of cases) {
+      it(name, () => {
+        const dir = tempDir();
+        longSession(dir);
+        openFileSession(dir);
+        spoil(dir);
+        const expected = replayed(dir);
+        const read = openFileSession(dir);
+        expect(outputs(read)).toEqual(expected);
+        // Rebuilt: a new one covers the log's last line, and reading from it shows the same.
+        const header = JSON.parse(readFileSync(checkpointPath(dir), 'utf8').split('\n', 1)[0]!) as { seq: number; end: number };
+        expect(header.seq).toBe(expected.seq);
+        expect(header.end).toBe(statSync(logPath(dir)).size);
+        expect(outputs(openFileSession(dir))).toEqual(expected);
+      });
+    }
+  });
+
+  it('a stale one (an earlier line) is used, and the rest of the log is folded onto it', () => {
+    const dir = tempDir();
+    const session = longSession(dir);
+    openFileSession(dir);
+    const old = readFileSync(checkpointPath(dir));
+    play(session, 3, 700);
+    writeFileSync(checkpointPath(dir), old);
+    expect(outputs(openFileSession(dir))).toEqual(replayed(dir));
+  });
+
+  it('a crash between the append and the checkpoint loses nothing: the appended events are read past the older checkpoint', () => {
+    const dir = tempDir();
+    const session = longSession(dir);
+    openFileSession(dir);
+    const beforeAppend = readFileSync(checkpointPath(dir));
+    const appended = session.openGap('LAST', 'CRITICAL', { title: 'after the checkpoint' }).events.at(-1);
+    // What a process killed after its fsync and before its checkpoint leaves: the new line, the old checkpoint and a half-written temp file.
+    writeFileSync(checkpointPath(dir), beforeAppend);
+    writeFileSync(`${checkpointPath(dir)}.0badc0ffee00.tmp`, beforeAppend.subarray(0, 100));
+    const read = openFileSession(dir);
+    expect(read.view.lastSeq).toBe(appended!.seq);
+    expect(read.view.gaps.get('LAST')?.severity).toBe('CRITICAL');
+    expect(outputs(read)).toEqual(replayed(dir));
+  });
+
+  it('never hides damage from verify: an edited line it covers is still found, since verify reads every line', () => {
+    const dir = tempDir();
+    longSession(dir);
+    openFileSession(dir);
+    const text = readFileSync(logPath(dir), 'utf8');
+    // Same length, so the checkpoint's key (offset and last line) still matches.
+    const edited = text.replace('first of round 7', 'FIRST of round 7');
+    expect(edited).not.toBe(text);
+    writeFileSync(logPath(dir), edited);
+    const found = verifyFileSession(dir);
+    expect(found.problem).toMatch(/line \d+: checksum mismatch/);
+    const cli = runCli(['verify', '--dir', dir], { cwd: dir });
+    expect(cli.code).not.toBe(0);
+    expect(cli.stderr + cli.stdout).toMatch(/checksum mismatch/);
+  });
+
+  it('a torn line after the checkpoint is reported as a full read reports it', () => {
+    const dir = tempDir();
+    const session = longSession(dir);
+    openFileSession(dir);
+    session.openGap('TORN', 'LOW');
+    const size = statSync(logPath(dir)).size;
+    truncateSync(logPath(dir), size - 5);
+    expect(() => openFileSession(dir)).toThrow(/line \d+: the line has no newline at its end.*torn last line/);
+    expect(() => openFileSession(dir, { checkpoints: false })).toThrow(/line \d+: the line has no newline at its end.*torn last line/);
+  });
+
+  it('a new session in the folder of an old one drops the old checkpoint', () => {
+    const dir = tempDir();
+    longSession(dir);
+    openFileSession(dir);
+    rmSync(logPath(dir));
+    createFileSession(dir);
+    expect(readdirSync(dir)).not.toContain(CHECKPOINT_FILE);
+  });
+
+  it('the CLI prints the same state with and without it', () => {
+    const dir = tempDir();
+    longSession(dir);
+    rmSync(checkpointPath(dir), { force: true });
+    const cold = runCli(['state', '--json', '--dir', dir], { cwd: dir });
+    expect(existsSync(checkpointPath(dir))).toBe(true);
+    const warm = runCli(['state', '--json', '--dir', dir], { cwd: dir });
+    expect(cold.code).toBe(0);
+    expect(warm).toEqual(cold);
+    expect(JSON.parse(warm.stdout)).toEqual(JSON.parse(replayed(dir).state));
+  });
+});
