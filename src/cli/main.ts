@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
-import { readStandardInput } from '../log/index.js';
-import { runBin } from './run.js';
+import { runBin } from './bin.js';
 
 /** The package's version, from the package.json above this file (bundled or not). */
 function version(): string | undefined {
@@ -41,7 +40,6 @@ const code = await runBin(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
   version,
-  stdin: (limit) => readStandardInput(limit),
 }, interrupted);
 process.exitCode = code;
 // A pipe takes 64 KiB at a time: the rest waits in this process until the reader takes it, so leave only
