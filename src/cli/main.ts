@@ -15,6 +15,11 @@ function version(): string | undefined {
   return undefined;
 }
 
+// One process, one call: zod's JIT (a `new Function` compiled per object schema on its first parse) costs
+// more than it saves when each schema parses a few lines, so the bin runs zod jitless. zod takes its config
+// from this global when it loads (the chunks below load it), so it is set before any of them.
+(globalThis as { __zod_globalConfig?: { jitless?: boolean } }).__zod_globalConfig = { jitless: true };
+
 // A reader that stops early (`gapflow status | head -1`) is not an error.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error: NodeJS.ErrnoException) => {
