@@ -1,3 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { COMMAND_LOADERS, COMMANDS, run, runBin, type CliIO } from '../../src/cli/index.js';
 import { Sandbox, type CliResult } from './helpers.js';
@@ -90,5 +94,31 @@ describe('the bin and run are one CLI', () => {
       const expected = viaRun(a, argv);
       expect(await viaBin(b, argv), argv.join(' ')).toEqual(expected);
     }
+  });
+});
+
+const BIN = fileURLToPath(new URL('../../dist/gapflow.js', import.meta.url));
+
+/** The files a module loads before it runs (its static imports, theirs, and so on), itself included. */
+function staticClosure(file: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  // `import{a}from"./x.js"` and `import"./x.js"`, not `import("./x.js")`, which loads only when a call asks for it.
+  for (const [, path] of readFileSync(file, 'utf8').matchAll(/\bimport\s*(?:\{[^}]*\}|\*\s*as\s+[\w$]+|[\w$]+)?\s*(?:from\s*)?"(\.{1,2}\/[^"]+)"/g)) {
+    staticClosure(resolve(dirname(file), path!), seen);
+  }
+  return seen;
+}
+
+describe('the bundled bin (npm run build)', () => {
+  it('loads a few kilobytes before it knows the command: no schema, statechart or renderer', () => {
+    const files = [...staticClosure(BIN)];
+    const bytes = files.reduce((sum, file) => sum + readFileSync(file).length, 0);
+    expect(bytes, files.join(', ')).toBeLessThan(10_000);
+  });
+
+  it('answers --version from that alone', { timeout: 30_000 }, () => {
+    const { version } = JSON.parse(readFileSync(join(dirname(BIN), '..', 'package.json'), 'utf8')) as { version: string };
+    expect(execFileSync(process.execPath, [BIN, '--version'], { encoding: 'utf8' })).toBe(`${version}\n`);
   });
 });
