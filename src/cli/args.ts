@@ -81,34 +81,3 @@ export function enumWord(value: string): string {
 export function list(value: string | undefined): string[] | undefined {
   return value === undefined ? undefined : value.split(',').map((s) => s.trim()).filter(Boolean);
 }
-
-/** Commands whose first word after the name is a verb (`gap open`, `round close`, `decide pause`). */
-const HAS_VERB = new Set(['gap', 'round', 'decide', 'hook', 'record']);
-
-/**
- * Global options may stand anywhere, also before the command or between it
- * and its verb (`gapflow --dir D gap open …`); those are moved behind the
- * verb, where the command's own parser reads them.
- */
-export function hoistGlobalOptions(argv: string[]): string[] {
-  const globals: string[] = [];
-  const words: string[] = [];
-  let i = 0;
-  const wanted = () => (words.length > 0 && HAS_VERB.has(words[0]!) ? 2 : 1);
-  while (i < argv.length && words.length < wanted()) {
-    const word = argv[i]!;
-    if (word === '--dir' && i + 1 < argv.length) {
-      globals.push(word, argv[i + 1]!);
-      i += 2;
-    } else if (word.startsWith('--dir=') || word === '--json') {
-      globals.push(word);
-      i += 1;
-    } else if (words.length === 1 && word.startsWith('-')) {
-      break; // an option where the verb should be: the command reports the missing verb
-    } else {
-      words.push(word);
-      i += 1;
-    }
-  }
-  return words.length === 0 ? [] : [...words, ...globals, ...argv.slice(i)];
-}

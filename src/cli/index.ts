@@ -1,3 +1,5 @@
-export { run, type CliIO } from './run.js';
+export { run, COMMANDS, type CliIO } from './run.js';
+export { runBin } from './bin.js';
+export { COMMAND_LOADERS } from './commands.js';
 export { HELP } from './help.js';
 export { writePolicyReports } from './policy-commands.js';

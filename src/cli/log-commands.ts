@@ -3,13 +3,7 @@ import { repairedLine, verifiedLines } from '../render/index.js';
 import { verifyFileSession } from '../session/index.js';
 import { parse } from './args.js';
 import { printJson, sessionDir, type Command } from './common.js';
-
-/** What `verify` throws after it has printed its finding: the exit code to give. */
-class Unverified extends Error {
-  constructor(readonly code: number) {
-    super('unverified');
-  }
-}
+import { Unverified } from './unverified.js';
 
 /**
  * `gapflow verify`: checks every line (bytes, JSON, version, seq, schema,
@@ -52,8 +46,3 @@ export const repair: Command = (argv, io) => {
   if (values.json) return printJson(io, report);
   io.stdout(repairedLine(report));
 };
-
-/** The exit code of the error `verify` throws after it has printed its finding; null for any other error. */
-export function unverifiedCode(error: unknown): number | null {
-  return error instanceof Unverified ? error.code : null;
-}

@@ -1,5 +1,4 @@
 import { dirname, join, resolve, sep } from 'node:path';
-import * as z from 'zod';
 import { EventId, formatIssue } from '../../events/index.js';
 import { gapflowJsonSchemaText } from '../schema.js';
 import { hookStep, loopStep, Refusal, standingStopRequest, toStateJson, type HookCall } from '../core/index.js';
@@ -20,13 +19,47 @@ function readStdin(io: CliIO, limit: InputLimit): string {
 }
 
 /** What gapflow reads of a Claude Code Stop or SubagentStop hook's input; other fields are ignored. */
-const ClaudeStopInput = z.looseObject({
-  session_id: z.string().min(1),
-  hook_event_name: z.enum(['Stop', 'SubagentStop']),
-  stop_hook_active: z.boolean().optional(),
-  cwd: z.string().min(1).optional(),
-  agent_id: z.string().optional(),
-});
+interface ClaudeStopInput {
+  session_id: string;
+  hook_event_name: 'Stop' | 'SubagentStop';
+  stop_hook_active?: boolean;
+  cwd?: string;
+  agent_id?: string;
+}
+
+const STOP_EVENTS: readonly unknown[] = ['Stop', 'SubagentStop'];
+
+/**
+ * The hook's input checked by hand: the hook runs on every stop, and a
+ * schema would cost more to build than the check. Its words are zod's, as
+ * every other input's are: the first field wrong, in the order listed above.
+ */
+function claudeStopInput(json: unknown): ClaudeStopInput {
+  const wrong = (problem: string) => new Error(`stdin is not a Stop or SubagentStop hook input: ${problem}`);
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw wrong(`Invalid input: expected object, received ${received(json)}`);
+  const input = json as Record<string, unknown>;
+  const text = (key: string, optional: boolean, minLength: number): void => {
+    const value = input[key];
+    if (value === undefined && optional) return;
+    if (typeof value !== 'string') throw wrong(`${key}: Invalid input: expected string, received ${received(value)}`);
+    if (value.length < minLength) throw wrong(`${key}: Too small: expected string to have >=${minLength} characters`);
+  };
+  text('session_id', false, 1);
+  if (!STOP_EVENTS.includes(input.hook_event_name)) throw wrong('hook_event_name: Invalid option: expected one of "Stop"|"SubagentStop"');
+  const active = input.stop_hook_active;
+  if (active !== undefined && typeof active !== 'boolean') throw wrong(`stop_hook_active: Invalid input: expected boolean, received ${received(active)}`);
+  text('cwd', true, 1);
+  text('agent_id', true, 0);
+  return input as unknown as ClaudeStopInput;
+}
+
+/** A JSON value's kind as zod names it in "received …". */
+function received(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+  return typeof value;
+}
 
 /**
  * `gapflow hook claude`: the Stop and SubagentStop hook. It always exits 0
@@ -56,16 +89,15 @@ function answerClaude(stdin: string, dirOption: string | undefined, maxBlocks: n
   } catch {
     throw new Error('stdin is not JSON (a Claude Code Stop or SubagentStop hook input was expected)');
   }
-  const input = ClaudeStopInput.safeParse(json);
-  if (!input.success) throw new Error(`stdin is not a Stop or SubagentStop hook input: ${formatIssue(input.error)}`);
+  const input = claudeStopInput(json);
   const call: HookCall = {
-    agentSession: input.data.session_id,
-    event: input.data.hook_event_name,
-    stopHookActive: input.data.stop_hook_active ?? false,
+    agentSession: input.session_id,
+    event: input.hook_event_name,
+    stopHookActive: input.stop_hook_active ?? false,
   };
-  const dir = hookSessionDir(dirOption, input.data.cwd ?? io.cwd, io);
+  const dir = hookSessionDir(dirOption, input.cwd ?? io.cwd, io);
   // Each subagent keeps its own count; the prefix keeps an odd agent id from being a special key.
-  const agent = call.event === 'SubagentStop' ? `subagent:${input.data.agent_id ?? ''}` : 'main';
+  const agent = call.event === 'SubagentStop' ? `subagent:${input.agent_id ?? ''}` : 'main';
   if (dir === null) return null;
   const step = recordDecided(
     () => openFileSession(dir),

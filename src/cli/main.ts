@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
-import { readStandardInput } from '../log/index.js';
-import { runBin } from './run.js';
+import { runBin } from './bin.js';
 
 /** The package's version, from the package.json above this file (bundled or not). */
 function version(): string | undefined {
@@ -15,6 +14,11 @@ function version(): string | undefined {
   }
   return undefined;
 }
+
+// One process, one call: zod's JIT (a `new Function` compiled per object schema on its first parse) costs
+// more than it saves when each schema parses a few lines, so the bin runs zod jitless. zod takes its config
+// from this global when it loads (the chunks below load it), so it is set before any of them.
+(globalThis as { __zod_globalConfig?: { jitless?: boolean } }).__zod_globalConfig = { jitless: true };
 
 // A reader that stops early (`gapflow status | head -1`) is not an error.
 for (const stream of [process.stdout, process.stderr]) {
@@ -41,7 +45,6 @@ const code = await runBin(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
   version,
-  stdin: (limit) => readStandardInput(limit),
 }, interrupted);
 process.exitCode = code;
 // A pipe takes 64 KiB at a time: the rest waits in this process until the reader takes it, so leave only

@@ -140,6 +140,17 @@ export interface AgentRequest {
   reason: string;
 }
 
+/**
+ * A value built the first time it is asked for, then kept. A policy's
+ * schemas are built this way (its `settings` and `metrics` are getters), so
+ * a call pays for the schemas of the policies its session runs, not for
+ * every policy in the registry.
+ */
+export function onFirstUse<T>(build: () => T): () => T {
+  let built: { value: T } | undefined;
+  return () => (built ??= { value: build() }).value;
+}
+
 /** A policy with its types erased, as the registry holds it: settings and metrics always come out of its own schemas. */
 export type AnyPolicy = Policy<unknown, unknown>;
 

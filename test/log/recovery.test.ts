@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import type * as NodeFs from 'node:fs';
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,8 @@ import { atBaseline, expectRefused, resealed, Sandbox } from '../cli/helpers.js'
  */
 
 const BIN = fileURLToPath(new URL('../../dist/gapflow.js', import.meta.url));
+/** The chunks the bin loads each command from (`npm run build` splits the bundle), beside it. */
+const CHUNKS = fileURLToPath(new URL('../../dist/chunks', import.meta.url));
 const SPAWN_BUDGET_MS = 30_000;
 
 let box: Sandbox;
@@ -67,10 +69,11 @@ describe('readers need neither write access nor the lock', () => {
       const asRoot = process.getuid?.() === 0;
       chmodSync(box.root, 0o755);
       chmodSync(box.dir, 0o555);
-      // A copy of the bundle beside the session: nobody may not be able to reach the checkout itself.
+      // A copy of the bundle (the bin and its chunks) beside the session: nobody may not be able to reach the checkout itself.
       const bin = join(box.root, 'gapflow.js');
       copyFileSync(BIN, bin);
       chmodSync(bin, 0o644);
+      cpSync(CHUNKS, join(box.root, 'chunks'), { recursive: true });
       try {
         for (const command of ['state', 'verify']) {
           const result = spawnSync(process.execPath, [bin, command, '--dir', box.dir], {

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { definePolicy, type RoundInput } from '../types.js';
+import { definePolicy, onFirstUse, type RoundInput } from '../types.js';
 import { narrateGapStep } from './narrate.js';
 import { gapCheckTree, gapVerdict } from './verdict.js';
 
@@ -10,6 +10,9 @@ function judged(round: RoundInput | undefined): RoundInput {
   return round;
 }
 
+const Settings = onFirstUse(() => z.strictObject({}));
+const Metrics = onFirstUse(() => z.never());
+
 /**
  * Seed 003's gap-weighted policy: it records no metrics of its own; the
  * session folds gap events into each round's figures, and its verdict reads
@@ -19,8 +22,12 @@ function judged(round: RoundInput | undefined): RoundInput {
 export const gapsPolicy = definePolicy<Record<string, never>, never>({
   name: 'gaps',
   summary: 'severity-weighted gaps (seed 003): weighted resolved minus weighted new each round',
-  settings: z.strictObject({}),
-  metrics: z.never(),
+  get settings() {
+    return Settings();
+  },
+  get metrics() {
+    return Metrics();
+  },
   settingFlags: {},
   recordFlags: {},
   fromFlags: () => ({}),

@@ -157,8 +157,12 @@ function dimensionsFrom(values: string[]): Record<string, unknown> {
 export const qualityPolicy = definePolicy<QualitySettings, QualityMetrics>({
   name: 'quality',
   summary: 'seed 004: a weighted quality score over twelve dimensions (or one overall score) per iteration',
-  settings: Settings,
-  metrics: Metrics,
+  get settings() {
+    return Settings();
+  },
+  get metrics() {
+    return Metrics();
+  },
   settingFlags: {
     'min-score': 'minScore',
     'min-test-coverage': 'minTestCoverage',

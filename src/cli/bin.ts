@@ -1,0 +1,46 @@
+import type { CliIO, Command } from './common.js';
+import { commandLoader } from './commands.js';
+import { asksForHelp, hoistGlobalOptions } from './hoist.js';
+
+/**
+ * The bin's entry point. It answers `--version` itself and loads only what
+ * the call asks for: the help text, or the one command named together with
+ * the error reporting every command shares; everything else stays unloaded.
+ * `inspect` serves until `stop()` settles (the bin wires it to SIGINT and
+ * SIGTERM); every other call runs as `run` would run it, standard input
+ * being the process's.
+ */
+export async function runBin(argv: string[], io: Omit<CliIO, 'stdin'>, stop: () => Promise<unknown>): Promise<number> {
+  const [name, ...rest] = hoistGlobalOptions(argv);
+  const wantsHelp = asksForHelp(rest);
+  if (name === '--version') {
+    io.stdout(`${io.version?.() ?? 'unknown'}\n`);
+    return 0;
+  }
+  if (name === '--help' || name === '-h' || name === 'help') {
+    io.stdout((await import('./help.js')).HELP);
+    return 0;
+  }
+  if (name === 'inspect' && !wantsHelp) {
+    const [{ inspect }, { failure, readStandardInput }] = await Promise.all([import('./inspect.js'), import('./dispatch.js')]);
+    try {
+      await inspect(rest, { ...io, stdin: (limit) => readStandardInput(limit) }, stop());
+      return 0;
+    } catch (error) {
+      return failure(error, io);
+    }
+  }
+  const load = name === undefined ? undefined : commandLoader(name);
+  const [{ dispatch, readStandardInput }, command, help] = await Promise.all([
+    import('./dispatch.js'),
+    load?.(),
+    load && wantsHelp ? import('./help.js') : undefined,
+  ]);
+  return dispatch(argv, { ...io, stdin: (limit) => readStandardInput(limit) }, {
+    command: (): Command | undefined => command,
+    help: () => {
+      if (!help) throw new Error('the help text was not loaded');
+      return help.HELP;
+    },
+  });
+}
