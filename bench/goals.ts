@@ -293,7 +293,7 @@ async function measureSize(events: number, root: string): Promise<SizeReport> {
     const verdict = judge(batch.outcome, ratio, 1);
     add('5', {
       measure: 'append 1,000-line batch',
-      subject: ms(batch.ms),
+      subject: batch.outcome === 'ok' ? ms(batch.ms) : '-',
       subjectRss: bytes(batch.rss),
       baseline: '',
       baselineRss: bytes(limit),

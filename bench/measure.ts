@@ -103,7 +103,7 @@ export function runChild(child: Child, scratch: string, timeoutMs: number): Prom
       let note = '';
       if (timedOut) {
         outcome = 'TIMEOUT';
-        note = `killed after ${(timeoutMs / 1000).toFixed(0)} s`;
+        note = `killed after ${timeoutMs / 1000} s`;
       } else if (spawnError) {
         outcome = 'FAILED';
         note = spawnError.message;
