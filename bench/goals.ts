@@ -31,7 +31,7 @@ import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { median, runChild, series, type Child, type Outcome, type Run, type Summary } from './measure.js';
+import { killRunning, median, runChild, series, type Child, type Outcome, type Run, type Summary } from './measure.js';
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const BIN = here('../gapflow.js');
@@ -258,12 +258,14 @@ async function measureSize(events: number, root: string): Promise<SizeReport> {
 
   // The first call of all: its output is goal 3's baseline file and the view's JSON size (goal 5); it may write checkpoint.json.
   let viewBytes: number | null = null;
+  let checkpointEarly: number | null = null;
   let bareRss = Number.NaN;
   const stateFile = join(base, 'state.json');
   if (full) {
     process.stderr.write('bench:   next, hook, state…\n');
     const state = await runChild({ args: gapflow(dirs, 'state', '--json'), stdoutFile: stateFile }, dirs.scratch, TIMEOUT_MS);
     viewBytes = state.outcome === 'ok' ? statSync(stateFile).size : null;
+    checkpointEarly = checkpointSize(dirs);
 
     const stop = JSON.stringify({ session_id: 'bench', hook_event_name: 'Stop', stop_hook_active: false, cwd: base });
     const [bare, next, hook] = await series(
@@ -327,9 +329,10 @@ async function measureSize(events: number, root: string): Promise<SizeReport> {
     rmSync(copy, { force: true });
   }
 
-  const checkpoint = checkpointSize(dirs);
+  const checkpoint = (size: number | null) => (size === null ? 'none' : bytes(size));
+  const checkpoints = full ? `${checkpoint(checkpointEarly)} after the first call, ${checkpoint(checkpointSize(dirs))} at the end` : checkpoint(checkpointSize(dirs));
   console.log(
-    `\n== ${label(events)}: ${count(built.events)} events, ${bytes(built.bytes)}, ${count(built.rounds)} rounds, ${count(built.gaps)} gaps (${count(built.open)} open), ${built.state}; built in ${ms(built.buildMs)}; checkpoint.json: ${checkpoint === null ? 'none' : bytes(checkpoint)}`,
+    `\n== ${label(events)}: ${count(built.events)} events, ${bytes(built.bytes)}, ${count(built.rounds)} rounds, ${count(built.gaps)} gaps (${count(built.open)} open), ${built.state}; built in ${ms(built.buildMs)}; checkpoint.json: ${checkpoints}`,
   );
   printTable(report.rows);
   rmSync(base, { recursive: true, force: true });
@@ -353,10 +356,13 @@ const GOALS: readonly [string, string][] = [
 
 const root = mkdtempSync(join(tmpdir(), 'gapflow-bench-'));
 const cleanUp = () => rmSync(root, { recursive: true, force: true });
-process.on('SIGINT', () => {
-  cleanUp();
-  process.exit(130);
-});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    killRunning();
+    cleanUp();
+    process.exit(130);
+  });
+}
 try {
   console.log(`gapflow bench (issue 13): ${[GROWTH_BASE, ...sizes].map(label).join(', ')} events; ${RUNS} interleaved runs a process measure (${SLOW_RUNS} when a warm-up takes over ${SLOW_MS / 1000} s), ${COLD_RUNS} pairs in process; limit ${TIMEOUT_MS / 1000} s a run`);
   console.log(`node ${process.version}; subject and baseline each take the median of their runs; RSS is peak RSS (/usr/bin/time -f %M)`);

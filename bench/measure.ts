@@ -50,6 +50,18 @@ export interface Run {
 }
 
 let serial = 0;
+/** The process groups of the children still running, so an interrupted bench leaves none behind (they are detached: Ctrl-C does not reach them). */
+const running = new Set<number>();
+
+export function killRunning(): void {
+  for (const group of running) {
+    try {
+      process.kill(-group, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
 
 /** One child, to the end or to `timeoutMs`. */
 export function runChild(child: Child, scratch: string, timeoutMs: number): Promise<Run> {
@@ -69,6 +81,7 @@ export function runChild(child: Child, scratch: string, timeoutMs: number): Prom
       cwd: child.cwd,
       env,
     });
+    if (proc.pid !== undefined) running.add(proc.pid);
     let stdoutBytes = 0;
     let stdout = '';
     let stderr = '';
@@ -96,6 +109,7 @@ export function runChild(child: Child, scratch: string, timeoutMs: number): Prom
     const finish = (code: number | null, signal: string | null, spawnError?: Error) => {
       const ms = performance.now() - start;
       clearTimeout(timer);
+      if (proc.pid !== undefined) running.delete(proc.pid);
       if (typeof out === 'number') closeSync(out);
       const rss = readRss(rssFile);
       const first = stderr.split('\n').find((line) => line.trim() !== '')?.trim() ?? '';
