@@ -12,6 +12,11 @@ import { ConvergenceState, DecisionKind, GapId, GapState, Outcome, PolicyName, P
  */
 export const EVENT_VERSION = 4;
 
+/** The longest gap title, gap move reason and agent session id a line may carry. */
+export const TITLE_MAX = 500;
+export const REASON_MAX = 1000;
+export const AGENT_SESSION_MAX = 256;
+
 const SessionStartedData = z.strictObject({
   preset: Preset.optional(),
   stallThreshold: z.int().min(1).max(1000).optional(),
@@ -31,7 +36,7 @@ const RoundData = z.strictObject({ round: z.int().min(1) });
 const GapOpenedData = z.strictObject({
   id: GapId,
   severity: Severity,
-  title: Text(500).default(''),
+  title: Text(TITLE_MAX).default(''),
   spawnedBy: GapId.optional(),
   blocking: z.boolean().default(true),
 });
@@ -39,7 +44,7 @@ const GapOpenedData = z.strictObject({
 const GapMovedData = z.strictObject({
   id: GapId,
   to: GapState,
-  reason: Text(1000).optional(),
+  reason: Text(REASON_MAX).optional(),
   /** For a move to BLOCKED: the gap it waits on. */
   blockedBy: GapId.optional(),
 });
@@ -47,7 +52,7 @@ const GapMovedData = z.strictObject({
 const GapSeverityChangedData = z.strictObject({ id: GapId, to: Severity });
 
 /** The agent session (a Claude Code `session_id`) whose stop hook may drive this session. */
-const SessionBoundData = z.strictObject({ agentSession: Text(256).min(1) });
+const SessionBoundData = z.strictObject({ agentSession: Text(AGENT_SESSION_MAX).min(1) });
 /**
  * One policy's metrics for one round. The payload is the policy's own
  * business: its zod schema judges it at decide time and again on replay.

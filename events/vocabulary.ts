@@ -38,10 +38,12 @@ export type DecisionKind = z.infer<typeof DecisionKind>;
  * starting with a letter or digit, so an id can never be Markdown, HTML, a
  * URL or a path, and never `__proto__`.
  */
+export const GAP_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+export const GAP_ID_MAX = 128;
 export const GapId = z
   .string()
-  .max(128, 'a gap id has at most 128 characters')
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'a gap id is letters, digits and . _ - (starting with a letter or digit)');
+  .max(GAP_ID_MAX, `a gap id has at most ${GAP_ID_MAX} characters`)
+  .regex(GAP_ID_PATTERN, 'a gap id is letters, digits and . _ - (starting with a letter or digit)');
 export type GapId = z.infer<typeof GapId>;
 
 /**
@@ -61,12 +63,9 @@ export type EventId = z.infer<typeof EventId>;
  * (C0, C1, line and paragraph separators, bidirectional overrides), so it can
  * neither break a table nor rewrite a terminal.
  */
-export const Text = (max: number) =>
-  z
-    .string()
-    .max(max, `at most ${max} characters`)
-    // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
-    .regex(/^[^\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]*$/, 'no control characters (newlines included)');
+// eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
+export const PLAIN_TEXT_PATTERN = /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]*$/;
+export const Text = (max: number) => z.string().max(max, `at most ${max} characters`).regex(PLAIN_TEXT_PATTERN, 'no control characters (newlines included)');
 
 /**
  * A policy's name as the log spells it: a short lower-case token. Which

@@ -1,19 +1,7 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs';
+import { packageVersion } from '../version.js';
 import { runBin } from './bin.js';
 
-/** The package's version, from the package.json above this file (bundled or not). */
-function version(): string | undefined {
-  for (const up of ['../package.json', '../../package.json', '../../../package.json']) {
-    try {
-      const pkg = JSON.parse(readFileSync(new URL(up, import.meta.url), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'gapflow') return pkg.version;
-    } catch {
-      // not this level; try the next one up
-    }
-  }
-  return undefined;
-}
 
 // One process, one call: zod's JIT (a `new Function` compiled per object schema on its first parse) costs
 // more than it saves when each schema parses a few lines, so the bin runs zod jitless. zod takes its config
@@ -44,7 +32,7 @@ const code = await runBin(process.argv.slice(2), {
   stderr: (text) => process.stderr.write(text),
   env: process.env,
   cwd: process.cwd(),
-  version,
+  version: packageVersion,
 }, interrupted);
 process.exitCode = code;
 // A pipe takes 64 KiB at a time: the rest waits in this process until the reader takes it, so leave only

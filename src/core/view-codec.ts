@@ -1,4 +1,5 @@
 import { freeze } from 'immer';
+import { packageVersion } from '../version.js';
 import type { Gap, MetricsRecord, SessionView } from './view.js';
 
 /**
@@ -7,11 +8,18 @@ import type { Gap, MetricsRecord, SessionView } from './view.js';
  * it by the log line it covers, and whatever does not decode here is
  * dropped and rebuilt from the log.
  *
- * Bump VIEW_FORMAT whenever SessionView changes shape (a field added,
- * renamed or read differently): a checkpoint written under another format
- * is ignored, so a new version never reads an old version's cache as its own.
+ * The format names the view's shape and the version of gapflow that folded
+ * it: a checkpoint written under another format is ignored, so a release
+ * never reads another release's cache as its own (a fold that words a
+ * reason differently, or mends a bug, shows its own figures at once). Bump
+ * VIEW_SHAPE when SessionView changes shape between releases' builds.
  */
-export const VIEW_FORMAT = 'view-1';
+const VIEW_SHAPE = 'view-1';
+
+/** The format of the checkpoints this build writes and reads. */
+export function viewFormat(): string {
+  return `${VIEW_SHAPE}/gapflow-${packageVersion() ?? 'unknown'}`;
+}
 
 interface StoredView extends Omit<SessionView, 'gaps' | 'policies'> {
   gaps: Gap[];

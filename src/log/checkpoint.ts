@@ -1,9 +1,10 @@
 import { hash, randomBytes } from 'node:crypto';
-import { closeSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { SHARED_FILE_MODE, writeAll } from './durable.js';
+import { MAX_LOG_BYTES } from './limits.js';
 import { storedSum } from './lines.js';
-import { isCode } from './types.js';
+import { openRegularFile, readRange } from './text-file.js';
 
 /*
  * A checkpoint: a snapshot of what a reader builds from the log (the
@@ -54,15 +55,36 @@ function bodySum(body: string): string {
   return hash('sha256', body, 'hex').slice(0, 32);
 }
 
-/** The checkpoint of `format` in `dir`, if there is one whose body is whole; null otherwise (never throws for its contents). */
-export function readCheckpoint(dir: string, format: string): StoredCheckpoint | null {
-  let bytes: Buffer;
+/** A checkpoint is never bigger than this (a view's JSON runs below its log's size); a bigger file is not read. */
+const MAX_CHECKPOINT_BYTES = 2 * MAX_LOG_BYTES;
+/** A temp file this old is a crashed writer's: the next writer removes it. */
+const STALE_TEMP_MS = 60_000;
+
+/**
+ * The checkpoint's bytes, or null for anything but a readable regular file
+ * of a sane size (a symlink is not followed, a FIFO is not waited on): a
+ * cache that cannot be read is a cache that is not there.
+ */
+function readCheckpointBytes(path: string): Buffer | null {
+  let file;
   try {
-    bytes = readFileSync(join(dir, CHECKPOINT_FILE));
-  } catch (error) {
-    if (isCode(error, 'ENOENT') || isCode(error, 'EISDIR') || isCode(error, 'EACCES')) return null;
-    throw error;
+    file = openRegularFile(path, false, 'a checkpoint must be a regular file');
+  } catch {
+    return null;
   }
+  try {
+    return file.size > MAX_CHECKPOINT_BYTES ? null : readRange(file.fd, 0, file.size);
+  } catch {
+    return null;
+  } finally {
+    closeSync(file.fd);
+  }
+}
+
+/** The checkpoint of `format` in `dir`, if there is one whose body is whole; null otherwise (never throws). */
+export function readCheckpoint(dir: string, format: string): StoredCheckpoint | null {
+  const bytes = readCheckpointBytes(join(dir, CHECKPOINT_FILE));
+  if (bytes === null) return null;
   const newline = bytes.indexOf(0x0a);
   if (newline === -1) return null;
   const header = parseHeader(bytes.subarray(0, newline).toString('utf8'));
@@ -110,10 +132,21 @@ export function keyLineEnd(bytes: Buffer, key: CheckpointKey): number {
   return seq === key.seq ? end : -1;
 }
 
+/** Whether a checkpoint can be written in `dir` at all (checked before a body is built for it). */
+export function canWriteCheckpoint(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Writes a checkpoint whole (a temp file renamed over the old one), best
  * effort: a folder that cannot take it (read-only, full) leaves reads as
- * they were, so nothing here throws for the file system.
+ * they were, so nothing here throws for the file system. Returns the
+ * body's size, or null when nothing was written.
  */
 export function writeCheckpoint(dir: string, key: CheckpointKey, body: string): number | null {
   const bodyBytes = Buffer.byteLength(body, 'utf8');
@@ -128,10 +161,25 @@ export function writeCheckpoint(dir: string, key: CheckpointKey, body: string): 
       closeSync(fd);
     }
     renameSync(temp, path);
-    return bodyBytes;
   } catch {
     rmSync(temp, { force: true });
     return null;
+  }
+  removeStaleTemps(dir);
+  return bodyBytes;
+}
+
+/** Temp files a crashed writer left (a live writer's is younger than a minute, and renames its own). */
+function removeStaleTemps(dir: string): void {
+  try {
+    const now = Date.now();
+    for (const name of readdirSync(dir)) {
+      if (!name.startsWith(`${CHECKPOINT_FILE}.`) || !name.endsWith('.tmp')) continue;
+      const path = join(dir, name);
+      if (now - statSync(path).mtimeMs > STALE_TEMP_MS) rmSync(path, { force: true });
+    }
+  } catch {
+    // Best effort, like the checkpoint itself.
   }
 }
 

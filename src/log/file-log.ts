@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GapflowEvent } from '../../events/index.js';
-import { keyLineEnd, readCheckpoint, removeCheckpoint, writeCheckpoint } from './checkpoint.js';
+import { canWriteCheckpoint, keyLineEnd, readCheckpoint, removeCheckpoint, writeCheckpoint } from './checkpoint.js';
 import { IdIndex } from './id-index.js';
 import { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
 import { fsyncFolder, makeFolder, writeAll, writeNewFile } from './durable.js';
@@ -90,12 +90,12 @@ export class FileLog implements EventStore {
     return { checkpoint: null, events: this.read() };
   }
 
-  saveCheckpoint(format: string, seq: number, body: string): void {
+  saveCheckpoint(format: string, seq: number, body: () => string): void {
     const known = this.#known;
     // Only a line with a written checksum can key a checkpoint (a log of version 1 lines alone has none).
-    if (known === null || known.point.seq !== seq || seq === 0 || !known.point.sealed) return;
+    if (known === null || known.point.seq !== seq || seq === 0 || !known.point.sealed || !canWriteCheckpoint(this.dir)) return;
     const key = { format, seq, end: known.end, lineBytes: known.lastLine.length, sum: known.point.sum };
-    const bodyBytes = writeCheckpoint(this.dir, key, body);
+    const bodyBytes = writeCheckpoint(this.dir, key, body());
     if (bodyBytes !== null) this.#checkpoint = { end: known.end, bodyBytes };
   }
 

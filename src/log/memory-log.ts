@@ -1,5 +1,5 @@
 import type { GapflowEvent } from '../../events/index.js';
-import { assertExpected, continues, LogError, VersionConflict, type Batch, type EventStore, type Expected, type Resumed } from './types.js';
+import { assertExpected, continues, LogError, VersionConflict, type Batch, type EventStore, type Expected } from './types.js';
 
 /** A stream held in memory, for a mediator that embeds gapflow and keeps its own storage, and for tests. */
 export class MemoryLog implements EventStore {
@@ -19,17 +19,6 @@ export class MemoryLog implements EventStore {
 
   read(from = 0): GapflowEvent[] {
     return this.#events.slice(from);
-  }
-
-  /** A memory stream keeps no checkpoint: a reader folds every event (there is no file to spare it). */
-  resume(): Resumed {
-    return { checkpoint: null, events: this.read() };
-  }
-
-  saveCheckpoint(): void {}
-
-  checkpointDue(): boolean {
-    return false;
   }
 
   create(events: readonly GapflowEvent[]): void {

@@ -1,20 +1,41 @@
-import { DecisionKind, GapState, Severity, type GapflowEvent } from '../../events/index.js';
+import {
+  AGENT_SESSION_MAX,
+  DecisionKind,
+  GAP_ID_MAX,
+  GAP_ID_PATTERN,
+  GapState,
+  PLAIN_TEXT_PATTERN,
+  REASON_MAX,
+  Severity,
+  TITLE_MAX,
+  type GapflowEvent,
+} from '../../events/index.js';
 
 /*
  * The quick look a sealed line of the current version gets instead of a
  * full schema parse (which costs more than reading the line). gapflow
- * checked the line against the schema when it wrote it; the checksum says
- * the bytes are still those. What is looked at here is what the fold relies
- * on to file the event (its type, the ids it files it under, the values it
- * counts by), so a line sealed by another writer with an unknown type or a
- * bad severity still goes to the full parse, whose message names what is
- * wrong. `verify` parses every line in full, whatever this says.
+ * checked the line against the schema when it wrote it, and the checksum
+ * says the bytes are still those; but the checksum has no key, so a line
+ * another writer sealed is looked at for everything the fold files and
+ * shows: the type, gap ids (the pattern), the values it counts by, and text
+ * a terminal or a table would show (length, no control characters). The
+ * events that carry nested structure (a session's settings, a round close's
+ * or a decision's recorded outcome) come a few per round, so they always
+ * get the full parse. Anything that fails here gets the full parse too,
+ * whose message names what is wrong. `verify` parses every line in full.
  */
 
 const isString = (value: unknown): value is string => typeof value === 'string';
 const isRound = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 1;
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isOptional = (value: unknown, check: (value: unknown) => boolean): boolean => value === undefined || check(value);
+const isGapId = (value: unknown): boolean => isString(value) && value.length <= GAP_ID_MAX && GAP_ID_PATTERN.test(value);
+const isText = (max: number) => (value: unknown): boolean => isString(value) && value.length <= max && PLAIN_TEXT_PATTERN.test(value);
+
+// eslint-disable-next-line no-control-regex -- control characters are exactly what an event id may not hold
+const EVENT_ID = /^[^\u0000-\u001f\u007f]{1,128}$/;
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+const isEventId = (value: unknown): boolean => isString(value) && EVENT_ID.test(value);
+const isTime = (value: unknown): boolean => isString(value) && ISO_TIME.test(value) && !Number.isNaN(Date.parse(value));
 
 let vocabulary: { severities: Set<unknown>; states: Set<unknown>; kinds: Set<unknown> } | null = null;
 
@@ -24,24 +45,28 @@ function words() {
   return vocabulary;
 }
 
-const DATA_CHECKS: Record<GapflowEvent['type'], (data: Record<string, unknown>) => boolean> = {
-  'session.started': () => true,
-  'round.started': (d) => isRound(d.round),
-  'round.closed': (d) => isRound(d.round) && isOptional(d.outcome, isObject),
-  'gap.opened': (d) =>
-    isString(d.id) && words().severities.has(d.severity) && isString(d.title) && typeof d.blocking === 'boolean' && isOptional(d.spawnedBy, isString),
-  'gap.moved': (d) => isString(d.id) && words().states.has(d.to) && isOptional(d.reason, isString) && isOptional(d.blockedBy, isString),
-  'gap.severity_changed': (d) => isString(d.id) && words().severities.has(d.to),
-  'decision.made': (d) =>
-    words().kinds.has(d.kind) && isOptional(d.gaps, (gaps) => Array.isArray(gaps) && gaps.every(isString)) && isOptional(d.outcome, isObject),
-  'session.bound': (d) => isString(d.agentSession),
-  'metrics.recorded': (d) => isString(d.policy) && isOptional(d.round, isRound),
+/** Per type: the data's keys it may have, and whether their values read as the schema would take them. */
+const DATA_CHECKS: Partial<Record<GapflowEvent['type'], { keys: readonly string[]; ok: (data: Record<string, unknown>) => boolean }>> = {
+  'round.started': { keys: ['round'], ok: (d) => isRound(d.round) },
+  'gap.opened': {
+    keys: ['id', 'severity', 'title', 'spawnedBy', 'blocking'],
+    ok: (d) =>
+      isGapId(d.id) && words().severities.has(d.severity) && isText(TITLE_MAX)(d.title) && typeof d.blocking === 'boolean' && isOptional(d.spawnedBy, isGapId),
+  },
+  'gap.moved': {
+    keys: ['id', 'to', 'reason', 'blockedBy'],
+    ok: (d) => isGapId(d.id) && words().states.has(d.to) && isOptional(d.reason, isText(REASON_MAX)) && isOptional(d.blockedBy, isGapId),
+  },
+  'gap.severity_changed': { keys: ['id', 'to'], ok: (d) => isGapId(d.id) && words().severities.has(d.to) },
+  'session.bound': { keys: ['agentSession'], ok: (d) => isText(AGENT_SESSION_MAX)(d.agentSession) && (d.agentSession as string).length > 0 },
 };
 
 /** The event a sealed line of the current version holds, when it reads as gapflow writes it; null: parse it in full. */
 export function readAsWritten(stored: Record<string, unknown>): GapflowEvent | null {
   const { v, seq, id, at, type, data } = stored;
-  if (!isString(id) || !isString(at) || !isString(type) || !isObject(data) || !Object.hasOwn(DATA_CHECKS, type)) return null;
-  if (!DATA_CHECKS[type as GapflowEvent['type']](data)) return null;
-  return { v, seq, id, at, type, data } as GapflowEvent;
+  const check = isString(type) && Object.hasOwn(DATA_CHECKS, type) ? DATA_CHECKS[type as GapflowEvent['type']] : undefined;
+  if (check === undefined || !isEventId(id) || !isTime(at) || typeof data !== 'object' || data === null || Array.isArray(data)) return null;
+  const fields = data as Record<string, unknown>;
+  for (const key in fields) if (!check.keys.includes(key)) return null;
+  return check.ok(fields) ? ({ v, seq, id, at, type, data } as GapflowEvent) : null;
 }

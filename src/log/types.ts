@@ -57,17 +57,19 @@ export interface EventStore {
    * Where a reader starts: the latest checkpoint of `format` that still
    * matches the stream (its body, and the seq it covers), with the events
    * after it; or, when none matches, no checkpoint and every event. Throws
-   * LogError as `read` does for a bad line after the checkpoint.
+   * LogError as `read` does for a bad line after the checkpoint. Optional:
+   * a store without checkpoints is read whole with `read`.
    */
-  resume(format: string): Resumed;
+  resume?(format: string): Resumed;
   /**
-   * Keeps `body` as the checkpoint of `format` for the stream as this store
-   * last saw it end, at `seq` (a store that has seen it end elsewhere keeps
-   * nothing). Best effort: it never throws for storage it cannot write.
+   * Keeps `body()` as the checkpoint of `format` for the stream as this store
+   * last saw it end, at `seq` (a store that has seen it end elsewhere, or
+   * cannot write one, keeps nothing and never calls `body`). Best effort: it
+   * never throws for storage it cannot write.
    */
-  saveCheckpoint(format: string, seq: number, body: string): void;
+  saveCheckpoint?(format: string, seq: number, body: () => string): void;
   /** Whether enough of the stream lies after the last checkpoint that writing a new one pays. */
-  checkpointDue(): boolean;
+  checkpointDue?(): boolean;
   /** The stream's event with this id, if any (for idempotent retries). */
   byId(id: string): GapflowEvent | undefined;
   /**

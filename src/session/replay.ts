@@ -1,5 +1,5 @@
 import type { GapflowEvent, SettledEvent } from '../../events/index.js';
-import { auditHistory, decodeView, fold, settle, VIEW_FORMAT, type Finding, type SessionView } from '../core/index.js';
+import { auditHistory, decodeView, fold, settle, viewFormat, type Finding, type SessionView } from '../core/index.js';
 import { inspectLog, LogError, type EventStore, type LogInspection } from '../log/index.js';
 import { catchUp } from './writes.js';
 
@@ -34,7 +34,8 @@ export function replay(
  * not decode). `fresh`: no checkpoint was used, so one is worth writing.
  */
 export function resumeView(store: EventStore): { view: SessionView; fresh: boolean } {
-  const { checkpoint, events } = store.resume(VIEW_FORMAT);
+  // A store without checkpoints (memory, a caller's own) is read whole.
+  const { checkpoint, events } = store.resume?.(viewFormat()) ?? { checkpoint: null, events: store.read() };
   const base = checkpoint === null ? null : decodeView(checkpoint.body);
   if (base !== null && base.lastSeq === checkpoint?.seq) {
     return { view: events.length > 0 ? catchUp(base, events).view : base, fresh: false };

@@ -1,5 +1,5 @@
 import type { DecisionKind, EventBodyInput, GapState, SessionSettings, Severity } from '../../events/index.js';
-import { encodeView, initialView, VIEW_FORMAT, type SessionView } from '../core/index.js';
+import { encodeView, initialView, viewFormat, type SessionView } from '../core/index.js';
 import type { EventStore } from '../log/index.js';
 import { LiveActor, type ConvergenceActor } from './live.js';
 import type { SessionOptions } from './options.js';
@@ -111,7 +111,9 @@ export class Session {
 
   /** Writes a checkpoint of the view as it stands when the store says one is due (or `now`). */
   #checkpoint(now: boolean): void {
-    if (this.#checkpoints && (now || this.log.checkpointDue())) this.log.saveCheckpoint(VIEW_FORMAT, this.view.lastSeq, encodeView(this.view));
+    if (!this.#checkpoints || !this.log.saveCheckpoint || !(now || this.log.checkpointDue?.())) return;
+    const view = this.view;
+    this.log.saveCheckpoint(viewFormat(), view.lastSeq, () => encodeView(view));
   }
 
   /**

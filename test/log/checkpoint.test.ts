@@ -1,8 +1,10 @@
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFileSession, openFileSession, type Session } from '../../src/index.js';
+import { createFileSession, FileLog, openFileSession, Session, type EventStore } from '../../src/index.js';
 import { toStateJson } from '../../src/core/index.js';
 import { renderPrompt, renderStatus } from '../../src/render/index.js';
 import { CHECKPOINT_FILE, CHECKPOINT_MIN_TAIL_BYTES } from '../../src/log/index.js';
@@ -73,6 +75,12 @@ function replayed(dir: string) {
 }
 
 const checkpointPath = (dir: string) => join(dir, CHECKPOINT_FILE);
+/** The header line and the body of the checkpoint in `dir`. */
+function splitCheckpoint(dir: string): [string, string] {
+  const text = readFileSync(checkpointPath(dir), 'utf8');
+  const newline = text.indexOf('\n');
+  return [text.slice(0, newline), text.slice(newline + 1)];
+}
 const logPath = (dir: string) => join(dir, 'events.jsonl');
 
 describe('checkpoints', { timeout: 60_000 }, () => {
@@ -192,6 +200,80 @@ describe('checkpoints', { timeout: 60_000 }, () => {
     }
   });
 
+  it('a read really starts from it: a body rewritten whole (its sum recomputed) shows what it says', () => {
+    const dir = tempDir();
+    longSession(dir);
+    openFileSession(dir);
+    const [headerLine, body] = splitCheckpoint(dir);
+    const header = JSON.parse(headerLine) as Record<string, unknown>;
+    const edited = body.replace(/"agentSession":null/, '"agentSession":"from-the-checkpoint"');
+    expect(edited).not.toBe(body);
+    const bodySum = createHash('sha256').update(edited).digest('hex').slice(0, 32);
+    writeFileSync(checkpointPath(dir), `${JSON.stringify({ ...header, bodyBytes: Buffer.byteLength(edited), bodySum })}\n${edited}`);
+    // A cache, not a proof: whoever rewrites it whole is believed by reads; verify reads the log alone.
+    expect(openFileSession(dir).view.agentSession).toBe('from-the-checkpoint');
+    expect(openFileSession(dir, { checkpoints: false }).view.agentSession).toBeNull();
+    expect(verifyFileSession(dir).problem).toBeNull();
+  });
+
+  it('lines with multi-byte text (accents, emoji, CJK) are covered and read past exactly', () => {
+    const dir = tempDir();
+    const session = createFileSession(dir, { maxRounds: 10_000, stallThreshold: 50 }, options());
+    for (let i = 0; i < 400; i++) session.openGap(`U-${i}`, 'LOW', { title: `écart ${i} 😀 漢字 — ${'ü'.repeat(i % 40)}` });
+    openFileSession(dir);
+    expect(existsSync(checkpointPath(dir))).toBe(true);
+    openFileSession(dir).openGap('U-LAST', 'HIGH', { title: 'après 😀' });
+    expect(outputs(openFileSession(dir))).toEqual(replayed(dir));
+    expect(verifyFileSession(dir).problem).toBeNull();
+  });
+
+  it('a symlink or a FIFO where the checkpoint goes is ignored at once (not followed, not waited on)', () => {
+    const dir = tempDir();
+    longSession(dir);
+    const expected = replayed(dir);
+    rmSync(checkpointPath(dir), { force: true });
+    symlinkSync(CHECKPOINT_FILE, checkpointPath(dir));
+    expect(outputs(openFileSession(dir))).toEqual(expected);
+    rmSync(checkpointPath(dir), { force: true });
+    expect(spawnSync('mkfifo', [checkpointPath(dir)]).status).toBe(0);
+    expect(outputs(openFileSession(dir))).toEqual(expected);
+  });
+
+  it("a crashed writer's temp file is removed by the next checkpoint written, once it is a minute old", () => {
+    const dir = tempDir();
+    const session = longSession(dir);
+    const old = `${checkpointPath(dir)}.0ld0ld0ld0ld.tmp`;
+    const fresh = `${checkpointPath(dir)}.f4e5hf4e5hf4.tmp`;
+    writeFileSync(old, 'half a checkpoint');
+    writeFileSync(fresh, 'a writer still at work');
+    const anHourAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(old, anHourAgo, anHourAgo);
+    play(session, 80, 3000);
+    expect(existsSync(old)).toBe(false);
+    expect(existsSync(fresh)).toBe(true);
+  });
+
+  it("a store of the caller's own, without checkpoints, is read whole", () => {
+    const dir = tempDir();
+    longSession(dir);
+    const file = new FileLog(dir);
+    const plain: EventStore = {
+      location: file.location,
+      exists: () => file.exists(),
+      read: (from) => file.read(from),
+      create: (events) => file.create(events),
+      byId: (id) => file.byId(id),
+      transact: (known, decide, expected) => file.transact(known, decide, expected),
+      append: (events, expected) => file.append(events, expected),
+      follow: (from, listener, opts) => file.follow(from, listener, opts),
+    };
+    rmSync(checkpointPath(dir), { force: true });
+    const session = Session.open(plain);
+    expect(outputs(session)).toEqual(replayed(dir));
+    session.openGap('OWN', 'LOW');
+    expect(existsSync(checkpointPath(dir))).toBe(false);
+  });
+
   it('a stale one (an earlier line) is used, and the rest of the log is folded onto it', () => {
     const dir = tempDir();
     const session = longSession(dir);
@@ -226,6 +308,9 @@ describe('checkpoints', { timeout: 60_000 }, () => {
     const edited = text.replace('first of round 7', 'FIRST of round 7');
     expect(edited).not.toBe(text);
     writeFileSync(logPath(dir), edited);
+    // Reads start from the checkpoint, which covers that line, so they do not see the edit (the README says so)…
+    expect(openFileSession(dir).view.gaps.get('G-7-a')?.title).toBe('first of round 7');
+    // …and verify, which reads every line and never the checkpoint, finds it.
     const found = verifyFileSession(dir);
     expect(found.problem).toMatch(/line \d+: checksum mismatch/);
     const cli = runCli(['verify', '--dir', dir], { cwd: dir });

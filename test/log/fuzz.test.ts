@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/index.js';
 import { createFileSession, LogError, openFileSession, Refusal, verifyFileSession } from '../../src/index.js';
 import { sealLine } from '../../src/log/index.js';
+import { EVENT_VERSION } from '../../events/index.js';
 import { BATCH_INPUT, EVENT_INPUT, MAX_LOG_BYTES, readStandardInput, type InputLimit } from '../../src/log/index.js';
 
 /*
@@ -68,12 +69,20 @@ const badLine: fc.Arbitrary<Buffer> = fc.oneof(
   // Sealed properly, so the schema and the rules judge what is inside.
   fc
     .record({
-      v: fc.oneof(fc.constantFrom(1, 2, 3, 99, 0, -1, 2.5), fc.jsonValue()),
+      // The current version too: a sealed line of it gets only a quick look on reads (verify parses it in full).
+      v: fc.oneof(fc.constantFrom(1, 2, 3, EVENT_VERSION, EVENT_VERSION, 99, 0, -1, 2.5), fc.jsonValue()),
       seq: fc.oneof(fc.constant(6), fc.integer()),
-      id: hostileString,
-      type: fc.oneof(fc.constantFrom('gap.opened', 'gap.moved', 'decision.made', 'round.closed', 'metrics.recorded', '__proto__'), fc.string()),
+      id: fc.oneof(fc.constant('fuzz-6'), hostileString),
+      at: fc.oneof(fc.constantFrom('2026-01-12T09:00:06.000Z', '2026-13-45T99:00:00Z'), hostileString),
+      type: fc.oneof(
+        fc.constantFrom('gap.opened', 'gap.moved', 'gap.severity_changed', 'session.bound', 'round.started', 'decision.made', 'round.closed', 'metrics.recorded', 'session.started', '__proto__'),
+        fc.string(),
+      ),
       data: fc.oneof(
         fc.record({ id: hostileString, severity: fc.constantFrom('LOW', 'HIGH', 'URGENT'), title: hostileString, blocking: fc.boolean() }),
+        fc.record({ id: fc.constantFrom('GAP-A', 'GAP-NEW'), to: fc.constantFrom('RESOLVED', 'LOW', 'DONE'), reason: hostileString }, { requiredKeys: ['id', 'to'] }),
+        fc.record({ round: fc.oneof(fc.constantFrom(1, 2), fc.jsonValue()), outcome: fc.jsonValue() }, { requiredKeys: ['round'] }),
+        fc.record({ agentSession: hostileString, policies: fc.jsonValue() }, { requiredKeys: [] }),
         fc.dictionary(hostileString, fc.jsonValue(), { maxKeys: 4 }),
         fc.jsonValue(),
       ),
