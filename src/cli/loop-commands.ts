@@ -6,7 +6,7 @@ import { appendLines, claudeHookAnswer, hookVerdict, hookWarningLine, nextLine, 
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
 import { writePolicyReports } from './policy-commands.js';
 import { BATCH_INPUT, validateInputText, EVENT_INPUT, FileLog, readHookBlocks, readTextFile, writeHookBlocks, type InputLimit } from '../log/index.js';
-import { openFileSession, recordDecided, type BatchRequest } from '../session/index.js';
+import { openFileSession, openLoopView, peekHead, recordDecided, type BatchRequest } from '../session/index.js';
 import { parse, UsageError, wholeNumber } from './args.js';
 import { type CliIO, type Command, open, parseUserJson, printJson, sessionDir } from './common.js';
 
@@ -99,9 +99,12 @@ function answerClaude(stdin: string, dirOption: string | undefined, maxBlocks: n
   // Each subagent keeps its own count; the prefix keeps an odd agent id from being a special key.
   const agent = call.event === 'SubagentStop' ? `subagent:${input.agent_id ?? ''}` : 'main';
   if (dir === null) return null;
+  // Most calls record nothing: they are answered from the head checkpoint, and the session is opened only to record.
   const step = recordDecided(
     () => openFileSession(dir),
     (view) => hookStep(view, call, { blocks: readHookBlocks(dir, call.agentSession, agent), maxBlocks }),
+    undefined,
+    () => peekHead(new FileLog(dir)),
   );
   if (step.blocks !== null) writeHookBlocks(dir, call.agentSession, agent, step.blocks);
   return hookVerdict(step.view, call, step.context, step.decision);
@@ -135,9 +138,10 @@ function hookSessionDir(dirOption: string | undefined, cwd: string, io: CliIO): 
 /** `gapflow next`: the loop's next move for any framework. */
 export const next: Command = (argv, io) => {
   const { values } = parse(argv, {}, []);
-  const session = open(values, io);
-  const step = loopStep(session.view, standingStopRequest(session.view));
-  const prompt = step.action === 'ask_user' ? renderPrompt(session.view) : null;
+  // The head is enough here: the next step and the prompt read the open gaps and the last rounds, not the history.
+  const view = openLoopView(sessionDir(values.dir, io));
+  const step = loopStep(view, standingStopRequest(view));
+  const prompt = step.action === 'ask_user' ? renderPrompt(view) : null;
   if (values.json) return printJson(io, { ...step, prompt });
   io.stdout(nextLine(step));
 };

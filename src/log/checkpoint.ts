@@ -23,6 +23,12 @@ import { openRegularFile, readRange } from './text-file.js';
  */
 
 export const CHECKPOINT_FILE = 'checkpoint.json';
+/**
+ * The head's checkpoint: what the loop's questions read (`next`, a stop
+ * hook), a few kilobytes, in the same format, rewritten after every write
+ * so it covers the log's last line whenever gapflow wrote it.
+ */
+export const HEAD_FILE = 'checkpoint.head.json';
 const HEADER_VERSION = 1;
 
 /** What a checkpoint's header says of the log line it covers last. */
@@ -82,8 +88,8 @@ function readCheckpointBytes(path: string): Buffer | null {
 }
 
 /** The checkpoint of `format` in `dir`, if there is one whose body is whole; null otherwise (never throws). */
-export function readCheckpoint(dir: string, format: string): StoredCheckpoint | null {
-  const bytes = readCheckpointBytes(join(dir, CHECKPOINT_FILE));
+export function readCheckpoint(dir: string, format: string, file = CHECKPOINT_FILE): StoredCheckpoint | null {
+  const bytes = readCheckpointBytes(join(dir, file));
   if (bytes === null) return null;
   const newline = bytes.indexOf(0x0a);
   if (newline === -1) return null;
@@ -148,10 +154,10 @@ export function canWriteCheckpoint(dir: string): boolean {
  * they were, so nothing here throws for the file system. Returns the
  * body's size, or null when nothing was written.
  */
-export function writeCheckpoint(dir: string, key: CheckpointKey, body: string): number | null {
+export function writeCheckpoint(dir: string, key: CheckpointKey, body: string, file = CHECKPOINT_FILE): number | null {
   const bodyBytes = Buffer.byteLength(body, 'utf8');
   const header: Header = { checkpoint: HEADER_VERSION, ...key, bodyBytes, bodySum: bodySum(body) };
-  const path = join(dir, CHECKPOINT_FILE);
+  const path = join(dir, file);
   const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   try {
     const fd = openSync(temp, 'wx', SHARED_FILE_MODE);
@@ -174,7 +180,7 @@ function removeStaleTemps(dir: string): void {
   try {
     const now = Date.now();
     for (const name of readdirSync(dir)) {
-      if (!name.startsWith(`${CHECKPOINT_FILE}.`) || !name.endsWith('.tmp')) continue;
+      if (!(name.startsWith(`${CHECKPOINT_FILE}.`) || name.startsWith(`${HEAD_FILE}.`)) || !name.endsWith('.tmp')) continue;
       const path = join(dir, name);
       if (now - statSync(path).mtimeMs > STALE_TEMP_MS) rmSync(path, { force: true });
     }
@@ -183,7 +189,8 @@ function removeStaleTemps(dir: string): void {
   }
 }
 
-/** Removes the checkpoint (a new session starting in the folder of an old one). */
+/** Removes the checkpoints (a new session starting in the folder of an old one). */
 export function removeCheckpoint(dir: string): void {
   rmSync(join(dir, CHECKPOINT_FILE), { force: true });
+  rmSync(join(dir, HEAD_FILE), { force: true });
 }

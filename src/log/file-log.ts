@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GapflowEvent } from '../../events/index.js';
-import { canWriteCheckpoint, keyLineEnd, readCheckpoint, removeCheckpoint, writeCheckpoint } from './checkpoint.js';
+import { canWriteCheckpoint, HEAD_FILE, keyLineEnd, readCheckpoint, removeCheckpoint, writeCheckpoint } from './checkpoint.js';
 import { IdIndex } from './id-index.js';
 import { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
 import { fsyncFolder, makeFolder, writeAll, writeNewFile } from './durable.js';
@@ -10,6 +10,7 @@ import { CHAIN_START, faultMessage, formatLines, scanBytes, type ChainPoint, typ
 import { withLock, type Lease } from './lock.js';
 import { waitForWriter } from './lock-holder.js';
 import { holdsNoSession, placeNewLog, readFrom, readLogBytes } from './log-path.js';
+import { openRegularFile, readRange } from './text-file.js';
 import { assertExpected, continues, LogError, type Batch, type EventStore, type Expected, type Resumed } from './types.js';
 
 export const LOG_FILE = 'events.jsonl';
@@ -43,6 +44,8 @@ export class FileLog implements EventStore {
   #ids: IdIndex | null = null;
   /** Where the checkpoint this object loaded or wrote ends in the log, and its body's size; null: none. */
   #checkpoint: { end: number; bodyBytes: number } | null = null;
+  /** The seq the head checkpoint this object last wrote covers. */
+  #headSeq = 0;
 
   constructor(readonly dir: string) {
     this.location = join(dir, LOG_FILE);
@@ -97,6 +100,37 @@ export class FileLog implements EventStore {
     const key = { format, seq, end: known.end, lineBytes: known.lastLine.length, sum: known.point.sum };
     const bodyBytes = writeCheckpoint(this.dir, key, body());
     if (bodyBytes !== null) this.#checkpoint = { end: known.end, bodyBytes };
+  }
+
+  /**
+   * The head checkpoint of `format`, when it covers the log's last line
+   * exactly (nothing was appended after it); null otherwise. Reads the
+   * head and one line of the log, whatever the log's length.
+   */
+  resumeHead(format: string): string | null {
+    const found = readCheckpoint(this.dir, format, HEAD_FILE);
+    if (found === null) return null;
+    const { key, body } = found;
+    let file;
+    try {
+      file = openRegularFile(this.location, false, 'the log must be a regular file at that path itself');
+    } catch {
+      return null;
+    }
+    try {
+      if (file.size !== key.end) return null;
+      const from = key.end - key.lineBytes - (key.end > key.lineBytes ? 1 : 0);
+      return keyLineEnd(readRange(file.fd, from, key.end - from), key) === -1 ? null : body;
+    } finally {
+      closeSync(file.fd);
+    }
+  }
+
+  saveHead(format: string, seq: number, body: () => string): void {
+    const known = this.#known;
+    if (known === null || known.point.seq !== seq || seq === 0 || !known.point.sealed || this.#headSeq === seq || !canWriteCheckpoint(this.dir)) return;
+    const key = { format, seq, end: known.end, lineBytes: known.lastLine.length, sum: known.point.sum };
+    if (writeCheckpoint(this.dir, key, body(), HEAD_FILE) !== null) this.#headSeq = seq;
   }
 
   checkpointDue(): boolean {

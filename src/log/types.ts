@@ -70,6 +70,13 @@ export interface EventStore {
   saveCheckpoint?(format: string, seq: number, body: () => string): void;
   /** Whether enough of the stream lies after the last checkpoint that writing a new one pays. */
   checkpointDue?(): boolean;
+  /**
+   * The head checkpoint of `format` (what the loop's questions read), when
+   * it covers the stream's last event exactly; null otherwise. Optional.
+   */
+  resumeHead?(format: string): string | null;
+  /** Keeps `body()` as the head checkpoint at `seq`, as `saveCheckpoint` keeps the whole one. Optional. */
+  saveHead?(format: string, seq: number, body: () => string): void;
   /** The stream's event with this id, if any (for idempotent retries). */
   byId(id: string): GapflowEvent | undefined;
   /**

@@ -7,4 +7,5 @@ export type { DecisionOptions } from './request-bodies.js';
 export { replay, verifyFileSession, type Verification } from './replay.js';
 export type { BatchRequest, WriteOptions } from './requests.js';
 export { recordDecided } from './record-decided.js';
+export { openLoopView, peekHead } from './loop-view.js';
 export { LiveActor, type ConvergenceActor, type InspectOption } from './live.js';

@@ -11,12 +11,21 @@ const ATTEMPTS = 3;
  * decision. A decision made on a view another writer has since moved on
  * (a Stop and a SubagentStop hook at once) is refused and made again on a
  * freshly opened session; after `attempts` refusals the last one stands.
+ * With `peek` (a cheap view that answers the same questions, such as a
+ * head checkpoint; null when there is none), the decision is made on it
+ * first, and the session is opened only when there is something to record.
  */
 export function recordDecided<D extends { record: EventBodyInput | null }>(
   open: () => Session,
   decide: (view: SessionView) => D,
   attempts = ATTEMPTS,
+  peek?: () => SessionView | null,
 ): D {
+  const glance = peek?.() ?? null;
+  if (glance !== null) {
+    const decided = decide(glance);
+    if (decided.record === null) return decided;
+  }
   for (let attempt = 1; ; attempt++) {
     const session = open();
     const view = session.view;

@@ -1,5 +1,5 @@
 import type { DecisionKind, EventBodyInput, GapState, SessionSettings, Severity } from '../../events/index.js';
-import { encodeView, initialView, viewFormat, type SessionView } from '../core/index.js';
+import { encodeHead, encodeView, headFormat, initialView, viewFormat, type SessionView } from '../core/index.js';
 import type { EventStore } from '../log/index.js';
 import { LiveActor, type ConvergenceActor } from './live.js';
 import type { SessionOptions } from './options.js';
@@ -109,11 +109,16 @@ export class Session {
     return { groups: done.groups, appended: done.appended };
   }
 
-  /** Writes a checkpoint of the view as it stands when the store says one is due (or `now`). */
+  /**
+   * Keeps the store's checkpoints up: the head (what `next` and a stop hook
+   * read) after every open and write, the whole view when the store says
+   * one is due (or `now`).
+   */
   #checkpoint(now: boolean): void {
-    if (!this.#checkpoints || !this.log.saveCheckpoint || !(now || this.log.checkpointDue?.())) return;
+    if (!this.#checkpoints) return;
     const view = this.view;
-    this.log.saveCheckpoint(viewFormat(), view.lastSeq, () => encodeView(view));
+    this.log.saveHead?.(headFormat(), view.lastSeq, () => encodeHead(view));
+    if (now || this.log.checkpointDue?.()) this.log.saveCheckpoint?.(viewFormat(), view.lastSeq, () => encodeView(view));
   }
 
   /**

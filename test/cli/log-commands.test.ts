@@ -79,8 +79,11 @@ describe('gapflow repair', () => {
     atBaseline(box);
     const lines = box.logLines();
     box.writeLog(`${lines[0]}\nnot json\n${lines[2]}\n`);
+    const files = readdirSync(box.dir);
+    expect(files).toContain('events.jsonl');
     expectRefused(box, ['repair'], [/line 2: not a JSON object; repair cuts only a torn last line/]);
-    expect(readdirSync(box.dir)).toEqual(['events.jsonl']);
+    // Nothing added (no backup, no lock left behind), nothing removed.
+    expect(readdirSync(box.dir)).toEqual(files);
   });
 });
 

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createFileSession, FileLog, openFileSession, Session, type EventStore } from '../../src/index.js';
 import { toStateJson } from '../../src/core/index.js';
 import { renderPrompt, renderStatus } from '../../src/render/index.js';
-import { CHECKPOINT_FILE, CHECKPOINT_MIN_TAIL_BYTES } from '../../src/log/index.js';
+import { CHECKPOINT_FILE, CHECKPOINT_MIN_TAIL_BYTES, HEAD_FILE } from '../../src/log/index.js';
 import { verifyFileSession } from '../../src/session/index.js';
 import { runCli } from '../cli/helpers.js';
 
@@ -348,5 +348,69 @@ describe('checkpoints', { timeout: 60_000 }, () => {
     expect(cold.code).toBe(0);
     expect(warm).toEqual(cold);
     expect(JSON.parse(warm.stdout)).toEqual(JSON.parse(replayed(dir).state));
+  });
+});
+
+describe('the head checkpoint (what next and a stop hook read)', { timeout: 60_000 }, () => {
+  const headPath = (dir: string) => join(dir, HEAD_FILE);
+  const stopInput = (agent: string) => JSON.stringify({ session_id: agent, hook_event_name: 'Stop', stop_hook_active: false });
+
+  /** `next --json` and a stop hook's answer, from the CLI. */
+  function loopAnswers(dir: string) {
+    return {
+      next: runCli(['next', '--json', '--dir', dir], { cwd: dir }),
+      hook: runCli(['hook', 'claude', '--dir', dir], { cwd: dir, stdin: stopInput('agent-1') }),
+    };
+  }
+
+  /** A long session ending in DIVERGENCE_WARNING: the prompt has everything to show. */
+  function divergedSession(dir: string): Session {
+    const session = longSession(dir);
+    session.startRound();
+    for (let i = 0; i < 6; i++) session.openGap(`NEW-${i}`, i % 2 ? 'MEDIUM' : 'LOW', { title: `spawned ${i}`, spawnedBy: 'G-59-a' });
+    session.openGap('NEW-C', 'CRITICAL', { title: 'a critical one' });
+    session.closeRound();
+    expect(session.view.machine.state).toBe('DIVERGENCE_WARNING');
+    return session;
+  }
+
+  it('every write leaves one that covers the last line, and next and the hook answer from it as from the whole log', () => {
+    const dir = tempDir();
+    const session = divergedSession(dir);
+    const header = JSON.parse(readFileSync(headPath(dir), 'utf8').split('\n', 1)[0]!) as { seq: number };
+    expect(header.seq).toBe(session.view.lastSeq);
+    // Smaller than the whole view: closed gaps, old rounds and old history are not in it.
+    openFileSession(dir);
+    expect(statSync(headPath(dir)).size * 4).toBeLessThan(statSync(checkpointPath(dir)).size);
+    runCli(['hook', 'claude', '--dir', dir], { cwd: dir, stdin: stopInput('agent-1') }); // binds the session (a write)
+    const fromHead = loopAnswers(dir);
+    expect(JSON.parse(fromHead.next.stdout).action).toBe('ask_user');
+    expect(JSON.parse(fromHead.next.stdout).prompt).toContain('NEW-C');
+    rmSync(headPath(dir));
+    rmSync(checkpointPath(dir), { force: true });
+    expect(loopAnswers(dir)).toEqual(fromHead);
+  });
+
+  it('one that no longer covers the last line (a line appended since) is passed over for the whole view', () => {
+    const dir = tempDir();
+    const session = longSession(dir);
+    const stale = readFileSync(headPath(dir));
+    session.openGap('AFTER-HEAD', 'CRITICAL', { title: 'appended after the head' });
+    writeFileSync(headPath(dir), stale);
+    const answers = loopAnswers(dir);
+    expect((JSON.parse(answers.next.stdout) as { openGaps: Record<string, string[]> }).openGaps.CRITICAL).toContain('AFTER-HEAD');
+    rmSync(headPath(dir));
+    expect(loopAnswers(dir)).toEqual(answers);
+  });
+
+  it('a hook call that must record (binding the session) opens the session and writes', () => {
+    const dir = tempDir();
+    const session = longSession(dir);
+    expect(session.view.agentSession).toBeNull();
+    const answer = runCli(['hook', 'claude', '--dir', dir], { cwd: dir, stdin: stopInput('agent-7') });
+    expect(answer.code).toBe(0);
+    expect(openFileSession(dir).view.agentSession).toBe('agent-7');
+    const header = JSON.parse(readFileSync(headPath(dir), 'utf8').split('\n', 1)[0]!) as { seq: number };
+    expect(header.seq).toBe(openFileSession(dir).view.lastSeq);
   });
 });

@@ -1,0 +1,111 @@
+import { freeze } from 'immer';
+import { decodeView, encodeView, viewFormat } from './view-codec.js';
+import { STATE_CLASS } from './rules.js';
+import type { RoundFigures, SessionView } from './view.js';
+
+/*
+ * The head of a view: what the loop's questions read (`next`, a stop hook:
+ * loopStep, hookStep, the decision prompt), cut from the whole view so a
+ * hook reads kilobytes, not the session's history. It keeps the settings,
+ * thresholds, counts, machine, focus, baseline, binding and policies whole;
+ * the last rounds whole (the ones before are stood in for by placeholders,
+ * so round numbers still count right); the history and decisions from the
+ * round before the last closed one on; and every gap not closed. It answers those questions as the
+ * whole view does (test/core/view-head.test.ts holds it to that on random
+ * sessions); it is never rendered whole, never written to, never folded.
+ */
+
+/** How many of the last rounds the head keeps whole: the open one, the last closed one and the one before. */
+export const HEAD_ROUNDS = 3;
+
+/** The format of the head checkpoints this build writes and reads. */
+export function headFormat(): string {
+  return `${viewFormat()}/head-${HEAD_ROUNDS}`;
+}
+
+/** The head of `view`, keeping its last `keep` rounds whole (at least 2: the open round and the last closed one). */
+export function headOf(view: SessionView, keep = HEAD_ROUNDS): SessionView {
+  const { before, head } = cut(view, keep);
+  return { ...head, rounds: [...placeholders(before), ...head.rounds] };
+}
+
+/** The head as a checkpoint stores it: the view's JSON, with the rounds before the kept ones counted, not written. */
+export function encodeHead(view: SessionView, keep = HEAD_ROUNDS): string {
+  const { before, head } = cut(view, keep);
+  return `{"roundsBefore":${before},"view":${encodeView(head)}}`;
+}
+
+/** The head a checkpoint's text holds; null when it is not one this build wrote. */
+export function decodeHead(text: string): SessionView | null {
+  const prefix = /^\{"roundsBefore":(\d+),"view":/.exec(text);
+  if (prefix === null || !text.endsWith('}')) return null;
+  const view = decodeView(text.slice(prefix[0].length, -1));
+  if (view === null) return null;
+  return freeze({ ...view, rounds: [...placeholders(Number(prefix[1])), ...view.rounds] });
+}
+
+/** The head's parts: how many rounds it stands in for, and the view with only the kept rounds. */
+function cut(view: SessionView, keep: number): { before: number; head: SessionView } {
+  const rounds = view.rounds.slice(-Math.max(2, keep));
+  const firstKept = rounds[0]?.round ?? 0;
+  // The round whose close the prompt and the stop request speak of, and the one before it.
+  const lastClosed = view.rounds.findLast((r) => r.openEnd !== null)?.round ?? 0;
+  const since = Math.min(firstKept, lastClosed - 1);
+  // The loop's questions look at gaps still open or parked (the inventory, the focus, the options), never at closed ones.
+  const gaps = new Map([...view.gaps].filter(([, gap]) => STATE_CLASS[gap.state] !== 'closed'));
+  const head = {
+    ...view,
+    gaps,
+    rounds,
+    history: view.history.filter((entry) => entry.round >= since),
+    decisions: view.decisions.filter((decision) => decision.afterRound >= since),
+  };
+  return { before: view.rounds.length - rounds.length, head };
+}
+
+/** Placeholders are shared and frozen: one per round number, made once. */
+const PLACEHOLDER_MARK = new Map<number, RoundFigures>();
+
+/**
+ * Stand-ins for rounds the head does not keep: closed (so `closedRounds`
+ * counts them), numbered, and NaN in every figure, so any code that read one
+ * as a real round would show it at once.
+ */
+function placeholders(count: number): RoundFigures[] {
+  const list: RoundFigures[] = [];
+  for (let round = 1; round <= count; round++) {
+    let placeholder = PLACEHOLDER_MARK.get(round);
+    if (!placeholder) {
+      placeholder = freeze(placeholderRound(round), true);
+      PLACEHOLDER_MARK.set(round, placeholder);
+    }
+    list.push(placeholder);
+  }
+  return list;
+}
+
+function placeholderRound(round: number): RoundFigures {
+  const none = { resolved: NaN, new: NaN, weightedResolved: NaN, weightedNew: NaN };
+  return {
+    round,
+    openStart: NaN,
+    weightedOpenStart: NaN,
+    openEnd: NaN,
+    weightedOpenEnd: NaN,
+    resolved: NaN,
+    new: NaN,
+    weightedResolved: NaN,
+    weightedNew: NaN,
+    unweightedNet: NaN,
+    weightedNet: NaN,
+    bySeverity: { CRITICAL: none, HIGH: none, MEDIUM: none, LOW: none },
+    resolvedGaps: [],
+    newGaps: [],
+    severityChanges: [],
+    criticalIntroduced: [],
+    state: null,
+    flatCount: null,
+    verdicts: [],
+    combined: null,
+  };
+}
