@@ -11,29 +11,25 @@ import type { RoundFigures, SessionView } from './view.js';
  * as recorded (RULINGS R19). Called on a working copy of the view (evolve.ts).
  */
 
-function emptyFigures(): Record<Severity, RoundFigures['bySeverity'][Severity]> {
-  const entries = SEVERITIES.map((s) => [s, { resolved: 0, new: 0, weightedResolved: 0, weightedNew: 0 }] as const);
-  return Object.fromEntries(entries) as Record<Severity, RoundFigures['bySeverity'][Severity]>;
-}
-
-export function startRound(view: SessionView, event: EventOf<'round.started'>): void {
-  if (event.data.round === 1 && view.settings) {
-    view.baselineGapCount = unfinishedGaps(view.gaps.values()).length;
-    view.config = resolveConfig(view.settings, view.baselineGapCount);
-  }
-  view.rounds.push({
-    round: event.data.round,
-    openStart: view.open.count,
-    weightedOpenStart: view.open.weighted,
+/**
+ * A round as it opens: numbered, starting from the given open counts, every
+ * tally at `zero` (NaN for the head's stand-in of a round it leaves out).
+ */
+export function openingFigures(round: number, openStart: number, weightedOpenStart: number, zero = 0): RoundFigures {
+  const entries = SEVERITIES.map((s) => [s, { resolved: zero, new: zero, weightedResolved: zero, weightedNew: zero }] as const);
+  return {
+    round,
+    openStart,
+    weightedOpenStart,
     openEnd: null,
     weightedOpenEnd: null,
-    resolved: 0,
-    new: 0,
-    weightedResolved: 0,
-    weightedNew: 0,
-    unweightedNet: 0,
-    weightedNet: 0,
-    bySeverity: emptyFigures(),
+    resolved: zero,
+    new: zero,
+    weightedResolved: zero,
+    weightedNew: zero,
+    unweightedNet: zero,
+    weightedNet: zero,
+    bySeverity: Object.fromEntries(entries) as Record<Severity, RoundFigures['bySeverity'][Severity]>,
     resolvedGaps: [],
     newGaps: [],
     severityChanges: [],
@@ -42,7 +38,15 @@ export function startRound(view: SessionView, event: EventOf<'round.started'>): 
     flatCount: null,
     verdicts: [],
     combined: null,
-  });
+  };
+}
+
+export function startRound(view: SessionView, event: EventOf<'round.started'>): void {
+  if (event.data.round === 1 && view.settings) {
+    view.baselineGapCount = unfinishedGaps(view.gaps.values()).length;
+    view.config = resolveConfig(view.settings, view.baselineGapCount);
+  }
+  view.rounds.push(openingFigures(event.data.round, view.open.count, view.open.weighted));
   view.roundOpen = true;
 }
 

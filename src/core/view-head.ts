@@ -1,5 +1,6 @@
 import { freeze } from 'immer';
 import { decodeView, encodeView, viewFormat } from './view-codec.js';
+import { openingFigures } from './evolve-rounds.js';
 import { STATE_CLASS } from './rules.js';
 import type { RoundFigures, SessionView } from './view.js';
 
@@ -65,31 +66,7 @@ function cut(view: SessionView, keep: number): { before: number; head: SessionVi
  * counts it), one object shared by all, and NaN in every figure and in its
  * number, so any code that read one as a real round would show it at once.
  */
-const PLACEHOLDER: RoundFigures = freeze(
-  {
-    round: NaN,
-    openStart: NaN,
-    weightedOpenStart: NaN,
-    openEnd: NaN,
-    weightedOpenEnd: NaN,
-    resolved: NaN,
-    new: NaN,
-    weightedResolved: NaN,
-    weightedNew: NaN,
-    unweightedNet: NaN,
-    weightedNet: NaN,
-    bySeverity: Object.fromEntries(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'].map((s) => [s, { resolved: NaN, new: NaN, weightedResolved: NaN, weightedNew: NaN }])) as RoundFigures['bySeverity'],
-    resolvedGaps: [],
-    newGaps: [],
-    severityChanges: [],
-    criticalIntroduced: [],
-    state: null,
-    flatCount: null,
-    verdicts: [],
-    combined: null,
-  },
-  true,
-);
+const PLACEHOLDER: RoundFigures = freeze({ ...openingFigures(NaN, NaN, NaN, NaN), openEnd: NaN, weightedOpenEnd: NaN }, true);
 
 function placeholders(count: number): RoundFigures[] {
   return new Array<RoundFigures>(count).fill(PLACEHOLDER);
