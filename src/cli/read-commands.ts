@@ -12,6 +12,7 @@ import {
   wroteLine,
 } from '../render/index.js';
 import { writeStatusFile } from '../log/index.js';
+import { openFileSession } from '../session/index.js';
 import { parse, UsageError } from './args.js';
 import { type Command, open, printJson, sessionDir } from './common.js';
 
@@ -57,7 +58,8 @@ export const summary: Command = (argv, io) => {
 
 export const replay: Command = (argv, io) => {
   const { values } = parse(argv, {}, []);
-  const session = open(values, io);
+  // Every line, from the first: no checkpoint read, none written.
+  const session = openFileSession(sessionDir(values.dir, io), { checkpoints: false });
   if (values.json) return printJson(io, { events: session.view.lastSeq, state: toStateJson(session.view) });
   io.stdout(replayLine(session.view));
 };

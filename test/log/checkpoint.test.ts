@@ -214,6 +214,11 @@ describe('checkpoints', { timeout: 60_000 }, () => {
     expect(openFileSession(dir).view.agentSession).toBe('from-the-checkpoint');
     expect(openFileSession(dir, { checkpoints: false }).view.agentSession).toBeNull();
     expect(verifyFileSession(dir).problem).toBeNull();
+    // `gapflow replay` reads every line from the first, whatever a checkpoint says, and leaves the checkpoint as it was.
+    const before = readFileSync(checkpointPath(dir));
+    const replayedByCli = runCli(['replay', '--json', '--dir', dir], { cwd: dir });
+    expect((JSON.parse(replayedByCli.stdout) as { state: { agentSession: unknown } }).state.agentSession).toBeNull();
+    expect(readFileSync(checkpointPath(dir)).equals(before)).toBe(true);
   });
 
   it('lines with multi-byte text (accents, emoji, CJK) are covered and read past exactly', () => {
