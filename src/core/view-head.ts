@@ -54,10 +54,11 @@ function cut(view: SessionView, keep: number): { before: number; head: SessionVi
   const since = Math.min(firstKept, lastClosed - 1);
   // The loop's questions look at gaps still open or parked (the inventory, the focus, the options), never at closed ones.
   const gaps = new Map([...view.gaps].filter(([, gap]) => STATE_CLASS[gap.state] !== 'closed'));
-  // History is in round order: keep it from the first entry of round `since` on. Decisions are few: all kept
-  // (whether a standing stop request was answered is asked of every decision made after its round).
-  const from = view.history.findLastIndex((entry) => entry.round < since) + 1;
-  const head = { ...view, gaps, rounds, history: view.history.slice(from) };
+  // History: from its first entry of round `since` or later, to the end (a hand-made log may number a later entry
+  // lower; keeping everything after that first one keeps a superset). Decisions are few: all kept (whether a
+  // standing stop request was answered is asked of every decision made after its round).
+  const first = view.history.findIndex((entry) => entry.round >= since);
+  const head = { ...view, gaps, rounds, history: first === -1 ? [] : view.history.slice(first) };
   return { before: view.rounds.length - rounds.length, head };
 }
 

@@ -150,7 +150,9 @@ export function readCheckpointKey(dir: string, file: string): Pick<CheckpointKey
     const start = readRange(opened.fd, 0, Math.min(opened.size, 1024));
     const newline = start.indexOf(0x0a);
     const header = newline === -1 ? null : parseHeader(start.subarray(0, newline).toString('utf8'));
-    return header === null ? null : { format: header.format, seq: header.seq, end: header.end, sum: header.sum };
+    // A body cut short (the header alone cannot say it is damaged otherwise) is no checkpoint.
+    if (header === null || header.bodyBytes !== opened.size - newline - 1) return null;
+    return { format: header.format, seq: header.seq, end: header.end, sum: header.sum };
   } catch {
     return null;
   } finally {

@@ -33,10 +33,20 @@ const isText = (max: number) => (value: unknown): boolean => isString(value) && 
 
 // eslint-disable-next-line no-control-regex -- control characters are exactly what an event id may not hold
 const EVENT_ID = /^[^\u0000-\u001f\u007f]{1,128}$/;
-// Month, day, hour, minute and second in range (Date.parse per line cost a tenth of a cold read); a day past its month's end gets the full parse only from verify.
+// Month, day, hour, minute and second in range, the day checked against its month below (Date.parse per line cost a tenth of a cold read, and let 30 February through).
 const ISO_TIME = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,9})?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
 const isEventId = (value: unknown): boolean => isString(value) && EVENT_ID.test(value);
-const isTime = (value: unknown): boolean => isString(value) && ISO_TIME.test(value);
+const isTime = (value: unknown): boolean => isString(value) && ISO_TIME.test(value) && dayInMonth(value);
+
+/** The date's day exists in its month (leap years counted), as the schema's own date pattern requires. */
+function dayInMonth(time: string): boolean {
+  const year = Number(time.slice(0, 4));
+  const month = Number(time.slice(5, 7));
+  const day = Number(time.slice(8, 10));
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  const days = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+  return day <= days;
+}
 
 let vocabulary: { severities: Set<unknown>; states: Set<unknown>; kinds: Set<unknown> } | null = null;
 

@@ -101,6 +101,7 @@ describe('checkpoints', { timeout: 60_000 }, () => {
     longSession(dir, 3);
     openFileSession(dir);
     expect(existsSync(checkpointPath(dir))).toBe(false);
+    expect(existsSync(join(dir, HEAD_FILE))).toBe(false);
   });
 
   it('with checkpoints off, nothing is written beside the log', () => {
@@ -215,10 +216,15 @@ describe('checkpoints', { timeout: 60_000 }, () => {
     expect(openFileSession(dir, { checkpoints: false }).view.agentSession).toBeNull();
     expect(verifyFileSession(dir).problem).toBeNull();
     // `gapflow replay` reads every line from the first, whatever a checkpoint says, and leaves the checkpoint as it was.
-    const before = readFileSync(checkpointPath(dir));
     const replayedByCli = runCli(['replay', '--json', '--dir', dir], { cwd: dir });
     expect((JSON.parse(replayedByCli.stdout) as { state: { agentSession: unknown } }).state.agentSession).toBeNull();
-    expect(readFileSync(checkpointPath(dir)).equals(before)).toBe(true);
+    // …and writes none: with both gone, a replay leaves neither behind (a state read would write both).
+    rmSync(checkpointPath(dir));
+    rmSync(join(dir, HEAD_FILE), { force: true });
+    expect(runCli(['replay', '--dir', dir], { cwd: dir }).code).toBe(0);
+    expect(readdirSync(dir).filter((name) => name.startsWith('checkpoint'))).toEqual([]);
+    runCli(['state', '--dir', dir], { cwd: dir });
+    expect(readdirSync(dir).filter((name) => name.startsWith('checkpoint')).sort()).toEqual([HEAD_FILE, CHECKPOINT_FILE].sort());
   });
 
   it('lines with multi-byte text (accents, emoji, CJK) are covered and read past exactly', () => {
@@ -394,6 +400,18 @@ describe('the head checkpoint (what next and a stop hook read)', { timeout: 60_0
     rmSync(headPath(dir));
     rmSync(checkpointPath(dir), { force: true });
     expect(loopAnswers(dir)).toEqual(fromHead);
+  });
+
+  it('a read does not rewrite one that already covers the last line, and does rewrite one cut short', () => {
+    const dir = tempDir();
+    longSession(dir);
+    const before = statSync(headPath(dir), { bigint: true });
+    expect(runCli(['state', '--json', '--dir', dir], { cwd: dir }).code).toBe(0);
+    const after = statSync(headPath(dir), { bigint: true });
+    expect([after.ino, after.mtimeNs]).toEqual([before.ino, before.mtimeNs]);
+    truncateSync(headPath(dir), statSync(headPath(dir)).size - 3);
+    expect(runCli(['state', '--json', '--dir', dir], { cwd: dir }).code).toBe(0);
+    expect(statSync(headPath(dir)).size).toBe(Number(before.size));
   });
 
   it('one that no longer covers the last line (a line appended since) is passed over for the whole view', () => {

@@ -73,7 +73,7 @@ const badLine: fc.Arbitrary<Buffer> = fc.oneof(
       v: fc.oneof(fc.constantFrom(1, 2, 3, EVENT_VERSION, EVENT_VERSION, 99, 0, -1, 2.5), fc.jsonValue()),
       seq: fc.oneof(fc.constant(6), fc.integer()),
       id: fc.oneof(fc.constant('fuzz-6'), hostileString),
-      at: fc.oneof(fc.constantFrom('2026-01-12T09:00:06.000Z', '2026-13-45T99:00:00Z'), hostileString),
+      at: fc.oneof(fc.constantFrom('2026-01-12T09:00:06.000Z', '2026-13-45T99:00:00Z', '2025-02-29T10:00:00Z', '2026-04-31T10:00:00Z', '2024-02-29T10:00:00Z'), hostileString),
       type: fc.oneof(
         fc.constantFrom('gap.opened', 'gap.moved', 'gap.severity_changed', 'session.bound', 'round.started', 'decision.made', 'round.closed', 'metrics.recorded', 'session.started', '__proto__'),
         fc.string(),
