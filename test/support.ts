@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach } from 'vitest';
 import { createMemorySession, type Session, type SessionSettings } from '../src/index.js';
 
 /** Seed 003's weights, restated here so the tests recompute figures independently of the code. */
@@ -51,4 +55,17 @@ export function playRound(session: Session, plan: RoundPlan) {
 export function expectedWeightedNet(resolved: Sev[], opened: Sev[]): number {
   const sum = (list: Sev[]) => list.reduce((total, s) => total + WEIGHT[s], 0);
   return sum(resolved) - sum(opened);
+}
+
+/** A maker of temporary folders named `<prefix>…`, each removed after the test that made it. */
+export function tempDirs(prefix: string): () => string {
+  const made: string[] = [];
+  afterEach(() => {
+    for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  return () => {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    made.push(dir);
+    return dir;
+  };
 }

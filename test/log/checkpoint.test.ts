@@ -1,25 +1,17 @@
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createFileSession, FileLog, openFileSession, Session, type EventStore } from '../../src/index.js';
 import { toStateJson } from '../../src/core/index.js';
 import { renderPrompt, renderStatus } from '../../src/render/index.js';
 import { CHECKPOINT_FILE, CHECKPOINT_MIN_TAIL_BYTES, HEAD_FILE } from '../../src/log/index.js';
 import { verifyFileSession } from '../../src/session/index.js';
 import { runCli } from '../cli/helpers.js';
+import { tempDirs } from '../support.js';
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'gapflow-checkpoint-'));
-  dirs.push(dir);
-  return dir;
-}
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirs('gapflow-checkpoint-');
 
 /** A fixed clock and counting ids, so two sessions played alike write the same bytes. */
 function options() {
