@@ -4,8 +4,8 @@ export { policyReports, policyStateFormat, stateFormatNames } from './policy-out
 export { evolve, evolveMany, fold, initialView } from './evolve.js';
 export { judgeDecision, judgeRoundClose, machineEventOf } from './judge.js';
 export { settle } from './settle.js';
-export { decodeView, encodeView, viewFormat } from './view-codec.js';
-export { decodeHead, encodeHead, HEAD_ROUNDS, headFormat, headOf } from './view-head.js';
+export { decodeView, encodeView, VIEW_SHAPE } from './view-codec.js';
+export { decodeHead, encodeHead, HEAD_ROUNDS, headOf } from './view-head.js';
 export { auditHistory, type Finding } from './audit.js';
 export { closedRounds, isOpen, openCount, severeUnfinished, unfinishedGaps } from './inventory.js';
 export { nextStep, type NextAction } from './next.js';

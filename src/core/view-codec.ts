@@ -1,5 +1,4 @@
 import { freeze } from 'immer';
-import { packageVersion } from '../version.js';
 import type { Gap, MetricsRecord, SessionView } from './view.js';
 
 /**
@@ -8,18 +7,11 @@ import type { Gap, MetricsRecord, SessionView } from './view.js';
  * it by the log line it covers, and whatever does not decode here is
  * dropped and rebuilt from the log.
  *
- * The format names the view's shape and the version of gapflow that folded
- * it: a checkpoint written under another format is ignored, so a release
- * never reads another release's cache as its own (a fold that words a
- * reason differently, or mends a bug, shows its own figures at once). Bump
- * VIEW_SHAPE when SessionView changes shape between releases' builds.
+ * The format (src/session/formats.ts) names this shape and the version of
+ * gapflow that folded the view. Bump VIEW_SHAPE when SessionView changes
+ * shape between releases' builds.
  */
-const VIEW_SHAPE = 'view-1';
-
-/** The format of the checkpoints this build writes and reads. */
-export function viewFormat(): string {
-  return `${VIEW_SHAPE}/gapflow-${packageVersion() ?? 'unknown'}`;
-}
+export const VIEW_SHAPE = 'view-1';
 
 interface StoredView extends Omit<SessionView, 'gaps' | 'policies'> {
   gaps: Gap[];

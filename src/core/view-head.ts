@@ -1,5 +1,5 @@
 import { freeze } from 'immer';
-import { decodeView, encodeView, viewFormat } from './view-codec.js';
+import { decodeView, encodeView } from './view-codec.js';
 import { openingFigures } from './evolve-rounds.js';
 import { STATE_CLASS } from './rules.js';
 import type { RoundFigures, SessionView } from './view.js';
@@ -18,11 +18,6 @@ import type { RoundFigures, SessionView } from './view.js';
 
 /** How many of the last rounds the head keeps whole: the open one, the last closed one and the one before. */
 export const HEAD_ROUNDS = 3;
-
-/** The format of the head checkpoints this build writes and reads. */
-export function headFormat(): string {
-  return `${viewFormat()}/head-${HEAD_ROUNDS}`;
-}
 
 /** The head of `view`, keeping its last `keep` rounds whole (at least 2: the open round and the last closed one). */
 export function headOf(view: SessionView, keep = HEAD_ROUNDS): SessionView {

@@ -1,4 +1,5 @@
-import { decodeHead, headFormat, type SessionView } from '../core/index.js';
+import { decodeHead, type SessionView } from '../core/index.js';
+import { headFormat } from './formats.js';
 import { FileLog, type EventStore } from '../log/index.js';
 import type { SessionOptions } from './options.js';
 import { Session } from './session.js';

@@ -1,5 +1,6 @@
 import type { GapflowEvent, SettledEvent } from '../../events/index.js';
-import { auditHistory, decodeView, fold, settle, viewFormat, type Finding, type SessionView } from '../core/index.js';
+import { auditHistory, decodeView, fold, settle, type Finding, type SessionView } from '../core/index.js';
+import { viewFormat } from './formats.js';
 import { inspectLog, LogError, type EventStore, type LogInspection } from '../log/index.js';
 import { catchUp } from './writes.js';
 

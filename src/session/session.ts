@@ -1,5 +1,6 @@
 import type { DecisionKind, EventBodyInput, GapState, SessionSettings, Severity } from '../../events/index.js';
-import { encodeHead, encodeView, headFormat, initialView, viewFormat, type SessionView } from '../core/index.js';
+import { encodeHead, encodeView, initialView, type SessionView } from '../core/index.js';
+import { headFormat, viewFormat } from './formats.js';
 import type { EventStore } from '../log/index.js';
 import { LiveActor, type ConvergenceActor } from './live.js';
 import type { SessionOptions } from './options.js';

@@ -1,0 +1,21 @@
+import { HEAD_ROUNDS, VIEW_SHAPE } from '../core/index.js';
+import { packageVersion } from '../version.js';
+
+/*
+ * The formats a session's checkpoints are written and read under: the
+ * view's shape and the version of gapflow that folded it (read from
+ * package.json here, at the edge, not in the core). A checkpoint written
+ * under another format is ignored, so a release never reads another
+ * release's cache as its own: a fold that words a reason differently, or
+ * mends a bug, shows its own figures at once.
+ */
+
+/** The whole view's checkpoint format. */
+export function viewFormat(): string {
+  return `${VIEW_SHAPE}/gapflow-${packageVersion() ?? 'unknown'}`;
+}
+
+/** The head checkpoint's format. */
+export function headFormat(): string {
+  return `${viewFormat()}/head-${HEAD_ROUNDS}`;
+}
