@@ -25,19 +25,35 @@ export function headOf(view: SessionView, keep = HEAD_ROUNDS): SessionView {
   return { ...head, rounds: [...placeholders(before), ...head.rounds] };
 }
 
-/** The head as a checkpoint stores it: the view's JSON, with the rounds before the kept ones counted, not written. */
-export function encodeHead(view: SessionView, keep = HEAD_ROUNDS): string {
+/** Names the closed gaps' index a head goes with (the seq and checksum of the event it was written at). */
+export interface IndexMark {
+  seq: number;
+  sum: string;
+}
+
+/**
+ * The head as a checkpoint stores it: the view's JSON, with the rounds
+ * before the kept ones counted, not written, and the closed gaps' index it
+ * goes with (null: none; a write cannot then be decided on this head).
+ */
+export function encodeHead(view: SessionView, keep = HEAD_ROUNDS, closed: IndexMark | null = null): string {
   const { before, head } = cut(view, keep);
-  return `{"roundsBefore":${before},"view":${encodeView(head)}}`;
+  return `{"roundsBefore":${before},"closed":${JSON.stringify(closed)},"view":${encodeView(head)}}`;
 }
 
 /** The head a checkpoint's text holds; null when it is not one this build wrote. */
 export function decodeHead(text: string): SessionView | null {
-  const prefix = /^\{"roundsBefore":(\d+),"view":/.exec(text);
+  return decodeMarkedHead(text)?.view ?? null;
+}
+
+/** The head a checkpoint's text holds, and the closed gaps' index it names; null when it is not one this build wrote. */
+export function decodeMarkedHead(text: string): { view: SessionView; closed: IndexMark | null } | null {
+  const prefix = /^\{"roundsBefore":(\d+),"closed":(null|\{"seq":(\d+),"sum":"([0-9A-Za-z_-]+)"\}),"view":/.exec(text);
   if (prefix === null || !text.endsWith('}')) return null;
   const view = decodeView(text.slice(prefix[0].length, -1));
   if (view === null) return null;
-  return freeze({ ...view, rounds: [...placeholders(Number(prefix[1])), ...view.rounds] });
+  const closed = prefix[2] === 'null' ? null : { seq: Number(prefix[3]), sum: prefix[4]! };
+  return { view: freeze({ ...view, rounds: [...placeholders(Number(prefix[1])), ...view.rounds] }), closed };
 }
 
 /** The head's parts: how many rounds it stands in for, and the view with only the kept rounds. */

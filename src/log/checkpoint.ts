@@ -29,6 +29,14 @@ export const CHECKPOINT_FILE = 'checkpoint.json';
  * so it covers the log's last line whenever gapflow wrote it.
  */
 export const HEAD_FILE = 'checkpoint.head.json';
+/**
+ * The closed gaps' index: one `ID SEVERITY STATE` line per gap in a closed
+ * state, which the head leaves out. A write decided on the head looks a gap
+ * up here (is this id taken? is that gap known?) instead of loading the whole
+ * view; the head names the one index it goes with (`ClosedAt`).
+ */
+export const CLOSED_FILE = 'checkpoint.closed.json';
+const CACHE_FILES = [CHECKPOINT_FILE, HEAD_FILE, CLOSED_FILE];
 const HEADER_VERSION = 1;
 
 /** What a checkpoint's header says of the log line it covers last. */
@@ -202,7 +210,7 @@ function removeStaleTemps(dir: string): void {
   try {
     const now = Date.now();
     for (const name of readdirSync(dir)) {
-      if (!(name.startsWith(`${CHECKPOINT_FILE}.`) || name.startsWith(`${HEAD_FILE}.`)) || !name.endsWith('.tmp')) continue;
+      if (!CACHE_FILES.some((file) => name.startsWith(`${file}.`)) || !name.endsWith('.tmp')) continue;
       const path = join(dir, name);
       if (now - statSync(path).mtimeMs > STALE_TEMP_MS) rmSync(path, { force: true });
     }
@@ -213,6 +221,5 @@ function removeStaleTemps(dir: string): void {
 
 /** Removes the checkpoints (a new session starting in the folder of an old one). */
 export function removeCheckpoint(dir: string): void {
-  rmSync(join(dir, CHECKPOINT_FILE), { force: true });
-  rmSync(join(dir, HEAD_FILE), { force: true });
+  for (const file of CACHE_FILES) rmSync(join(dir, file), { force: true });
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GapflowEvent } from '../../events/index.js';
-import { canWriteCheckpoint, HEAD_FILE, keyLineEnd, readCheckpoint, readCheckpointKey, removeCheckpoint, writeCheckpoint } from './checkpoint.js';
+import { canWriteCheckpoint, CLOSED_FILE, HEAD_FILE, keyLineEnd, readCheckpoint, readCheckpointKey, removeCheckpoint, writeCheckpoint, type StoredCheckpoint } from './checkpoint.js';
 import { IdIndex } from './id-index.js';
 import { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
 import { fsyncFolder, makeFolder, writeAll, writeNewFile } from './durable.js';
@@ -11,7 +11,7 @@ import { withLock, type Lease } from './lock.js';
 import { waitForWriter } from './lock-holder.js';
 import { holdsNoSession, placeNewLog, readFrom, readLogBytes } from './log-path.js';
 import { openRegularFile, readRange } from './text-file.js';
-import { assertExpected, continues, LogError, type Batch, type EventStore, type Expected, type Resumed } from './types.js';
+import { assertExpected, continues, LogError, type Batch, type ClosedAt, type EventStore, type Expected, type HeadForWrite, type Resumed } from './types.js';
 
 export const LOG_FILE = 'events.jsonl';
 
@@ -56,8 +56,15 @@ export class FileLog implements EventStore {
   /** The seq the head checkpoint this object last wrote covers. */
   #headSeq = 0;
 
-  constructor(readonly dir: string) {
+  /** Below this many bytes of log a checkpoint does not pay (CHECKPOINT_MIN_TAIL_BYTES; a test may lower it to exercise them on short logs). */
+  readonly #minCheckpointBytes: number;
+
+  constructor(
+    readonly dir: string,
+    options: { minCheckpointBytes?: number } = {},
+  ) {
     this.location = join(dir, LOG_FILE);
+    this.#minCheckpointBytes = options.minCheckpointBytes ?? CHECKPOINT_MIN_TAIL_BYTES;
   }
 
   /**
@@ -117,9 +124,36 @@ export class FileLog implements EventStore {
    * head and one line of the log, whatever the log's length.
    */
   resumeHead(format: string): string | null {
+    return this.#currentHead(format)?.found.body ?? null;
+  }
+
+  /**
+   * The head of `headFormat` when it covers the log's last line, with the
+   * closed gaps' index of `indexFormat`; this object then appends after the
+   * head's line, checking only that line (as after a read that ended there).
+   */
+  resumeForWrite(headFormat: string, indexFormat: string): HeadForWrite | null {
+    const current = this.#currentHead(headFormat);
+    if (current === null) return null;
+    const { key, body } = current.found;
+    const index = readCheckpoint(this.dir, indexFormat, CLOSED_FILE);
+    this.#known = { end: key.end, point: { seq: key.seq, sum: key.sum, sealed: true }, lastLine: current.lastLine };
+    this.#checkpoint = null;
+    return { head: body, index: index === null ? null : { at: { seq: index.key.seq, sum: index.key.sum }, body: index.body } };
+  }
+
+  saveClosedIndex(format: string, seq: number, body: string): ClosedAt | null {
+    const known = this.#known;
+    if (known === null || known.point.seq !== seq || seq === 0 || !known.point.sealed) return null;
+    const key = { format, seq, end: known.end, lineBytes: known.lastLine.length, sum: known.point.sum };
+    return writeCheckpoint(this.dir, key, body, CLOSED_FILE) === null ? null : { seq, sum: known.point.sum };
+  }
+
+  /** The head checkpoint of `format` and the log's last line, when the head covers exactly that line; null otherwise. */
+  #currentHead(format: string): { found: StoredCheckpoint; lastLine: Buffer } | null {
     const found = readCheckpoint(this.dir, format, HEAD_FILE);
     if (found === null) return null;
-    const { key, body } = found;
+    const { key } = found;
     let file;
     try {
       file = openRegularFile(this.location, false, 'the log must be a regular file at that path itself');
@@ -129,7 +163,9 @@ export class FileLog implements EventStore {
     try {
       if (file.size !== key.end) return null;
       const from = key.end - key.lineBytes - (key.end > key.lineBytes ? 1 : 0);
-      return keyLineEnd(readRange(file.fd, from, key.end - from), key) === -1 ? null : body;
+      const bytes = readRange(file.fd, from, key.end - from);
+      const after = keyLineEnd(bytes, key);
+      return after === -1 ? null : { found, lastLine: Buffer.from(bytes.subarray(after - key.lineBytes, after)) };
     } finally {
       closeSync(file.fd);
     }
@@ -144,7 +180,7 @@ export class FileLog implements EventStore {
   saveHead(format: string, seq: number, body: () => string): void {
     const known = this.#known;
     if (known === null || known.point.seq !== seq || seq === 0 || !known.point.sealed || this.#headSeq === seq) return;
-    if (known.end < CHECKPOINT_MIN_TAIL_BYTES || !canWriteCheckpoint(this.dir)) return;
+    if (known.end < this.#minCheckpointBytes || !canWriteCheckpoint(this.dir)) return;
     const onDisk = readCheckpointKey(this.dir, HEAD_FILE);
     if (onDisk !== null && onDisk.format === format && onDisk.seq === seq && onDisk.end === known.end && onDisk.sum === known.point.sum) {
       this.#headSeq = seq;
@@ -158,7 +194,7 @@ export class FileLog implements EventStore {
   checkpointDue(): boolean {
     if (this.#known === null) return false;
     const past = this.#known.end - (this.#checkpoint?.end ?? 0);
-    return past >= CHECKPOINT_MIN_TAIL_BYTES && past * 4 >= (this.#checkpoint?.bodyBytes ?? 0);
+    return past >= this.#minCheckpointBytes && past * 4 >= (this.#checkpoint?.bodyBytes ?? 0);
   }
 
   byId(id: string): GapflowEvent | undefined {

@@ -1,12 +1,12 @@
 export { CHECKPOINT_MIN_TAIL_BYTES, FileLog, LOG_FILE } from './file-log.js';
-export { CHECKPOINT_FILE, HEAD_FILE } from './checkpoint.js';
+export { CHECKPOINT_FILE, CLOSED_FILE, HEAD_FILE } from './checkpoint.js';
 export { BATCH_INPUT, EVENT_INPUT, formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES, type InputLimit } from './limits.js';
 export { chainSum, eventContent, formatLines, parseLines, sealLine } from './lines.js';
 export { STALE_AFTER_MS, WAIT_FOR_LOCK_MS, withLock, type Lease, type LockTiming } from './lock.js';
 export { mayBeWriting } from './lock-holder.js';
 export { MemoryLog } from './memory-log.js';
 export { writeStatusFile } from './status-file.js';
-export { LogError, VersionConflict, type Batch, type EventStore, type Expected, type Resumed } from './types.js';
+export { LogError, VersionConflict, type Batch, type EventStore, type Expected, type Resumed, type ClosedAt, type HeadForWrite } from './types.js';
 export { inspectLog, repairLog, type LogInspection, type RepairReport } from './verify.js';
 export { readHookBlocks, writeHookBlocks } from './hook-state.js';
 export { validateInputText, decodeUtf8, readStandardInput, readTextFile } from './text-file.js';

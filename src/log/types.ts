@@ -77,6 +77,20 @@ export interface EventStore {
   resumeHead?(format: string): string | null;
   /** Keeps `body()` as the head checkpoint at `seq`, as `saveCheckpoint` keeps the whole one. Optional. */
   saveHead?(format: string, seq: number, body: () => string): void;
+  /**
+   * For a write decided on the head: the head checkpoint of `headFormat`
+   * when it covers the stream's last event exactly, with the closed gaps'
+   * index of `indexFormat` (null when there is none whole), the store then
+   * appending after the head's event without reading what comes before;
+   * null when the head is not current. Optional.
+   */
+  resumeForWrite?(headFormat: string, indexFormat: string): HeadForWrite | null;
+  /**
+   * Keeps `body` as the closed gaps' index at `seq`, as `saveCheckpoint`
+   * keeps a checkpoint; returns what a head names it by, or null when
+   * nothing was written. Optional.
+   */
+  saveClosedIndex?(format: string, seq: number, body: string): ClosedAt | null;
   /** The stream's event with this id, if any (for idempotent retries). */
   byId(id: string): GapflowEvent | undefined;
   /**
@@ -95,6 +109,18 @@ export interface EventStore {
    * or another, as they come, until the returned function is called.
    */
   follow(from: number, listener: (events: readonly GapflowEvent[]) => void, options?: { intervalMs?: number }): () => void;
+}
+
+/** Which closed gaps' index a head goes with: the seq and checksum of the event it was written at. */
+export interface ClosedAt {
+  seq: number;
+  sum: string;
+}
+
+/** What `resumeForWrite` finds: the head's body, and the index (its body and what names it). */
+export interface HeadForWrite {
+  head: string;
+  index: { at: ClosedAt; body: string } | null;
 }
 
 /** Where a reader starts (`EventStore.resume`). */
