@@ -6,7 +6,7 @@ import { appendLines, claudeHookAnswer, hookVerdict, hookWarningLine, nextLine, 
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
 import { writePolicyReports } from './policy-commands.js';
 import { BATCH_INPUT, validateInputText, EVENT_INPUT, FileLog, readHookBlocks, readTextFile, writeHookBlocks, type InputLimit } from '../log/index.js';
-import { openFileSession, openLoopView, peekHead, recordDecided, type BatchRequest } from '../session/index.js';
+import { openFileSession, openLoopView, peekHead, recordDecided, recordOnHead, stamper, type BatchRecorded, type BatchRequest } from '../session/index.js';
 import { parse, UsageError, wholeNumber } from './args.js';
 import { type CliIO, type Command, open, parseUserJson, printJson, sessionDir } from './common.js';
 
@@ -183,26 +183,35 @@ export const append: Command = (argv, io) => {
   const source = file ?? 'stdin';
   const text = file !== undefined ? readTextFile(resolve(io.cwd, file), BATCH_INPUT) : readStdin(io, BATCH_INPUT);
   const requests = parseBatch(text, source);
-  const session = open(values, io);
   const { expectSeq } = writeOptions(values);
-  const { groups, appended: events } = session.recordAll(requests, (i) => `${source} line ${requests[i]!.line}`, { expectSeq });
-  // A line whose id was already in the log (a retry) comes back as its original event, appended before.
-  const fresh = new Set(events);
+  const where = (i: number) => `${source} line ${requests[i]!.line}`;
+  // Gap and round lines are decided on the head when it is current (no metrics among them: no policy report to write).
+  // --json prints the whole state, so it opens the whole session.
+  const quick = values.json ? null : recordOnHead(new FileLog(sessionDir(values.dir, io)), requests, where, { expectSeq }, stamper({}));
+  if (quick !== null) return io.stdout(appendLines(appendedLines(requests, quick), quick.appended.length, [], quick.view));
+  const session = open(values, io);
+  const done = session.recordAll(requests, where, { expectSeq });
   // Each policy's reports, however its metrics arrive.
-  const reports = writePolicyReports(session, io, values.dir, events);
-  // A line's own event is the one of its type; a round.started before it (R8) or a round.closed after it (a policy's round) comes with it.
-  const appended: AppendedLine[] = requests.map((r, i) => {
+  const reports = writePolicyReports(session, io, values.dir, done.appended);
+  const appended = appendedLines(requests, done);
+  if (values.json) {
+    const lines = appended.map(({ line, own, started, already }) => ({ line, seq: own.seq, id: own.id, type: own.type, roundStartedSeq: started, alreadyRecorded: already }));
+    return printJson(io, { appended: lines, events: done.appended, reports, state: toStateJson(session.view) });
+  }
+  io.stdout(appendLines(appended, done.appended.length, reports, session.view));
+};
+
+/** Each batch line's own event: the one of its type (a round.started before it, R8, or a policy's round.closed after it come with it). */
+function appendedLines(requests: readonly BatchLine[], { groups, appended }: BatchRecorded): AppendedLine[] {
+  // A line whose id was already in the log (a retry) comes back as its original event, appended before.
+  const fresh = new Set(appended);
+  return requests.map((r, i) => {
     const group = groups[i]!;
     const own = group.find((e) => e.type === r.body.type) ?? group.at(-1)!;
     const started = group.find((e) => e !== own && e.type === 'round.started')?.seq ?? null;
     return { line: r.line, own, started, already: !fresh.has(own) };
   });
-  if (values.json) {
-    const lines = appended.map(({ line, own, started, already }) => ({ line, seq: own.seq, id: own.id, type: own.type, roundStartedSeq: started, alreadyRecorded: already }));
-    return printJson(io, { appended: lines, events, reports, state: toStateJson(session.view) });
-  }
-  io.stdout(appendLines(appended, events.length, reports, session.view));
-};
+}
 
 /** `gapflow schema`: the JSON Schema of every event (the same text as events/schema.json). */
 export const schema: Command = (argv, io) => {

@@ -1,10 +1,10 @@
-import { parseBody } from '../core/index.js';
-import { decidedLine, gapMovedLine, gapOpenedLine, initLines, roundClosedLines, roundStartedLine, severityChangedLine } from '../render/index.js';
+import { parseBody, type SessionView } from '../core/index.js';
+import { decidedLine, gapMovedLine, gapOpenedLine, initLines, renderAnnouncement, roundClosedLines, roundStartedLine, severityChangedLine } from '../render/index.js';
 import { FileLog } from '../log/index.js';
-import { Session } from '../session/index.js';
-import type { BodyOf, DecisionKind, GapState, SessionSettings, Severity } from '../../events/index.js';
+import { changeSeverityBody, closeRoundBody, moveGapBody, openGapBody, recordOnFileHead, Session, startRoundBody } from '../session/index.js';
+import type { BodyOf, DecisionKind, EventBodyInput, GapState, SessionSettings, Severity } from '../../events/index.js';
 import { enumWord, list, parse, UsageError, wholeNumber } from './args.js';
-import { announce, type Command, open, sessionDir } from './common.js';
+import { announce, type CliIO, type Command, open, sessionDir } from './common.js';
 import { policyInitOptions, policyInitSettings } from './policy-commands.js';
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
 
@@ -61,35 +61,46 @@ export const gap: Command = (argv, io) => {
         ['ID'],
       );
       if (values.severity === undefined) throw new UsageError('gap open needs --severity CRITICAL|HIGH|MEDIUM|LOW');
-      const session = open(values, io);
-      const events = session.openGap(args[0]!, enumWord(values.severity) as Severity, {
+      const body = openGapBody(args[0]!, enumWord(values.severity) as Severity, {
         title: values.title,
         spawnedBy: values['spawned-by'],
         blocking: values['non-blocking'] ? false : undefined,
-      }, writeOptions(values));
-      return announce(io, session, events, values.json, () => gapOpenedLine(session.view, args[0]!));
+      });
+      return recordAndAnnounce(io, values, body, (_, after) => gapOpenedLine(after, args[0]!));
     }
     case 'move': {
       const { values, args } = parse(rest, { reason: { type: 'string' }, 'blocked-by': { type: 'string' }, ...WRITE_OPTIONS }, ['ID', 'STATE']);
-      const session = open(values, io);
-      const before = session.view;
-      const events = session.moveGap(args[0]!, enumWord(args[1]!) as GapState, {
-        reason: values.reason,
-        blockedBy: values['blocked-by'],
-      }, writeOptions(values));
-      return announce(io, session, events, values.json, () => gapMovedLine(before, session.view, args[0]!));
+      const body = moveGapBody(args[0]!, enumWord(args[1]!) as GapState, { reason: values.reason, blockedBy: values['blocked-by'] });
+      return recordAndAnnounce(io, values, body, (before, after) => gapMovedLine(before, after, args[0]!));
     }
     case 'severity': {
       const { values, args } = parse(rest, { ...WRITE_OPTIONS }, ['ID', 'SEVERITY']);
-      const session = open(values, io);
-      const before = session.view;
-      const events = session.changeSeverity(args[0]!, enumWord(args[1]!) as Severity, writeOptions(values));
-      return announce(io, session, events, values.json, () => severityChangedLine(before, session.view, args[0]!));
+      const body = changeSeverityBody(args[0]!, enumWord(args[1]!) as Severity);
+      return recordAndAnnounce(io, values, body, (before, after) => severityChangedLine(before, after, args[0]!));
     }
     default:
       throw new UsageError(verb && !verb.startsWith('-') ? `unknown gap command "${verb}" (open, move, severity)` : 'gap needs open, move or severity');
   }
 };
+
+/** A gap or round request, or one worded from the session as it stands (a round's number). */
+type GapOrRound = EventBodyInput | ((view: SessionView) => EventBodyInput);
+
+/**
+ * Records one gap or round request and announces it: on the head
+ * checkpoint when it can decide it (a write that costs what changed, not
+ * the log's length), else on the whole session. `--json` prints the whole
+ * state, so it opens the whole session.
+ */
+function recordAndAnnounce(io: CliIO, values: Parameters<typeof writeOptions>[0] & { dir?: string | undefined; json?: boolean | undefined }, body: GapOrRound, line: (before: SessionView, after: SessionView) => string): void {
+  const write = writeOptions(values);
+  const quick = values.json ? null : recordOnFileHead(sessionDir(values.dir, io), body, write);
+  if (quick !== null) return io.stdout(renderAnnouncement(quick, () => line(quick.before, quick.view)));
+  const session = open(values, io);
+  const before = session.view;
+  const recorded = session.record(typeof body === 'function' ? body(before) : body, write);
+  announce(io, session, recorded, values.json, () => line(before, session.view));
+}
 
 export const round: Command = (argv, io) => {
   const [verb, ...rest] = argv;
@@ -97,9 +108,8 @@ export const round: Command = (argv, io) => {
     throw new UsageError(verb && !verb.startsWith('-') ? `unknown round command "${verb}" (start, close)` : 'round needs start or close');
   }
   const { values } = parse(rest, { ...WRITE_OPTIONS }, []);
-  const session = open(values, io);
-  if (verb === 'start') return announce(io, session, session.startRound(writeOptions(values)), values.json, () => roundStartedLine(session.view));
-  announce(io, session, session.closeRound(writeOptions(values)), values.json, () => roundClosedLines(session.view));
+  if (verb === 'start') return recordAndAnnounce(io, values, startRoundBody, (_, after) => roundStartedLine(after));
+  recordAndAnnounce(io, values, closeRoundBody, (_, after) => roundClosedLines(after));
 };
 
 const DECISIONS: Readonly<Record<string, DecisionKind>> = {

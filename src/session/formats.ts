@@ -19,3 +19,8 @@ export function viewFormat(): string {
 export function headFormat(): string {
   return `${viewFormat()}/head-${HEAD_ROUNDS}`;
 }
+
+/** The closed gaps' index format (the index goes with heads of `headFormat`). */
+export function closedIndexFormat(): string {
+  return `${viewFormat()}/closed-1`;
+}

@@ -1,6 +1,6 @@
 import type { DecisionKind, EventBodyInput, GapState, SessionSettings, Severity } from '../../events/index.js';
-import { encodeHead, encodeView, initialView, type SessionView } from '../core/index.js';
-import { headFormat, viewFormat } from './formats.js';
+import { encodeClosedIndex, encodeHead, encodeView, HEAD_ROUNDS, initialView, type SessionView } from '../core/index.js';
+import { closedIndexFormat, headFormat, viewFormat } from './formats.js';
 import type { EventStore } from '../log/index.js';
 import { LiveActor, type ConvergenceActor } from './live.js';
 import type { SessionOptions } from './options.js';
@@ -112,13 +112,18 @@ export class Session {
 
   /**
    * Keeps the store's checkpoints up: the head (what `next` and a stop hook
-   * read) after every open and write, the whole view when the store says
-   * one is due (or `now`).
+   * read, and a gap write decides on) with the closed gaps' index it names,
+   * after every open and write; the whole view when the store says one is
+   * due (or `now`).
    */
   #checkpoint(now: boolean): void {
     if (!this.#checkpoints) return;
     const view = this.view;
-    this.log.saveHead?.(headFormat(), view.lastSeq, () => encodeHead(view));
+    this.log.saveHead?.(headFormat(), view.lastSeq, () => {
+      // Written first: a head names only an index that is on disk whole.
+      const closed = this.log.saveClosedIndex?.(closedIndexFormat(), view.lastSeq, encodeClosedIndex(view)) ?? null;
+      return encodeHead(view, HEAD_ROUNDS, closed);
+    });
     if (now || this.log.checkpointDue?.()) this.log.saveCheckpoint?.(viewFormat(), view.lastSeq, () => encodeView(view));
   }
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createFileSession, FileLog, openFileSession, Session, type EventStore } from '../../src/index.js';
 import { toStateJson } from '../../src/core/index.js';
 import { renderPrompt, renderStatus } from '../../src/render/index.js';
-import { CHECKPOINT_FILE, CHECKPOINT_MIN_TAIL_BYTES, HEAD_FILE } from '../../src/log/index.js';
+import { CHECKPOINT_FILE, CHECKPOINT_MIN_TAIL_BYTES, CLOSED_FILE, HEAD_FILE } from '../../src/log/index.js';
 import { verifyFileSession } from '../../src/session/index.js';
 import { runCli } from '../cli/helpers.js';
 import { tempDirs } from '../support.js';
@@ -213,10 +213,11 @@ describe('checkpoints', { timeout: 60_000 }, () => {
     // …and writes none: with both gone, a replay leaves neither behind (a state read would write both).
     rmSync(checkpointPath(dir));
     rmSync(join(dir, HEAD_FILE), { force: true });
+    rmSync(join(dir, CLOSED_FILE), { force: true });
     expect(runCli(['replay', '--dir', dir], { cwd: dir }).code).toBe(0);
     expect(readdirSync(dir).filter((name) => name.startsWith('checkpoint'))).toEqual([]);
     runCli(['state', '--dir', dir], { cwd: dir });
-    expect(readdirSync(dir).filter((name) => name.startsWith('checkpoint')).sort()).toEqual([HEAD_FILE, CHECKPOINT_FILE].sort());
+    expect(readdirSync(dir).filter((name) => name.startsWith('checkpoint')).sort()).toEqual([HEAD_FILE, CHECKPOINT_FILE, CLOSED_FILE].sort());
   });
 
   it('lines with multi-byte text (accents, emoji, CJK) are covered and read past exactly', () => {
@@ -427,5 +428,71 @@ describe('the head checkpoint (what next and a stop hook read)', { timeout: 60_0
     expect(openFileSession(dir).view.agentSession).toBe('agent-7');
     const header = JSON.parse(readFileSync(headPath(dir), 'utf8').split('\n', 1)[0]!) as { seq: number };
     expect(header.seq).toBe(openFileSession(dir).view.lastSeq);
+  });
+});
+
+describe('gap writes on the head', { timeout: 60_000 }, () => {
+  /** Rewrites `file`'s body through `edit`, its header's length and sum recomputed (as a writer would). */
+  function rewrite(dir: string, file: string, edit: (body: string) => string): void {
+    const text = readFileSync(join(dir, file), 'utf8');
+    const newline = text.indexOf('\n');
+    const header = JSON.parse(text.slice(0, newline)) as Record<string, unknown>;
+    const body = edit(text.slice(newline + 1));
+    const bodySum = createHash('sha256').update(body).digest('hex').slice(0, 32);
+    writeFileSync(join(dir, file), `${JSON.stringify({ ...header, bodyBytes: Buffer.byteLength(body), bodySum })}\n${body}`);
+  }
+
+  it('gap open, move and severity decide on the head, not the whole view: an edited head shows in their answers', () => {
+    const dir = tempDir();
+    longSession(dir);
+    openFileSession(dir);
+    const count = openFileSession(dir, { checkpoints: false }).view.open.count;
+    rewrite(dir, HEAD_FILE, (body) => body.replace(`"open":{"count":${count},`, `"open":{"count":${count + 1000},`));
+    // The head believed: the open count it announces is the edited one, moved on by one.
+    expect(runCli(['gap', 'open', 'H-1', '--severity', 'LOW', '--title', 'on the head', '--dir', dir], { cwd: dir }).stdout).toContain(`open count ${count + 1001}`);
+    expect(runCli(['gap', 'move', 'H-1', 'IN_PROGRESS', '--dir', dir], { cwd: dir }).stdout).toContain(`open count ${count + 1001}`);
+    // --json prints the whole state, so it opens the whole session, which the head never touches.
+    const json = JSON.parse(runCli(['gap', 'move', 'H-1', 'RESOLVED', '--json', '--dir', dir], { cwd: dir }).stdout) as { state: { openGapCount: number } };
+    expect(json.state.openGapCount).toBe(count);
+    expect(verifyFileSession(dir).problem).toBeNull();
+  });
+
+  it('gap, round and append calls answer as on the whole view: reused ids, unknown and closed gaps, a reopen (which takes the whole view), rounds and batches', () => {
+    const [onHead, whole] = [tempDir(), tempDir()];
+    for (const dir of [onHead, whole]) longSession(dir);
+    openFileSession(onHead);
+    rmSync(join(whole, HEAD_FILE));
+    const calls = [
+      ['gap', 'open', 'G-0-a', '--severity', 'LOW'],
+      ['gap', 'open', 'N-1', '--severity', 'LOW', '--spawned-by', 'G-0-a'],
+      ['gap', 'move', 'NOPE', 'RESOLVED'],
+      ['gap', 'severity', 'G-0-b', 'HIGH'],
+      ['gap', 'move', 'N-1', 'BLOCKED', '--blocked-by', 'G-1-c'],
+      ['gap', 'move', 'N-1', 'WONT_FIX'],
+      ['gap', 'open', 'N-1', '--severity', 'HIGH'],
+      ['gap', 'move', 'G-0-a', 'OPEN'],
+      ['round', 'close'],
+      ['round', 'close'],
+      ['round', 'start'],
+      ['append', '--file', '-'],
+      ['append', '--file', '-'],
+      ['round', 'close'],
+    ];
+    const batch = [
+      '{"type":"gap.opened","data":{"id":"B-1","severity":"HIGH","title":"from a batch"}}',
+      '{"type":"gap.moved","data":{"id":"B-1","to":"RESOLVED"}}',
+      '{"type":"gap.moved","data":{"id":"G-59-a","to":"RESOLVED"}}',
+      '{"type":"round.closed","data":{"round":62}}',
+      '{"type":"gap.opened","data":{"id":"B-2","severity":"LOW","title":"starts round 63"}}',
+    ].join('\n');
+    for (const call of calls) {
+      const [a, b] = [onHead, whole].map((dir) => runCli([...call, '--dir', dir], { cwd: dir, stdin: batch }));
+      expect({ call, out: a!.stdout, err: a!.stderr, code: a!.code }).toEqual({ call, out: b!.stdout, err: b!.stderr, code: b!.code });
+      // The copy without a head keeps none (each call rewrites it after its write).
+      rmSync(join(whole, HEAD_FILE), { force: true });
+    }
+    const index = readFileSync(join(onHead, CLOSED_FILE), 'utf8');
+    expect(index).toMatch(/\nN-1 LOW WONT_FIX\n/);
+    expect(outputs(openFileSession(onHead, { checkpoints: false }))).toEqual(replayed(whole));
   });
 });

@@ -1,0 +1,149 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ALLOWED_MOVES, decodeHead, decodeMarkedHead, encodeClosedIndex, Refusal, type SessionView } from '../../src/core/index.js';
+import { CLOSED_FILE, FileLog, HEAD_FILE } from '../../src/log/index.js';
+import { Session, recordOnHead, type BatchRequest } from '../../src/session/index.js';
+import { stamper } from '../../src/session/stamp.js';
+import type { GapState, Severity } from '../../events/index.js';
+import { tempDirs } from '../support.js';
+import { roundClosedLines, roundStartedLine } from '../../src/render/index.js';
+import { GAP_STATES, play, scriptArb, settingsArb, SEVERITY_LIST } from './model.js';
+
+/*
+ * A gap or round write decided on the head (a few kilobytes and the closed gaps'
+ * index) must do what the same write does on the whole view: the same
+ * events, byte for byte in the log, the same refusals, and a head and index
+ * that a reader and the next write find as the whole view would leave them.
+ * Random sessions, cut at random points, then a few random gap requests
+ * (valid or not: reused ids, unknown gaps, closed gaps named, moves the
+ * lifecycle refuses, rounds started or closed, in turn or not), each as its own call, on two copies of the log.
+ */
+
+const TIMEOUT = 240_000;
+const tempDir = tempDirs('gapflow-head-write-');
+/** Heads and indexes on logs of any length, so short random sessions exercise them. */
+const store = (dir: string) => new FileLog(dir, { minCheckpointBytes: 0 });
+
+interface RequestPick {
+  kind: number;
+  a: number;
+  b: number;
+  severity: Severity;
+  state: GapState;
+  flag: boolean;
+}
+
+const requestArb = fc.record({
+  kind: fc.nat(99),
+  a: fc.nat(),
+  b: fc.nat(),
+  severity: fc.constantFrom(...SEVERITY_LIST),
+  state: fc.constantFrom(...GAP_STATES),
+  flag: fc.boolean(),
+});
+
+/** A request read against the view: a new gap, a reused id, a move or a severity change of any gap (closed ones included), a round's start or close (now and then a wrong number). */
+function gapRequest(view: SessionView, r: RequestPick, fresh: string): BatchRequest {
+  const ids = [...view.gaps.keys(), 'NOPE-1'];
+  const any = (n: number) => ids[n % ids.length]!;
+  if (r.kind >= 88) return { body: { type: 'round.closed', data: { round: Math.max(1, view.rounds.length) } } };
+  if (r.kind >= 76) return { body: { type: 'round.started', data: { round: view.rounds.length + 1 - (r.flag ? 0 : r.a % 2) } } };
+  if (r.kind < 30) {
+    const spawnedBy = r.flag ? { spawnedBy: any(r.b) } : {};
+    return { body: { type: 'gap.opened', data: { id: r.kind < 24 ? fresh : any(r.a), severity: r.severity, title: `gap ${fresh}`, ...spawnedBy } } };
+  }
+  if (r.kind < 66) {
+    // Half the moves are ones the lifecycle allows (a closing among them, now and then), the others anything.
+    const id = any(r.a);
+    const allowed = ALLOWED_MOVES[view.gaps.get(id)?.state ?? 'OPEN'];
+    const to = r.flag ? allowed[r.b % allowed.length]! : r.state;
+    const blockedBy = to === 'BLOCKED' && r.b % 2 === 0 ? { blockedBy: any(r.b) } : {};
+    return { body: { type: 'gap.moved', data: { id, to, ...blockedBy } } };
+  }
+  return { body: { type: 'gap.severity_changed', data: { id: any(r.a), to: r.severity } } };
+}
+
+/** The same stamps for both copies: call `call`'s n-th event gets id `e<call>-<n>`. */
+const stampOf = (call: number) => {
+  let n = 0;
+  return { clock: () => new Date(Date.UTC(2026, 0, 1, 0, 0, call)), newId: () => `e${call}-${n++}` };
+};
+
+type Outcome = { refused: string } | { groups: unknown } | null;
+
+function outcome(run: () => { groups: unknown } | null): Outcome {
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof Refusal) return { refused: error.message };
+    throw error;
+  }
+}
+
+/** What `gap`, `round` and `append` print from the view a write leaves. */
+function printed(view: SessionView) {
+  return { round: view.roundOpen ? roundStartedLine(view) : roundClosedLines(view), machine: view.machine, open: view.open, rounds: view.rounds.length };
+}
+
+const lines = (text: string) => text.split('\n').filter((line) => line !== '').sort();
+const body = (dir: string, file: string) => readFileSync(join(dir, file), 'utf8').slice(readFileSync(join(dir, file), 'utf8').indexOf('\n') + 1);
+
+describe('a gap or round write decided on the head', () => {
+  it('records, refuses and leaves the head and index as the same write on the whole view does', () => {
+    const tally = { onHead: 0, refused: 0, fellBack: 0, closedIndexGrew: 0, roundsClosed: 0 };
+    fc.assert(
+      fc.property(settingsArb, scriptArb(120), fc.double({ min: 0.2, max: 1, noNaN: true }), fc.array(requestArb, { minLength: 1, maxLength: 4 }), (settings, script, where, requests) => {
+        const { session } = play({ ...settings, maxRounds: 30 }, script);
+        const all = session.log.read();
+        const events = all.slice(0, Math.max(1, Math.round(where * all.length)));
+        const [onHead, whole] = [tempDir(), tempDir()];
+        for (const dir of [onHead, whole]) {
+          store(dir).create(events);
+          // Opening writes the head and the closed gaps' index, as any read or write does.
+          Session.open(store(dir));
+        }
+        requests.forEach((pick, call) => {
+          const view = Session.open(store(whole), { checkpoints: false }).view;
+          const request = gapRequest(view, pick, `N-${call}`);
+          const indexBefore = lines(body(onHead, CLOSED_FILE));
+          const quick = outcome(() => recordOnHead(store(onHead), [request], null, {}, stamper(stampOf(call))));
+          if (quick === null) {
+            tally.fellBack += 1;
+            // Nothing was written: the whole view records it instead, on both copies.
+            outcome(() => Session.open(store(onHead), stampOf(call)).recordAll([request], null));
+          }
+          const wholeSession = Session.open(store(whole), stampOf(call));
+          const full = outcome(() => wholeSession.recordAll([request], null));
+          if (quick !== null) {
+            if ('refused' in quick) tally.refused += 1;
+            else tally.onHead += 1;
+            if (!('refused' in quick) && request.body.type === 'round.closed') tally.roundsClosed += 1;
+            expect(quick).toEqual('refused' in quick ? full : { ...full, before: expect.anything(), view: expect.anything() });
+            // What the commands print after the write, read off the head it left.
+            if ('view' in quick) expect(printed(quick.view as SessionView)).toEqual(printed(wholeSession.view));
+          }
+          expect(readFileSync(join(onHead, 'events.jsonl'), 'utf8')).toBe(readFileSync(join(whole, 'events.jsonl'), 'utf8'));
+          // The head and index each copy left read the same, and the head names the index beside it.
+          const marked = decodeMarkedHead(body(onHead, HEAD_FILE));
+          expect(marked?.view).toEqual(decodeHead(body(whole, HEAD_FILE)));
+          const index = readFileSync(join(onHead, CLOSED_FILE), 'utf8');
+          const header = JSON.parse(index.slice(0, index.indexOf('\n'))) as { seq: number; sum: string };
+          expect(marked?.closed).toEqual({ seq: header.seq, sum: header.sum });
+          const wholeView = Session.open(store(whole), { checkpoints: false }).view;
+          expect(lines(body(onHead, CLOSED_FILE))).toEqual(lines(encodeClosedIndex(wholeView)));
+          if (lines(body(onHead, CLOSED_FILE)).length > indexBefore.length) tally.closedIndexGrew += 1;
+        });
+      }),
+      { numRuns: 300 },
+    );
+    console.log(`head writes: ${tally.onHead} recorded on the head, ${tally.refused} refused there, ${tally.fellBack} left to the whole view; the closed index grew ${tally.closedIndexGrew} times; ${tally.roundsClosed} rounds closed on the head`);
+    // The property is about writes on the head: most calls must have been decided there, refusals and closings included.
+    expect(tally.onHead).toBeGreaterThan(200);
+    expect(tally.refused).toBeGreaterThan(150);
+    expect(tally.closedIndexGrew).toBeGreaterThan(12);
+    expect(tally.fellBack).toBeGreaterThan(5);
+    expect(tally.roundsClosed).toBeGreaterThan(20);
+  }, TIMEOUT);
+});
