@@ -21,7 +21,8 @@
  *     open('a') + write + fsync, with its growth from 100 events to the
  *     largest log;
  *  5. a 1,000-line `append` batch completes, its peak RSS ≤ 2× the view's
- *     JSON (the size of `state --json`) + a bare node's RSS;
+ *     JSON (the size of `state --json`) + a bare node's RSS (judged on the
+ *     1M log, where the issue sets it; shown as info for smaller ones);
  *  6. peak RSS of every child (/usr/bin/time -f %M), baselines included.
  * A measure that passes its time limit (`--timeout`, 120 s) or fails is
  * shown as TIMEOUT or FAILED (with the child's first stderr line) and the
@@ -92,7 +93,7 @@ function bytes(value: number | null): string {
 
 const count = (n: number) => n.toLocaleString('en-US');
 
-type Verdict = 'PASS' | 'MISS' | 'TIMEOUT' | 'FAILED' | 'n/a';
+type Verdict = 'PASS' | 'MISS' | 'TIMEOUT' | 'FAILED' | 'n/a' | 'info';
 
 interface Row {
   measure: string;
@@ -107,6 +108,9 @@ interface Row {
 }
 
 /** A goal's verdict on a measured ratio; a subject that did not finish misses it by its outcome. */
+/** Goal 5 is set on the 1M log (issue 13). */
+const RSS_GOAL_EVENTS = 1_000_000;
+
 function judge(outcome: Outcome, ratio: number, limit: number): Verdict {
   if (outcome !== 'ok') return outcome;
   if (!Number.isFinite(ratio)) return 'n/a';
@@ -289,7 +293,9 @@ async function measureSize(events: number, root: string): Promise<SizeReport> {
     rmSync(join(base, 'batch-copy'), { recursive: true, force: true });
     const limit = viewBytes === null || !Number.isFinite(bareRss) ? Number.NaN : 2 * viewBytes + bareRss;
     const ratio = batch.rss === null ? Number.NaN : batch.rss / limit;
-    const verdict = judge(batch.outcome, ratio, 1);
+    // The issue sets this goal on the 1M log; on a smaller one a bare node's RSS is nearly all the limit, so it is shown, not judged.
+    const judged = judge(batch.outcome, ratio, 1);
+    const verdict: Verdict = events >= RSS_GOAL_EVENTS || judged !== 'PASS' && judged !== 'MISS' ? judged : 'info';
     add('5', {
       measure: 'append 1,000-line batch',
       subject: batch.outcome === 'ok' ? ms(batch.ms) : '-',
@@ -348,7 +354,7 @@ const GOALS: readonly [string, string][] = [
   ['2b', '2  hook claude <= 1.5x node -e 0'],
   ['3', '3  state --json <= 1.5x bare print'],
   ['4', '4  gap open <= 1.5x bare append'],
-  ['5', '5  1,000-line append: RSS <= 2xview+node'],
+  ['5', '5  1,000-line append: RSS <= 2xview+node (judged at 1M)'],
 ];
 
 const root = mkdtempSync(join(tmpdir(), 'gapflow-bench-'));
