@@ -1,9 +1,10 @@
 import { hash, randomBytes } from 'node:crypto';
 import { accessSync, closeSync, constants, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { SHARED_FILE_MODE, writeAll } from './durable.js';
 import { MAX_LOG_BYTES } from './limits.js';
-import { storedSum } from './lines.js';
+import { storedSum } from './stored-sum.js';
 import { openRegularFile, readRange } from './text-file.js';
 
 /*
@@ -29,6 +30,15 @@ export const CHECKPOINT_FILE = 'checkpoint.json';
  * so it covers the log's last line whenever gapflow wrote it.
  */
 export const HEAD_FILE = 'checkpoint.head.json';
+/**
+ * The `state --json` output, pre-rendered: printed as it is, without a
+ * parse, while it covers the log's last line exactly. Its body is checked
+ * by length and crc32 (not sha256): the check runs on every print, and
+ * should cost little beside printing it; it is there for accidents (a
+ * crash, an edit by hand), against which a crc is as good.
+ */
+export const STATE_FILE = 'checkpoint.state.json';
+const FILES = [CHECKPOINT_FILE, HEAD_FILE, STATE_FILE];
 const HEADER_VERSION = 1;
 
 /** What a checkpoint's header says of the log line it covers last. */
@@ -57,9 +67,12 @@ interface Header extends CheckpointKey {
   bodySum: string;
 }
 
-function bodySum(body: string): string {
-  return hash('sha256', body, 'hex').slice(0, 32);
+function bodySum(body: string | Buffer, file: string): string {
+  return file === STATE_FILE ? `crc32-${crc32(body).toString(16).padStart(8, '0')}` : hash('sha256', body, 'hex').slice(0, 32);
 }
+
+/** A header line is never longer than this (its format names a shape and a version). */
+const MAX_HEADER_BYTES = 1024;
 
 /** A checkpoint is never bigger than this (a view's JSON runs below its log's size); a bigger file is not read. */
 const MAX_CHECKPOINT_BYTES = 2 * MAX_LOG_BYTES;
@@ -97,10 +110,10 @@ export function readCheckpoint(dir: string, format: string, file = CHECKPOINT_FI
   if (header === null || header.format !== format) return null;
   const bodyBytes = bytes.length - newline - 1;
   if (bodyBytes !== header.bodyBytes) return null;
-  const body = bytes.subarray(newline + 1).toString('utf8');
-  if (bodySum(body) !== header.bodySum) return null;
+  const body = bytes.subarray(newline + 1);
+  if (bodySum(body, file) !== header.bodySum) return null;
   const { seq, end, lineBytes, sum } = header;
-  return { key: { format, seq, end, lineBytes, sum }, body, bodyBytes };
+  return { key: { format, seq, end, lineBytes, sum }, body: body.toString('utf8'), bodyBytes };
 }
 
 function parseHeader(text: string): Header | null {
@@ -147,7 +160,7 @@ export function readCheckpointKey(dir: string, file: string): Pick<CheckpointKey
     return null;
   }
   try {
-    const start = readRange(opened.fd, 0, Math.min(opened.size, 1024));
+    const start = readRange(opened.fd, 0, Math.min(opened.size, MAX_HEADER_BYTES));
     const newline = start.indexOf(0x0a);
     const header = newline === -1 ? null : parseHeader(start.subarray(0, newline).toString('utf8'));
     // A body cut short (the header alone cannot say it is damaged otherwise) is no checkpoint.
@@ -157,6 +170,55 @@ export function readCheckpointKey(dir: string, file: string): Pick<CheckpointKey
     return null;
   } finally {
     closeSync(opened.fd);
+  }
+}
+
+/**
+ * The body of the checkpoint of `format` in `file`, when it covers the last
+ * line of the log at `logPath` exactly (the log ends where that line ends,
+ * nothing appended after it) and is whole; null otherwise (never throws).
+ * Reads the header, the log's last line, then the body, from one open of
+ * the file: a stale or foreign checkpoint costs no read of its body.
+ */
+export function readCurrentBody(dir: string, format: string, file: string, logPath: string): Buffer | null {
+  let opened;
+  try {
+    opened = openRegularFile(join(dir, file), false, 'a checkpoint must be a regular file');
+  } catch {
+    return null;
+  }
+  try {
+    if (opened.size > MAX_CHECKPOINT_BYTES) return null;
+    const start = readRange(opened.fd, 0, Math.min(opened.size, MAX_HEADER_BYTES));
+    const newline = start.indexOf(0x0a);
+    const header = newline === -1 ? null : parseHeader(start.subarray(0, newline).toString('utf8'));
+    if (header === null || header.format !== format || header.bodyBytes !== opened.size - newline - 1) return null;
+    if (!endsWithKeyLine(logPath, header)) return null;
+    const body = readRange(opened.fd, newline + 1, header.bodyBytes);
+    return body.length === header.bodyBytes && bodySum(body, file) === header.bodySum ? body : null;
+  } catch {
+    return null;
+  } finally {
+    closeSync(opened.fd);
+  }
+}
+
+/** Whether the log at `logPath` ends with the line `key` names, reading that line alone (never throws). */
+function endsWithKeyLine(logPath: string, key: CheckpointKey): boolean {
+  let file;
+  try {
+    file = openRegularFile(logPath, false, 'the log must be a regular file at that path itself');
+  } catch {
+    return false;
+  }
+  try {
+    if (file.size !== key.end) return false;
+    const from = key.end - key.lineBytes - (key.end > key.lineBytes ? 1 : 0);
+    return keyLineEnd(readRange(file.fd, from, key.end - from), key) !== -1;
+  } catch {
+    return false;
+  } finally {
+    closeSync(file.fd);
   }
 }
 
@@ -178,7 +240,7 @@ export function canWriteCheckpoint(dir: string): boolean {
  */
 export function writeCheckpoint(dir: string, key: CheckpointKey, body: string, file = CHECKPOINT_FILE): number | null {
   const bodyBytes = Buffer.byteLength(body, 'utf8');
-  const header: Header = { checkpoint: HEADER_VERSION, ...key, bodyBytes, bodySum: bodySum(body) };
+  const header: Header = { checkpoint: HEADER_VERSION, ...key, bodyBytes, bodySum: bodySum(body, file) };
   const path = join(dir, file);
   const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   try {
@@ -202,7 +264,7 @@ function removeStaleTemps(dir: string): void {
   try {
     const now = Date.now();
     for (const name of readdirSync(dir)) {
-      if (!(name.startsWith(`${CHECKPOINT_FILE}.`) || name.startsWith(`${HEAD_FILE}.`)) || !name.endsWith('.tmp')) continue;
+      if (!FILES.some((file) => name.startsWith(`${file}.`)) || !name.endsWith('.tmp')) continue;
       const path = join(dir, name);
       if (now - statSync(path).mtimeMs > STALE_TEMP_MS) rmSync(path, { force: true });
     }
@@ -211,8 +273,7 @@ function removeStaleTemps(dir: string): void {
   }
 }
 
-/** Removes the checkpoints (a new session starting in the folder of an old one). */
+/** Removes the checkpoints, the pre-rendered state with them (a new session starting in the folder of an old one). */
 export function removeCheckpoint(dir: string): void {
-  rmSync(join(dir, CHECKPOINT_FILE), { force: true });
-  rmSync(join(dir, HEAD_FILE), { force: true });
+  for (const file of FILES) rmSync(join(dir, file), { force: true });
 }

@@ -2,18 +2,18 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GapflowEvent } from '../../events/index.js';
-import { canWriteCheckpoint, HEAD_FILE, keyLineEnd, readCheckpoint, readCheckpointKey, removeCheckpoint, writeCheckpoint } from './checkpoint.js';
+import { canWriteCheckpoint, HEAD_FILE, keyLineEnd, readCheckpoint, readCheckpointKey, readCurrentBody, removeCheckpoint, STATE_FILE, writeCheckpoint } from './checkpoint.js';
 import { IdIndex } from './id-index.js';
+import { LOG_FILE } from './log-name.js';
 import { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
 import { fsyncFolder, makeFolder, writeAll, writeNewFile } from './durable.js';
 import { CHAIN_START, faultMessage, formatLines, scanBytes, type ChainPoint, type Scan } from './lines.js';
 import { withLock, type Lease } from './lock.js';
 import { waitForWriter } from './lock-holder.js';
 import { holdsNoSession, placeNewLog, readFrom, readLogBytes } from './log-path.js';
-import { openRegularFile, readRange } from './text-file.js';
 import { assertExpected, continues, LogError, type Batch, type EventStore, type Expected, type Resumed } from './types.js';
 
-export const LOG_FILE = 'events.jsonl';
+export { LOG_FILE };
 
 /**
  * A checkpoint is rewritten once the log past it reaches a quarter of the
@@ -117,22 +117,7 @@ export class FileLog implements EventStore {
    * head and one line of the log, whatever the log's length.
    */
   resumeHead(format: string): string | null {
-    const found = readCheckpoint(this.dir, format, HEAD_FILE);
-    if (found === null) return null;
-    const { key, body } = found;
-    let file;
-    try {
-      file = openRegularFile(this.location, false, 'the log must be a regular file at that path itself');
-    } catch {
-      return null;
-    }
-    try {
-      if (file.size !== key.end) return null;
-      const from = key.end - key.lineBytes - (key.end > key.lineBytes ? 1 : 0);
-      return keyLineEnd(readRange(file.fd, from, key.end - from), key) === -1 ? null : body;
-    } finally {
-      closeSync(file.fd);
-    }
+    return readCurrentBody(this.dir, format, HEAD_FILE, this.location)?.toString('utf8') ?? null;
   }
 
   /**
@@ -153,6 +138,21 @@ export class FileLog implements EventStore {
     if (fileSizeOf(this.location) !== known.end) return;
     const key = { format, seq, end: known.end, lineBytes: known.lastLine.length, sum: known.point.sum };
     if (writeCheckpoint(this.dir, key, body(), HEAD_FILE) !== null) this.#headSeq = seq;
+  }
+
+  /**
+   * Keeps `body()`, the `state --json` output of the view at `seq`, for the
+   * next `state --json` to print as it is (src/log/state-cache.ts) while the
+   * log still ends there. As for the head, not for a log under the size
+   * where rebuilding it costs little, nor when the log has grown since this
+   * object saw it end (the file could never be read as current). Best
+   * effort: a folder that cannot take it leaves the call as it was.
+   */
+  saveStateCache(format: string, seq: number, body: () => string): void {
+    const known = this.#known;
+    if (known === null || known.point.seq !== seq || seq === 0 || !known.point.sealed) return;
+    if (known.end < CHECKPOINT_MIN_TAIL_BYTES || !canWriteCheckpoint(this.dir) || fileSizeOf(this.location) !== known.end) return;
+    writeCheckpoint(this.dir, { format, seq, end: known.end, lineBytes: known.lastLine.length, sum: known.point.sum }, body(), STATE_FILE);
   }
 
   checkpointDue(): boolean {

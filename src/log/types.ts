@@ -77,6 +77,13 @@ export interface EventStore {
   resumeHead?(format: string): string | null;
   /** Keeps `body()` as the head checkpoint at `seq`, as `saveCheckpoint` keeps the whole one. Optional. */
   saveHead?(format: string, seq: number, body: () => string): void;
+  /**
+   * Keeps `body()`, the `state --json` output of the view at `seq`, for a
+   * reader to print as it is while the stream still ends at `seq` (a store
+   * that has seen it end elsewhere keeps nothing). Best effort, like
+   * `saveCheckpoint`. Optional.
+   */
+  saveStateCache?(format: string, seq: number, body: () => string): void;
   /** The stream's event with this id, if any (for idempotent retries). */
   byId(id: string): GapflowEvent | undefined;
   /**

@@ -19,3 +19,5 @@ export function viewFormat(): string {
 export function headFormat(): string {
   return `${viewFormat()}/head-${HEAD_ROUNDS}`;
 }
+
+export { stateFormat } from './state-format.js';
