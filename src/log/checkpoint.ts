@@ -240,14 +240,17 @@ export function canWriteCheckpoint(dir: string): boolean {
  * body's size, or null when nothing was written.
  */
 export function writeCheckpoint(dir: string, key: CheckpointKey, body: string, file = CHECKPOINT_FILE): number | null {
-  const bodyBytes = Buffer.byteLength(body, 'utf8');
-  const header: Header = { checkpoint: HEADER_VERSION, ...key, bodyBytes, bodySum: bodySum(body, file) };
+  // Encoded once: its length, its sum and the write all take these bytes (a state output runs to a hundred MiB).
+  const bytes = Buffer.from(body, 'utf8');
+  const bodyBytes = bytes.length;
+  const header: Header = { checkpoint: HEADER_VERSION, ...key, bodyBytes, bodySum: bodySum(bytes, file) };
   const path = join(dir, file);
   const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   try {
     const fd = openSync(temp, 'wx', SHARED_FILE_MODE);
     try {
-      writeAll(fd, Buffer.from(`${JSON.stringify(header)}\n${body}`, 'utf8'));
+      writeAll(fd, Buffer.from(`${JSON.stringify(header)}\n`, 'utf8'));
+      writeAll(fd, bytes);
     } finally {
       closeSync(fd);
     }
