@@ -1,10 +1,8 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { Refusal } from '../core/index.js';
+import { UsageError } from './usage-error.js';
 
-/** A call whose words are off: exit 2. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
+export { UsageError };
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 

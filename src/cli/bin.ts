@@ -30,6 +30,8 @@ export async function runBin(argv: string[], io: Omit<CliIO, 'stdin'>, stop: () 
       return failure(error, io);
     }
   }
+  // `state --json` prints its stored output, when current, before anything else loads (src/cli/state-cache.ts).
+  if (name === 'state' && !wantsHelp && (await import('./state-cache.js')).answerStateFromStore(rest, io)) return 0;
   const load = name === undefined ? undefined : commandLoader(name);
   const [{ dispatch, readStandardInput }, command, help] = await Promise.all([
     import('./dispatch.js'),

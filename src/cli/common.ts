@@ -1,13 +1,14 @@
-import { resolve } from 'node:path';
 import { toStateJson } from '../core/index.js';
 import { renderAnnouncement } from '../render/index.js';
 import { openFileSession, type Recorded, type Session } from '../session/index.js';
 import type { InputLimit } from '../log/index.js';
-import { UsageError } from './args.js';
+import { sessionDir } from './session-dir.js';
 
 /** Everything the CLI takes from the process, so tests can run it in-process. */
 export interface CliIO {
   stdout: (text: string) => void;
+  /** Bytes for standard output as they are (a stored output printed whole); absent: they are decoded and given to `stdout`. */
+  stdoutBytes?: (bytes: Uint8Array) => void;
   stderr: (text: string) => void;
   env: Record<string, string | undefined>;
   cwd: string;
@@ -19,18 +20,19 @@ export interface CliIO {
 
 export type Command = (argv: string[], io: CliIO) => void;
 
-export function sessionDir(dir: string | undefined, io: CliIO): string {
-  if (dir !== undefined && dir.trim() === '') throw new UsageError('--dir needs a folder');
-  // An empty $GAPFLOW_DIR counts as unset, as shells treat empty variables.
-  return resolve(io.cwd, dir ?? (io.env.GAPFLOW_DIR || '.gapflow'));
-}
+export { sessionDir };
 
 export function open(values: { dir?: string | undefined }, io: CliIO): Session {
   return openFileSession(sessionDir(values.dir, io));
 }
 
+/** What `--json` prints of `value`: indented by two, with a newline at its end. */
+export function jsonText(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
 export function printJson(io: CliIO, value: unknown): void {
-  io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+  io.stdout(jsonText(value));
 }
 
 /** Prints what one writing command recorded: the data with `--json`, else the renderer's lines ending with `line()`. */

@@ -29,6 +29,7 @@ const interrupted = () =>
   });
 const code = await runBin(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
+  stdoutBytes: (bytes) => process.stdout.write(bytes),
   stderr: (text) => process.stderr.write(text),
   env: process.env,
   cwd: process.cwd(),

@@ -13,12 +13,19 @@ import {
 } from '../render/index.js';
 import { writeStatusFile } from '../log/index.js';
 import { openFileSession } from '../session/index.js';
+import { stateFormat } from '../session/state-format.js';
 import { parse, UsageError } from './args.js';
-import { type Command, open, printJson, sessionDir } from './common.js';
+import { type CliIO, type Command, jsonText, open, printJson, sessionDir } from './common.js';
+import { printStoredState } from './state-cache.js';
 
-/** `gapflow state [--format NAME]`: where the session stands, or a format a policy offers. */
+/**
+ * `gapflow state [--format NAME]`: where the session stands, or a format a
+ * policy offers. `--json` prints its stored output when that is current, and
+ * otherwise stores what it prints for the next call.
+ */
 export const state: Command = (argv, io) => {
   const { values } = parse(argv, { format: { type: 'string' } }, []);
+  if (values.json && values.format === undefined) return stateJson(sessionDir(values.dir, io), io);
   const session = open(values, io);
   if (values.format !== undefined) {
     const format = values.format.trim().toLowerCase();
@@ -27,9 +34,16 @@ export const state: Command = (argv, io) => {
     if (found.text === null) throw new Refusal(stateFormatNotEnabled(format, found.policy, session.view));
     return io.stdout(found.text);
   }
-  if (values.json) return printJson(io, toStateJson(session.view));
   io.stdout(stateLines(session.view));
 };
+
+function stateJson(dir: string, io: CliIO): void {
+  if (printStoredState(dir, io)) return;
+  const session = openFileSession(dir);
+  const text = jsonText(toStateJson(session.view));
+  io.stdout(text);
+  session.log.saveStateCache?.(stateFormat(), session.view.lastSeq, () => text);
+}
 
 export const status: Command = (argv, io) => {
   const { values } = parse(argv, { write: { type: 'boolean' } }, []);

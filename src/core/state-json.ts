@@ -3,7 +3,11 @@ import { policyStates } from './policies.js';
 import { nextStep, type NextAction } from './next.js';
 import type { SessionView } from './view.js';
 
-/** The `gapflow state --json` contract: plain data a script in any language can read. */
+/**
+ * The `gapflow state --json` contract: plain data a script in any language
+ * can read. The CLI stores what it prints, keyed by STATE_JSON_SHAPE
+ * (src/session/state-format.ts): a change here within a version bumps it.
+ */
 export function toStateJson(view: SessionView) {
   const closed = closedRounds(view);
   const decision: { action: NextAction; reason: string } = nextStep(view);

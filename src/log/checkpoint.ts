@@ -1,9 +1,10 @@
 import { hash, randomBytes } from 'node:crypto';
 import { accessSync, closeSync, constants, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { SHARED_FILE_MODE, writeAll } from './durable.js';
 import { MAX_LOG_BYTES } from './limits.js';
-import { storedSum } from './lines.js';
+import { storedSum } from './stored-sum.js';
 import { openRegularFile, readRange } from './text-file.js';
 
 /*
@@ -15,9 +16,10 @@ import { openRegularFile, readRange } from './text-file.js';
  * The header keys it to the last log line it covers: its seq, where it ends
  * (`end`, a byte offset), its length and its checksum. A reader trusts the
  * body only when that line is still there, byte for byte where it was, and
- * the body is whole (its length and sha256); anything else (an edited, stale
- * or foreign checkpoint, a log repaired or replaced under it, another build's
- * format) is ignored, and the reader replays the log and writes a new one.
+ * the body is whole (its length and sha256; crc32 for STATE_FILE); anything
+ * else (an edited, stale or foreign checkpoint, a log repaired or replaced
+ * under it, another build's format) is ignored, and the reader replays the
+ * log and writes a new one.
  * Losing it loses nothing: it is a cache, written whole by rename and never
  * fsynced, and `verify` never reads it.
  */
@@ -36,7 +38,15 @@ export const HEAD_FILE = 'checkpoint.head.json';
  * view; the head names the one index it goes with (`ClosedAt`).
  */
 export const CLOSED_FILE = 'checkpoint.closed.json';
-const CACHE_FILES = [CHECKPOINT_FILE, HEAD_FILE, CLOSED_FILE];
+/**
+ * The `state --json` output, pre-rendered: printed as it is, without a
+ * parse, while it covers the log's last line exactly. Its body is checked
+ * by length and crc32 (not sha256): the check runs on every print, and
+ * should cost little beside printing it; it is there for accidents (a
+ * crash, an edit by hand), against which a crc is as good.
+ */
+export const STATE_FILE = 'checkpoint.state.json';
+const CACHE_FILES = [CHECKPOINT_FILE, HEAD_FILE, CLOSED_FILE, STATE_FILE];
 const HEADER_VERSION = 1;
 
 /** What a checkpoint's header says of the log line it covers last. */
@@ -65,9 +75,12 @@ interface Header extends CheckpointKey {
   bodySum: string;
 }
 
-function bodySum(body: string): string {
-  return hash('sha256', body, 'hex').slice(0, 32);
+function bodySum(body: string | Buffer, file: string): string {
+  return file === STATE_FILE ? `crc32-${crc32(body).toString(16).padStart(8, '0')}` : hash('sha256', body, 'hex').slice(0, 32);
 }
+
+/** A header line is never longer than this (its format names a shape and a version). */
+const MAX_HEADER_BYTES = 1024;
 
 /** A checkpoint is never bigger than this (a view's JSON runs below its log's size); a bigger file is not read. */
 const MAX_CHECKPOINT_BYTES = 2 * MAX_LOG_BYTES;
@@ -105,10 +118,10 @@ export function readCheckpoint(dir: string, format: string, file = CHECKPOINT_FI
   if (header === null || header.format !== format) return null;
   const bodyBytes = bytes.length - newline - 1;
   if (bodyBytes !== header.bodyBytes) return null;
-  const body = bytes.subarray(newline + 1).toString('utf8');
-  if (bodySum(body) !== header.bodySum) return null;
+  const body = bytes.subarray(newline + 1);
+  if (bodySum(body, file) !== header.bodySum) return null;
   const { seq, end, lineBytes, sum } = header;
-  return { key: { format, seq, end, lineBytes, sum }, body, bodyBytes };
+  return { key: { format, seq, end, lineBytes, sum }, body: body.toString('utf8'), bodyBytes };
 }
 
 function parseHeader(text: string): Header | null {
@@ -155,7 +168,7 @@ export function readCheckpointKey(dir: string, file: string): Pick<CheckpointKey
     return null;
   }
   try {
-    const start = readRange(opened.fd, 0, Math.min(opened.size, 1024));
+    const start = readRange(opened.fd, 0, Math.min(opened.size, MAX_HEADER_BYTES));
     const newline = start.indexOf(0x0a);
     const header = newline === -1 ? null : parseHeader(start.subarray(0, newline).toString('utf8'));
     // A body cut short (the header alone cannot say it is damaged otherwise) is no checkpoint.
@@ -165,6 +178,55 @@ export function readCheckpointKey(dir: string, file: string): Pick<CheckpointKey
     return null;
   } finally {
     closeSync(opened.fd);
+  }
+}
+
+/**
+ * The body of the checkpoint of `format` in `file`, when it covers the last
+ * line of the log at `logPath` exactly (the log ends where that line ends,
+ * nothing appended after it) and is whole; null otherwise (never throws).
+ * Reads the header, the log's last line, then the body, from one open of
+ * the file: a stale or foreign checkpoint costs no read of its body.
+ */
+export function readCurrentBody(dir: string, format: string, file: string, logPath: string): Buffer | null {
+  let opened;
+  try {
+    opened = openRegularFile(join(dir, file), false, 'a checkpoint must be a regular file');
+  } catch {
+    return null;
+  }
+  try {
+    if (opened.size > MAX_CHECKPOINT_BYTES) return null;
+    const start = readRange(opened.fd, 0, Math.min(opened.size, MAX_HEADER_BYTES));
+    const newline = start.indexOf(0x0a);
+    const header = newline === -1 ? null : parseHeader(start.subarray(0, newline).toString('utf8'));
+    if (header === null || header.format !== format || header.bodyBytes !== opened.size - newline - 1) return null;
+    if (!endsWithKeyLine(logPath, header)) return null;
+    const body = readRange(opened.fd, newline + 1, header.bodyBytes);
+    return body.length === header.bodyBytes && bodySum(body, file) === header.bodySum ? body : null;
+  } catch {
+    return null;
+  } finally {
+    closeSync(opened.fd);
+  }
+}
+
+/** Whether the log at `logPath` ends with the line `key` names, reading that line alone (never throws). */
+function endsWithKeyLine(logPath: string, key: CheckpointKey): boolean {
+  let file;
+  try {
+    file = openRegularFile(logPath, false, 'the log must be a regular file at that path itself');
+  } catch {
+    return false;
+  }
+  try {
+    if (file.size !== key.end) return false;
+    const from = key.end - key.lineBytes - (key.end > key.lineBytes ? 1 : 0);
+    return keyLineEnd(readRange(file.fd, from, key.end - from), key) !== -1;
+  } catch {
+    return false;
+  } finally {
+    closeSync(file.fd);
   }
 }
 
@@ -185,14 +247,17 @@ export function canWriteCheckpoint(dir: string): boolean {
  * body's size, or null when nothing was written.
  */
 export function writeCheckpoint(dir: string, key: CheckpointKey, body: string, file = CHECKPOINT_FILE): number | null {
-  const bodyBytes = Buffer.byteLength(body, 'utf8');
-  const header: Header = { checkpoint: HEADER_VERSION, ...key, bodyBytes, bodySum: bodySum(body) };
+  // Encoded once: its length, its sum and the write all take these bytes (a state output runs to a hundred MiB).
+  const bytes = Buffer.from(body, 'utf8');
+  const bodyBytes = bytes.length;
+  const header: Header = { checkpoint: HEADER_VERSION, ...key, bodyBytes, bodySum: bodySum(bytes, file) };
   const path = join(dir, file);
   const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   try {
     const fd = openSync(temp, 'wx', SHARED_FILE_MODE);
     try {
-      writeAll(fd, Buffer.from(`${JSON.stringify(header)}\n${body}`, 'utf8'));
+      writeAll(fd, Buffer.from(`${JSON.stringify(header)}\n`, 'utf8'));
+      writeAll(fd, bytes);
     } finally {
       closeSync(fd);
     }
@@ -219,7 +284,7 @@ function removeStaleTemps(dir: string): void {
   }
 }
 
-/** Removes the checkpoints (a new session starting in the folder of an old one). */
+/** Removes the checkpoints, the pre-rendered state with them (a new session starting in the folder of an old one). */
 export function removeCheckpoint(dir: string): void {
   for (const file of CACHE_FILES) rmSync(join(dir, file), { force: true });
 }

@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GapflowEvent } from '../../events/index.js';
-import { canWriteCheckpoint, CLOSED_FILE, HEAD_FILE, keyLineEnd, readCheckpoint, readCheckpointKey, removeCheckpoint, writeCheckpoint, type StoredCheckpoint } from './checkpoint.js';
+import { canWriteCheckpoint, CLOSED_FILE, HEAD_FILE, keyLineEnd, readCheckpoint, readCheckpointKey, readCurrentBody, removeCheckpoint, STATE_FILE, writeCheckpoint, type StoredCheckpoint } from './checkpoint.js';
 import { IdIndex } from './id-index.js';
+import { LOG_FILE } from './log-name.js';
 import { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
 import { fsyncFolder, makeFolder, writeAll, writeNewFile } from './durable.js';
 import { CHAIN_START, faultMessage, formatLines, scanBytes, type ChainPoint, type Scan } from './lines.js';
@@ -13,7 +14,7 @@ import { holdsNoSession, placeNewLog, readFrom, readLogBytes } from './log-path.
 import { openRegularFile, readRange } from './text-file.js';
 import { assertExpected, continues, LogError, type Batch, type ClosedAt, type EventStore, type Expected, type HeadForWrite, type Resumed } from './types.js';
 
-export const LOG_FILE = 'events.jsonl';
+export { LOG_FILE };
 
 /**
  * A checkpoint is rewritten once the log past it reaches a quarter of the
@@ -124,7 +125,7 @@ export class FileLog implements EventStore {
    * head and one line of the log, whatever the log's length.
    */
   resumeHead(format: string): string | null {
-    return this.#currentHead(format)?.found.body ?? null;
+    return readCurrentBody(this.dir, format, HEAD_FILE, this.location)?.toString('utf8') ?? null;
   }
 
   /**
@@ -189,6 +190,21 @@ export class FileLog implements EventStore {
     if (fileSizeOf(this.location) !== known.end) return;
     const key = { format, seq, end: known.end, lineBytes: known.lastLine.length, sum: known.point.sum };
     if (writeCheckpoint(this.dir, key, body(), HEAD_FILE) !== null) this.#headSeq = seq;
+  }
+
+  /**
+   * Keeps `body()`, the `state --json` output of the view at `seq`, for the
+   * next `state --json` to print as it is (src/log/state-cache.ts) while the
+   * log still ends there. As for the head, not for a log under the size
+   * where rebuilding it costs little, nor when the log has grown since this
+   * object saw it end (the file could never be read as current). Best
+   * effort: a folder that cannot take it leaves the call as it was.
+   */
+  saveStateCache(format: string, seq: number, body: () => string): void {
+    const known = this.#known;
+    if (known === null || known.point.seq !== seq || seq === 0 || !known.point.sealed) return;
+    if (known.end < CHECKPOINT_MIN_TAIL_BYTES || !canWriteCheckpoint(this.dir) || fileSizeOf(this.location) !== known.end) return;
+    writeCheckpoint(this.dir, { format, seq, end: known.end, lineBytes: known.lastLine.length, sum: known.point.sum }, body(), STATE_FILE);
   }
 
   checkpointDue(): boolean {

@@ -1,5 +1,6 @@
 export { CHECKPOINT_MIN_TAIL_BYTES, FileLog, LOG_FILE } from './file-log.js';
-export { CHECKPOINT_FILE, CLOSED_FILE, HEAD_FILE } from './checkpoint.js';
+export { CHECKPOINT_FILE, CLOSED_FILE, HEAD_FILE, STATE_FILE } from './checkpoint.js';
+export { readStateCache } from './state-cache.js';
 export { BATCH_INPUT, EVENT_INPUT, formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES, type InputLimit } from './limits.js';
 export { chainSum, eventContent, formatLines, parseLines, sealLine } from './lines.js';
 export { STALE_AFTER_MS, WAIT_FOR_LOCK_MS, withLock, type Lease, type LockTiming } from './lock.js';

@@ -91,6 +91,13 @@ export interface EventStore {
    * nothing was written. Optional.
    */
   saveClosedIndex?(format: string, seq: number, body: string): ClosedAt | null;
+  /**
+   * Keeps `body()`, the `state --json` output of the view at `seq`, for a
+   * reader to print as it is while the stream still ends at `seq` (a store
+   * that has seen it end elsewhere keeps nothing). Best effort, like
+   * `saveCheckpoint`. Optional.
+   */
+  saveStateCache?(format: string, seq: number, body: () => string): void;
   /** The stream's event with this id, if any (for idempotent retries). */
   byId(id: string): GapflowEvent | undefined;
   /**

@@ -24,3 +24,5 @@ export function headFormat(): string {
 export function closedIndexFormat(): string {
   return `${viewFormat()}/closed-1`;
 }
+
+export { stateFormat } from './state-format.js';
