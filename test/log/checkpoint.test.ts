@@ -458,6 +458,53 @@ describe('gap writes on the head', { timeout: 60_000 }, () => {
     expect(verifyFileSession(dir).problem).toBeNull();
   });
 
+  it('an index that is cut, edited, foreign or not the one the head names is not used: the write takes the whole view', () => {
+    const dir = tempDir();
+    longSession(dir);
+    openFileSession(dir);
+    const index = readFileSync(join(dir, CLOSED_FILE), 'utf8');
+    expect(index).toContain('\nG-0-a HIGH RESOLVED\n');
+    const reuse = () => runCli(['gap', 'open', 'G-0-a', '--severity', 'LOW', '--dir', dir], { cwd: dir });
+    const refused = 'gapflow: refused: gap.opened G-0-a: gap G-0-a already exists (HIGH, RESOLVED)\n';
+    const tamper = [
+      // Edited in place, its sum left as it was.
+      () => writeFileSync(join(dir, CLOSED_FILE), index.replace('\nG-0-a HIGH RESOLVED\n', '\nG-0-x HIGH RESOLVED\n')),
+      // Cut short.
+      () => writeFileSync(join(dir, CLOSED_FILE), index.slice(0, index.indexOf('\nG-0-a '))),
+      // Whole, but of another format (another gapflow version).
+      () => writeFileSync(join(dir, CLOSED_FILE), index.replace(/"format":"[^"]*"/, '"format":"view-1/gapflow-0.0.1/closed-1"')),
+      // Whole and well formed, but written at another line than the one the head names.
+      () => {
+        rewrite(dir, CLOSED_FILE, (body) => body.replace('G-0-a HIGH RESOLVED\n', ''));
+        const text = readFileSync(join(dir, CLOSED_FILE), 'utf8');
+        writeFileSync(join(dir, CLOSED_FILE), text.replace(/"seq":(\d+)/, (_, seq: string) => `"seq":${Number(seq) - 1}`));
+      },
+    ];
+    for (const damage of tamper) {
+      damage();
+      // Judged on the whole view, the reused id is refused as ever (an index believed without G-0-a would let it in).
+      expect(reuse().stderr).toBe(refused);
+      writeFileSync(join(dir, CLOSED_FILE), index);
+    }
+    // The same index rewritten whole (its sum recomputed) and still named by the head is believed, as a checkpoint is.
+    rewrite(dir, CLOSED_FILE, (body) => body.replace('G-0-a HIGH RESOLVED\n', ''));
+    expect(reuse().code).toBe(0);
+    // verify reads the log alone, and finds the id reused.
+    expect(verifyFileSession(dir).findings.length).toBeGreaterThan(0);
+  });
+
+  it('a write that lands without a new head (a crash before it, another writer) leaves the head behind, and the next write takes the whole view', () => {
+    const dir = tempDir();
+    longSession(dir);
+    openFileSession(dir);
+    const count = openFileSession(dir, { checkpoints: false }).view.open.count;
+    rewrite(dir, HEAD_FILE, (body) => body.replace(`"open":{"count":${count},`, `"open":{"count":${count + 1000},`));
+    // An append that writes no head: the head on disk no longer covers the log's last line.
+    openFileSession(dir, { checkpoints: false }).openGap('C-1', 'LOW');
+    expect(runCli(['gap', 'open', 'C-2', '--severity', 'LOW', '--dir', dir], { cwd: dir }).stdout).toContain(`open count ${count + 2}`);
+    expect(outputs(openFileSession(dir))).toEqual(replayed(dir));
+  });
+
   it('gap, round and append calls answer as on the whole view: reused ids, unknown and closed gaps, a reopen (which takes the whole view), rounds and batches', () => {
     const [onHead, whole] = [tempDir(), tempDir()];
     for (const dir of [onHead, whole]) longSession(dir);
