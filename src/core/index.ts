@@ -9,7 +9,7 @@ export { decodeHead, encodeHead, HEAD_ROUNDS, headOf } from './view-head.js';
 export { auditHistory, type Finding } from './audit.js';
 export { closedRounds, isOpen, openCount, severeUnfinished, unfinishedGaps } from './inventory.js';
 export { nextStep, type NextAction } from './next.js';
-export { formatCount, signed } from '../policies/index.js';
+export { formatCount, signed } from '../policies/lean.js';
 export { Refusal, type Remedy } from './refusal.js';
 export {
   ALLOWED_MOVES,
@@ -19,7 +19,6 @@ export {
   type MoveEffect,
   PRESETS,
   presetForBaseline,
-  resolveConfig,
   SEVERITIES,
   SEVERITY_WEIGHT,
   STATE_CLASS,
@@ -31,7 +30,6 @@ export { agentStopRequest, loopStep, openGapsBySeverity, standingStopRequest, ty
 export { hookDecision, hookStep, type HookCall, type HookContext, type HookDecision, type HookRule, type HookStep } from './hook.js';
 export {
   currentVerdict,
-  enabledPolicies,
   metricPoliciesOf,
   missingMetrics,
   policyStates,
@@ -41,3 +39,4 @@ export {
   tracksGaps,
   type PolicyState,
 } from './policies.js';
+export { enabledPolicies, resolveConfig } from './policy-settings.js';
