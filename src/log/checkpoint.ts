@@ -3,7 +3,7 @@ import { accessSync, closeSync, constants, openSync, readdirSync, renameSync, rm
 import { join } from 'node:path';
 import { SHARED_FILE_MODE, writeAll } from './durable.js';
 import { MAX_LOG_BYTES } from './limits.js';
-import { storedSum } from './lines.js';
+import { storedSum } from './sum-field.js';
 import { openRegularFile, readRange } from './text-file.js';
 
 /*

@@ -9,11 +9,11 @@ import { fsyncFolder, makeFolder, writeAll, writeNewFile } from './durable.js';
 import { CHAIN_START, faultMessage, formatLines, scanBytes, type ChainPoint, type Scan } from './lines.js';
 import { withLock, type Lease } from './lock.js';
 import { waitForWriter } from './lock-holder.js';
-import { holdsNoSession, placeNewLog, readFrom, readLogBytes } from './log-path.js';
-import { openRegularFile, readRange } from './text-file.js';
+import { readCurrentHead } from './head.js';
+import { holdsNoSession, LOG_FILE, placeNewLog, readFrom, readLogBytes } from './log-path.js';
 import { assertExpected, continues, LogError, type Batch, type EventStore, type Expected, type Resumed } from './types.js';
 
-export const LOG_FILE = 'events.jsonl';
+export { LOG_FILE } from './log-path.js';
 
 /**
  * A checkpoint is rewritten once the log past it reaches a quarter of the
@@ -117,22 +117,7 @@ export class FileLog implements EventStore {
    * head and one line of the log, whatever the log's length.
    */
   resumeHead(format: string): string | null {
-    const found = readCheckpoint(this.dir, format, HEAD_FILE);
-    if (found === null) return null;
-    const { key, body } = found;
-    let file;
-    try {
-      file = openRegularFile(this.location, false, 'the log must be a regular file at that path itself');
-    } catch {
-      return null;
-    }
-    try {
-      if (file.size !== key.end) return null;
-      const from = key.end - key.lineBytes - (key.end > key.lineBytes ? 1 : 0);
-      return keyLineEnd(readRange(file.fd, from, key.end - from), key) === -1 ? null : body;
-    } finally {
-      closeSync(file.fd);
-    }
+    return readCurrentHead(this.dir, format);
   }
 
   /**

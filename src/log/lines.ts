@@ -3,6 +3,9 @@ import { EVENT_VERSION, formatIssue, GapflowEvent, upcast, versionProblem } from
 import { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
 import { readAsWritten } from './trusted.js';
 import { LogError } from './types.js';
+import { storedSum, SUM_SUFFIX_LENGTH } from './sum-field.js';
+
+export { storedSum } from './sum-field.js';
 
 /*
  * Line format (version 2): the event's JSON with the envelope first, then a
@@ -14,21 +17,6 @@ import { LogError } from './types.js';
  * The checksum guards against accidents and careless edits, not forgers: it
  * has no key.
  */
-
-/** `,"sum":"` + 16 digits + `"}`. */
-const SUM_SUFFIX_LENGTH = 26;
-const SUM_PREFIX = ',"sum":"';
-
-/**
- * The checksum a line ends with, as written (`…,"sum":"<16 characters>"}`),
- * or null. Whether they are the right 16 hex digits is for the caller to
- * find, by comparing them with the sum it computes.
- */
-export function storedSum(line: string): string | null {
-  const at = line.length - SUM_SUFFIX_LENGTH;
-  if (at < 0 || !line.startsWith(SUM_PREFIX, at) || !line.endsWith('"}')) return null;
-  return line.slice(at + SUM_PREFIX.length, -2);
-}
 
 /** The chained checksum of a line's content (its JSON without `sum`). */
 export function chainSum(previous: string, content: string): string {
