@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { Refusal } from '../core/index.js';
+import { Refusal } from '../core/lean.js';
 
 /** A call whose words are off: exit 2. */
 export class UsageError extends Error {

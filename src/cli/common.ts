@@ -1,9 +1,8 @@
-import { resolve } from 'node:path';
 import { toStateJson } from '../core/index.js';
 import { renderAnnouncement } from '../render/index.js';
 import { openFileSession, type Recorded, type Session } from '../session/index.js';
 import type { InputLimit } from '../log/index.js';
-import { UsageError } from './args.js';
+import { printJson, sessionDir } from './call.js';
 
 /** Everything the CLI takes from the process, so tests can run it in-process. */
 export interface CliIO {
@@ -19,18 +18,10 @@ export interface CliIO {
 
 export type Command = (argv: string[], io: CliIO) => void;
 
-export function sessionDir(dir: string | undefined, io: CliIO): string {
-  if (dir !== undefined && dir.trim() === '') throw new UsageError('--dir needs a folder');
-  // An empty $GAPFLOW_DIR counts as unset, as shells treat empty variables.
-  return resolve(io.cwd, dir ?? (io.env.GAPFLOW_DIR || '.gapflow'));
-}
+export { printJson, sessionDir } from './call.js';
 
 export function open(values: { dir?: string | undefined }, io: CliIO): Session {
   return openFileSession(sessionDir(values.dir, io));
-}
-
-export function printJson(io: CliIO, value: unknown): void {
-  io.stdout(`${JSON.stringify(value, null, 2)}\n`);
 }
 
 /** Prints what one writing command recorded: the data with `--json`, else the renderer's lines ending with `line()`. */
