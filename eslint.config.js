@@ -1,33 +1,46 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-/** Code outside a folder imports it only through its door (index.ts). */
+/**
+ * Code outside a folder imports it only through its door (index.ts), or its
+ * second door (lean.ts: the part that loads no zod, xstate or immer, for the
+ * bin's short path for `next` and a stop hook).
+ */
 const doors = {
   group: [
     '../**/core/*',
     '!../**/core/index.js',
+    '!../**/core/lean.js',
     '../**/log/*',
     '!../**/log/index.js',
+    '!../**/log/lean.js',
     '../**/render/*',
     '!../**/render/index.js',
+    '!../**/render/lean.js',
     './core/*',
     '!./core/index.js',
+    '!./core/lean.js',
     './log/*',
     '!./log/index.js',
+    '!./log/lean.js',
     './render/*',
     '!./render/index.js',
+    '!./render/lean.js',
     '../**/policies/*',
     '!../**/policies/index.js',
+    '!../**/policies/lean.js',
     './policies/*',
     '!./policies/index.js',
+    '!./policies/lean.js',
     '**/events/*',
     '!**/events/index.js',
+    '!**/events/lean.js',
     '**/machines/*',
     '!**/machines/index.js',
     '**/src/cli/*',
     '!**/src/cli/index.js',
   ],
-  message: 'Import a folder through its door (index.ts).',
+  message: 'Import a folder through its door (index.ts, or lean.ts for what loads no zod, xstate or immer).',
 };
 
 /** `import { z } from 'zod'` pulls the whole namespace, every locale included, into the CLI bundle (454 KB against 85 KB). */

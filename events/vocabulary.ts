@@ -1,21 +1,12 @@
 import * as z from 'zod';
+import { GAP_STATE_WORDS, SEVERITY_WORDS } from './lean.js';
 
 /** Gap severities, most severe first (the order every table uses). */
-export const Severity = z.enum(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW']);
+export const Severity = z.enum(SEVERITY_WORDS);
 export type Severity = z.infer<typeof Severity>;
 
 /** The gap lifecycle of RULINGS R10: open, parked and closed states. */
-export const GapState = z.enum([
-  'OPEN',
-  'IN_PROGRESS',
-  'BLOCKED',
-  'PROPOSED',
-  'NEEDS_REVISION',
-  'USER_DEFERRED',
-  'ACCEPTED',
-  'RESOLVED',
-  'WONT_FIX',
-]);
+export const GapState = z.enum(GAP_STATE_WORDS);
 export type GapState = z.infer<typeof GapState>;
 
 export const Preset = z.enum(['simple', 'complex', 'large', 'auto']);

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { Refusal } from '../core/index.js';
+import { Refusal } from '../core/lean.js';
 import { UsageError } from './usage-error.js';
 
 export { UsageError };

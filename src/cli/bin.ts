@@ -8,9 +8,12 @@ import { asksForHelp, hoistGlobalOptions } from './hoist.js';
  * the error reporting every command shares; everything else stays unloaded.
  * `inspect` serves until `stop()` settles (the bin wires it to SIGINT and
  * SIGTERM); every other call runs as `run` would run it, standard input
- * being the process's.
+ * being the process's unless `io` hands one over. `next` and `hook claude`
+ * are first offered to the short path from the head checkpoint
+ * (head-answers.ts), which loads no schema, statechart or immer; the full
+ * command answers whatever it leaves.
  */
-export async function runBin(argv: string[], io: Omit<CliIO, 'stdin'>, stop: () => Promise<unknown>): Promise<number> {
+export async function runBin(argv: string[], io: CliIO, stop: () => Promise<unknown>): Promise<number> {
   const [name, ...rest] = hoistGlobalOptions(argv);
   const wantsHelp = asksForHelp(rest);
   if (name === '--version') {
@@ -32,13 +35,19 @@ export async function runBin(argv: string[], io: Omit<CliIO, 'stdin'>, stop: () 
   }
   // `state --json` prints its stored output, when current, before anything else loads (src/cli/state-cache.ts).
   if (name === 'state' && !wantsHelp && (await import('./state-cache.js')).answerStateFromStore(rest, io)) return 0;
+  let stdin = io.stdin;
+  if ((name === 'next' || name === 'hook') && !wantsHelp) {
+    const { answerFromHead, replayable } = await import('./head-answers.js');
+    stdin = replayable(stdin);
+    if (answerFromHead(name, rest, { ...io, stdin })) return 0;
+  }
   const load = name === undefined ? undefined : commandLoader(name);
   const [{ dispatch, readStandardInput }, command, help] = await Promise.all([
     import('./dispatch.js'),
     load?.(),
     load && wantsHelp ? import('./help.js') : undefined,
   ]);
-  return dispatch(argv, { ...io, stdin: (limit) => readStandardInput(limit) }, {
+  return dispatch(argv, { ...io, stdin: stdin ?? ((limit) => readStandardInput(limit)) }, {
     command: (): Command | undefined => command,
     help: () => {
       if (!help) throw new Error('the help text was not loaded');

@@ -2,7 +2,7 @@ import { toStateJson } from '../core/index.js';
 import { renderAnnouncement } from '../render/index.js';
 import { openFileSession, type Recorded, type Session } from '../session/index.js';
 import type { InputLimit } from '../log/index.js';
-import { sessionDir } from './session-dir.js';
+import { printJson, sessionDir } from './call.js';
 
 /** Everything the CLI takes from the process, so tests can run it in-process. */
 export interface CliIO {
@@ -20,7 +20,7 @@ export interface CliIO {
 
 export type Command = (argv: string[], io: CliIO) => void;
 
-export { sessionDir };
+export { printJson, sessionDir } from './call.js';
 
 export function open(values: { dir?: string | undefined }, io: CliIO): Session {
   return openFileSession(sessionDir(values.dir, io));
@@ -29,10 +29,6 @@ export function open(values: { dir?: string | undefined }, io: CliIO): Session {
 /** What `--json` prints of `value`: indented by two, with a newline at its end. */
 export function jsonText(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
-}
-
-export function printJson(io: CliIO, value: unknown): void {
-  io.stdout(jsonText(value));
 }
 
 /** Prints what one writing command recorded: the data with `--json`, else the renderer's lines ending with `line()`. */

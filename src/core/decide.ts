@@ -2,7 +2,7 @@ import { EventBody, formatIssue, type BodyOf, type Decided, type EventBodyInput 
 import { decideDecision } from './decide-decisions.js';
 import { decideGapEvent } from './decide-gaps.js';
 import { decideMetrics, decideRoundClose, decideRoundStart } from './decide-rounds.js';
-import { policySettingsProblem } from './policies.js';
+import { policySettingsProblem } from './policy-settings.js';
 import { Refusal } from './refusal.js';
 import { refusePaused, refuser, type Refuse } from './refuse.js';
 import type { SessionView } from './view.js';

@@ -1,45 +1,18 @@
-import type { EventOf, Severity, SettledOf } from '../../events/index.js';
+import type { EventOf, SettledOf } from '../../events/index.js';
 import { policyNamed } from '../policies/index.js';
 import { setState } from './evolve-gaps.js';
 import { describeDecision, describeRoundStep } from './explain.js';
 import { closedRounds, unfinishedGaps } from './inventory.js';
-import { resolveConfig, SEVERITIES } from './rules.js';
-import type { RoundFigures, SessionView } from './view.js';
+import { resolveConfig } from './policy-settings.js';
+import { openingFigures } from './round-figures.js';
+import type { SessionView } from './view.js';
 
 /*
  * Folding rounds, metrics and decisions: what the machine decided is applied
  * as recorded (RULINGS R19). Called on a working copy of the view (evolve.ts).
  */
 
-/**
- * A round as it opens: numbered, starting from the given open counts, every
- * tally at `zero` (NaN for the head's stand-in of a round it leaves out).
- */
-export function openingFigures(round: number, openStart: number, weightedOpenStart: number, zero = 0): RoundFigures {
-  const entries = SEVERITIES.map((s) => [s, { resolved: zero, new: zero, weightedResolved: zero, weightedNew: zero }] as const);
-  return {
-    round,
-    openStart,
-    weightedOpenStart,
-    openEnd: null,
-    weightedOpenEnd: null,
-    resolved: zero,
-    new: zero,
-    weightedResolved: zero,
-    weightedNew: zero,
-    unweightedNet: zero,
-    weightedNet: zero,
-    bySeverity: Object.fromEntries(entries) as Record<Severity, RoundFigures['bySeverity'][Severity]>,
-    resolvedGaps: [],
-    newGaps: [],
-    severityChanges: [],
-    criticalIntroduced: [],
-    state: null,
-    flatCount: null,
-    verdicts: [],
-    combined: null,
-  };
-}
+export { openingFigures } from './round-figures.js';
 
 export function startRound(view: SessionView, event: EventOf<'round.started'>): void {
   if (event.data.round === 1 && view.settings) {

@@ -2,8 +2,9 @@ import { enableMapSet, freeze, Immer, produce } from 'immer';
 import type { SettledEvent } from '../../events/index.js';
 import { changeSeverity, moveGap, openGap } from './evolve-gaps.js';
 import { applyDecision, closeRound, recordMetrics, startRound } from './evolve-rounds.js';
-import { initialPolicies, policiesFor } from './policies.js';
-import { DEFAULT_CONFIG, resolveConfig } from './rules.js';
+import { initialPolicies } from './policies.js';
+import { policiesFor, resolveConfig } from './policy-settings.js';
+import { DEFAULT_CONFIG } from './rules.js';
 import type { SessionView } from './view.js';
 
 enableMapSet();

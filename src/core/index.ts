@@ -10,7 +10,7 @@ export { closedIndexLines, encodeClosedIndex, lookUpClosed, type ClosedGap } fro
 export { auditHistory, type Finding } from './audit.js';
 export { closedRounds, isOpen, openCount, severeUnfinished, unfinishedGaps } from './inventory.js';
 export { nextStep, type NextAction } from './next.js';
-export { formatCount, signed } from '../policies/index.js';
+export { formatCount, signed } from '../policies/lean.js';
 export { Refusal, type Remedy } from './refusal.js';
 export {
   ALLOWED_MOVES,
@@ -20,7 +20,6 @@ export {
   type MoveEffect,
   PRESETS,
   presetForBaseline,
-  resolveConfig,
   SEVERITIES,
   SEVERITY_WEIGHT,
   STATE_CLASS,
@@ -32,7 +31,6 @@ export { agentStopRequest, loopStep, openGapsBySeverity, standingStopRequest, ty
 export { hookDecision, hookStep, type HookCall, type HookContext, type HookDecision, type HookRule, type HookStep } from './hook.js';
 export {
   currentVerdict,
-  enabledPolicies,
   metricPoliciesOf,
   missingMetrics,
   policyStates,
@@ -42,3 +40,4 @@ export {
   tracksGaps,
   type PolicyState,
 } from './policies.js';
+export { enabledPolicies, resolveConfig } from './policy-settings.js';

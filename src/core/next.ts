@@ -1,5 +1,5 @@
 import { closedRounds } from './inventory.js';
-import { formatCount } from '../policies/index.js';
+import { formatCount } from '../policies/lean.js';
 import { metricPoliciesOf, missingMetrics, tracksGaps } from './policies.js';
 import type { SessionView } from './view.js';
 

@@ -1,51 +1,24 @@
-import { formatIssue, type SessionSettings } from '../../events/index.js';
-import {
-  combine,
-  DEFAULT_POLICIES,
-  POLICY_NAMES,
-  policyNamed,
-  withSessionRules,
-  type AnyPolicy,
-  type CombinedVerdict,
-  type NamedVerdict,
-  type PolicyVerdict,
-  type RoundInput,
-} from '../policies/index.js';
+import { combine, withSessionRules, type CombinedVerdict, type NamedVerdict, DEFAULT_POLICIES, policyRulesNamed, type AnyPolicyRules, type PolicyVerdict, type RoundInput } from '../policies/lean.js';
 import type { ConvergenceConfig } from '../../machines/index.js';
-import type { Remedy } from './refusal.js';
 import type { PolicyView, RoundFigures, SessionView } from './view.js';
 
-/** The policies a session runs: the ones it named, else the default (the gap policy alone). */
-export function enabledPolicies(settings: SessionSettings | null): string[] {
-  return [...(settings?.policies ?? DEFAULT_POLICIES)];
-}
+/*
+ * What a session's policies say of its view: which run, which record
+ * metrics, their verdicts, how a round is judged. From the policies' rules
+ * alone (no schema is parsed here, so no zod is loaded: `next` and a stop
+ * hook read these); what settings make of them is in policy-settings.ts.
+ */
 
 export function initialPolicies(): PolicyView {
   return { enabled: [...DEFAULT_POLICIES], completeWhen: 'all', settings: new Map(), records: new Map() };
 }
 
-/**
- * The view's policies once session.started is known. Settings were judged
- * when the session was decided; an old line's settings that today's schema
- * cannot read fall back to the policy's defaults (and `verify` names them).
- */
-export function policiesFor(settings: SessionSettings): PolicyView {
-  const enabled = enabledPolicies(settings);
-  const view: PolicyView = { enabled, completeWhen: settings.completeWhen ?? 'all', settings: new Map(), records: new Map() };
-  for (const policy of metricPoliciesOf(enabled)) {
-    const parsed = policy.settings.safeParse(settings.policySettings?.[policy.name] ?? {});
-    view.settings.set(policy.name, parsed.success ? parsed.data : policy.settings.parse({}));
-    view.records.set(policy.name, []);
-  }
-  return view;
-}
-
-function policiesOf(enabled: readonly string[]): AnyPolicy[] {
-  return enabled.map(policyNamed).filter((p): p is AnyPolicy => p !== undefined);
+function policiesOf(enabled: readonly string[]): AnyPolicyRules[] {
+  return enabled.map(policyRulesNamed).filter((p): p is AnyPolicyRules => p !== undefined);
 }
 
 /** The enabled policies that record metrics (every one that does not read gap events), in the session's order. */
-export function metricPoliciesOf(enabled: readonly string[]): AnyPolicy[] {
+export function metricPoliciesOf(enabled: readonly string[]): AnyPolicyRules[] {
   return policiesOf(enabled).filter((p) => !p.readsGapEvents);
 }
 
@@ -54,7 +27,7 @@ export function metricPoliciesOf(enabled: readonly string[]): AnyPolicy[] {
  * session's story (the gap policy: seed 003's State History and decision
  * prompt); null when several policies run, or the one has none.
  */
-export function soleNarrator(view: Pick<SessionView, 'policies'>): AnyPolicy | null {
+export function soleNarrator(view: Pick<SessionView, 'policies'>): AnyPolicyRules | null {
   const [only, ...others] = policiesOf(view.policies.enabled);
   return only?.narrate && others.length === 0 ? only : null;
 }
@@ -64,41 +37,9 @@ export function tracksGaps(view: Pick<SessionView, 'policies'>): boolean {
   return readsGapEvents(view.policies.enabled);
 }
 
-function readsGapEvents(enabled: readonly string[]): boolean {
+/** Whether any of the `enabled` policies reads gap events. */
+export function readsGapEvents(enabled: readonly string[]): boolean {
   return policiesOf(enabled).some((p) => p.readsGapEvents);
-}
-
-/** Why session.started's policy settings cannot be taken (with what would make them possible), or null when they can. */
-export function policySettingsProblem(settings: SessionSettings): [why: string, remedy?: Remedy] | null {
-  const enabled = enabledPolicies(settings);
-  for (const name of enabled) {
-    if (!POLICY_NAMES.includes(name)) return [`unknown policy "${name}" (known: ${POLICY_NAMES.join(', ')})`];
-  }
-  if (new Set(enabled).size !== enabled.length) return ['a policy is named twice'];
-  if (!readsGapEvents(enabled)) {
-    // Settings only the gap policy reads would be taken and silently ignored.
-    // (A preset stays: its stall threshold applies to any policy's flat verdicts.)
-    const gapOnly = (['divergenceThreshold', 'criticalOverride'] as const).filter((key) => settings[key] !== undefined);
-    if (gapOnly.length > 0) return [`${gapOnly.join(', ')}: a setting of the gap policy, which this session does not enable`, 'enable_gap_policy'];
-  }
-  for (const [name, raw] of Object.entries(settings.policySettings ?? {})) {
-    const policy = policyNamed(name);
-    if (!policy) return [`settings for unknown policy "${name}"`];
-    if (policy.readsGapEvents) return [`the ${name} policy takes the session's own settings (stall threshold, divergence threshold, critical override), not policy settings`];
-    if (!enabled.includes(name)) return [`settings for ${name}, which is not enabled (enabled: ${enabled.join(', ')})`];
-    const parsed = policy.settings.safeParse(raw);
-    if (!parsed.success) return [`${name} settings: ${formatIssue(parsed.error)}`];
-  }
-  return null;
-}
-
-/** The session's stall threshold when one metric policy runs alone and names one (seed 001's max_stall_count). */
-export function soloStallThreshold(settings: SessionSettings): number | undefined {
-  const enabled = enabledPolicies(settings);
-  const only = enabled.length === 1 ? policyNamed(enabled[0]!) : undefined;
-  if (!only?.soloStallThreshold) return undefined;
-  const parsed = only.settings.safeParse(settings.policySettings?.[only.name] ?? {});
-  return parsed.success ? only.soloStallThreshold(parsed.data) : undefined;
 }
 
 /**
@@ -106,7 +47,7 @@ export function soloStallThreshold(settings: SessionSettings): number | undefine
  * (null before its first iteration); a gap-reading policy's as the last
  * closed round recorded it (null before round 1 closes).
  */
-export function currentVerdict(view: Pick<SessionView, 'policies' | 'rounds'>, policy: AnyPolicy): PolicyVerdict | null {
+export function currentVerdict(view: Pick<SessionView, 'policies' | 'rounds'>, policy: AnyPolicyRules): PolicyVerdict | null {
   if (policy.readsGapEvents) return lastClosed(view)?.verdicts.find((v) => v.policy === policy.name) ?? null;
   const history = (view.policies.records.get(policy.name) ?? []).map((r) => r.metrics);
   return history.length === 0 ? null : policy.verdict(view.policies.settings.get(policy.name), history);

@@ -1,12 +1,19 @@
-import { Severity as SeveritySchema, type GapState, type Preset, type SessionSettings, type Severity } from '../../events/index.js';
+import type { GapState, Preset, Severity } from '../../events/index.js';
+import { SEVERITY_WORDS } from '../../events/lean.js';
 import type { ConvergenceConfig } from '../../machines/index.js';
-import { soloStallThreshold } from './policies.js';
 import type { SessionView } from './view.js';
+
+/*
+ * The rules' tables and pure functions of them. Loads no schema (the words
+ * come from events/words.ts): `next` and a stop hook read these from the
+ * head alone. The thresholds a session's settings resolve to, which read
+ * its policies' settings, are in policy-settings.ts.
+ */
 
 /** Seed 003 (GAP-FLOW-012): CRITICAL was raised from 8 to 16. */
 export const SEVERITY_WEIGHT: Readonly<Record<Severity, number>> = { CRITICAL: 16, HIGH: 4, MEDIUM: 2, LOW: 1 };
 /** Most severe first: the order of every table. */
-export const SEVERITIES: readonly Severity[] = SeveritySchema.options;
+export const SEVERITIES: readonly Severity[] = SEVERITY_WORDS;
 
 export type GapStateClass = 'open' | 'parked' | 'closed';
 
@@ -82,21 +89,4 @@ export function presetForBaseline(baselineGaps: number): Exclude<Preset, 'auto'>
   if (baselineGaps < 10) return 'simple';
   if (baselineGaps < 30) return 'complex';
   return 'large';
-}
-
-/**
- * The thresholds a session runs under. `auto` is resolved from the baseline
- * gap count (known once the first round starts); a metric policy running
- * alone may name the stall threshold (atoms' max_stall_count); explicit
- * settings always win.
- */
-export function resolveConfig(settings: SessionSettings, baselineGaps: number): ConvergenceConfig {
-  const preset = settings.preset === 'auto' ? presetForBaseline(baselineGaps) : settings.preset;
-  const fromPreset = preset ? PRESETS[preset] : {};
-  const autoMaxRounds =
-    settings.preset === 'auto' ? { maxRounds: Math.max(10, Math.ceil(0.6 * baselineGaps)) } : {};
-  const keys = Object.keys(DEFAULT_CONFIG) as (keyof ConvergenceConfig)[];
-  const explicit = Object.fromEntries(keys.filter((key) => settings[key] !== undefined).map((key) => [key, settings[key]]));
-  const solo = soloStallThreshold(settings);
-  return { ...DEFAULT_CONFIG, ...fromPreset, ...autoMaxRounds, ...(solo === undefined ? {} : { stallThreshold: solo }), ...explicit };
 }

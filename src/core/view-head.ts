@@ -1,6 +1,5 @@
-import { freeze } from 'immer';
-import { decodeView, encodeView } from './view-codec.js';
-import { openingFigures } from './evolve-rounds.js';
+import { encodeView, readView } from './view-json.js';
+import { openingFigures } from './round-figures.js';
 import { STATE_CLASS } from './rules.js';
 import type { RoundFigures, SessionView } from './view.js';
 
@@ -14,6 +13,10 @@ import type { RoundFigures, SessionView } from './view.js';
  * round before the last closed one on; and every gap not closed. It answers those questions as the
  * whole view does (test/core/view-head.test.ts holds it to that on random
  * sessions); it is never rendered whole, never written to, never folded.
+ *
+ * Nothing here loads immer, a schema or the statechart: `next` and a stop
+ * hook read the head on every turn of an agent's loop, and their start-up
+ * is most of their time.
  */
 
 /** How many of the last rounds the head keeps whole: the open one, the last closed one and the one before. */
@@ -41,7 +44,10 @@ export function encodeHead(view: SessionView, keep = HEAD_ROUNDS, closed: IndexM
   return `{"roundsBefore":${before},"closed":${JSON.stringify(closed)},"view":${encodeView(head)}}`;
 }
 
-/** The head a checkpoint's text holds; null when it is not one this build wrote. */
+/**
+ * The head a checkpoint's text holds, frozen (see `frozen`); null when it is
+ * not one this build wrote.
+ */
 export function decodeHead(text: string): SessionView | null {
   return decodeMarkedHead(text)?.view ?? null;
 }
@@ -50,10 +56,25 @@ export function decodeHead(text: string): SessionView | null {
 export function decodeMarkedHead(text: string): { view: SessionView; closed: IndexMark | null } | null {
   const prefix = /^\{"roundsBefore":(\d+),"closed":(null|\{"seq":(\d+),"sum":"([0-9A-Za-z_-]+)"\}),"view":/.exec(text);
   if (prefix === null || !text.endsWith('}')) return null;
-  const view = decodeView(text.slice(prefix[0].length, -1));
+  const view = readView(text.slice(prefix[0].length, -1));
   if (view === null) return null;
   const closed = prefix[2] === 'null' ? null : { seq: Number(prefix[3]), sum: prefix[4]! };
-  return { view: freeze({ ...view, rounds: [...placeholders(Number(prefix[1])), ...view.rounds] }), closed };
+  return { view: frozen({ ...view, rounds: [...placeholders(Number(prefix[1])), ...view.rounds] }), closed };
+}
+
+/**
+ * `value` with every object, array and Map in it frozen with Object.freeze,
+ * so a head handed to a library's caller cannot be changed by mistake (a
+ * Map's entries are frozen, though `set` is not barred as immer's freeze
+ * bars it: the head is read, never written to). Without immer, whose module
+ * would cost the head's reader more than the head's few kilobytes do.
+ */
+function frozen<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  if (value instanceof Map) for (const entry of value.values() as Iterable<unknown>) frozen(entry);
+  else for (const entry of Object.values(value) as unknown[]) frozen(entry);
+  return value;
 }
 
 /** The head's parts: how many rounds it stands in for, and the view with only the kept rounds. */
@@ -78,7 +99,7 @@ function cut(view: SessionView, keep: number): { before: number; head: SessionVi
  * counts it), one object shared by all, and NaN in every figure and in its
  * number, so any code that read one as a real round would show it at once.
  */
-const PLACEHOLDER: RoundFigures = freeze({ ...openingFigures(NaN, NaN, NaN, NaN), openEnd: NaN, weightedOpenEnd: NaN }, true);
+const PLACEHOLDER: RoundFigures = frozen({ ...openingFigures(NaN, NaN, NaN, NaN), openEnd: NaN, weightedOpenEnd: NaN });
 
 function placeholders(count: number): RoundFigures[] {
   return new Array<RoundFigures>(count).fill(PLACEHOLDER);

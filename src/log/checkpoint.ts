@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { SHARED_FILE_MODE, writeAll } from './durable.js';
 import { MAX_LOG_BYTES } from './limits.js';
-import { storedSum } from './stored-sum.js';
+import { storedSum } from './sum-field.js';
 import { openRegularFile, readRange } from './text-file.js';
 
 /*
@@ -189,6 +189,18 @@ export function readCheckpointKey(dir: string, file: string): Pick<CheckpointKey
  * the file: a stale or foreign checkpoint costs no read of its body.
  */
 export function readCurrentBody(dir: string, format: string, file: string, logPath: string): Buffer | null {
+  return readCurrent(dir, format, file, logPath)?.body ?? null;
+}
+
+/** A checkpoint that covers the log's last line: its key, its body, and that line's bytes (newline included). */
+export interface CurrentCheckpoint {
+  key: CheckpointKey;
+  body: Buffer;
+  lastLine: Buffer;
+}
+
+/** As `readCurrentBody`, with the key and the log's last line (a write resumed from the checkpoint appends after it). */
+export function readCurrent(dir: string, format: string, file: string, logPath: string): CurrentCheckpoint | null {
   let opened;
   try {
     opened = openRegularFile(join(dir, file), false, 'a checkpoint must be a regular file');
@@ -201,9 +213,12 @@ export function readCurrentBody(dir: string, format: string, file: string, logPa
     const newline = start.indexOf(0x0a);
     const header = newline === -1 ? null : parseHeader(start.subarray(0, newline).toString('utf8'));
     if (header === null || header.format !== format || header.bodyBytes !== opened.size - newline - 1) return null;
-    if (!endsWithKeyLine(logPath, header)) return null;
+    const lastLine = keyLineOf(logPath, header);
+    if (lastLine === null) return null;
     const body = readRange(opened.fd, newline + 1, header.bodyBytes);
-    return body.length === header.bodyBytes && bodySum(body, file) === header.bodySum ? body : null;
+    if (body.length !== header.bodyBytes || bodySum(body, file) !== header.bodySum) return null;
+    const { seq, end, lineBytes, sum } = header;
+    return { key: { format, seq, end, lineBytes, sum }, body, lastLine };
   } catch {
     return null;
   } finally {
@@ -211,20 +226,22 @@ export function readCurrentBody(dir: string, format: string, file: string, logPa
   }
 }
 
-/** Whether the log at `logPath` ends with the line `key` names, reading that line alone (never throws). */
-function endsWithKeyLine(logPath: string, key: CheckpointKey): boolean {
+/** The line `key` names, when the log at `logPath` ends with it (reading that line alone); null otherwise (never throws). */
+function keyLineOf(logPath: string, key: CheckpointKey): Buffer | null {
   let file;
   try {
     file = openRegularFile(logPath, false, 'the log must be a regular file at that path itself');
   } catch {
-    return false;
+    return null;
   }
   try {
-    if (file.size !== key.end) return false;
+    if (file.size !== key.end) return null;
     const from = key.end - key.lineBytes - (key.end > key.lineBytes ? 1 : 0);
-    return keyLineEnd(readRange(file.fd, from, key.end - from), key) !== -1;
+    const bytes = readRange(file.fd, from, key.end - from);
+    const after = keyLineEnd(bytes, key);
+    return after === -1 ? null : Buffer.from(bytes.subarray(after - key.lineBytes, after));
   } catch {
-    return false;
+    return null;
   } finally {
     closeSync(file.fd);
   }

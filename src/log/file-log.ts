@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GapflowEvent } from '../../events/index.js';
-import { canWriteCheckpoint, CLOSED_FILE, HEAD_FILE, keyLineEnd, readCheckpoint, readCheckpointKey, readCurrentBody, removeCheckpoint, STATE_FILE, writeCheckpoint, type StoredCheckpoint } from './checkpoint.js';
+import { canWriteCheckpoint, CLOSED_FILE, HEAD_FILE, keyLineEnd, readCheckpoint, readCheckpointKey, readCurrent, removeCheckpoint, STATE_FILE, writeCheckpoint } from './checkpoint.js';
 import { IdIndex } from './id-index.js';
 import { LOG_FILE } from './log-name.js';
 import { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
@@ -10,8 +10,8 @@ import { fsyncFolder, makeFolder, writeAll, writeNewFile } from './durable.js';
 import { CHAIN_START, faultMessage, formatLines, scanBytes, type ChainPoint, type Scan } from './lines.js';
 import { withLock, type Lease } from './lock.js';
 import { waitForWriter } from './lock-holder.js';
+import { readCurrentHead } from './head.js';
 import { holdsNoSession, placeNewLog, readFrom, readLogBytes } from './log-path.js';
-import { openRegularFile, readRange } from './text-file.js';
 import { assertExpected, continues, LogError, type Batch, type ClosedAt, type EventStore, type Expected, type HeadForWrite, type Resumed } from './types.js';
 
 export { LOG_FILE };
@@ -125,7 +125,7 @@ export class FileLog implements EventStore {
    * head and one line of the log, whatever the log's length.
    */
   resumeHead(format: string): string | null {
-    return readCurrentBody(this.dir, format, HEAD_FILE, this.location)?.toString('utf8') ?? null;
+    return readCurrentHead(this.dir, format);
   }
 
   /**
@@ -134,13 +134,13 @@ export class FileLog implements EventStore {
    * head's line, checking only that line (as after a read that ended there).
    */
   resumeForWrite(headFormat: string, indexFormat: string): HeadForWrite | null {
-    const current = this.#currentHead(headFormat);
+    const current = readCurrent(this.dir, headFormat, HEAD_FILE, this.location);
     if (current === null) return null;
-    const { key, body } = current.found;
+    const { key, body, lastLine } = current;
     const index = readCheckpoint(this.dir, indexFormat, CLOSED_FILE);
-    this.#known = { end: key.end, point: { seq: key.seq, sum: key.sum, sealed: true }, lastLine: current.lastLine };
+    this.#known = { end: key.end, point: { seq: key.seq, sum: key.sum, sealed: true }, lastLine };
     this.#checkpoint = null;
-    return { head: body, index: index === null ? null : { at: { seq: index.key.seq, sum: index.key.sum }, body: index.body } };
+    return { head: body.toString('utf8'), index: index === null ? null : { at: { seq: index.key.seq, sum: index.key.sum }, body: index.body } };
   }
 
   saveClosedIndex(format: string, seq: number, body: string): ClosedAt | null {
@@ -148,28 +148,6 @@ export class FileLog implements EventStore {
     if (known === null || known.point.seq !== seq || seq === 0 || !known.point.sealed) return null;
     const key = { format, seq, end: known.end, lineBytes: known.lastLine.length, sum: known.point.sum };
     return writeCheckpoint(this.dir, key, body, CLOSED_FILE) === null ? null : { seq, sum: known.point.sum };
-  }
-
-  /** The head checkpoint of `format` and the log's last line, when the head covers exactly that line; null otherwise. */
-  #currentHead(format: string): { found: StoredCheckpoint; lastLine: Buffer } | null {
-    const found = readCheckpoint(this.dir, format, HEAD_FILE);
-    if (found === null) return null;
-    const { key } = found;
-    let file;
-    try {
-      file = openRegularFile(this.location, false, 'the log must be a regular file at that path itself');
-    } catch {
-      return null;
-    }
-    try {
-      if (file.size !== key.end) return null;
-      const from = key.end - key.lineBytes - (key.end > key.lineBytes ? 1 : 0);
-      const bytes = readRange(file.fd, from, key.end - from);
-      const after = keyLineEnd(bytes, key);
-      return after === -1 ? null : { found, lastLine: Buffer.from(bytes.subarray(after - key.lineBytes, after)) };
-    } finally {
-      closeSync(file.fd);
-    }
   }
 
   /**

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LOG_FILE } from './file-log.js';
+import { LOG_FILE } from './log-path.js';
 import { withLock } from './lock.js';
 import { PRIVATE_FILE_MODE, writeWhole } from './durable.js';
 

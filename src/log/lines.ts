@@ -1,9 +1,11 @@
 import { hash } from 'node:crypto';
 import { EVENT_VERSION, formatIssue, GapflowEvent, upcast, versionProblem } from '../../events/index.js';
 import { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
-import { SUM_SUFFIX_LENGTH, storedSum } from './stored-sum.js';
 import { readAsWritten } from './trusted.js';
 import { LogError } from './types.js';
+import { storedSum, SUM_SUFFIX_LENGTH } from './sum-field.js';
+
+export { storedSum } from './sum-field.js';
 
 /*
  * Line format (version 2): the event's JSON with the envelope first, then a

@@ -5,6 +5,8 @@ import { withLock } from './lock.js';
 import { openRegularFile, readRange, type OpenedFile } from './text-file.js';
 import { isCode, LogError } from './types.js';
 
+export { LOG_FILE } from './log-name.js';
+
 /**
  * The log's bytes, from `start`. Only a regular file is a log: a symlink is
  * refused, not followed, and a FIFO, a device or a folder is refused without

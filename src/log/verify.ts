@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { GapflowEvent } from '../../events/index.js';
 import { fsyncFolder, writeNewFile } from './durable.js';
-import { LOG_FILE } from './file-log.js';
+import { LOG_FILE } from './log-path.js';
 import { CHAIN_START, faultMessage, scanBytes, type LineFault, type Scan } from './lines.js';
 import { withLock } from './lock.js';
 import { waitForWriter } from './lock-holder.js';

@@ -1,9 +1,10 @@
-export { atomsFigures, atomsPolicy, type AtomsMetrics, type AtomsSettings } from './atoms/index.js';
+export { atomsFigures, atomsRules, type AtomsMetrics, type AtomsSettings } from './atoms/index.js';
+export { atomsPolicy } from './atoms/policy.js';
 export { combine, withSessionRules, type CombinedVerdict, type RoundBounds, type CompleteWhen, type NamedVerdict } from './combine.js';
 export {
   agreementScore,
   changeVelocity,
-  forgePolicy,
+  forgeRules,
   isStalled,
   issueScore,
   parseVote,
@@ -16,25 +17,33 @@ export {
   type ForgeSettings,
   type Vote,
 } from './forge/index.js';
-export { belowDivergence, gapCheckTree, gapsPolicy, gapVerdict } from './gaps/index.js';
+export { forgePolicy } from './forge/policy.js';
+export { belowDivergence, gapCheckTree, gapsRules, gapVerdict } from './gaps/index.js';
+export { gapsPolicy } from './gaps/policy.js';
 export { lastRoundClosed } from './round-limit.js';
 export {
   overallScore,
   QUALITY_DIMENSIONS,
   QUALITY_WEIGHTS,
   qualityFigures,
-  qualityPolicy,
+  qualityRules,
   qualityReport,
   type QualityMetrics,
   type QualitySettings,
 } from './quality/index.js';
-export { QUESTIONS_PRESETS, questionsFigures, questionsFrontmatter, questionsPolicy, type QuestionsMetrics, type QuestionsSettings } from './questions/index.js';
+export { qualityPolicy } from './quality/policy.js';
+export { QUESTIONS_PRESETS, questionsFigures, questionsFrontmatter, questionsRules, type QuestionsMetrics, type QuestionsSettings } from './questions/index.js';
+export { questionsPolicy } from './questions/policy.js';
 export { allPolicies, DEFAULT_POLICIES, metricPolicies, POLICY_NAMES, policyNamed } from './registry.js';
+export { policyRulesNamed } from './rules.js';
 export { renderCheckTree } from './tree.js';
 export {
   definePolicy,
+  eraseRules,
+  policyRules,
   type AgentRequest,
   type AnyPolicy,
+  type AnyPolicyRules,
   type CheckTree,
   type CommandRun,
   type Figure,
@@ -42,6 +51,7 @@ export {
   type FlagValues,
   type GapRoundFigures,
   type Policy,
+  type PolicyRules,
   type PolicyReport,
   type PolicyVerdict,
   type RecordCommand,

@@ -1,19 +1,16 @@
-import { atomsPolicy } from './atoms/index.js';
-import { forgePolicy } from './forge/index.js';
-import { gapsPolicy } from './gaps/index.js';
-import { questionsPolicy } from './questions/index.js';
-import { qualityPolicy } from './quality/index.js';
+import { atomsPolicy } from './atoms/policy.js';
+import { forgePolicy } from './forge/policy.js';
+import { gapsPolicy } from './gaps/policy.js';
+import { questionsPolicy } from './questions/policy.js';
+import { qualityPolicy } from './quality/policy.js';
 import type { AnyPolicy } from './types.js';
 
-/** Every policy a session may enable, gaps first. Adding one: its folder, and a line here. */
+export { DEFAULT_POLICIES, POLICY_NAMES } from './rules.js';
+
+/** Every policy a session may enable, whole (schemas included), in the order of rules.ts. */
 const POLICIES: readonly AnyPolicy[] = [gapsPolicy, questionsPolicy, atomsPolicy, forgePolicy, qualityPolicy];
 
 const BY_NAME = new Map(POLICIES.map((p) => [p.name, p]));
-
-export const POLICY_NAMES: readonly string[] = POLICIES.map((p) => p.name);
-
-/** What a session runs when it names no policy: seed 003's gap policy. */
-export const DEFAULT_POLICIES: readonly string[] = [gapsPolicy.name];
 
 export function allPolicies(): readonly AnyPolicy[] {
   return POLICIES;

@@ -151,15 +151,46 @@ export function onFirstUse<T>(build: () => T): () => T {
   return () => (built ??= { value: build() }).value;
 }
 
+/**
+ * A policy without its schemas: its name and pure rules. Each policy's
+ * rules live apart from its schemas (its folder's index.ts and schema.ts),
+ * so `next` and a stop hook, which judge a session's policies but parse no
+ * settings or metrics, read them without loading zod (rules.ts).
+ */
+export type PolicyRules<S, M> = Omit<Policy<S, M>, 'settings' | 'metrics'>;
+
 /** A policy with its types erased, as the registry holds it: settings and metrics always come out of its own schemas. */
 export type AnyPolicy = Policy<unknown, unknown>;
 
+/** A policy's rules with their types erased (see `definePolicy` for why that is safe). */
+export type AnyPolicyRules = PolicyRules<unknown, unknown>;
+
+/** A policy's rules, checked against its settings and metrics types. */
+export function policyRules<S, M>(rules: PolicyRules<S, M>): PolicyRules<S, M> {
+  return rules;
+}
+
+/** A policy's rules as the registry of rules holds them: their types erased, as `definePolicy` erases a whole policy's. */
+export function eraseRules<S, M>(rules: PolicyRules<S, M>): AnyPolicyRules {
+  return rules as unknown as AnyPolicyRules;
+}
+
 /**
- * The one place a policy's types are erased. It is safe because every
+ * A whole policy: its rules with its schemas, each built when first asked
+ * for. The one place a policy's types are erased. It is safe because every
  * settings and metrics value a session hands a policy's functions came out
  * of that policy's own `settings` and `metrics` schemas (the view keeps them
  * by policy name), so no caller ever needs to cast them back.
  */
-export function definePolicy<S, M>(policy: Policy<S, M>): AnyPolicy {
+export function definePolicy<S, M>(rules: PolicyRules<S, M>, schemas: { settings: () => z.ZodType<S>; metrics: () => z.ZodType<M> }): AnyPolicy {
+  const policy: Policy<S, M> = {
+    ...rules,
+    get settings() {
+      return schemas.settings();
+    },
+    get metrics() {
+      return schemas.metrics();
+    },
+  };
   return policy as unknown as AnyPolicy;
 }

@@ -1,5 +1,6 @@
 import type { GapflowEvent } from '../../events/index.js';
-import { formatCount, type Remedy, type SessionView } from '../core/index.js';
+import type { Remedy, SessionView, LoopStep } from '../core/lean.js';
+import { formatCount } from '../policies/lean.js';
 import type { HookVerdict } from './hook.js';
 
 /**
@@ -144,4 +145,9 @@ export function inspectingLines(dir: string, view: SessionView, page: string, in
     `Inspection events: ${relay}. Press Ctrl-C to stop.`,
     '',
   ].join('\n');
+}
+
+/** `gapflow next`'s line: the action and why. */
+export function nextLine(step: Pick<LoopStep, 'action' | 'reason'>): string {
+  return `${step.action}: ${step.reason}\n`;
 }

@@ -7,7 +7,6 @@ import {
   policyStates,
   roundLimit,
   toStateJson,
-  type LoopStep,
   type MoveEffect,
   type SessionView,
 } from '../core/index.js';
@@ -110,10 +109,6 @@ export function stateLines(view: SessionView): string {
 export function replayLine(view: SessionView): string {
   const s = toStateJson(view);
   return `Replayed ${view.lastSeq} events: ${s.state}${s.outcome ? ` (${s.outcome})` : ''}, ${s.round} rounds closed, open count ${formatCount(s.openGapCount)}\n`;
-}
-
-export function nextLine(step: Pick<LoopStep, 'action' | 'reason'>): string {
-  return `${step.action}: ${step.reason}\n`;
 }
 
 export function nothingToDecideLine(view: SessionView): string {

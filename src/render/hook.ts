@@ -1,17 +1,6 @@
 import type { Severity } from '../../events/index.js';
-import {
-  formatCount,
-  loopStep,
-  metricPoliciesOf,
-  missingMetrics,
-  SEVERITIES,
-  tracksGaps,
-  type HookCall,
-  type HookContext,
-  type HookDecision,
-  type LoopStep,
-  type SessionView,
-} from '../core/index.js';
+import { type HookCall, type HookContext, type HookDecision, loopStep, type LoopStep, metricPoliciesOf, missingMetrics, tracksGaps, SEVERITIES, type SessionView } from '../core/lean.js';
+import { formatCount } from '../policies/lean.js';
 import { renderPrompt } from './prompt.js';
 
 /** A stop hook's decision with its words: what the agent reads, and what the user is shown. */

@@ -1,16 +1,6 @@
 import type { GapState, Severity } from '../../events/index.js';
-import {
-  closedRounds,
-  formatCount,
-  soleNarrator,
-  tracksGaps,
-  isOpen,
-  SEVERITIES,
-  signed,
-  type RoundFigures,
-  type SessionView,
-} from '../core/index.js';
-import { belowDivergence } from '../policies/index.js';
+import { closedRounds, isOpen, soleNarrator, tracksGaps, SEVERITIES, type RoundFigures, type SessionView } from '../core/lean.js';
+import { formatCount, signed, belowDivergence } from '../policies/lean.js';
 import { disagreementNote, netsDisagree } from './sections.js';
 
 type Trigger = 'critical' | 'divergence' | 'stall';

@@ -1,19 +1,6 @@
 import type { Severity } from '../../events/index.js';
-import {
-  closedRounds,
-  formatCount,
-  tracksGaps,
-  nextStep,
-  openCount,
-  presetForBaseline,
-  roundLimit,
-  SEVERITIES,
-  signed,
-  STATE_CLASS,
-  type HistoryEntry,
-  type RoundFigures,
-  type SessionView,
-} from '../core/index.js';
+import { closedRounds, openCount, nextStep, tracksGaps, roundLimit, presetForBaseline, SEVERITIES, STATE_CLASS, type HistoryEntry, type RoundFigures, type SessionView } from '../core/lean.js';
+import { formatCount, signed } from '../policies/lean.js';
 import { escapeMarkdown as md, table } from './markdown.js';
 
 export function configTable(view: SessionView): string {

@@ -1,18 +1,10 @@
-import { decodeHead, type SessionView } from '../core/index.js';
-import { headFormat } from './formats.js';
-import { FileLog, type EventStore } from '../log/index.js';
+import type { SessionView } from '../core/index.js';
+import { peekHead } from './head.js';
+import { FileLog } from '../log/index.js';
 import type { SessionOptions } from './options.js';
 import { Session } from './session.js';
 
-/**
- * The head of the session in `store` (what `next` and a stop hook ask of
- * it) when its head checkpoint covers the log's last line; null otherwise.
- * It reads the head and one line of the log, whatever the log's length.
- */
-export function peekHead(store: EventStore): SessionView | null {
-  const body = store.resumeHead?.(headFormat()) ?? null;
-  return body === null ? null : decodeHead(body);
-}
+export { peekHead } from './head.js';
 
 /**
  * A view that answers the loop's questions (loopStep, hookStep, the decision

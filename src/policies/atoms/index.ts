@@ -1,35 +1,8 @@
-import * as z from 'zod';
 import { yesNo } from '../tree.js';
-import { definePolicy, onFirstUse, type AgentRequest, type CheckTree, type Figure, type PolicyVerdict } from '../types.js';
+import { policyRules, type AgentRequest, type CheckTree, type Figure, type PolicyVerdict } from '../types.js';
+import type { AtomsSettings, AtomsMetrics } from './schema.js';
 
-const Settings = onFirstUse(() =>
-  z.strictObject({
-    /** Seed 001: consecutive stalled iterations before the stall stop (and the session's stall threshold when atoms runs alone). */
-    maxStallCount: z.int().min(1).max(1000).default(3),
-    maxIterations: z.int().min(1).max(100_000).default(20),
-  }),
-);
-export type AtomsSettings = z.output<ReturnType<typeof Settings>>;
-
-const Metrics = onFirstUse(() => {
-  const count = z.int().min(0).max(10_000_000);
-  /** The base-case check the CLI ran (`--verify "CMD"`): recorded, so replay never runs it again. */
-  const Verify = z.strictObject({
-    command: z.string().min(1).max(2000),
-    /** null when the command was killed (timeout or signal). */
-    exitCode: z.int().nullable(),
-    durationMs: z.number().min(0),
-    timedOut: z.boolean().default(false),
-  });
-  return z.strictObject({
-    pending: count,
-    resolved: count,
-    stopRequested: z.boolean().default(false),
-    redirectRequested: z.boolean().default(false),
-    verify: Verify.optional(),
-  });
-});
-export type AtomsMetrics = z.output<ReturnType<typeof Metrics>>;
+export type { AtomsSettings, AtomsMetrics } from './schema.js';
 
 export type AtomsProgress = 'progress' | 'stall' | 'expansion';
 
@@ -143,15 +116,9 @@ function agentRequest(history: readonly AtomsMetrics[]): AgentRequest | undefine
 
 const whole = (v: unknown) => (typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : v);
 
-export const atomsPolicy = definePolicy<AtomsSettings, AtomsMetrics>({
+export const atomsRules = policyRules<AtomsSettings, AtomsMetrics>({
   name: 'atoms',
   summary: 'seed 001: pending and resolved atoms of a shrinking DAG, stop and redirect flags, a verified base case',
-  get settings() {
-    return Settings();
-  },
-  get metrics() {
-    return Metrics();
-  },
   settingFlags: { 'max-stall-count': 'maxStallCount', 'max-iterations': 'maxIterations' },
   recordFlags: {
     pending: { type: 'string', value: 'whole', placeholder: 'P' },

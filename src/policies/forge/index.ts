@@ -1,47 +1,13 @@
-import * as z from 'zod';
 import { two, yesNo } from '../tree.js';
-import { definePolicy, onFirstUse, type CheckTree, type PolicyVerdict } from '../types.js';
+import { policyRules, type CheckTree, type PolicyVerdict } from '../types.js';
 import { isStalled, metricScores, overallScore, trendOf, type ForgeMetricScores, type Trend } from './metrics.js';
 import { parseVote, type Vote } from './votes.js';
+import type { ForgeSettings, ForgeMetrics } from './schema.js';
+
+export type { ForgeSettings, ForgeMetrics } from './schema.js';
 
 export { agreementScore, changeVelocity, isStalled, issueScore, metricScores, overallScore, sectionStability, textSimilarity, trendOf } from './metrics.js';
 export { parseVote, type Vote } from './votes.js';
-
-/** Seed 002's ConvergenceConfig as the issue sets its defaults: threshold 0.80, 2 minimum rounds, unanimous unless a minimum consensus is named. */
-const Settings = onFirstUse(() =>
-  z
-    .strictObject({
-      threshold: z.number().min(0).max(1).default(0.8),
-      minRounds: z.int().min(1).max(1000).default(2),
-      minConsensus: z.int().min(1).max(1000).optional(),
-      /** Not in the seed: an optional round limit. */
-      maxRounds: z.int().min(1).max(100_000).optional(),
-    })
-    .transform((s) => ({ ...s, unanimous: s.minConsensus === undefined })),
-);
-export type ForgeSettings = z.output<ReturnType<typeof Settings>>;
-
-const Metrics = onFirstUse(() => {
-  const Participant = z.string().min(1).max(200);
-  const Item = z.string().max(5000);
-  return z.strictObject({
-    critiques: z
-      .array(
-        z.strictObject({
-          participant: Participant,
-          score: z.number().min(0).max(100),
-          weaknesses: z.array(Item).max(1000).default([]),
-          suggestions: z.array(Item).max(1000).default([]),
-        }),
-      )
-      .max(1000),
-    /** The round's draft or synthesis text; a whole forge round must fit one log line (1 MiB), which the writer checks in bytes. */
-    draft: z.string().max(500_000),
-    /** The participants' raw vote replies: parsed at verdict time (R17), so a better parser re-reads old logs. */
-    votes: z.array(z.strictObject({ participant: Participant, reply: z.string().max(100_000) })).max(1000),
-  });
-});
-export type ForgeMetrics = z.output<ReturnType<typeof Metrics>>;
 
 export interface ForgeRoundScore {
   round: number;
@@ -171,16 +137,9 @@ function check(s: ForgeSettings, history: readonly ForgeMetrics[]): CheckTree {
   return { iteration: n, lines, decision: step.stop ? `STOP (${step.stop})` : 'CONTINUE' };
 }
 
-
-export const forgePolicy = definePolicy<ForgeSettings, ForgeMetrics>({
+export const forgeRules = policyRules<ForgeSettings, ForgeMetrics>({
   name: 'forge',
   summary: 'seed 002: critiques, drafts and participants\' votes per round (multi-model agreement)',
-  get settings() {
-    return Settings();
-  },
-  get metrics() {
-    return Metrics();
-  },
   settingFlags: { threshold: 'threshold', 'min-rounds': 'minRounds', 'min-consensus': 'minConsensus', 'max-rounds': 'maxRounds' },
   // Critiques, drafts and votes do not fit in flags: `record forge --json FILE|-`.
   recordFlags: {},

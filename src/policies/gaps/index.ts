@@ -1,5 +1,4 @@
-import * as z from 'zod';
-import { definePolicy, onFirstUse, type RoundInput } from '../types.js';
+import { policyRules, type RoundInput } from '../types.js';
 import { narrateGapStep } from './narrate.js';
 import { gapCheckTree, gapVerdict } from './verdict.js';
 
@@ -10,24 +9,15 @@ function judged(round: RoundInput | undefined): RoundInput {
   return round;
 }
 
-const Settings = onFirstUse(() => z.strictObject({}));
-const Metrics = onFirstUse(() => z.never());
-
 /**
  * Seed 003's gap-weighted policy: it records no metrics of its own; the
  * session folds gap events into each round's figures, and its verdict reads
  * those under the session's thresholds (stall, divergence, critical override
  * and max_rounds are the session's settings).
  */
-export const gapsPolicy = definePolicy<Record<string, never>, never>({
+export const gapsRules = policyRules<Record<string, never>, never>({
   name: 'gaps',
   summary: 'severity-weighted gaps (seed 003): weighted resolved minus weighted new each round',
-  get settings() {
-    return Settings();
-  },
-  get metrics() {
-    return Metrics();
-  },
   settingFlags: {},
   recordFlags: {},
   fromFlags: () => ({}),

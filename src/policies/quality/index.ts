@@ -1,8 +1,10 @@
 import { num, yesNo } from '../tree.js';
-import { definePolicy, type CheckTree, type Figure, type PolicyVerdict } from '../types.js';
-import { meetsMinimum, Metrics, overallScore, Settings, type QualityMetrics, type QualitySettings } from './scores.js';
+import { policyRules, type CheckTree, type Figure, type PolicyVerdict } from '../types.js';
+import { meetsMinimum, overallScore } from './scores.js';
+import type { QualityMetrics, QualitySettings } from './schema.js';
 
-export { meetsMinimum, overallScore, QUALITY_DIMENSIONS, QUALITY_WEIGHTS, type QualityDimension, type QualityMetrics, type QualitySettings } from './scores.js';
+export { meetsMinimum, overallScore, QUALITY_DIMENSIONS, QUALITY_WEIGHTS, type QualityDimension } from './scores.js';
+export type { QualityMetrics, QualitySettings } from './schema.js';
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
@@ -154,15 +156,9 @@ function dimensionsFrom(values: string[]): Record<string, unknown> {
   return out;
 }
 
-export const qualityPolicy = definePolicy<QualitySettings, QualityMetrics>({
+export const qualityRules = policyRules<QualitySettings, QualityMetrics>({
   name: 'quality',
   summary: 'seed 004: a weighted quality score over twelve dimensions (or one overall score) per iteration',
-  get settings() {
-    return Settings();
-  },
-  get metrics() {
-    return Metrics();
-  },
   settingFlags: {
     'min-score': 'minScore',
     'min-test-coverage': 'minTestCoverage',

@@ -1,6 +1,8 @@
-import * as z from 'zod';
 import { two, yesNo } from '../tree.js';
-import { definePolicy, onFirstUse, type CheckTree, type PolicyVerdict } from '../types.js';
+import { policyRules, type CheckTree, type PolicyVerdict } from '../types.js';
+import type { QuestionsSettings, QuestionsMetrics } from './schema.js';
+
+export type { QuestionsSettings, QuestionsMetrics } from './schema.js';
 
 /** Seed 000's Tuning table. */
 export const QUESTIONS_PRESETS = {
@@ -8,34 +10,6 @@ export const QUESTIONS_PRESETS = {
   balanced: { minIterations: 2, maxIterations: 5, stabilityThreshold: 2, questionThreshold: 3, confidenceThreshold: 0.8 },
   aggressive: { minIterations: 1, maxIterations: 3, stabilityThreshold: 2, questionThreshold: 5, confidenceThreshold: 0.7 },
 } as const;
-
-const count = () => z.int().min(0).max(1_000_000);
-
-/** Explicit settings beat the preset (Balanced unless named). */
-const Settings = onFirstUse(() =>
-  z
-    .strictObject({
-      preset: z.enum(['conservative', 'balanced', 'aggressive']).default('balanced'),
-      minIterations: z.int().min(1).max(1000).optional(),
-      maxIterations: z.int().min(1).max(1000).optional(),
-      stabilityThreshold: z.int().min(1).max(1000).optional(),
-      questionThreshold: count().optional(),
-      confidenceThreshold: z.number().min(0).max(1).optional(),
-    })
-    .transform(({ preset, ...explicit }) => {
-      const given = Object.fromEntries(Object.entries(explicit).filter(([, v]) => v !== undefined));
-      return { preset, ...QUESTIONS_PRESETS[preset], ...given };
-    })
-    .refine((s) => s.minIterations <= s.maxIterations, 'minIterations must not exceed maxIterations'),
-);
-export type QuestionsSettings = z.output<ReturnType<typeof Settings>>;
-
-/** One iteration: the open questions and the counts of high- and medium-confidence items. */
-const Metrics = onFirstUse(() => {
-  const n = count();
-  return z.strictObject({ open: n, high: n, medium: n });
-});
-export type QuestionsMetrics = z.output<ReturnType<typeof Metrics>>;
 
 /** Seed 000's tracked figures after the last iteration (its `convergence:` frontmatter block). */
 export interface QuestionsFigures {
@@ -159,15 +133,9 @@ export function questionsFrontmatter(s: QuestionsSettings, history: readonly Que
 
 const whole = (v: unknown) => (typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : v);
 
-export const questionsPolicy = definePolicy<QuestionsSettings, QuestionsMetrics>({
+export const questionsRules = policyRules<QuestionsSettings, QuestionsMetrics>({
   name: 'questions',
   summary: 'seed 000: open questions and confidence per iteration (spec research)',
-  get settings() {
-    return Settings();
-  },
-  get metrics() {
-    return Metrics();
-  },
   settingFlags: {
     preset: 'preset',
     'min-iterations': 'minIterations',

@@ -1,4 +1,8 @@
-// Imports nothing: a reader that only checks a line's checksum (a checkpoint's key) loads no schema.
+/*
+ * A line's checksum field, as lines.ts writes it: read here apart from the
+ * line format's schemas, so a reader that only compares a stored sum (the
+ * head checkpoint's key, checkpoint.ts) loads no event schema.
+ */
 
 /** `,"sum":"` + 16 digits + `"}`. */
 export const SUM_SUFFIX_LENGTH = 26;

@@ -1,0 +1,81 @@
+import { hookStep } from '../core/lean.js';
+import { EVENT_INPUT, type InputLimit, readStandardInput } from '../log/lean.js';
+import { peekHeadIn } from '../session/head.js';
+import { parse } from './args.js';
+import { readStdin, sessionDir } from './call.js';
+import type { CliIO } from './common.js';
+import { blocksBefore, claudeStop, hookAnswer, hookOptions, printHookAnswer, printNext } from './loop-answers.js';
+
+/*
+ * The bin's short path for `gapflow next` and `gapflow hook claude`, which
+ * an agent's loop calls on every turn: when the head checkpoint is current
+ * they are answered from it with this module and the few it imports, which
+ * load no zod, no statechart and no immer (their start-up was most of the
+ * call's time; test/cli/lean-path.test.ts holds the bundle to that). Every
+ * other case is the full command's (loop-commands.ts), which answers it
+ * byte for byte as before: no head or a stale one, a stop that binds the
+ * session (a write), and any mistake in the call, which the full command
+ * words. The answers are the same functions either way (loop-answers.ts).
+ */
+
+/**
+ * Answers `next` or `hook` (their words after the name in `argv`) from the
+ * head checkpoint; false, having written nothing, when the full command
+ * must answer instead (then with the same `io`: read standard input through
+ * `replayable` so the full command reads what this one did).
+ */
+export function answerFromHead(name: 'next' | 'hook', argv: string[], io: CliIO): boolean {
+  try {
+    return name === 'next' ? nextFromHead(argv, io) : hookFromHead(argv, io);
+  } catch {
+    // A mistake in the call, or a folder the head cannot be read from: the full command finds it again and words it.
+    return false;
+  }
+}
+
+function nextFromHead(argv: string[], io: CliIO): boolean {
+  const { values } = parse(argv, {}, []);
+  const head = peekHeadIn(sessionDir(values.dir, io));
+  if (head === null) return false;
+  printNext(io, head, values.json);
+  return true;
+}
+
+function hookFromHead(argv: string[], io: CliIO): boolean {
+  const { dir, maxBlocks } = hookOptions(argv);
+  const stop = claudeStop(readStdin(io, EVENT_INPUT), dir, io);
+  if (stop.dir === null) {
+    printHookAnswer(io, () => null);
+    return true;
+  }
+  const at = { ...stop, dir: stop.dir };
+  const head = peekHeadIn(at.dir);
+  if (head === null) return false;
+  const step = hookStep(head, stop.call, { blocks: blocksBefore(at), maxBlocks });
+  // A binding to record is a write: the full command opens the session for it.
+  if (step.record !== null) return false;
+  printHookAnswer(io, () => hookAnswer(at, step));
+  return true;
+}
+
+/**
+ * Standard input read once, by `read` (the process's when none is given):
+ * each limit's text, or its error, handed out again to whoever asks next,
+ * so the full command reads what the short path read before it gave way.
+ */
+export function replayable(read: (limit: InputLimit) => string = readStandardInput): (limit: InputLimit) => string {
+  const seen = new Map<InputLimit, { text: string } | { error: unknown }>();
+  return (limit) => {
+    let outcome = seen.get(limit);
+    if (outcome === undefined) {
+      try {
+        outcome = { text: read(limit) };
+      } catch (error) {
+        outcome = { error };
+      }
+      seen.set(limit, outcome);
+    }
+    if ('error' in outcome) throw outcome.error;
+    return outcome.text;
+  };
+}

@@ -1,0 +1,155 @@
+import { dirname, join, resolve, sep } from 'node:path';
+import { type HookCall, type HookStep, loopStep, standingStopRequest, Refusal, type SessionView } from '../core/lean.js';
+import { holdsSession, readHookBlocks, writeHookBlocks } from '../log/lean.js';
+import { claudeHookAnswer, hookWarningLine, nextLine, hookVerdict, type HookVerdict, renderPrompt } from '../render/lean.js';
+import { parse, UsageError, wholeNumber } from './args.js';
+import { printJson, sessionDir } from './call.js';
+import type { CliIO } from './common.js';
+
+/*
+ * What `next` and `gapflow hook claude` make of a call and of the view they
+ * answer from, shared by the full commands (loop-commands.ts) and the bin's
+ * short path from the head checkpoint (head-answers.ts), so the two answer
+ * byte for byte alike. Loads no schema, statechart or immer.
+ */
+
+const DEFAULT_MAX_BLOCKS = 5;
+
+/** `gapflow next`'s answer from `view`: the next step, with the decision prompt when one is due. */
+export function printNext(io: CliIO, view: SessionView, json: boolean | undefined): void {
+  const step = loopStep(view, standingStopRequest(view));
+  const prompt = step.action === 'ask_user' ? renderPrompt(view) : null;
+  if (json) return printJson(io, { ...step, prompt });
+  io.stdout(nextLine(step));
+}
+
+/** The hook's words after `hook`: `claude`, `--dir` and `--max-blocks`. */
+export function hookOptions(argv: string[]): { dir: string | undefined; maxBlocks: number } {
+  const [verb, ...rest] = argv;
+  if (verb !== 'claude') throw new UsageError(verb && !verb.startsWith('-') ? `unknown hook "${verb}" (claude)` : 'hook needs claude');
+  const { values } = parse(rest, { 'max-blocks': { type: 'string' } }, []);
+  const maxBlocks = wholeNumber('max-blocks', values['max-blocks']) ?? DEFAULT_MAX_BLOCKS;
+  if (maxBlocks < 0) throw new Refusal('--max-blocks takes a whole number of 0 or more');
+  return { dir: values.dir, maxBlocks };
+}
+
+/** What gapflow reads of a Claude Code Stop or SubagentStop hook's input; other fields are ignored. */
+interface ClaudeStopInput {
+  session_id: string;
+  hook_event_name: 'Stop' | 'SubagentStop';
+  stop_hook_active?: boolean;
+  cwd?: string;
+  agent_id?: string;
+}
+
+const STOP_EVENTS: readonly unknown[] = ['Stop', 'SubagentStop'];
+
+/**
+ * The hook's input checked by hand: the hook runs on every stop, and a
+ * schema would cost more to build than the check. Its words are zod's, as
+ * every other input's are: the first field wrong, in the order listed above.
+ */
+function claudeStopInput(json: unknown): ClaudeStopInput {
+  const wrong = (problem: string) => new Error(`stdin is not a Stop or SubagentStop hook input: ${problem}`);
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw wrong(`Invalid input: expected object, received ${received(json)}`);
+  const input = json as Record<string, unknown>;
+  const text = (key: string, optional: boolean, minLength: number): void => {
+    const value = input[key];
+    if (value === undefined && optional) return;
+    if (typeof value !== 'string') throw wrong(`${key}: Invalid input: expected string, received ${received(value)}`);
+    if (value.length < minLength) throw wrong(`${key}: Too small: expected string to have >=${minLength} characters`);
+  };
+  text('session_id', false, 1);
+  if (!STOP_EVENTS.includes(input.hook_event_name)) throw wrong('hook_event_name: Invalid option: expected one of "Stop"|"SubagentStop"');
+  const active = input.stop_hook_active;
+  if (active !== undefined && typeof active !== 'boolean') throw wrong(`stop_hook_active: Invalid input: expected boolean, received ${received(active)}`);
+  text('cwd', true, 1);
+  text('agent_id', true, 0);
+  return input as unknown as ClaudeStopInput;
+}
+
+/** A JSON value's kind as zod names it in "received …". */
+function received(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+  return typeof value;
+}
+
+/** One stop, as the hook reads it: the call, the session folder it concerns (null: none here), and whose blocks in a row it counts. */
+export interface ClaudeStop {
+  call: HookCall;
+  dir: string | null;
+  agent: string;
+}
+
+/** The stop that standard input `stdin` tells of, and the session it concerns. */
+export function claudeStop(stdin: string, dirOption: string | undefined, io: Pick<CliIO, 'cwd' | 'env'>): ClaudeStop {
+  let json: unknown;
+  try {
+    json = JSON.parse(stdin);
+  } catch {
+    throw new Error('stdin is not JSON (a Claude Code Stop or SubagentStop hook input was expected)');
+  }
+  const input = claudeStopInput(json);
+  const call: HookCall = {
+    agentSession: input.session_id,
+    event: input.hook_event_name,
+    stopHookActive: input.stop_hook_active ?? false,
+  };
+  const dir = hookSessionDir(dirOption, input.cwd ?? io.cwd, io);
+  // Each subagent keeps its own count; the prefix keeps an odd agent id from being a special key.
+  const agent = call.event === 'SubagentStop' ? `subagent:${input.agent_id ?? ''}` : 'main';
+  return { call, dir, agent };
+}
+
+/**
+ * Where the hook finds its session: `--dir`, else `$GAPFLOW_DIR`, else the
+ * nearest `.gapflow` holding a log from the agent's cwd upward (an agent may
+ * have `cd`-ed into a subfolder; inside `$CLAUDE_PROJECT_DIR` no higher than
+ * its root), else `$CLAUDE_PROJECT_DIR/.gapflow`; null
+ * when there is none (the hook then lets the agent stop and touches nothing).
+ */
+function hookSessionDir(dirOption: string | undefined, cwd: string, io: Pick<CliIO, 'cwd' | 'env'>): string | null {
+  if (dirOption !== undefined || io.env.GAPFLOW_DIR) {
+    const dir = sessionDir(dirOption, { ...io, cwd });
+    return holdsSession(dir) ? dir : null;
+  }
+  const project = io.env.CLAUDE_PROJECT_DIR ? resolve(io.env.CLAUDE_PROJECT_DIR) : null;
+  const start = resolve(cwd);
+  // Inside the project, the search stops at its root: another folder's loop above it is not this agent's.
+  const top = project !== null && (start === project || start.startsWith(`${project}${sep}`)) ? project : null;
+  for (let at = start; ; at = dirname(at)) {
+    const dir = join(at, '.gapflow');
+    if (holdsSession(dir)) return dir;
+    if (at === top || dirname(at) === at) break;
+  }
+  const fallback = project ? join(project, '.gapflow') : null;
+  return fallback && holdsSession(fallback) ? fallback : null;
+}
+
+/** The blocks in a row this stop's agent has had before it. */
+export function blocksBefore(stop: ClaudeStop & { dir: string }): number {
+  return readHookBlocks(stop.dir, stop.call.agentSession, stop.agent);
+}
+
+/** Words the step's decision, and keeps the agent's blocks in a row for its next stop (when they changed). */
+export function hookAnswer(stop: ClaudeStop & { dir: string }, step: HookStep): HookVerdict {
+  const verdict = hookVerdict(step.view, stop.call, step.context, step.decision);
+  if (step.blocks !== null) writeHookBlocks(stop.dir, stop.call.agentSession, stop.agent, step.blocks);
+  return verdict;
+}
+
+/**
+ * Prints the hook's answer to Claude Code. Whatever goes wrong, a one-line
+ * warning on stderr and `{}` let the agent stop (the hook always exits 0:
+ * Claude Code reads exit 2 as "block"), so a broken hook never traps the user.
+ */
+export function printHookAnswer(io: CliIO, answer: () => HookVerdict | null): void {
+  try {
+    io.stdout(claudeHookAnswer(answer()));
+  } catch (error) {
+    io.stderr(hookWarningLine(error instanceof Error ? error.message : String(error)));
+    io.stdout(claudeHookAnswer(null));
+  }
+}

@@ -1,0 +1,18 @@
+/*
+ * The core's second door: what answers the loop's questions from a view
+ * (the next step, a stop hook's decision, the head checkpoint's codec),
+ * with nothing that loads zod, xstate or immer: the bin's short path for
+ * `next` and a stop hook (src/cli/head-answers.ts) reaches no further.
+ * Everything here is in index.ts too.
+ */
+export { hookStep, type HookCall, type HookContext, type HookDecision, type HookStep } from './hook.js';
+export { closedRounds, isOpen, openCount } from './inventory.js';
+export { loopStep, standingStopRequest, type LoopStep } from './loop.js';
+export { nextStep } from './next.js';
+export { metricPoliciesOf, missingMetrics, roundLimit, soleNarrator, tracksGaps } from './policies.js';
+export { Refusal, type Remedy } from './refusal.js';
+export { presetForBaseline, SEVERITIES, STATE_CLASS } from './rules.js';
+export { decodeHead, HEAD_ROUNDS } from './view-head.js';
+export { VIEW_SHAPE } from './view-json.js';
+export type * from './view.js';
+export { formatCount, signed } from '../policies/lean.js';

@@ -1,0 +1,11 @@
+/*
+ * The log folder's second door: what the bin's short path for `next` and a
+ * stop hook (src/cli/head-answers.ts) reads and writes, which loads no event
+ * schema: the head checkpoint, the hook's blocks in a row, standard input.
+ * Everything here is in index.ts too.
+ */
+export { holdsSession, readCurrentHead } from './head.js';
+export { readHookBlocks, writeHookBlocks } from './hook-state.js';
+export { EVENT_INPUT, type InputLimit } from './limits.js';
+export { readStandardInput, validateInputText } from './text-file.js';
+export type { EventStore } from './types.js';

@@ -1,0 +1,9 @@
+/*
+ * The renderers' second door: the words of `next` and a stop hook, which
+ * load no schema, statechart or immer, for the bin's short path from the
+ * head checkpoint (src/cli/head-answers.ts). Everything here is in
+ * index.ts too.
+ */
+export { claudeHookAnswer, hookWarningLine, nextLine } from './cli-messages.js';
+export { hookVerdict, type HookVerdict } from './hook.js';
+export { renderPrompt } from './prompt.js';

@@ -1,0 +1,26 @@
+import { decodeHead, type SessionView } from '../core/lean.js';
+import { readCurrentHead, type EventStore } from '../log/lean.js';
+import { headFormat } from './formats.js';
+
+/*
+ * The head checkpoint as a view, for the loop's questions (`next`, a stop
+ * hook). Loads no schema, statechart or immer: a head that is current
+ * answers them without the session, whose modules cost more to load than
+ * the head costs to read.
+ */
+
+/**
+ * The head of the session in `store` (what `next` and a stop hook ask of
+ * it) when its head checkpoint covers the log's last line; null otherwise.
+ * It reads the head and one line of the log, whatever the log's length.
+ */
+export function peekHead(store: EventStore): SessionView | null {
+  const body = store.resumeHead?.(headFormat()) ?? null;
+  return body === null ? null : decodeHead(body);
+}
+
+/** `peekHead` for the file log in `dir`, read without opening it as a FileLog. */
+export function peekHeadIn(dir: string): SessionView | null {
+  const body = readCurrentHead(dir, headFormat());
+  return body === null ? null : decodeHead(body);
+}

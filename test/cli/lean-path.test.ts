@@ -1,0 +1,168 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { createFileSession, type Session } from '../../src/index.js';
+import { runBin, type CliIO } from '../../src/cli/index.js';
+import { HEAD_FILE } from '../../src/log/index.js';
+import { tempDirs } from '../support.js';
+import { runCli, type CliResult } from './helpers.js';
+
+/*
+ * `next` and a stop hook run on every turn of an agent's loop, so when the
+ * head checkpoint is current the bin answers them without loading zod,
+ * xstate or immer (src/cli/head-answers.ts), and answers them as the full
+ * commands do, byte for byte.
+ */
+
+const tempDir = tempDirs('gapflow-lean-');
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BIN = join(ROOT, 'dist', 'gapflow.js');
+const HEAVY = ['node_modules/zod/', 'node_modules/xstate/', 'node_modules/immer/'];
+
+/** A fixed clock and counting ids. */
+function options() {
+  let tick = 0;
+  return { clock: () => new Date(Date.UTC(2026, 0, 12, 9, 0, 0, tick++)), newId: () => `e${tick}` };
+}
+
+/** A session whose log is past the size that earns a head checkpoint (64 KiB), ending CONVERGING or FLAT. */
+function longSession(dir: string, rounds = 60): Session {
+  const session = createFileSession(dir, { maxRounds: 10_000, stallThreshold: 50 }, options());
+  for (let r = 0; r < rounds; r++) {
+    session.startRound();
+    session.openGap(`G-${r}-a`, 'HIGH', { title: `first of round ${r}` });
+    session.openGap(`G-${r}-b`, 'LOW', { title: `second of round ${r}` });
+    session.moveGap(`G-${r}-b`, 'IN_PROGRESS');
+    session.moveGap(`G-${r}-b`, 'BLOCKED', { reason: 'waits on a', blockedBy: `G-${r}-a` });
+    if (r > 0) session.moveGap(`G-${r - 1}-a`, 'RESOLVED');
+    session.closeRound();
+    if (session.view.machine.state === 'DIVERGENCE_WARNING') session.makeDecision('accept_complexity');
+  }
+  expect(existsSync(join(dir, HEAD_FILE))).toBe(true);
+  return session;
+}
+
+/** A long session ending in DIVERGENCE_WARNING: the prompt has everything to show. */
+function divergedSession(dir: string): Session {
+  const session = longSession(dir);
+  session.startRound();
+  for (let i = 0; i < 6; i++) session.openGap(`NEW-${i}`, i % 2 ? 'MEDIUM' : 'LOW', { title: `spawned ${i}`, spawnedBy: 'G-59-a' });
+  session.openGap('NEW-C', 'CRITICAL', { title: 'a critical one' });
+  session.closeRound();
+  expect(session.view.machine.state).toBe('DIVERGENCE_WARNING');
+  return session;
+}
+
+const stop = (agent: string, active = false) => JSON.stringify({ session_id: agent, hook_event_name: 'Stop', stop_hook_active: active });
+
+/** One call through the bin's loader (which takes the head's short path when it can), in-process. */
+async function viaBin(argv: string[], cwd: string, stdin?: string): Promise<CliResult> {
+  const out = { code: 0, stdout: '', stderr: '' };
+  const io: Omit<CliIO, 'stdin'> & Pick<CliIO, 'stdin'> = {
+    stdout: (text) => void (out.stdout += text),
+    stderr: (text) => void (out.stderr += text),
+    env: {},
+    cwd,
+    ...(stdin === undefined ? {} : { stdin: () => stdin }),
+  };
+  out.code = await runBin(argv, io, () => Promise.resolve());
+  return out;
+}
+
+describe('next and the stop hook, answered from a current head', { timeout: 60_000 }, () => {
+  it('answer as the full commands do, whatever the session says', async () => {
+    for (const make of [longSession, divergedSession]) {
+      // Two sessions alike: the full commands (`run`) answer in one, the bin in the other.
+      const [full, bin] = [tempDir(), tempDir()];
+      make(full);
+      make(bin);
+      const neutral = (result: CliResult, dir: string): CliResult => ({ ...result, stdout: result.stdout.split(dir).join('DIR'), stderr: result.stderr.split(dir).join('DIR') });
+      // The first hook call binds the session (a write, on the full path); the calls after it read the head.
+      const calls: [(dir: string) => string[], string?][] = [
+        [(dir) => ['next', '--json', '--dir', dir]],
+        [(dir) => ['hook', 'claude', '--dir', dir], stop('agent-1')],
+        [(dir) => ['next', '--dir', dir]],
+        [(dir) => ['next', '--json', '--dir', dir]],
+        [(dir) => ['--dir', dir, 'next', '--json']],
+        [(dir) => ['hook', 'claude', '--dir', dir], stop('agent-1')],
+        [(dir) => ['hook', 'claude', '--dir', dir, '--max-blocks', '1'], stop('agent-1', true)],
+        [(dir) => ['hook', 'claude', '--dir', dir, '--max-blocks', '1'], stop('agent-1', true)],
+        [(dir) => ['hook', 'claude', '--dir', dir], stop('agent-2')],
+        [(dir) => ['hook', 'claude', '--dir', dir], '{"session_id":""}'],
+        [(dir) => ['hook', 'claude', '--dir', dir], 'not json'],
+        [(dir) => ['hook', 'claude', '--dir', dir, '--max-blocks', '-1'], stop('agent-1')],
+        [(dir) => ['next', '--dir', dir, 'extra']],
+        [(dir) => ['next', '--bogus', '--dir', dir]],
+        [(dir) => ['next', '--dir', `${dir}-none`]],
+      ];
+      for (const [argv, stdin] of calls) {
+        const expected = neutral(runCli(argv(full), { cwd: full, ...(stdin === undefined ? {} : { stdin }) }), full);
+        const actual = neutral(await viaBin(argv(bin), bin, stdin), bin);
+        expect(actual, `${make.name}: ${argv('DIR').join(' ')}`).toEqual(expected);
+      }
+      // The blocks in a row each kept for the next call (none when no call blocked).
+      const hookState = (dir: string) => (existsSync(join(dir, 'hook-state.json')) ? readFileSync(join(dir, 'hook-state.json'), 'utf8') : null);
+      expect(hookState(bin)).toBe(hookState(full));
+    }
+  });
+});
+
+/** The esbuild command of the build script, as package.json has it. */
+function buildWords(): string[] {
+  const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { build: string } };
+  const at = scripts.build.indexOf('esbuild ');
+  expect(at).toBeGreaterThan(-1);
+  return scripts.build.slice(at + 'esbuild '.length).trim().split(/\s+/);
+}
+
+/** Each output of the bundle (named as dist names it: `gapflow.js`, `chunks/…`) with the source files in it. */
+function bundleInputs(): Map<string, string[]> {
+  const out = tempDir();
+  const meta = join(out, 'meta.json');
+  const words = buildWords().map((word) => (word.startsWith('--outdir=') ? `--outdir=${out}` : word));
+  execFileSync(join(ROOT, 'node_modules', '.bin', 'esbuild'), [...words, `--metafile=${meta}`], { cwd: ROOT, stdio: 'pipe' });
+  const { outputs } = JSON.parse(readFileSync(meta, 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
+  return new Map(
+    Object.entries(outputs).map(([path, output]) => {
+      const name = path.replaceAll('\\', '/').split('/').slice(-2);
+      return [name[0] === 'chunks' ? name.join('/') : name[1]!, Object.keys(output.inputs)];
+    }),
+  );
+}
+
+/** The files of dist the bin loads to answer `argv`, as a loader hook sees them load. */
+function loadedBy(argv: string[], stdin?: string): string[] {
+  const box = tempDir();
+  const log = join(box, 'loaded.txt');
+  writeFileSync(join(box, 'hooks.mjs'), `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) {\n  if (url.startsWith('file:')) appendFileSync(${JSON.stringify(log)}, url + '\\n');\n  return next(url, context);\n}\n`);
+  writeFileSync(join(box, 'register.mjs'), `import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n`);
+  execFileSync(process.execPath, ['--import', join(box, 'register.mjs'), BIN, ...argv], { input: stdin ?? '', stdio: 'pipe' });
+  const dist = join(ROOT, 'dist');
+  return readFileSync(log, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((url) => fileURLToPath(url))
+    .filter((file) => file.startsWith(dist))
+    .map((file) => (basename(join(file, '..')) === 'chunks' ? `chunks/${basename(file)}` : basename(file)));
+}
+
+describe('the bundled bin (npm run build), answering from a current head', () => {
+  it('loads no zod, xstate or immer for next, next --json and a bound session’s stop hook', { timeout: 120_000 }, () => {
+    const dir = tempDir();
+    longSession(dir);
+    runCli(['hook', 'claude', '--dir', dir], { cwd: dir, stdin: stop('agent-1') }); // binds the session
+    const inputs = bundleInputs();
+    for (const [argv, stdin] of [[['next', '--dir', dir]], [['next', '--json', '--dir', dir]], [['hook', 'claude', '--dir', dir], stop('agent-1')]] as const) {
+      const loaded = loadedBy([...argv], stdin);
+      expect(loaded).toContain('gapflow.js');
+      for (const file of loaded) {
+        // A file the fresh build does not name: dist is older than the sources (run npm run build).
+        expect(inputs.has(file), `${file} is not in a fresh build`).toBe(true);
+        const heavy = inputs.get(file)!.filter((input) => HEAVY.some((lib) => input.includes(lib)));
+        expect(heavy, `${argv.join(' ')} loads ${file}`).toEqual([]);
+      }
+    }
+  });
+});
