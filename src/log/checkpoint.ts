@@ -16,7 +16,7 @@ import { openRegularFile, readRange } from './text-file.js';
  * The header keys it to the last log line it covers: its seq, where it ends
  * (`end`, a byte offset), its length and its checksum. A reader trusts the
  * body only when that line is still there, byte for byte where it was, and
- * the body is whole (its length and sha256; crc32 for STATE_FILE); anything
+ * the body is whole (its length and sha256; crc32 for CLOSED_FILE and STATE_FILE); anything
  * else (an edited, stale or foreign checkpoint, a log repaired or replaced
  * under it, another build's format) is ignored, and the reader replays the
  * log and writes a new one.
@@ -35,7 +35,9 @@ export const HEAD_FILE = 'checkpoint.head.json';
  * The closed gaps' index: one `ID SEVERITY STATE` line per gap in a closed
  * state, which the head leaves out. A write decided on the head looks a gap
  * up here (is this id taken? is that gap known?) instead of loading the whole
- * view; the head names the one index it goes with (`ClosedAt`).
+ * view; the head names the one index it goes with (`ClosedAt`). Checked by
+ * length and crc32, as STATE_FILE is: every gap write reads it whole (6 MiB
+ * at 1M events, where sha256 costs 15 ms and crc32 1 ms).
  */
 export const CLOSED_FILE = 'checkpoint.closed.json';
 /**
@@ -76,7 +78,7 @@ interface Header extends CheckpointKey {
 }
 
 function bodySum(body: string | Buffer, file: string): string {
-  return file === STATE_FILE ? `crc32-${crc32(body).toString(16).padStart(8, '0')}` : hash('sha256', body, 'hex').slice(0, 32);
+  return file === STATE_FILE || file === CLOSED_FILE ? `crc32-${crc32(body).toString(16).padStart(8, '0')}` : hash('sha256', body, 'hex').slice(0, 32);
 }
 
 /** A header line is never longer than this (its format names a shape and a version). */
