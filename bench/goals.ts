@@ -269,6 +269,8 @@ async function measureSize(events: number, root: string): Promise<SizeReport> {
     checkpointEarly = checkpointSize(dirs);
 
     const stop = JSON.stringify({ session_id: 'bench', hook_event_name: 'Stop', stop_hook_active: false, cwd: base });
+    // The hook's first call binds the session to its agent (a write, once per agent session); the runs measure the calls after it.
+    await runChild({ args: gapflow(dirs, 'hook', 'claude'), input: stop, quietStderr: true }, dirs.scratch, TIMEOUT_MS);
     const [bare, next, hook] = await series(
       [() => bareNode, () => ({ args: gapflow(dirs, 'next', '--json') }), () => ({ args: gapflow(dirs, 'hook', 'claude'), input: stop, quietStderr: true })],
       options(dirs.scratch),

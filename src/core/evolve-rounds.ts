@@ -2,7 +2,7 @@ import type { EventOf, SettledOf } from '../../events/index.js';
 import { policyNamed } from '../policies/index.js';
 import { setState } from './evolve-gaps.js';
 import { describeDecision, describeRoundStep } from './explain.js';
-import { closedRounds, unfinishedGaps } from './inventory.js';
+import { closedRoundCount, unfinishedGaps } from './inventory.js';
 import { resolveConfig } from './policy-settings.js';
 import { openingFigures } from './round-figures.js';
 import type { SessionView } from './view.js';
@@ -65,7 +65,7 @@ export function closeRound(view: SessionView, event: SettledOf<'round.closed'>):
 export function applyDecision(view: SessionView, event: SettledOf<'decision.made'>): void {
   const { kind, outcome } = event.data;
   const gaps = event.data.gaps ?? [];
-  const afterRound = closedRounds(view).length;
+  const afterRound = closedRoundCount(view);
   if (kind === 'narrow_scope') {
     for (const id of gaps) {
       const gap = view.gaps.get(id);

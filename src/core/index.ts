@@ -8,7 +8,7 @@ export { decodeView, encodeView, VIEW_SHAPE } from './view-codec.js';
 export { decodeHead, decodeMarkedHead, encodeHead, HEAD_ROUNDS, headOf, type IndexMark } from './view-head.js';
 export { closedIndexLines, encodeClosedIndex, lookUpClosed, type ClosedGap } from './closed-index.js';
 export { auditHistory, type Finding } from './audit.js';
-export { closedRounds, isOpen, openCount, severeUnfinished, unfinishedGaps } from './inventory.js';
+export { closedRoundCount, closedRounds, isOpen, lastClosedRound, openCount, severeUnfinished, unfinishedGaps } from './inventory.js';
 export { nextStep, type NextAction } from './next.js';
 export { formatCount, signed } from '../policies/lean.js';
 export { Refusal, type Remedy } from './refusal.js';

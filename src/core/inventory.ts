@@ -7,6 +7,26 @@ export function closedRounds(view: SessionView): RoundFigures[] {
 }
 
 /**
+ * How many rounds have closed: `closedRounds(view).length`, without copying
+ * them. Only the last round is open, save in a hand-made log; a head stands
+ * in for its earlier rounds with closed placeholders numbered NaN
+ * (view-head.ts), all before its real rounds, so the look back stops at the
+ * first one: next and a stop hook do not walk 40,000 stand-ins to count them.
+ */
+export function closedRoundCount(view: SessionView): number {
+  const { rounds } = view;
+  for (let i = rounds.length - 2; i >= 0 && !Number.isNaN(rounds[i]!.round); i--) {
+    if (rounds[i]!.openEnd === null) return closedRounds(view).length;
+  }
+  return rounds.length - (rounds.at(-1)?.openEnd === null ? 1 : 0);
+}
+
+/** The last round that closed: `closedRounds(view).at(-1)`, looking back from the end. */
+export function lastClosedRound(view: SessionView): RoundFigures | undefined {
+  return view.rounds.findLast((r) => r.openEnd !== null);
+}
+
+/**
  * RULINGS R9: OPEN + IN_PROGRESS + BLOCKED + PROPOSED + NEEDS_REVISION + 0.5 × USER_DEFERRED.
  * The view keeps the session's total as it folds (`view.open`); this sums any subset.
  */

@@ -6,7 +6,7 @@
  * Everything here is in index.ts too.
  */
 export { hookStep, type HookCall, type HookContext, type HookDecision, type HookStep } from './hook.js';
-export { closedRounds, isOpen, openCount } from './inventory.js';
+export { closedRoundCount, closedRounds, isOpen, lastClosedRound, openCount } from './inventory.js';
 export { loopStep, standingStopRequest, type LoopStep } from './loop.js';
 export { nextStep } from './next.js';
 export { metricPoliciesOf, missingMetrics, roundLimit, soleNarrator, tracksGaps } from './policies.js';

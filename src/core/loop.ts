@@ -1,6 +1,6 @@
 import type { Severity } from '../../events/index.js';
 import type { ConvergenceState, Outcome } from '../../machines/index.js';
-import { closedRounds, isOpen } from './inventory.js';
+import { closedRoundCount, isOpen } from './inventory.js';
 import { nextStep, type NextAction } from './next.js';
 import { SEVERITIES } from './rules.js';
 import type { SessionView } from './view.js';
@@ -70,7 +70,7 @@ export function loopStep(view: SessionView, stopRequest?: StopRequest): LoopStep
     ...step,
     state: view.machine.state,
     outcome: view.machine.outcome,
-    round: closedRounds(view).length,
+    round: closedRoundCount(view),
     roundOpen: view.roundOpen,
     focus: [...view.focus],
     openGaps: openGapsBySeverity(view),

@@ -1,4 +1,4 @@
-import { closedRounds } from './inventory.js';
+import { closedRoundCount } from './inventory.js';
 import { formatCount } from '../policies/lean.js';
 import { metricPoliciesOf, missingMetrics, tracksGaps } from './policies.js';
 import type { SessionView } from './view.js';
@@ -8,7 +8,7 @@ export type NextAction = 'continue' | 'ask_user' | 'stop';
 /** What the loop should do now: go on, put a decision to the user, or stop. */
 export function nextStep(view: SessionView): { action: NextAction; reason: string } {
   const { state, outcome, flatCount } = view.machine;
-  const closed = closedRounds(view).length;
+  const closed = closedRoundCount(view);
   const lastReason = view.history.at(-1)?.reason;
   const lastRoundReason = view.history.findLast((h) => h.cause === 'round')?.reason;
   switch (state) {

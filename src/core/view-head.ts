@@ -59,7 +59,11 @@ export function decodeMarkedHead(text: string): { view: SessionView; closed: Ind
   const view = readView(text.slice(prefix[0].length, -1));
   if (view === null) return null;
   const closed = prefix[2] === 'null' ? null : { seq: Number(prefix[3]), sum: prefix[4]! };
-  return { view: frozen({ ...view, rounds: [...placeholders(Number(prefix[1])), ...view.rounds] }), closed };
+  // The placeholders are frozen already: freezing the view before they join it keeps them out of the walk.
+  const kept = frozen(view);
+  const rounds = [...placeholders(Number(prefix[1])), ...kept.rounds];
+  Object.freeze(rounds);
+  return { view: Object.freeze({ ...kept, rounds }), closed };
 }
 
 /**

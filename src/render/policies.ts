@@ -1,11 +1,11 @@
-import { closedRounds, currentVerdict, metricPoliciesOf, roundInput, soleNarrator, type SessionView } from '../core/index.js';
+import { closedRounds, currentVerdict, lastClosedRound, metricPoliciesOf, roundInput, soleNarrator, type SessionView } from '../core/index.js';
 import { policyNamed, renderCheckTree, type AnyPolicy, type Figure } from '../policies/index.js';
 import { escapeMarkdown as md, table } from './markdown.js';
 
 /** One line per enabled policy: its current verdict and why; `verbose` adds its CONVERGENCE CHECK tree. */
 export function renderPolicyCheck(view: SessionView, verbose: boolean): string {
   const parts: string[] = [];
-  const round = closedRounds(view).at(-1);
+  const round = lastClosedRound(view);
   for (const name of view.policies.enabled) {
     const policy = policyNamed(name)!;
     const verdict = currentVerdict(view, policy);

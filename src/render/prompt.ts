@@ -1,5 +1,5 @@
 import type { GapState, Severity } from '../../events/index.js';
-import { closedRounds, isOpen, soleNarrator, tracksGaps, SEVERITIES, type RoundFigures, type SessionView } from '../core/lean.js';
+import { isOpen, lastClosedRound, soleNarrator, tracksGaps, SEVERITIES, type RoundFigures, type SessionView } from '../core/lean.js';
 import { formatCount, signed, belowDivergence } from '../policies/lean.js';
 import { disagreementNote, netsDisagree } from './sections.js';
 
@@ -155,7 +155,7 @@ function options(view: SessionView, round: RoundFigures): string[] {
  * is due.
  */
 export function renderPrompt(view: SessionView): string | null {
-  const round = closedRounds(view).at(-1);
+  const round = lastClosedRound(view);
   if (view.machine.state !== 'DIVERGENCE_WARNING' || !round) return null;
   if (!round.combined) return null;
   if (!soleNarrator(view)) return policyPrompt(view, round, round.combined);

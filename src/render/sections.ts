@@ -1,5 +1,5 @@
 import type { Severity } from '../../events/index.js';
-import { closedRounds, openCount, nextStep, tracksGaps, roundLimit, presetForBaseline, SEVERITIES, STATE_CLASS, type HistoryEntry, type RoundFigures, type SessionView } from '../core/lean.js';
+import { closedRoundCount, closedRounds, openCount, nextStep, tracksGaps, roundLimit, presetForBaseline, SEVERITIES, STATE_CLASS, type HistoryEntry, type RoundFigures, type SessionView } from '../core/lean.js';
 import { formatCount, signed } from '../policies/lean.js';
 import { escapeMarkdown as md, table } from './markdown.js';
 
@@ -131,7 +131,7 @@ export function inventory(view: SessionView): string {
 export function headline(view: SessionView): string {
   const { state, outcome } = view.machine;
   const next = nextStep(view);
-  const closed = closedRounds(view).length;
+  const closed = closedRoundCount(view);
   const label = outcome ? `${state} (${outcome})` : state;
   const lines = [
     `**State:** ${label} · **Rounds closed:** ${closed}${ofMax(view)}${view.roundOpen ? ` · round ${closed + 1} open` : ''}`,

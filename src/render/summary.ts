@@ -1,5 +1,6 @@
 import {
   closedRounds,
+  lastClosedRound,
   formatCount,
   soleNarrator,
   tracksGaps,
@@ -26,7 +27,7 @@ const OUTCOME_TEXT = {
  * verdict names what its policies said.
  */
 function outcomeText(view: SessionView, outcome: keyof typeof OUTCOME_TEXT): string {
-  const combined = closedRounds(view).at(-1)?.combined;
+  const combined = lastClosedRound(view)?.combined;
   if (combined && !soleNarrator(view) && (outcome === 'CONVERGED' || outcome === 'MAX_ROUNDS' || outcome === 'STOPPED')) return md(combined.detail);
   return OUTCOME_TEXT[outcome];
 }

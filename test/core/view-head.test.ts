@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { replay, type SessionView } from '../../src/index.js';
-import { closedRounds, hookStep, loopStep, standingStopRequest, type HookCall } from '../../src/core/index.js';
+import { closedRoundCount, closedRounds, hookStep, lastClosedRound, loopStep, standingStopRequest, type HookCall } from '../../src/core/index.js';
 import { decodeHead, encodeHead, headOf } from '../../src/core/index.js';
 import { hookVerdict, nextLine, renderPrompt } from '../../src/render/index.js';
 import { EVENT_VERSION, type GapflowEvent } from '../../events/index.js';
@@ -48,6 +48,33 @@ function shiftRound(event: GapflowEvent): GapflowEvent {
 function bindingEvent(seq: number, agentSession: string): GapflowEvent {
   return { v: EVENT_VERSION, seq, id: `bind-${seq}`, at: '2026-01-12T10:00:00.000Z', type: 'session.bound', data: { agentSession } };
 }
+
+describe('counting closed rounds without copying them', () => {
+  it('closedRoundCount and lastClosedRound agree with closedRounds on whole views, heads, and a hand-made log that left a round open in the middle', () => {
+    const session = newSession({ maxRounds: 40, stallThreshold: 30 });
+    session.startRound();
+    for (let r = 1; r <= 6; r++) {
+      session.openGap(`R-${r}`, 'LOW');
+      session.closeRound();
+    }
+    session.openGap('R-7', 'LOW');
+    const events = session.log.read();
+    // A second round.started with round 6's close dropped: round 6 stays open in the middle (replay applies it as recorded).
+    const start = events.find((e) => e.type === 'round.started' && e.data.round === 7)!;
+    const handMade = events
+      .filter((e) => !(e.type === 'round.closed' && e.data.round === 6))
+      .map((e, i) => ({ ...e, seq: i + 1 }) as GapflowEvent)
+      .concat([{ ...start, id: 'again', seq: events.length, data: { round: 8 } } as GapflowEvent]);
+    const views = [session.view, headOf(session.view, 2), decodeHead(encodeHead(session.view, 2))!, replay(handMade), replay(events.slice(0, -3))];
+    const middleOpen = replay(handMade).rounds.filter((r) => r.openEnd === null).length;
+    // Rounds 6 and 7 left open in the middle, 8 open at the end.
+    expect(middleOpen).toBe(3);
+    for (const view of views) {
+      expect(closedRoundCount(view)).toBe(closedRounds(view).length);
+      expect(lastClosedRound(view)).toBe(closedRounds(view).at(-1));
+    }
+  });
+});
 
 describe('the head of a view', () => {
   it('answers next, the prompt and a stop hook as the whole view does, at any point of any session', () => {
