@@ -69,3 +69,19 @@ export function tempDirs(prefix: string): () => string {
     return dir;
   };
 }
+
+/** A fixed clock and counting ids, so two sessions played alike write the same bytes. */
+export function fixedStamps() {
+  let tick = 0;
+  return { clock: () => new Date(Date.UTC(2026, 0, 12, 9, 0, 0, tick++)), newId: () => `e${tick}` };
+}
+
+/** Plays one more round into DIVERGENCE_WARNING (six new gaps spawned by `spawnedBy`, one CRITICAL): the prompt then has everything to show. */
+export function diverge(session: Session, spawnedBy: string): Session {
+  session.startRound();
+  for (let i = 0; i < 6; i++) session.openGap(`NEW-${i}`, i % 2 ? 'MEDIUM' : 'LOW', { title: `spawned ${i}`, spawnedBy });
+  session.openGap('NEW-C', 'CRITICAL', { title: 'a critical one' });
+  session.closeRound();
+  if (session.view.machine.state !== 'DIVERGENCE_WARNING') throw new Error(`expected DIVERGENCE_WARNING, not ${session.view.machine.state}`);
+  return session;
+}

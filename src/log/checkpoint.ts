@@ -161,6 +161,14 @@ export function keyLineEnd(bytes: Buffer, key: CheckpointKey): number {
   return seq === key.seq ? end : -1;
 }
 
+/** The header line of an open checkpoint and where it ends, when it is sound and the body after it is as long as it says; null otherwise. */
+function readHeader(opened: { fd: number; size: number }): { header: Header; newline: number } | null {
+  const start = readRange(opened.fd, 0, Math.min(opened.size, MAX_HEADER_BYTES));
+  const newline = start.indexOf(0x0a);
+  const header = newline === -1 ? null : parseHeader(start.subarray(0, newline).toString('utf8'));
+  return header === null || header.bodyBytes !== opened.size - newline - 1 ? null : { header, newline };
+}
+
 /** The key of the checkpoint in `file`, read from its header line alone (never its body); null when there is none. */
 export function readCheckpointKey(dir: string, file: string): Pick<CheckpointKey, 'format' | 'seq' | 'end' | 'sum'> | null {
   let opened;
@@ -170,12 +178,9 @@ export function readCheckpointKey(dir: string, file: string): Pick<CheckpointKey
     return null;
   }
   try {
-    const start = readRange(opened.fd, 0, Math.min(opened.size, MAX_HEADER_BYTES));
-    const newline = start.indexOf(0x0a);
-    const header = newline === -1 ? null : parseHeader(start.subarray(0, newline).toString('utf8'));
     // A body cut short (the header alone cannot say it is damaged otherwise) is no checkpoint.
-    if (header === null || header.bodyBytes !== opened.size - newline - 1) return null;
-    return { format: header.format, seq: header.seq, end: header.end, sum: header.sum };
+    const header = readHeader(opened)?.header ?? null;
+    return header === null ? null : { format: header.format, seq: header.seq, end: header.end, sum: header.sum };
   } catch {
     return null;
   } finally {
@@ -211,10 +216,9 @@ export function readCurrent(dir: string, format: string, file: string, logPath: 
   }
   try {
     if (opened.size > MAX_CHECKPOINT_BYTES) return null;
-    const start = readRange(opened.fd, 0, Math.min(opened.size, MAX_HEADER_BYTES));
-    const newline = start.indexOf(0x0a);
-    const header = newline === -1 ? null : parseHeader(start.subarray(0, newline).toString('utf8'));
-    if (header === null || header.format !== format || header.bodyBytes !== opened.size - newline - 1) return null;
+    const found = readHeader(opened);
+    if (found === null || found.header.format !== format) return null;
+    const { header, newline } = found;
     const lastLine = keyLineOf(logPath, header);
     if (lastLine === null) return null;
     const body = readRange(opened.fd, newline + 1, header.bodyBytes);

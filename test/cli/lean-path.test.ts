@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createFileSession, type Session } from '../../src/index.js';
 import { runBin, type CliIO } from '../../src/cli/index.js';
 import { HEAD_FILE } from '../../src/log/index.js';
-import { tempDirs } from '../support.js';
+import { diverge, fixedStamps, tempDirs } from '../support.js';
 import { runCli, type CliResult } from './helpers.js';
 
 /*
@@ -21,15 +21,9 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(ROOT, 'dist', 'gapflow.js');
 const HEAVY = ['node_modules/zod/', 'node_modules/xstate/', 'node_modules/immer/'];
 
-/** A fixed clock and counting ids. */
-function options() {
-  let tick = 0;
-  return { clock: () => new Date(Date.UTC(2026, 0, 12, 9, 0, 0, tick++)), newId: () => `e${tick}` };
-}
-
 /** A session whose log is past the size that earns a head checkpoint (64 KiB), ending CONVERGING or FLAT. */
 function longSession(dir: string, rounds = 60): Session {
-  const session = createFileSession(dir, { maxRounds: 10_000, stallThreshold: 50 }, options());
+  const session = createFileSession(dir, { maxRounds: 10_000, stallThreshold: 50 }, fixedStamps());
   for (let r = 0; r < rounds; r++) {
     session.startRound();
     session.openGap(`G-${r}-a`, 'HIGH', { title: `first of round ${r}` });
@@ -46,13 +40,7 @@ function longSession(dir: string, rounds = 60): Session {
 
 /** A long session ending in DIVERGENCE_WARNING: the prompt has everything to show. */
 function divergedSession(dir: string): Session {
-  const session = longSession(dir);
-  session.startRound();
-  for (let i = 0; i < 6; i++) session.openGap(`NEW-${i}`, i % 2 ? 'MEDIUM' : 'LOW', { title: `spawned ${i}`, spawnedBy: 'G-59-a' });
-  session.openGap('NEW-C', 'CRITICAL', { title: 'a critical one' });
-  session.closeRound();
-  expect(session.view.machine.state).toBe('DIVERGENCE_WARNING');
-  return session;
+  return diverge(longSession(dir), 'G-59-a');
 }
 
 const stop = (agent: string, active = false) => JSON.stringify({ session_id: agent, hook_event_name: 'Stop', stop_hook_active: active });

@@ -10,15 +10,9 @@ import { renderPrompt, renderStatus } from '../../src/render/index.js';
 import { CHECKPOINT_FILE, CHECKPOINT_MIN_TAIL_BYTES, CLOSED_FILE, HEAD_FILE } from '../../src/log/index.js';
 import { verifyFileSession } from '../../src/session/index.js';
 import { runCli } from '../cli/helpers.js';
-import { tempDirs } from '../support.js';
+import { diverge, fixedStamps, tempDirs } from '../support.js';
 
 const tempDir = tempDirs('gapflow-checkpoint-');
-
-/** A fixed clock and counting ids, so two sessions played alike write the same bytes. */
-function options() {
-  let tick = 0;
-  return { clock: () => new Date(Date.UTC(2026, 0, 12, 9, 0, 0, tick++)), newId: () => `e${tick}` };
-}
 
 /**
  * Plays `rounds` rounds of a session with every kind of move: gaps opened,
@@ -51,7 +45,7 @@ function play(session: Session, rounds: number, from = 0): void {
 
 /** A session whose log is well past the size that earns a checkpoint. */
 function longSession(dir: string, rounds = 60): Session {
-  const session = createFileSession(dir, { maxRounds: 10_000, stallThreshold: 50 }, options());
+  const session = createFileSession(dir, { maxRounds: 10_000, stallThreshold: 50 }, fixedStamps());
   play(session, rounds);
   return session;
 }
@@ -223,7 +217,7 @@ describe('checkpoints', { timeout: 60_000 }, () => {
 
   it('lines with multi-byte text (accents, emoji, CJK) are covered and read past exactly', () => {
     const dir = tempDir();
-    const session = createFileSession(dir, { maxRounds: 10_000, stallThreshold: 50 }, options());
+    const session = createFileSession(dir, { maxRounds: 10_000, stallThreshold: 50 }, fixedStamps());
     for (let i = 0; i < 400; i++) session.openGap(`U-${i}`, 'LOW', { title: `écart ${i} 😀 漢字 — ${'ü'.repeat(i % 40)}` });
     openFileSession(dir);
     expect(existsSync(checkpointPath(dir))).toBe(true);
@@ -370,13 +364,7 @@ describe('the head checkpoint (what next and a stop hook read)', { timeout: 60_0
 
   /** A long session ending in DIVERGENCE_WARNING: the prompt has everything to show. */
   function divergedSession(dir: string): Session {
-    const session = longSession(dir);
-    session.startRound();
-    for (let i = 0; i < 6; i++) session.openGap(`NEW-${i}`, i % 2 ? 'MEDIUM' : 'LOW', { title: `spawned ${i}`, spawnedBy: 'G-59-a' });
-    session.openGap('NEW-C', 'CRITICAL', { title: 'a critical one' });
-    session.closeRound();
-    expect(session.view.machine.state).toBe('DIVERGENCE_WARNING');
-    return session;
+    return diverge(longSession(dir), 'G-59-a');
   }
 
   it('every write leaves one that covers the last line, and next and the hook answer from it as from the whole log', () => {

@@ -8,7 +8,7 @@ import { toStateJson } from '../../src/core/index.js';
 import { CHECKPOINT_FILE, CHECKPOINT_MIN_TAIL_BYTES, HEAD_FILE, sealLine, STATE_FILE } from '../../src/log/index.js';
 import { packageVersion } from '../../src/version.js';
 import { runCli } from '../cli/helpers.js';
-import { tempDirs } from '../support.js';
+import { fixedStamps, tempDirs } from '../support.js';
 
 /*
  * `state --json` prints its stored output (checkpoint.state.json) when it
@@ -19,11 +19,6 @@ import { tempDirs } from '../support.js';
  */
 
 const tempDir = tempDirs('gapflow-state-cache-');
-
-function options() {
-  let tick = 0;
-  return { clock: () => new Date(Date.UTC(2026, 0, 12, 9, 0, 0, tick++)), newId: () => `e${tick}` };
-}
 
 /** Rounds of gaps opened, worked, blocked and resolved, so the output has gaps, rounds and history. */
 function play(session: Session, rounds: number, from = 0): void {
@@ -41,7 +36,7 @@ function play(session: Session, rounds: number, from = 0): void {
 
 /** A session whose log is past the size where `state --json` stores its output. */
 function longSession(dir: string, stallThreshold = 50): Session {
-  const session = createFileSession(dir, { maxRounds: 10_000, stallThreshold }, options());
+  const session = createFileSession(dir, { maxRounds: 10_000, stallThreshold }, fixedStamps());
   play(session, 50);
   expect(statSync(logPath(dir)).size).toBeGreaterThan(CHECKPOINT_MIN_TAIL_BYTES);
   return session;
@@ -250,7 +245,7 @@ describe('state --json and its stored output', { timeout: 60_000 }, () => {
 
   it('a log too short to need it gets none', () => {
     const dir = tempDir();
-    const session = createFileSession(dir, {}, options());
+    const session = createFileSession(dir, {}, fixedStamps());
     play(session, 2);
     expect(stateJson(dir)).toBe(replayed(dir));
     expect(existsSync(statePath(dir))).toBe(false);
