@@ -5,7 +5,7 @@ import { crc32 } from 'node:zlib';
 import { SHARED_FILE_MODE, writeAll } from './durable.js';
 import { MAX_LOG_BYTES } from './limits.js';
 import { storedSum } from './sum-field.js';
-import { openRegularFile, readRange } from './text-file.js';
+import { openRegularFile, readRange, type OpenedFile } from './text-file.js';
 
 /*
  * A checkpoint: a snapshot of what a reader builds from the log (the
@@ -95,6 +95,15 @@ const STALE_TEMP_MS = 60_000;
  * cache that cannot be read is a cache that is not there.
  */
 function readCheckpointBytes(path: string): Buffer | null {
+  return withCheckpointFile(path, (file) => (file.size > MAX_CHECKPOINT_BYTES ? null : readRange(file.fd, 0, file.size)));
+}
+
+/**
+ * `read` on the checkpoint at `path`, opened as a regular file (a symlink
+ * is not followed, a FIFO is not waited on) and closed after; null when it
+ * cannot be opened or read: a cache that cannot be read is not there.
+ */
+function withCheckpointFile<T>(path: string, read: (file: OpenedFile) => T | null): T | null {
   let file;
   try {
     file = openRegularFile(path, false, 'a checkpoint must be a regular file');
@@ -102,7 +111,7 @@ function readCheckpointBytes(path: string): Buffer | null {
     return null;
   }
   try {
-    return file.size > MAX_CHECKPOINT_BYTES ? null : readRange(file.fd, 0, file.size);
+    return read(file);
   } catch {
     return null;
   } finally {
@@ -171,21 +180,11 @@ function readHeader(opened: { fd: number; size: number }): { header: Header; new
 
 /** The key of the checkpoint in `file`, read from its header line alone (never its body); null when there is none. */
 export function readCheckpointKey(dir: string, file: string): Pick<CheckpointKey, 'format' | 'seq' | 'end' | 'sum'> | null {
-  let opened;
-  try {
-    opened = openRegularFile(join(dir, file), false, 'a checkpoint must be a regular file');
-  } catch {
-    return null;
-  }
-  try {
+  return withCheckpointFile(join(dir, file), (opened) => {
     // A body cut short (the header alone cannot say it is damaged otherwise) is no checkpoint.
     const header = readHeader(opened)?.header ?? null;
     return header === null ? null : { format: header.format, seq: header.seq, end: header.end, sum: header.sum };
-  } catch {
-    return null;
-  } finally {
-    closeSync(opened.fd);
-  }
+  });
 }
 
 /**
@@ -208,13 +207,7 @@ export interface CurrentCheckpoint {
 
 /** As `readCurrentBody`, with the key and the log's last line (a write resumed from the checkpoint appends after it). */
 export function readCurrent(dir: string, format: string, file: string, logPath: string): CurrentCheckpoint | null {
-  let opened;
-  try {
-    opened = openRegularFile(join(dir, file), false, 'a checkpoint must be a regular file');
-  } catch {
-    return null;
-  }
-  try {
+  return withCheckpointFile(join(dir, file), (opened) => {
     if (opened.size > MAX_CHECKPOINT_BYTES) return null;
     const found = readHeader(opened);
     if (found === null || found.header.format !== format) return null;
@@ -225,11 +218,7 @@ export function readCurrent(dir: string, format: string, file: string, logPath: 
     if (body.length !== header.bodyBytes || bodySum(body, file) !== header.bodySum) return null;
     const { seq, end, lineBytes, sum } = header;
     return { key: { format, seq, end, lineBytes, sum }, body, lastLine };
-  } catch {
-    return null;
-  } finally {
-    closeSync(opened.fd);
-  }
+  });
 }
 
 /** The line `key` names, when the log at `logPath` ends with it (reading that line alone); null otherwise (never throws). */
