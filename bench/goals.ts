@@ -107,10 +107,10 @@ interface Row {
   note: string;
 }
 
-/** A goal's verdict on a measured ratio; a subject that did not finish misses it by its outcome. */
 /** Goal 5 is set on the 1M log (issue 13). */
 const RSS_GOAL_EVENTS = 1_000_000;
 
+/** A goal's verdict on a measured ratio; a subject that did not finish misses it by its outcome. */
 function judge(outcome: Outcome, ratio: number, limit: number): Verdict {
   if (outcome !== 'ok') return outcome;
   if (!Number.isFinite(ratio)) return 'n/a';

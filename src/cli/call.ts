@@ -18,6 +18,11 @@ export function readStdin(io: CliIO, limit: InputLimit): string {
   return validateInputText(io.stdin(limit), 'standard input', limit);
 }
 
+/** What `--json` prints of `value`: indented by two, with a newline at its end (a stored `state --json` is these bytes). */
+export function jsonText(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
 export function printJson(io: CliIO, value: unknown): void {
-  io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+  io.stdout(jsonText(value));
 }

@@ -20,16 +20,12 @@ export interface CliIO {
 
 export type Command = (argv: string[], io: CliIO) => void;
 
-export { printJson, sessionDir } from './call.js';
+export { jsonText, printJson, sessionDir } from './call.js';
 
 export function open(values: { dir?: string | undefined }, io: CliIO): Session {
   return openFileSession(sessionDir(values.dir, io));
 }
 
-/** What `--json` prints of `value`: indented by two, with a newline at its end. */
-export function jsonText(value: unknown): string {
-  return `${JSON.stringify(value, null, 2)}\n`;
-}
 
 /** Prints what one writing command recorded: the data with `--json`, else the renderer's lines ending with `line()`. */
 export function announce(io: CliIO, session: Session, recorded: Pick<Recorded, 'events' | 'duplicate'>, json: boolean | undefined, line: () => string): void {

@@ -16,10 +16,12 @@ import { openRegularFile, readRange, type OpenedFile } from './text-file.js';
  * The header keys it to the last log line it covers: its seq, where it ends
  * (`end`, a byte offset), its length and its checksum. A reader trusts the
  * body only when that line is still there, byte for byte where it was, and
- * the body is whole (its length and sha256; crc32 for CLOSED_FILE and STATE_FILE); anything
- * else (an edited, stale or foreign checkpoint, a log repaired or replaced
- * under it, another build's format) is ignored, and the reader replays the
- * log and writes a new one.
+ * the body is whole (its length and sha256; crc32 for CLOSED_FILE and
+ * STATE_FILE); anything else (an edited, stale or foreign checkpoint, a log
+ * repaired or replaced under it, another build's format) is ignored, and the
+ * reader replays the log and writes a new one. The closed gaps' index is the
+ * one exception: it is trusted when the current head names it (its seq and
+ * checksum), since the head already stood for the log's last line.
  * Losing it loses nothing: it is a cache, written whole by rename and never
  * fsynced, and `verify` never reads it.
  */

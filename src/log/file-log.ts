@@ -181,7 +181,7 @@ export class FileLog implements EventStore {
   saveStateCache(format: string, seq: number, body: () => string): void {
     const known = this.#known;
     if (known === null || known.point.seq !== seq || seq === 0 || !known.point.sealed) return;
-    if (known.end < CHECKPOINT_MIN_TAIL_BYTES || !canWriteCheckpoint(this.dir) || fileSizeOf(this.location) !== known.end) return;
+    if (known.end < this.#minCheckpointBytes || !canWriteCheckpoint(this.dir) || fileSizeOf(this.location) !== known.end) return;
     writeCheckpoint(this.dir, { format, seq, end: known.end, lineBytes: known.lastLine.length, sum: known.point.sum }, body(), STATE_FILE);
   }
 

@@ -15,9 +15,9 @@ export function viewFormat(): string {
   return `${VIEW_SHAPE}/gapflow-${packageVersion() ?? 'unknown'}`;
 }
 
-/** The head checkpoint's format. */
+/** The head checkpoint's format (`closed-1`: it names the closed gaps' index it goes with). */
 export function headFormat(): string {
-  return `${viewFormat()}/head-${HEAD_ROUNDS}`;
+  return `${viewFormat()}/head-${HEAD_ROUNDS}-closed-1`;
 }
 
 /** The closed gaps' index format (the index goes with heads of `headFormat`). */

@@ -88,11 +88,12 @@ function withClosedGaps(head: SessionView, requests: readonly BatchRequest[], in
     const data = (body as { data?: Record<string, unknown> }).data ?? {};
     for (const key of ['id', 'spawnedBy', 'blockedBy']) {
       const id = data[key];
-      if (typeof id !== 'string' || head.gaps.has(id) || named.has(id)) continue;
-      const closed = lookUpClosed(index, id);
+      if (typeof id !== 'string' || head.gaps.has(id)) continue;
+      const closed = named.get(id) ?? lookUpClosed(index, id);
       if (closed === null) continue;
+      // Checked for every request that names it, not only the first: a batch may name a closed gap, then move it.
       if (body.type === 'gap.moved' && key === 'id') return null;
-      named.set(id, { ...closed, title: '', spawnedBy: null, blocking: false, openedInRound: 0, reason: null, blockedBy: null });
+      named.set(id, { title: '', spawnedBy: null, blocking: false, openedInRound: 0, reason: null, blockedBy: null, ...closed });
     }
   }
   return named.size === 0 ? head : { ...head, gaps: new Map([...head.gaps, ...named]) };
@@ -101,8 +102,9 @@ function withClosedGaps(head: SessionView, requests: readonly BatchRequest[], in
 /**
  * Writes the head the batch leaves, with the index it goes with: the same
  * index when no gap closed, else the index with the newly closed gaps added,
- * written first (a head never names an index that does not hold its closed
- * gaps; if the index cannot be written the head names none).
+ * written first and only when the head is (a head never names an index that
+ * does not hold its closed gaps; if the index cannot be written the head
+ * names none).
  */
 function saveHead(store: EventStore, view: SessionView, appended: readonly GapflowEvent[], index: string, mark: IndexMark): void {
   // Gaps the batch moved that end it closed: none was listed before (a listed gap is never moved here: see withClosedGaps).
@@ -110,8 +112,10 @@ function saveHead(store: EventStore, view: SessionView, appended: readonly Gapfl
     .map((id) => view.gaps.get(id))
     .filter((gap): gap is Gap => gap !== undefined);
   const added = closedIndexLines(closedNow);
-  const next = added === '' ? mark : (store.saveClosedIndex?.(closedIndexFormat(), view.lastSeq, index + added) ?? null);
-  store.saveHead?.(headFormat(), view.lastSeq, () => encodeHead(view, HEAD_ROUNDS, next));
+  store.saveHead?.(headFormat(), view.lastSeq, () => {
+    const next = added === '' ? mark : (store.saveClosedIndex?.(closedIndexFormat(), view.lastSeq, index + added) ?? null);
+    return encodeHead(view, HEAD_ROUNDS, next);
+  });
 }
 
 /**
