@@ -29,6 +29,8 @@ export function encodeClosedIndex(view: SessionView): string {
 
 /** The gap `id` as `index` lists it; null when it is not there. */
 export function lookUpClosed(index: string, id: string): ClosedGap | null {
+  // An id with a space or a newline is no gap id (the schema refuses it): it must not match part of a line.
+  if (id === '' || /\s/.test(id)) return null;
   let at = 0;
   if (!index.startsWith(`${id} `)) {
     const newline = index.indexOf(`\n${id} `);
