@@ -11,7 +11,7 @@ export { loopStep, standingStopRequest, type LoopStep } from './loop.js';
 export { nextStep } from './next.js';
 export { metricPoliciesOf, missingMetrics, roundLimit, soleNarrator, tracksGaps } from './policies.js';
 export { Refusal, type Remedy } from './refusal.js';
-export { presetForBaseline, SEVERITIES, STATE_CLASS } from './rules.js';
+export { countedMove, presetForBaseline, SEVERITIES, STATE_CLASS, type MoveEffect } from './rules.js';
 export { decodeHead, HEAD_ROUNDS } from './view-head.js';
 export { VIEW_SHAPE } from './view-json.js';
 export type * from './view.js';

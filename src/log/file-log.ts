@@ -1,18 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, rmSync, statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GapflowEvent } from '../../events/index.js';
 import { canWriteCheckpoint, CLOSED_FILE, HEAD_FILE, keyLineEnd, readCheckpoint, readCheckpointKey, readCurrent, removeCheckpoint, STATE_FILE, writeCheckpoint } from './checkpoint.js';
+import { appendSealed } from './append.js';
 import { IdIndex } from './id-index.js';
 import { LOG_FILE } from './log-name.js';
-import { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
-import { fsyncFolder, makeFolder, writeAll, writeNewFile } from './durable.js';
+import { fsyncFolder, makeFolder, writeNewFile } from './durable.js';
 import { CHAIN_START, faultMessage, formatLines, scanBytes, type ChainPoint, type Scan } from './lines.js';
 import { withLock, type Lease } from './lock.js';
 import { waitForWriter } from './lock-holder.js';
 import { readCurrentHead } from './head.js';
 import { holdsNoSession, placeNewLog, readFrom, readLogBytes } from './log-path.js';
-import { assertExpected, continues, LogError, type Batch, type ClosedAt, type EventStore, type Expected, type HeadForWrite, type Resumed } from './types.js';
+import { assertExpected, LogError, type Batch, type ClosedAt, type EventStore, type Expected, type HeadForWrite, type Resumed } from './types.js';
 
 export { LOG_FILE };
 
@@ -304,39 +304,8 @@ export class FileLog implements EventStore {
   #write(events: readonly GapflowEvent[], lease: Lease): void {
     if (events.length === 0) return;
     const known = this.#known!;
-    continues(events, known.point.seq, this.location);
-    const { lines, sum } = formatLines(events, known.point.sum);
-    lines.forEach((line, index) => {
-      const size = Buffer.byteLength(line, 'utf8');
-      if (size > MAX_LINE_BYTES) {
-        const event = events[index]!;
-        throw new LogError(`${event.type} (seq ${event.seq}) would be a ${formatBytes(size)} line, over the ${formatBytes(MAX_LINE_BYTES)} limit; nothing was written`);
-      }
-    });
-    const bytes = Buffer.from(lines.join(''), 'utf8');
-    if (known.end + bytes.length > MAX_LOG_BYTES) {
-      throw new LogError(`${this.location} would grow past the ${formatBytes(MAX_LOG_BYTES)} limit; nothing was written: start a new session`);
-    }
-    const fd = openSync(this.location, 'a');
-    try {
-      // Two fences, last thing before the write: the lock is still ours (renewed, so no waiter on another host takes it
-      // for stale now), and the log still ends where this batch was decided against.
-      lease.confirm();
-      if (fstatSync(fd).size !== known.end) {
-        throw new LogError(`${this.location} grew beneath this write (another writer appended without holding the lock); nothing was written: run it again`);
-      }
-      try {
-        writeAll(fd, bytes);
-        fsyncSync(fd);
-      } catch (error) {
-        // A failed write (a full disk) must not leave half a line for the next writer to find.
-        ftruncateSync(fd, known.end);
-        throw error;
-      }
-    } finally {
-      closeSync(fd);
-    }
-    const lastLine = Buffer.from(lines.at(-1)!, 'utf8');
-    this.#known = { end: known.end + bytes.length, point: { seq: events.at(-1)!.seq, sum, sealed: true }, lastLine };
+    const { end, lastLine } = appendSealed(this.location, { end: known.end, seq: known.point.seq, sum: known.point.sum }, events, lease);
+    this.#known = { end: end.end, point: { seq: end.seq, sum: end.sum, sealed: true }, lastLine };
   }
+
 }

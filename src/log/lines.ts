@@ -1,7 +1,7 @@
-import { hash } from 'node:crypto';
 import { EVENT_VERSION, formatIssue, GapflowEvent, upcast, versionProblem } from '../../events/index.js';
 import { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
 import { readAsWritten } from './trusted.js';
+import { chainSum } from './seal.js';
 import { LogError } from './types.js';
 import { storedSum, SUM_SUFFIX_LENGTH } from './sum-field.js';
 
@@ -18,33 +18,7 @@ export { storedSum } from './sum-field.js';
  * has no key.
  */
 
-/** The chained checksum of a line's content (its JSON without `sum`). */
-export function chainSum(previous: string, content: string): string {
-  return hash('sha256', previous + content, 'hex').slice(0, 16);
-}
-
-/** Seals a line's content (a JSON object without `sum`): the line to write, newline included, and its checksum. */
-export function sealLine(content: string, previous: string): { line: string; sum: string } {
-  const sum = chainSum(previous, content);
-  return { line: `${content.slice(0, -1)},"sum":"${sum}"}\n`, sum };
-}
-
-/** One event's content: its JSON with the envelope fields first. */
-export function eventContent(event: GapflowEvent): string {
-  const { v, seq, id, at, type, data } = event;
-  return JSON.stringify({ v, seq, id, at, type, data });
-}
-
-/** Events as sealed lines continuing a chain; returns the text and the last checksum. */
-export function formatLines(events: readonly GapflowEvent[], previous = ''): { text: string; sum: string; lines: string[] } {
-  let sum = previous;
-  const lines = events.map((event) => {
-    const sealed = sealLine(eventContent(event), sum);
-    sum = sealed.sum;
-    return sealed.line;
-  });
-  return { text: lines.join(''), sum, lines };
-}
+export { chainSum, eventContent, formatLines, sealLine } from './seal.js';
 
 /** What is wrong with one line. `integrity`: the bytes are not what a writer sealed; `content`: sealed, but not an event this build takes. */
 export interface LineFault {

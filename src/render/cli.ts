@@ -1,13 +1,11 @@
 import type { GapflowEvent } from '../../events/index.js';
 import {
-  countedMove,
   formatCount,
   tracksGaps,
   metricPoliciesOf,
   policyStates,
   roundLimit,
   toStateJson,
-  type MoveEffect,
   type SessionView,
 } from '../core/index.js';
 import { renderRoundReport } from './round.js';
@@ -17,17 +15,6 @@ import { renderRoundReport } from './round.js';
  * (and, for a change, the view before it) and says what happened. The CLI
  * prints them; `--json` prints the data instead.
  */
-
-/** What a writing command prints: a retry's "already recorded", else a round it started on the way, then its own line. */
-export function renderAnnouncement(recorded: { events: readonly GapflowEvent[]; duplicate: boolean }, line: () => string): string {
-  const { events, duplicate } = recorded;
-  if (duplicate) {
-    const event = events.at(-1)!;
-    return `Already recorded: event ${event.id} is seq ${event.seq} (${event.type}); nothing was appended.\n`;
-  }
-  const started = events.flatMap((e) => (e.type === 'round.started' && events.length > 1 ? [`Round ${e.data.round} started.\n`] : []));
-  return `${started.join('')}${line()}\n`;
-}
 
 /** `init`: where the session lives, what it runs under, and how to go on. */
 export function initLines(dir: string, view: SessionView): string {
@@ -44,26 +31,7 @@ export function initLines(dir: string, view: SessionView): string {
   ].join('\n');
 }
 
-export function gapOpenedLine(view: SessionView, id: string): string {
-  const g = view.gaps.get(id)!;
-  const when = g.openedInRound === 0 ? 'at baseline' : `in round ${g.openedInRound}`;
-  return `Opened ${g.id} (${g.severity}) ${when}; open count ${formatCount(view.open.count)}`;
-}
-
-const COUNTED: Readonly<Record<MoveEffect, string>> = { resolved: ' (counts as resolved)', reopened: ' (reopened: counts as new)', none: '' };
-
-/** A move, and what it counted as in the round's figures. */
-export function gapMovedLine(before: SessionView, after: SessionView, id: string): string {
-  const from = before.gaps.get(id)?.state;
-  const g = after.gaps.get(id)!;
-  const counted = from ? COUNTED[countedMove(after, from, g.state)] : '';
-  return `${g.id}: ${from} -> ${g.state}${counted}; open count ${formatCount(after.open.count)}`;
-}
-
-export function severityChangedLine(before: SessionView, after: SessionView, id: string): string {
-  const g = after.gaps.get(id)!;
-  return `${g.id}: ${before.gaps.get(id)?.severity} -> ${g.severity}; weighted open ${formatCount(after.open.weighted)}`;
-}
+export { gapMovedLine, gapOpenedLine, renderAnnouncement, severityChangedLine } from './gap-lines.js';
 
 export function roundStartedLine(view: SessionView): string {
   const r = view.rounds.at(-1)!;

@@ -1,0 +1,58 @@
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync } from 'node:fs';
+import type { GapflowEvent } from '../../events/index.js';
+import { writeAll } from './durable.js';
+import { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
+import type { Lease } from './lock.js';
+import { formatLines } from './seal.js';
+import { continues, LogError } from './types.js';
+
+/** Where the log ends, as a writer holding the lock found it: its size, and its last line's seq and checksum. */
+export interface LogEnd {
+  end: number;
+  seq: number;
+  sum: string;
+}
+
+/**
+ * Appends `events` to the log at `location` as sealed lines after `after`,
+ * holding the lock (`lease`): the seqs must run on, no line or the log may
+ * pass its limit, and the log must still end at `after.end`; then one write,
+ * fsynced, or none (a failed write is cut back). Returns the new end and the
+ * last line written. Apart from FileLog so a writer that needs no reader (the
+ * bin's short path for gap writes) appends the same way.
+ */
+export function appendSealed(location: string, after: LogEnd, events: readonly GapflowEvent[], lease: Lease): { end: LogEnd; lastLine: Buffer } {
+  continues(events, after.seq, location);
+  const { lines, sum } = formatLines(events, after.sum);
+  lines.forEach((line, index) => {
+    const size = Buffer.byteLength(line, 'utf8');
+    if (size > MAX_LINE_BYTES) {
+      const event = events[index]!;
+      throw new LogError(`${event.type} (seq ${event.seq}) would be a ${formatBytes(size)} line, over the ${formatBytes(MAX_LINE_BYTES)} limit; nothing was written`);
+    }
+  });
+  const bytes = Buffer.from(lines.join(''), 'utf8');
+  if (after.end + bytes.length > MAX_LOG_BYTES) {
+    throw new LogError(`${location} would grow past the ${formatBytes(MAX_LOG_BYTES)} limit; nothing was written: start a new session`);
+  }
+  const fd = openSync(location, 'a');
+  try {
+    // Two fences, last thing before the write: the lock is still ours (renewed, so no waiter on another host takes it
+    // for stale now), and the log still ends where this batch was decided against.
+    lease.confirm();
+    if (fstatSync(fd).size !== after.end) {
+      throw new LogError(`${location} grew beneath this write (another writer appended without holding the lock); nothing was written: run it again`);
+    }
+    try {
+      writeAll(fd, bytes);
+      fsyncSync(fd);
+    } catch (error) {
+      // A failed write (a full disk) must not leave half a line for the next writer to find.
+      ftruncateSync(fd, after.end);
+      throw error;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return { end: { end: after.end + bytes.length, seq: events.at(-1)!.seq, sum }, lastLine: Buffer.from(lines.at(-1)!, 'utf8') };
+}

@@ -1,0 +1,36 @@
+import { hash } from 'node:crypto';
+import type { GapflowEvent } from '../../events/index.js';
+
+/*
+ * Sealing lines (the line format is described in lines.ts): apart from the
+ * reader's schemas, so a writer that appends an event it has already
+ * checked (the bin's short path for gap writes) loads no schema library.
+ */
+
+/** The chained checksum of a line's content (its JSON without `sum`). */
+export function chainSum(previous: string, content: string): string {
+  return hash('sha256', previous + content, 'hex').slice(0, 16);
+}
+
+/** Seals a line's content (a JSON object without `sum`): the line to write, newline included, and its checksum. */
+export function sealLine(content: string, previous: string): { line: string; sum: string } {
+  const sum = chainSum(previous, content);
+  return { line: `${content.slice(0, -1)},"sum":"${sum}"}\n`, sum };
+}
+
+/** One event's content: its JSON with the envelope fields first. */
+export function eventContent(event: GapflowEvent): string {
+  const { v, seq, id, at, type, data } = event;
+  return JSON.stringify({ v, seq, id, at, type, data });
+}
+
+/** Events as sealed lines continuing a chain; returns the text and the last checksum. */
+export function formatLines(events: readonly GapflowEvent[], previous = ''): { text: string; sum: string; lines: string[] } {
+  let sum = previous;
+  const lines = events.map((event) => {
+    const sealed = sealLine(eventContent(event), sum);
+    sum = sealed.sum;
+    return sealed.line;
+  });
+  return { text: lines.join(''), sum, lines };
+}

@@ -1,0 +1,40 @@
+import type { GapflowEvent } from '../../events/index.js';
+import { countedMove, formatCount, type MoveEffect, type SessionView } from '../core/lean.js';
+
+/*
+ * What a gap command prints after its write, apart from the other command
+ * lines: the bin's short path for gap writes (src/cli/gap-quick.ts) prints
+ * them without loading the renderers' heavier imports.
+ */
+
+/** What a writing command prints: a retry's "already recorded", else a round it started on the way, then its own line. */
+export function renderAnnouncement(recorded: { events: readonly GapflowEvent[]; duplicate: boolean }, line: () => string): string {
+  const { events, duplicate } = recorded;
+  if (duplicate) {
+    const event = events.at(-1)!;
+    return `Already recorded: event ${event.id} is seq ${event.seq} (${event.type}); nothing was appended.\n`;
+  }
+  const started = events.flatMap((e) => (e.type === 'round.started' && events.length > 1 ? [`Round ${e.data.round} started.\n`] : []));
+  return `${started.join('')}${line()}\n`;
+}
+
+export function gapOpenedLine(view: SessionView, id: string): string {
+  const g = view.gaps.get(id)!;
+  const when = g.openedInRound === 0 ? 'at baseline' : `in round ${g.openedInRound}`;
+  return `Opened ${g.id} (${g.severity}) ${when}; open count ${formatCount(view.open.count)}`;
+}
+
+const COUNTED: Readonly<Record<MoveEffect, string>> = { resolved: ' (counts as resolved)', reopened: ' (reopened: counts as new)', none: '' };
+
+/** A move, and what it counted as in the round's figures. */
+export function gapMovedLine(before: SessionView, after: SessionView, id: string): string {
+  const from = before.gaps.get(id)?.state;
+  const g = after.gaps.get(id)!;
+  const counted = from ? COUNTED[countedMove(after, from, g.state)] : '';
+  return `${g.id}: ${from} -> ${g.state}${counted}; open count ${formatCount(after.open.count)}`;
+}
+
+export function severityChangedLine(before: SessionView, after: SessionView, id: string): string {
+  const g = after.gaps.get(id)!;
+  return `${g.id}: ${before.gaps.get(id)?.severity} -> ${g.severity}; weighted open ${formatCount(after.open.weighted)}`;
+}
