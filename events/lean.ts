@@ -20,3 +20,27 @@ export const GAP_STATE_WORDS = [
   'RESOLVED',
   'WONT_FIX',
 ] as const;
+
+/**
+ * The version this build writes (schemas.ts says what each version carries).
+ */
+export const EVENT_VERSION = 4;
+
+/** The longest gap title, gap move reason and agent session id a line may carry. */
+export const TITLE_MAX = 500;
+export const REASON_MAX = 1000;
+export const AGENT_SESSION_MAX = 256;
+
+/**
+ * A gap id: a short token such as `GAP-FLOW-020`. Letters, digits and `._-`,
+ * starting with a letter or digit (vocabulary.ts says why).
+ */
+export const GAP_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+export const GAP_ID_MAX = 128;
+
+/**
+ * Free text shown to people: one line, bounded, with no control characters
+ * (C0, C1, line and paragraph separators, bidirectional overrides).
+ */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
+export const PLAIN_TEXT_PATTERN = /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]*$/;

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { AGENT_SESSION_MAX, EVENT_VERSION, REASON_MAX, TITLE_MAX } from './lean.js';
 import { ConvergenceState, DecisionKind, GapId, GapState, Outcome, PolicyName, Preset, ResumableState, Severity, Text, Verdict } from './vocabulary.js';
 
 /**
@@ -10,12 +11,7 @@ import { ConvergenceState, DecisionKind, GapId, GapState, Outcome, PolicyName, P
  * checksum chained to the line before. Older lines are upcast on read (see
  * upcast.ts and the core's outcome upcaster).
  */
-export const EVENT_VERSION = 4;
-
-/** The longest gap title, gap move reason and agent session id a line may carry. */
-export const TITLE_MAX = 500;
-export const REASON_MAX = 1000;
-export const AGENT_SESSION_MAX = 256;
+export { AGENT_SESSION_MAX, EVENT_VERSION, REASON_MAX, TITLE_MAX } from './lean.js';
 
 const SessionStartedData = z.strictObject({
   preset: Preset.optional(),

@@ -1,5 +1,7 @@
 import * as z from 'zod';
-import { GAP_STATE_WORDS, SEVERITY_WORDS } from './lean.js';
+import { GAP_ID_MAX, GAP_ID_PATTERN, GAP_STATE_WORDS, PLAIN_TEXT_PATTERN, SEVERITY_WORDS } from './lean.js';
+
+export { GAP_ID_MAX, GAP_ID_PATTERN, PLAIN_TEXT_PATTERN } from './lean.js';
 
 /** Gap severities, most severe first (the order every table uses). */
 export const Severity = z.enum(SEVERITY_WORDS);
@@ -29,8 +31,6 @@ export type DecisionKind = z.infer<typeof DecisionKind>;
  * starting with a letter or digit, so an id can never be Markdown, HTML, a
  * URL or a path, and never `__proto__`.
  */
-export const GAP_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-export const GAP_ID_MAX = 128;
 export const GapId = z
   .string()
   .max(GAP_ID_MAX, `a gap id has at most ${GAP_ID_MAX} characters`)
@@ -54,8 +54,6 @@ export type EventId = z.infer<typeof EventId>;
  * (C0, C1, line and paragraph separators, bidirectional overrides), so it can
  * neither break a table nor rewrite a terminal.
  */
-// eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
-export const PLAIN_TEXT_PATTERN = /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]*$/;
 export const Text = (max: number) => z.string().max(max, `at most ${max} characters`).regex(PLAIN_TEXT_PATTERN, 'no control characters (newlines included)');
 
 /**
