@@ -35,6 +35,8 @@ export async function runBin(argv: string[], io: CliIO, stop: () => Promise<unkn
   }
   // `state --json` prints its stored output, when current, before anything else loads (src/cli/state-cache.ts).
   if (name === 'state' && !wantsHelp && (await import('./state-cache.js')).answerStateFromStore(rest, io)) return 0;
+  // `gap open|move|severity` decided on a current head, without the schemas (src/cli/gap-quick.ts); else the full command.
+  if (name === 'gap' && !wantsHelp && (await import('./gap-quick.js')).gapFromHead(rest, io)) return 0;
   let stdin = io.stdin;
   if ((name === 'next' || name === 'hook') && !wantsHelp) {
     const { answerFromHead, replayable } = await import('./head-answers.js');

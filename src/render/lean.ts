@@ -7,3 +7,4 @@
 export { claudeHookAnswer, hookWarningLine, nextLine } from './cli-messages.js';
 export { hookVerdict, type HookVerdict } from './hook.js';
 export { renderPrompt } from './prompt.js';
+export { gapMovedLine, gapOpenedLine, renderAnnouncement, severityChangedLine } from './gap-lines.js';

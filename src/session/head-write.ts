@@ -1,5 +1,6 @@
 import type { EventBodyInput, GapflowEvent } from '../../events/index.js';
-import { closedIndexLines, decodeMarkedHead, encodeHead, HEAD_ROUNDS, lookUpClosed, type Gap, type IndexMark, type SessionView } from '../core/index.js';
+import { decodeMarkedHead, encodeHead, HEAD_ROUNDS, type IndexMark, type SessionView } from '../core/index.js';
+import { newlyClosedLines, sameMark, withClosedGaps } from './head-decide.js';
 import { FileLog, type EventStore } from '../log/index.js';
 import { closedIndexFormat, headFormat } from './formats.js';
 import type { BatchRequest, RequestNamer, WriteOptions } from './requests.js';
@@ -52,7 +53,7 @@ export function recordOnHead(
   const requests = typeof batch === 'function' ? batch(head) : batch;
   if (!headDecides(requests)) return null;
   const index = found.index.body;
-  const working = withClosedGaps(head, requests, index);
+  const working = withClosedGaps(head, requests.map((request) => request.body), index);
   if (working === null) return null;
   let done;
   try {
@@ -72,33 +73,6 @@ function headDecides(requests: readonly BatchRequest[]): boolean {
   return requests.every((request) => ON_HEAD.includes(request.body.type));
 }
 
-function sameMark(a: IndexMark, b: IndexMark): boolean {
-  return a.seq === b.seq && a.sum === b.sum;
-}
-
-/**
- * The head with the closed gaps the requests name put back as the index
- * knows them (id, severity, state), so the rules judge them as the whole
- * view would; null when a request moves a closed gap (a reopen needs the
- * gap whole).
- */
-function withClosedGaps(head: SessionView, requests: readonly BatchRequest[], index: string): SessionView | null {
-  const named = new Map<string, Gap>();
-  for (const { body } of requests) {
-    const data = (body as { data?: Record<string, unknown> }).data ?? {};
-    for (const key of ['id', 'spawnedBy', 'blockedBy']) {
-      const id = data[key];
-      if (typeof id !== 'string' || head.gaps.has(id)) continue;
-      const closed = named.get(id) ?? lookUpClosed(index, id);
-      if (closed === null) continue;
-      // Checked for every request that names it, not only the first: a batch may name a closed gap, then move it.
-      if (body.type === 'gap.moved' && key === 'id') return null;
-      named.set(id, { title: '', spawnedBy: null, blocking: false, openedInRound: 0, reason: null, blockedBy: null, ...closed });
-    }
-  }
-  return named.size === 0 ? head : { ...head, gaps: new Map([...head.gaps, ...named]) };
-}
-
 /**
  * Writes the head the batch leaves, with the index it goes with: the same
  * index when no gap closed, else the index with the newly closed gaps added,
@@ -107,11 +81,7 @@ function withClosedGaps(head: SessionView, requests: readonly BatchRequest[], in
  * names none).
  */
 function saveHead(store: EventStore, view: SessionView, appended: readonly GapflowEvent[], index: string, mark: IndexMark): void {
-  // Gaps the batch moved that end it closed: none was listed before (a listed gap is never moved here: see withClosedGaps).
-  const closedNow = [...new Set(appended.flatMap((event) => (event.type === 'gap.moved' ? [event.data.id] : [])))]
-    .map((id) => view.gaps.get(id))
-    .filter((gap): gap is Gap => gap !== undefined);
-  const added = closedIndexLines(closedNow);
+  const added = newlyClosedLines(view, appended);
   store.saveHead?.(headFormat(), view.lastSeq, () => {
     const next = added === '' ? mark : (store.saveClosedIndex?.(closedIndexFormat(), view.lastSeq, index + added) ?? null);
     return encodeHead(view, HEAD_ROUNDS, next);

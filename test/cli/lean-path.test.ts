@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createFileSession, type Session } from '../../src/index.js';
 import { runBin, type CliIO } from '../../src/cli/index.js';
 import { HEAD_FILE } from '../../src/log/index.js';
+import { decodeHead } from '../../src/core/index.js';
 import { diverge, fixedStamps, tempDirs } from '../support.js';
 import { runCli, type CliResult } from './helpers.js';
 
@@ -97,6 +98,46 @@ describe('next and the stop hook, answered from a current head', { timeout: 60_0
   });
 });
 
+describe('gap writes, decided on a current head by the bin without the schemas', { timeout: 60_000 }, () => {
+  it('print, write and leave the head as the full command does, and leave to it what they cannot judge by hand', async () => {
+    const [full, bin] = [tempDir(), tempDir()];
+    for (const dir of [full, bin]) {
+      longSession(dir);
+      runCli(['round', 'start', '--dir', dir], { cwd: dir });
+    }
+    const calls = [
+      ['gap', 'open', 'Q-1', '--severity', 'high', '--title', 'quick'],
+      ['gap', 'open', 'Q-2', '--severity', 'LOW', '--spawned-by', 'G-0-a', '--non-blocking'],
+      ['gap', 'move', 'Q-1', 'in-progress'],
+      ['gap', 'move', 'Q-1', 'BLOCKED', '--blocked-by', 'Q-2', '--reason', 'waits on Q-2'],
+      ['gap', 'severity', 'Q-2', 'critical'],
+      ['gap', 'move', 'Q-2', 'RESOLVED'],
+      // Refused, or not judged by hand: the full command words it (a reused id, an unknown gap, a bad value, a reopen, --json).
+      ['gap', 'open', 'Q-2', '--severity', 'LOW'],
+      ['gap', 'move', 'NOPE', 'RESOLVED'],
+      ['gap', 'open', 'Q-3', '--severity', 'HUGE'],
+      ['gap', 'open', 'Q 3', '--severity', 'LOW'],
+      ['gap', 'move', 'G-0-a', 'OPEN'],
+      ['gap', 'open', 'Q-4', '--severity', 'LOW', '--json'],
+      ['gap', 'open', 'Q-5', '--severity', 'MEDIUM', '--title', 'after the others'],
+    ];
+    const index = (dir: string) => readFileSync(join(dir, 'checkpoint.closed.json'), 'utf8');
+    // (That the bin takes its short path for these is the bundle test's below: the full command loads zod.)
+    for (const call of calls) {
+      const expected = runCli([...call, '--dir', full], { cwd: full });
+      const actual = await viaBin([...call, '--dir', bin], bin);
+      const neutral = (result: CliResult) => ({ ...result, stdout: result.stdout.replace(/"id": "[^"]+"/g, '"id": "ID"').replace(/"at": "[^"]+"/g, '"at": "AT"') });
+      expect(neutral(actual), call.join(' ')).toEqual(neutral(expected));
+    }
+    // The events as the full command recorded them, ids, times and checksums aside.
+    const events = (dir: string) => readFileSync(join(dir, 'events.jsonl'), 'utf8').replace(/"id":"[^"]*","at":"[^"]*"/g, '"id":"ID","at":"AT"').replace(/,"sum":"[0-9a-f]+"\}/g, '}');
+    expect(events(bin)).toBe(events(full));
+    expect(index(bin).slice(index(bin).indexOf('\n'))).toBe(index(full).slice(index(full).indexOf('\n')));
+    const heads = (dir: string) => decodeHead(readFileSync(join(dir, 'checkpoint.head.json'), 'utf8').slice(readFileSync(join(dir, 'checkpoint.head.json'), 'utf8').indexOf('\n') + 1));
+    expect(heads(bin)).toEqual(heads(full));
+  });
+});
+
 /** The esbuild command of the build script, as package.json has it. */
 function buildWords(): string[] {
   const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { build: string } };
@@ -137,12 +178,21 @@ function loadedBy(argv: string[], stdin?: string): string[] {
 }
 
 describe('the bundled bin (npm run build), answering from a current head', () => {
-  it('loads no zod, xstate or immer for next, next --json and a bound session’s stop hook', { timeout: 120_000 }, () => {
+  it('loads no zod, xstate or immer for next, next --json, a bound session’s stop hook and a gap write in an open round', { timeout: 120_000 }, () => {
     const dir = tempDir();
     longSession(dir);
     runCli(['hook', 'claude', '--dir', dir], { cwd: dir, stdin: stop('agent-1') }); // binds the session
     const inputs = bundleInputs();
-    for (const [argv, stdin] of [[['next', '--dir', dir]], [['next', '--json', '--dir', dir]], [['hook', 'claude', '--dir', dir], stop('agent-1')]] as const) {
+    const calls = [
+      [['next', '--dir', dir]],
+      [['next', '--json', '--dir', dir]],
+      [['hook', 'claude', '--dir', dir], stop('agent-1')],
+      [['gap', 'open', 'LEAN-1', '--severity', 'low', '--title', 'on the short path', '--dir', dir]],
+      [['gap', 'move', 'LEAN-1', 'in-progress', '--dir', dir]],
+      [['gap', 'severity', 'LEAN-1', 'HIGH', '--dir', dir]],
+    ] as const;
+    runCli(['round', 'start', '--dir', dir], { cwd: dir }); // a gap write between rounds starts one: the full command's job
+    for (const [argv, stdin] of calls) {
       const loaded = loadedBy([...argv], stdin);
       expect(loaded).toContain('gapflow.js');
       for (const file of loaded) {

@@ -1,0 +1,43 @@
+import type { EventBodyInput, GapflowEvent } from '../../events/index.js';
+import { closedIndexLines, lookUpClosed, type Gap, type IndexMark, type SessionView } from '../core/lean.js';
+
+/*
+ * What a write decided on the head needs beyond the head itself: whether
+ * the index is the one the head names, the closed gaps a request names put
+ * back as the index knows them, and the index lines a write adds. Shared by
+ * the session's head writes (head-write.ts) and the bin's short path for
+ * gap writes (src/cli/gap-quick.ts), which loads no schema.
+ */
+
+export function sameMark(a: IndexMark, b: IndexMark): boolean {
+  return a.seq === b.seq && a.sum === b.sum;
+}
+
+/**
+ * The head with the closed gaps the requests name put back as the index
+ * knows them (id, severity, state), so the rules judge them as the whole
+ * view would; null when a request moves a closed gap (a reopen needs the
+ * gap whole).
+ */
+export function withClosedGaps(head: SessionView, bodies: readonly EventBodyInput[], index: string): SessionView | null {
+  const named = new Map<string, Gap>();
+  for (const body of bodies) {
+    const data = (body as { data?: Record<string, unknown> }).data ?? {};
+    for (const key of ['id', 'spawnedBy', 'blockedBy']) {
+      const id = data[key];
+      if (typeof id !== 'string' || head.gaps.has(id)) continue;
+      const closed = named.get(id) ?? lookUpClosed(index, id);
+      if (closed === null) continue;
+      // Checked for every request that names it, not only the first: a batch may name a closed gap, then move it.
+      if (body.type === 'gap.moved' && key === 'id') return null;
+      named.set(id, { title: '', spawnedBy: null, blocking: false, openedInRound: 0, reason: null, blockedBy: null, ...closed });
+    }
+  }
+  return named.size === 0 ? head : { ...head, gaps: new Map([...head.gaps, ...named]) };
+}
+
+/** The index lines for the gaps `appended` moved that end the batch closed (none was listed before: a listed gap is never moved on the head). */
+export function newlyClosedLines(view: SessionView, appended: readonly GapflowEvent[]): string {
+  const moved = [...new Set(appended.flatMap((event) => (event.type === 'gap.moved' ? [event.data.id] : [])))];
+  return closedIndexLines(moved.map((id) => view.gaps.get(id)).filter((gap): gap is Gap => gap !== undefined));
+}
