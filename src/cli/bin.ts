@@ -36,7 +36,9 @@ export async function runBin(argv: string[], io: CliIO, stop: () => Promise<unkn
   // `state --json` prints its stored output, when current, before anything else loads (src/cli/state-cache.ts).
   if (name === 'state' && !wantsHelp && (await import('./state-cache.js')).answerStateFromStore(rest, io)) return 0;
   // `gap open|move|severity` decided on a current head, without the schemas (src/cli/gap-quick.ts); else the full command.
-  if (name === 'gap' && !wantsHelp && (await import('./gap-quick.js')).gapFromHead(rest, io)) return 0;
+  // Reached through the head's short path module, so both stay one chunk set: a second entry split the modules they
+  // share into more files, which `next` and the hook then paid for on every call.
+  if (name === 'gap' && !wantsHelp && (await import('./head-answers.js')).gapFromHead(rest, io)) return 0;
   let stdin = io.stdin;
   if ((name === 'next' || name === 'hook') && !wantsHelp) {
     const { answerFromHead, replayable } = await import('./head-answers.js');

@@ -79,3 +79,5 @@ export function replayable(read: (limit: InputLimit) => string = readStandardInp
     return outcome.text;
   };
 }
+
+export { gapFromHead } from './gap-quick.js';
