@@ -101,14 +101,15 @@ function readCheckpointBytes(path: string): Buffer | null {
 }
 
 /**
- * `read` on the checkpoint at `path`, opened as a regular file (a symlink
- * is not followed, a FIFO is not waited on) and closed after; null when it
- * cannot be opened or read: a cache that cannot be read is not there.
+ * `read` on the file at `path` (a checkpoint, or the log's last line), opened
+ * as a regular file (a symlink is not followed, a FIFO is not waited on) and
+ * closed after; null when it cannot be opened or read: a cache that cannot be
+ * read is not there, and a log that cannot is not the one it was keyed to.
  */
-function withCheckpointFile<T>(path: string, read: (file: OpenedFile) => T | null): T | null {
+function withCheckpointFile<T>(path: string, read: (file: OpenedFile) => T | null, why = 'a checkpoint must be a regular file'): T | null {
   let file;
   try {
-    file = openRegularFile(path, false, 'a checkpoint must be a regular file');
+    file = openRegularFile(path, false, why);
   } catch {
     return null;
   }
@@ -225,23 +226,17 @@ export function readCurrent(dir: string, format: string, file: string, logPath: 
 
 /** The line `key` names, when the log at `logPath` ends with it (reading that line alone); null otherwise (never throws). */
 function keyLineOf(logPath: string, key: CheckpointKey): Buffer | null {
-  let file;
-  try {
-    file = openRegularFile(logPath, false, 'the log must be a regular file at that path itself');
-  } catch {
-    return null;
-  }
-  try {
-    if (file.size !== key.end) return null;
-    const from = key.end - key.lineBytes - (key.end > key.lineBytes ? 1 : 0);
-    const bytes = readRange(file.fd, from, key.end - from);
-    const after = keyLineEnd(bytes, key);
-    return after === -1 ? null : Buffer.from(bytes.subarray(after - key.lineBytes, after));
-  } catch {
-    return null;
-  } finally {
-    closeSync(file.fd);
-  }
+  return withCheckpointFile(
+    logPath,
+    (file) => {
+      if (file.size !== key.end) return null;
+      const from = key.end - key.lineBytes - (key.end > key.lineBytes ? 1 : 0);
+      const bytes = readRange(file.fd, from, key.end - from);
+      const after = keyLineEnd(bytes, key);
+      return after === -1 ? null : Buffer.from(bytes.subarray(after - key.lineBytes, after));
+    },
+    'the log must be a regular file at that path itself',
+  );
 }
 
 /** Whether a checkpoint can be written in `dir` at all (checked before a body is built for it). */
