@@ -1,5 +1,6 @@
-import { enableMapSet, freeze, Immer, produce } from 'immer';
+import { enableMapSet, Immer, produce } from 'immer';
 import type { SettledEvent } from '../../events/index.js';
+import { deepFreeze } from './freeze.js';
 import { changeSeverity, moveGap, openGap } from './evolve-gaps.js';
 import { applyDecision, closeRound, recordMetrics, startRound } from './evolve-rounds.js';
 import { initialPolicies } from './policies.js';
@@ -80,7 +81,7 @@ export function fold<E extends { seq: number }>(events: Iterable<E>, settle: (vi
     if (settled) apply(view, settled);
     else view.lastSeq = event.seq;
   }
-  return freeze(view, true);
+  return deepFreeze(view);
 }
 
 /** Mutates `view` by one event: called on an immer draft, or on the private working copy of `fold`. */

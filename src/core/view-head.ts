@@ -1,3 +1,4 @@
+import { deepFreeze } from './freeze.js';
 import { encodeView, readView } from './view-json.js';
 import { openingFigures } from './round-figures.js';
 import { STATE_CLASS } from './rules.js';
@@ -45,7 +46,7 @@ export function encodeHead(view: SessionView, keep = HEAD_ROUNDS, closed: IndexM
 }
 
 /**
- * The head a checkpoint's text holds, frozen (see `frozen`); null when it is
+ * The head a checkpoint's text holds, frozen; null when it is
  * not one this build wrote.
  */
 export function decodeHead(text: string): SessionView | null {
@@ -60,25 +61,10 @@ export function decodeMarkedHead(text: string): { view: SessionView; closed: Ind
   if (view === null) return null;
   const closed = prefix[2] === 'null' ? null : { seq: Number(prefix[3]), sum: prefix[4]! };
   // The placeholders are frozen already: freezing the view before they join it keeps them out of the walk.
-  const kept = frozen(view);
+  const kept = deepFreeze(view);
   const rounds = [...placeholders(Number(prefix[1])), ...kept.rounds];
   Object.freeze(rounds);
   return { view: Object.freeze({ ...kept, rounds }), closed };
-}
-
-/**
- * `value` with every object, array and Map in it frozen with Object.freeze,
- * so a head handed to a library's caller cannot be changed by mistake (a
- * Map's entries are frozen, though `set` is not barred as immer's freeze
- * bars it: the head is read, never written to). Without immer, whose module
- * would cost the head's reader more than the head's few kilobytes do.
- */
-function frozen<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
-  Object.freeze(value);
-  if (value instanceof Map) for (const entry of value.values() as Iterable<unknown>) frozen(entry);
-  else for (const entry of Object.values(value) as unknown[]) frozen(entry);
-  return value;
 }
 
 /** The head's parts: how many rounds it stands in for, and the view with only the kept rounds. */
@@ -103,7 +89,7 @@ function cut(view: SessionView, keep: number): { before: number; head: SessionVi
  * counts it), one object shared by all, and NaN in every figure and in its
  * number, so any code that read one as a real round would show it at once.
  */
-const PLACEHOLDER: RoundFigures = frozen({ ...openingFigures(NaN, NaN, NaN, NaN), openEnd: NaN, weightedOpenEnd: NaN });
+const PLACEHOLDER: RoundFigures = deepFreeze({ ...openingFigures(NaN, NaN, NaN, NaN), openEnd: NaN, weightedOpenEnd: NaN });
 
 function placeholders(count: number): RoundFigures[] {
   return new Array<RoundFigures>(count).fill(PLACEHOLDER);

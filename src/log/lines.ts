@@ -1,3 +1,4 @@
+import { isAscii, isUtf8 } from 'node:buffer';
 import { EVENT_VERSION, formatIssue, GapflowEvent, upcast, versionProblem } from '../../events/index.js';
 import { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
 import { readAsWritten } from './trusted.js';
@@ -65,14 +66,12 @@ export function scanBytes(bytes: Uint8Array, from: ChainPoint = CHAIN_START, sta
   if (bytes.length > MAX_LOG_BYTES) {
     throw new LogError(`the log is ${formatBytes(bytes.length)}, over the ${formatBytes(MAX_LOG_BYTES)} limit this gapflow reads`);
   }
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    return scanUntilBadUtf8(bytes, from, startOffset, depth);
-  }
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   // All ASCII (as gapflow's own lines mostly are): a line's bytes are its characters, no need to count them.
-  return scanText(text, from, startOffset, depth, text.length === bytes.length);
+  // (Checked, then decoded, by Node's own validators: a third of the time a fatal TextDecoder took.)
+  if (isAscii(buffer)) return scanText(buffer.toString('latin1'), from, startOffset, depth, true);
+  if (!isUtf8(buffer)) return scanUntilBadUtf8(bytes, from, startOffset, depth);
+  return scanText(buffer.toString('utf8'), from, startOffset, depth);
 }
 
 /** Slow path, only for a log with invalid UTF-8: finds the line that holds it. */

@@ -38,14 +38,20 @@ const ISO_TIME = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[
 const isEventId = (value: unknown): boolean => isString(value) && EVENT_ID.test(value);
 const isTime = (value: unknown): boolean => isString(value) && ISO_TIME.test(value) && dayInMonth(value);
 
+/** The last date `dayInMonth` accepted: a log's lines mostly share their day, so most are not worked out again. */
+let lastDay = '';
+
 /** The date's day exists in its month (leap years counted), as the schema's own date pattern requires. */
 function dayInMonth(time: string): boolean {
+  if (lastDay !== '' && time.startsWith(lastDay)) return true;
   const year = Number(time.slice(0, 4));
   const month = Number(time.slice(5, 7));
   const day = Number(time.slice(8, 10));
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-  const days = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
-  return day <= days;
+  const days = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+  if (day > days) return false;
+  lastDay = time.slice(0, 10);
+  return true;
 }
 
 let vocabulary: { severities: Set<unknown>; states: Set<unknown>; kinds: Set<unknown> } | null = null;
