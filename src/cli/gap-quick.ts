@@ -5,10 +5,10 @@ import { nanoid } from 'nanoid';
 import type { Decided, EventBodyInput, SettledEvent } from '../../events/index.js';
 import { EVENT_VERSION, GAP_ID_MAX, GAP_ID_PATTERN, GAP_STATE_WORDS, PLAIN_TEXT_PATTERN, REASON_MAX, SEVERITY_WORDS, TITLE_MAX } from '../../events/lean.js';
 import { changeSeverity, decideGapEvent, decodeMarkedHead, encodeHead, HEAD_ROUNDS, moveGap, openGap, type SessionView } from '../core/lean.js';
-import { appendSealed, CLOSED_FILE, HEAD_FILE, LOG_FILE, openRegularFile, readCheckpoint, readCurrent, readRange, withLock, writeCheckpoint } from '../log/lean.js';
+import { appendSealed, CLOSED_FILE, HEAD_FILE, LOG_FILE, openRegularFile, readCheckpointBytesOf, readCurrent, readRange, withLock, writeCheckpoint } from '../log/lean.js';
 import { gapMovedLine, gapOpenedLine, renderAnnouncement, severityChangedLine } from '../render/lean.js';
 import { closedIndexFormat, headFormat } from '../session/formats.js';
-import { newlyClosedLines, sameMark, withClosedGaps } from '../session/head-decide.js';
+import { extendedIndex, newlyClosedLines, sameMark, withClosedGaps } from '../session/head-decide.js';
 import { enumWord } from './args.js';
 import type { CliIO } from './common.js';
 import { sessionDir } from './session-dir.js';
@@ -105,7 +105,7 @@ interface Planned {
   key: { end: number; seq: number; sum: string; lineBytes: number };
   lastLine: Buffer;
   head: SessionView;
-  index: string;
+  index: Buffer;
   mark: { seq: number; sum: string };
   event: SettledEvent;
   /** The head with the event folded in. */
@@ -116,7 +116,7 @@ interface Planned {
 function plan(dir: string, body: EventBodyInput): Planned | null {
   const current = readCurrent(dir, headFormat(), HEAD_FILE, join(dir, LOG_FILE));
   const marked = current === null ? null : decodeMarkedHead(current.body.toString('utf8'));
-  const index = readCheckpoint(dir, closedIndexFormat(), CLOSED_FILE);
+  const index = readCheckpointBytesOf(dir, closedIndexFormat(), CLOSED_FILE);
   if (current === null || marked?.closed == null || index === null || !sameMark(marked.closed, index.key)) return null;
   const head = marked.view;
   // decide's own first rules (a session started, not COMPLETE): refusals are the full command's to word.
@@ -175,6 +175,6 @@ function saveHead(planned: Planned, written: { end: number; sum: string; lastLin
   const key = (format: string) => ({ format, seq: event.seq, end: written.end, lineBytes: written.lastLine.length, sum: written.sum });
   const added = newlyClosedLines(view, [event]);
   let mark: { seq: number; sum: string } | null = planned.mark;
-  if (added !== '') mark = writeCheckpoint(dir, key(closedIndexFormat()), planned.index + added, CLOSED_FILE) === null ? null : { seq: event.seq, sum: written.sum };
+  if (added !== '') mark = writeCheckpoint(dir, key(closedIndexFormat()), extendedIndex(planned.index, added), CLOSED_FILE) === null ? null : { seq: event.seq, sum: written.sum };
   writeCheckpoint(dir, key(headFormat()), encodeHead(view, HEAD_ROUNDS, mark), HEAD_FILE);
 }

@@ -36,6 +36,8 @@ const code = await runBin(process.argv.slice(2), {
   version: packageVersion,
 }, interrupted);
 process.exitCode = code;
+// One turn of the event loop: a session opened for a read writes its checkpoints then, after the answer.
+await new Promise((resolve) => setImmediate(resolve));
 // A pipe takes 64 KiB at a time: the rest waits in this process until the reader takes it, so leave only
 // once stdout and stderr have handed everything over (a reader that went away ends it above, via EPIPE).
 await Promise.all([flushed(process.stdout), flushed(process.stderr)]);

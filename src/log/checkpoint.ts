@@ -67,9 +67,9 @@ export interface CheckpointKey {
 }
 
 /** A checkpoint as read from disk: its key and its body, whole. */
-export interface StoredCheckpoint {
+export interface StoredCheckpoint<Body = string> {
   key: CheckpointKey;
-  body: string;
+  body: Body;
   bodyBytes: number;
 }
 
@@ -124,6 +124,12 @@ function withCheckpointFile<T>(path: string, read: (file: OpenedFile) => T | nul
 
 /** The checkpoint of `format` in `dir`, if there is one whose body is whole; null otherwise (never throws). */
 export function readCheckpoint(dir: string, format: string, file = CHECKPOINT_FILE): StoredCheckpoint | null {
+  const found = readCheckpointBytesOf(dir, format, file);
+  return found === null ? null : { ...found, body: found.body.toString('utf8') };
+}
+
+/** As `readCheckpoint`, with the body as the bytes stored: for one searched in place (the closed gaps' index), never decoded whole. */
+export function readCheckpointBytesOf(dir: string, format: string, file = CHECKPOINT_FILE): StoredCheckpoint<Buffer> | null {
   const bytes = readCheckpointBytes(join(dir, file));
   if (bytes === null) return null;
   const newline = bytes.indexOf(0x0a);
@@ -135,7 +141,7 @@ export function readCheckpoint(dir: string, format: string, file = CHECKPOINT_FI
   const body = bytes.subarray(newline + 1);
   if (bodySum(body, file) !== header.bodySum) return null;
   const { seq, end, lineBytes, sum } = header;
-  return { key: { format, seq, end, lineBytes, sum }, body: body.toString('utf8'), bodyBytes };
+  return { key: { format, seq, end, lineBytes, sum }, body, bodyBytes };
 }
 
 function parseHeader(text: string): Header | null {
@@ -255,9 +261,9 @@ export function canWriteCheckpoint(dir: string): boolean {
  * they were, so nothing here throws for the file system. Returns the
  * body's size, or null when nothing was written.
  */
-export function writeCheckpoint(dir: string, key: CheckpointKey, body: string, file = CHECKPOINT_FILE): number | null {
+export function writeCheckpoint(dir: string, key: CheckpointKey, body: string | Buffer, file = CHECKPOINT_FILE): number | null {
   // Encoded once: its length, its sum and the write all take these bytes (a state output runs to a hundred MiB).
-  const bytes = Buffer.from(body, 'utf8');
+  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   const bodyBytes = bytes.length;
   const header: Header = { checkpoint: HEADER_VERSION, ...key, bodyBytes, bodySum: bodySum(bytes, file) };
   const path = join(dir, file);

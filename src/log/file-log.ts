@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GapflowEvent } from '../../events/index.js';
-import { canWriteCheckpoint, CLOSED_FILE, HEAD_FILE, keyLineEnd, readCheckpoint, readCheckpointKey, readCurrent, removeCheckpoint, STATE_FILE, writeCheckpoint } from './checkpoint.js';
+import { canWriteCheckpoint, CLOSED_FILE, HEAD_FILE, keyLineEnd, readCheckpoint, readCheckpointBytesOf, readCheckpointKey, readCurrent, removeCheckpoint, STATE_FILE, writeCheckpoint } from './checkpoint.js';
 import { appendSealed } from './append.js';
 import { IdIndex } from './id-index.js';
 import { LOG_FILE } from './log-name.js';
@@ -137,13 +137,13 @@ export class FileLog implements EventStore {
     const current = readCurrent(this.dir, headFormat, HEAD_FILE, this.location);
     if (current === null) return null;
     const { key, body, lastLine } = current;
-    const index = readCheckpoint(this.dir, indexFormat, CLOSED_FILE);
+    const index = readCheckpointBytesOf(this.dir, indexFormat, CLOSED_FILE);
     this.#known = { end: key.end, point: { seq: key.seq, sum: key.sum, sealed: true }, lastLine };
     this.#checkpoint = null;
     return { head: body.toString('utf8'), index: index === null ? null : { at: { seq: index.key.seq, sum: index.key.sum }, body: index.body } };
   }
 
-  saveClosedIndex(format: string, seq: number, body: string): ClosedAt | null {
+  saveClosedIndex(format: string, seq: number, body: string | Buffer): ClosedAt | null {
     const known = this.#known;
     if (known === null || known.point.seq !== seq || seq === 0 || !known.point.sealed) return null;
     const key = { format, seq, end: known.end, lineBytes: known.lastLine.length, sum: known.point.sum };
@@ -151,15 +151,16 @@ export class FileLog implements EventStore {
   }
 
   /**
-   * Like `saveCheckpoint`, for the head; and, as for the whole checkpoint,
-   * not for a log under the size where replaying it costs less. Skipped when
+   * Like `saveCheckpoint`, for the head, but at any size: what reads the
+   * head (`next`, a stop hook, a gap write) then loads no schema library,
+   * which pays even where replaying a short log would not. Skipped when
    * the head on disk already covers `seq`, and when the log has grown since
    * this object saw it end (another writer's head will cover that).
    */
   saveHead(format: string, seq: number, body: () => string): void {
     const known = this.#known;
     if (known === null || known.point.seq !== seq || seq === 0 || !known.point.sealed || this.#headSeq === seq) return;
-    if (known.end < this.#minCheckpointBytes || !canWriteCheckpoint(this.dir)) return;
+    if (!canWriteCheckpoint(this.dir)) return;
     const onDisk = readCheckpointKey(this.dir, HEAD_FILE);
     if (onDisk !== null && onDisk.format === format && onDisk.seq === seq && onDisk.end === known.end && onDisk.sum === known.point.sum) {
       this.#headSeq = seq;

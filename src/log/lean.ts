@@ -10,7 +10,7 @@ export { EVENT_INPUT, type InputLimit } from './limits.js';
 export { readStandardInput, validateInputText } from './text-file.js';
 export type { EventStore } from './types.js';
 export { appendSealed } from './append.js';
-export { CLOSED_FILE, HEAD_FILE, readCheckpoint, readCurrent, writeCheckpoint } from './checkpoint.js';
+export { CLOSED_FILE, HEAD_FILE, readCheckpointBytesOf, readCurrent, writeCheckpoint } from './checkpoint.js';
 export { withLock } from './lock.js';
 export { LOG_FILE } from './log-name.js';
 export { openRegularFile, readRange } from './text-file.js';

@@ -90,7 +90,7 @@ export interface EventStore {
    * keeps a checkpoint; returns what a head names it by, or null when
    * nothing was written. Optional.
    */
-  saveClosedIndex?(format: string, seq: number, body: string): ClosedAt | null;
+  saveClosedIndex?(format: string, seq: number, body: string | Buffer): ClosedAt | null;
   /**
    * Keeps `body()`, the `state --json` output of the view at `seq`, for a
    * reader to print as it is while the stream still ends at `seq` (a store
@@ -127,7 +127,8 @@ export interface ClosedAt {
 /** What `resumeForWrite` finds: the head's body, and the index (its body and what names it). */
 export interface HeadForWrite {
   head: string;
-  index: { at: ClosedAt; body: string } | null;
+  /** The index's bytes as stored (looked up as bytes, never decoded whole). */
+  index: { at: ClosedAt; body: Buffer } | null;
 }
 
 /** Where a reader starts (`EventStore.resume`). */

@@ -19,7 +19,7 @@ export function sameMark(a: IndexMark, b: IndexMark): boolean {
  * view would; null when a request moves a closed gap (a reopen needs the
  * gap whole).
  */
-export function withClosedGaps(head: SessionView, bodies: readonly EventBodyInput[], index: string): SessionView | null {
+export function withClosedGaps(head: SessionView, bodies: readonly EventBodyInput[], index: Buffer): SessionView | null {
   const named = new Map<string, Gap>();
   for (const body of bodies) {
     const data = (body as { data?: Record<string, unknown> }).data ?? {};
@@ -34,6 +34,11 @@ export function withClosedGaps(head: SessionView, bodies: readonly EventBodyInpu
     }
   }
   return named.size === 0 ? head : { ...head, gaps: new Map([...head.gaps, ...named]) };
+}
+
+/** `index` with `lines` added: the bytes an index write takes. */
+export function extendedIndex(index: Buffer, lines: string): Buffer {
+  return Buffer.concat([index, Buffer.from(lines, 'utf8')]);
 }
 
 /** The index lines for the gaps `appended` moved that end the batch closed (none was listed before: a listed gap is never moved on the head). */

@@ -1,6 +1,6 @@
 import type { EventBodyInput, GapflowEvent } from '../../events/index.js';
 import { decodeMarkedHead, encodeHead, HEAD_ROUNDS, type IndexMark, type SessionView } from '../core/index.js';
-import { newlyClosedLines, sameMark, withClosedGaps } from './head-decide.js';
+import { extendedIndex, newlyClosedLines, sameMark, withClosedGaps } from './head-decide.js';
 import { FileLog, type EventStore } from '../log/index.js';
 import { closedIndexFormat, headFormat } from './formats.js';
 import type { BatchRequest, RequestNamer, WriteOptions } from './requests.js';
@@ -80,10 +80,10 @@ function headDecides(requests: readonly BatchRequest[]): boolean {
  * does not hold its closed gaps; if the index cannot be written the head
  * names none).
  */
-function saveHead(store: EventStore, view: SessionView, appended: readonly GapflowEvent[], index: string, mark: IndexMark): void {
+function saveHead(store: EventStore, view: SessionView, appended: readonly GapflowEvent[], index: Buffer, mark: IndexMark): void {
   const added = newlyClosedLines(view, appended);
   store.saveHead?.(headFormat(), view.lastSeq, () => {
-    const next = added === '' ? mark : (store.saveClosedIndex?.(closedIndexFormat(), view.lastSeq, index + added) ?? null);
+    const next = added === '' ? mark : (store.saveClosedIndex?.(closedIndexFormat(), view.lastSeq, extendedIndex(index, added)) ?? null);
     return encodeHead(view, HEAD_ROUNDS, next);
   });
 }

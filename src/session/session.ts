@@ -24,6 +24,8 @@ export class Session {
   readonly #stamp: Stamp;
   readonly #live: LiveActor | null;
   readonly #checkpoints: boolean;
+  /** The checkpoints an open left to write once the caller's turn ends (see `#checkpointSoon`). */
+  #pending: { timer: ReturnType<typeof setImmediate>; now: boolean } | null = null;
 
   private constructor(log: EventStore, view: SessionView, options: SessionOptions, live: LiveActor | null) {
     this.log = log;
@@ -67,7 +69,7 @@ export class Session {
     }
     const { view, fresh } = resumeView(store);
     const session = new Session(store, view, options, live);
-    session.#checkpoint(fresh);
+    session.#checkpointSoon(fresh);
     return session;
   }
 
@@ -118,6 +120,11 @@ export class Session {
    */
   #checkpoint(now: boolean): void {
     if (!this.#checkpoints) return;
+    if (this.#pending !== null) {
+      clearImmediate(this.#pending.timer);
+      now ||= this.#pending.now;
+      this.#pending = null;
+    }
     const view = this.view;
     this.log.saveHead?.(headFormat(), view.lastSeq, () => {
       // Written first: a head names only an index that is on disk whole.
@@ -125,6 +132,31 @@ export class Session {
       return encodeHead(view, HEAD_ROUNDS, closed);
     });
     if (now || this.log.checkpointDue?.()) this.log.saveCheckpoint?.(viewFormat(), view.lastSeq, () => encodeView(view));
+  }
+
+  /**
+   * Writes now the checkpoints this session's open left for the event
+   * loop's next turn (nothing when none is waiting): for a caller that will
+   * not yield before it exits, or wants them on disk before it goes on.
+   */
+  saveCheckpoints(): void {
+    if (this.#pending !== null) this.#checkpoint(false);
+  }
+
+  /**
+   * An open writes its checkpoints after the caller's turn (on the event
+   * loop's next turn), so a read pays for reading only; a write before then
+   * saves them itself. A caller that never yields leaves them unwritten,
+   * which loses nothing: the next open replays instead. (A save that
+   * cannot write is a checkpoint not written, as at any time.)
+   */
+  #checkpointSoon(now: boolean): void {
+    if (!this.#checkpoints) return;
+    const timer = setImmediate(() => {
+      this.#pending = null;
+      this.#checkpoint(now);
+    });
+    this.#pending = { timer, now };
   }
 
   /**

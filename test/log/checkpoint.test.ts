@@ -69,26 +69,37 @@ function splitCheckpoint(dir: string): [string, string] {
   return [text.slice(0, newline), text.slice(newline + 1)];
 }
 const logPath = (dir: string) => join(dir, 'events.jsonl');
+/** One turn of the event loop: what an open (the CLI's too) leaves to write goes out then. */
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+/** A session opened, and the caller's turn over: an open's checkpoints are written by then. */
+function opened(dir: string): Session {
+  const session = openFileSession(dir);
+  session.saveCheckpoints();
+  return session;
+}
 
 describe('checkpoints', { timeout: 60_000 }, () => {
-  it('a long log gets one on open, and reading from it shows what a full replay shows', () => {
+  it('a long log gets one on open, written once the caller yields, and reading from it shows what a full replay shows', async () => {
     const dir = tempDir();
     longSession(dir);
     expect(statSync(logPath(dir)).size).toBeGreaterThan(CHECKPOINT_MIN_TAIL_BYTES);
     rmSync(checkpointPath(dir), { force: true });
     const cold = openFileSession(dir);
+    // The open pays for reading only: the checkpoint goes out on the event loop's next turn.
+    expect(existsSync(checkpointPath(dir))).toBe(false);
+    await turn();
     expect(existsSync(checkpointPath(dir))).toBe(true);
-    const warm = openFileSession(dir);
+    const warm = opened(dir);
     expect(outputs(warm)).toEqual(outputs(cold));
     expect(outputs(warm)).toEqual(replayed(dir));
   });
 
-  it('a short log gets none: replaying it is cheaper than a checkpoint', () => {
+  it('a short log gets no whole checkpoint (replaying it is cheaper), but a head: reading that loads no schema', () => {
     const dir = tempDir();
     longSession(dir, 3);
-    openFileSession(dir);
+    opened(dir);
     expect(existsSync(checkpointPath(dir))).toBe(false);
-    expect(existsSync(join(dir, HEAD_FILE))).toBe(false);
+    expect(existsSync(join(dir, HEAD_FILE))).toBe(true);
   });
 
   it('with checkpoints off, nothing is written beside the log', () => {
@@ -103,12 +114,12 @@ describe('checkpoints', { timeout: 60_000 }, () => {
   it('the lines after a checkpoint are folded on top of it, and writes go on from there', () => {
     const dir = tempDir();
     longSession(dir);
-    openFileSession(dir);
+    opened(dir);
     const covered = JSON.parse(readFileSync(checkpointPath(dir), 'utf8').split('\n', 1)[0]!) as { seq: number };
-    const writer = openFileSession(dir);
+    const writer = opened(dir);
     play(writer, 5, 500);
     expect(writer.view.lastSeq).toBeGreaterThan(covered.seq);
-    expect(outputs(openFileSession(dir))).toEqual(replayed(dir));
+    expect(outputs(opened(dir))).toEqual(replayed(dir));
     expect(outputs(writer)).toEqual(replayed(dir));
   });
 
@@ -122,7 +133,7 @@ describe('checkpoints', { timeout: 60_000 }, () => {
     // Never more than a quarter of the checkpoint (or the minimum) is left for a reader to fold.
     const past = statSync(logPath(dir)).size - later.end;
     expect(past).toBeLessThan(Math.max(CHECKPOINT_MIN_TAIL_BYTES, statSync(checkpointPath(dir)).size / 4) + 4096);
-    expect(outputs(openFileSession(dir))).toEqual(replayed(dir));
+    expect(outputs(opened(dir))).toEqual(replayed(dir));
   });
 
   describe('one that does not match is ignored and rebuilt, with the same output', () => {
@@ -157,7 +168,7 @@ describe('checkpoints', { timeout: 60_000 }, () => {
           const other = tempDir();
           const session = createFileSession(other, { maxRounds: 10_000, stallThreshold: 50 });
           play(session, 60);
-          openFileSession(other);
+          opened(other);
           copyFileSync(checkpointPath(other), checkpointPath(dir));
         },
       ],
@@ -174,24 +185,24 @@ describe('checkpoints', { timeout: 60_000 }, () => {
       it(name, () => {
         const dir = tempDir();
         longSession(dir);
-        openFileSession(dir);
+        opened(dir);
         spoil(dir);
         const expected = replayed(dir);
-        const read = openFileSession(dir);
+        const read = opened(dir);
         expect(outputs(read)).toEqual(expected);
         // Rebuilt: a new one covers the log's last line, and reading from it shows the same.
         const header = JSON.parse(readFileSync(checkpointPath(dir), 'utf8').split('\n', 1)[0]!) as { seq: number; end: number };
         expect(header.seq).toBe(expected.seq);
         expect(header.end).toBe(statSync(logPath(dir)).size);
-        expect(outputs(openFileSession(dir))).toEqual(expected);
+        expect(outputs(opened(dir))).toEqual(expected);
       });
     }
   });
 
-  it('a read really starts from it: a body rewritten whole (its sum recomputed) shows what it says', () => {
+  it('a read really starts from it: a body rewritten whole (its sum recomputed) shows what it says', async () => {
     const dir = tempDir();
     longSession(dir);
-    openFileSession(dir);
+    opened(dir);
     const [headerLine, body] = splitCheckpoint(dir);
     const header = JSON.parse(headerLine) as Record<string, unknown>;
     const edited = body.replace(/"agentSession":null/, '"agentSession":"from-the-checkpoint"');
@@ -199,7 +210,7 @@ describe('checkpoints', { timeout: 60_000 }, () => {
     const bodySum = createHash('sha256').update(edited).digest('hex').slice(0, 32);
     writeFileSync(checkpointPath(dir), `${JSON.stringify({ ...header, bodyBytes: Buffer.byteLength(edited), bodySum })}\n${edited}`);
     // A cache, not a proof: whoever rewrites it whole is believed by reads; verify reads the log alone.
-    expect(openFileSession(dir).view.agentSession).toBe('from-the-checkpoint');
+    expect(opened(dir).view.agentSession).toBe('from-the-checkpoint');
     expect(openFileSession(dir, { checkpoints: false }).view.agentSession).toBeNull();
     expect(verifyFileSession(dir).problem).toBeNull();
     // `gapflow replay` reads every line from the first, whatever a checkpoint says, and leaves the checkpoint as it was.
@@ -210,8 +221,10 @@ describe('checkpoints', { timeout: 60_000 }, () => {
     rmSync(join(dir, HEAD_FILE), { force: true });
     rmSync(join(dir, CLOSED_FILE), { force: true });
     expect(runCli(['replay', '--dir', dir], { cwd: dir }).code).toBe(0);
+    await turn();
     expect(readdirSync(dir).filter((name) => name.startsWith('checkpoint'))).toEqual([]);
     runCli(['state', '--dir', dir], { cwd: dir });
+    await turn();
     expect(readdirSync(dir).filter((name) => name.startsWith('checkpoint')).sort()).toEqual([HEAD_FILE, CHECKPOINT_FILE, CLOSED_FILE].sort());
   });
 
@@ -219,10 +232,10 @@ describe('checkpoints', { timeout: 60_000 }, () => {
     const dir = tempDir();
     const session = createFileSession(dir, { maxRounds: 10_000, stallThreshold: 50 }, fixedStamps());
     for (let i = 0; i < 400; i++) session.openGap(`U-${i}`, 'LOW', { title: `écart ${i} 😀 漢字 — ${'ü'.repeat(i % 40)}` });
-    openFileSession(dir);
+    opened(dir);
     expect(existsSync(checkpointPath(dir))).toBe(true);
-    openFileSession(dir).openGap('U-LAST', 'HIGH', { title: 'après 😀' });
-    expect(outputs(openFileSession(dir))).toEqual(replayed(dir));
+    opened(dir).openGap('U-LAST', 'HIGH', { title: 'après 😀' });
+    expect(outputs(opened(dir))).toEqual(replayed(dir));
     expect(verifyFileSession(dir).problem).toBeNull();
   });
 
@@ -232,10 +245,10 @@ describe('checkpoints', { timeout: 60_000 }, () => {
     const expected = replayed(dir);
     rmSync(checkpointPath(dir), { force: true });
     symlinkSync(CHECKPOINT_FILE, checkpointPath(dir));
-    expect(outputs(openFileSession(dir))).toEqual(expected);
+    expect(outputs(opened(dir))).toEqual(expected);
     rmSync(checkpointPath(dir), { force: true });
     expect(spawnSync('mkfifo', [checkpointPath(dir)]).status).toBe(0);
-    expect(outputs(openFileSession(dir))).toEqual(expected);
+    expect(outputs(opened(dir))).toEqual(expected);
   });
 
   it("a crashed writer's temp file is removed by the next checkpoint written, once it is a minute old", () => {
@@ -276,23 +289,23 @@ describe('checkpoints', { timeout: 60_000 }, () => {
   it('a stale one (an earlier line) is used, and the rest of the log is folded onto it', () => {
     const dir = tempDir();
     const session = longSession(dir);
-    openFileSession(dir);
+    opened(dir);
     const old = readFileSync(checkpointPath(dir));
     play(session, 3, 700);
     writeFileSync(checkpointPath(dir), old);
-    expect(outputs(openFileSession(dir))).toEqual(replayed(dir));
+    expect(outputs(opened(dir))).toEqual(replayed(dir));
   });
 
   it('a crash between the append and the checkpoint loses nothing: the appended events are read past the older checkpoint', () => {
     const dir = tempDir();
     const session = longSession(dir);
-    openFileSession(dir);
+    opened(dir);
     const beforeAppend = readFileSync(checkpointPath(dir));
     const appended = session.openGap('LAST', 'CRITICAL', { title: 'after the checkpoint' }).events.at(-1);
     // What a process killed after its fsync and before its checkpoint leaves: the new line, the old checkpoint and a half-written temp file.
     writeFileSync(checkpointPath(dir), beforeAppend);
     writeFileSync(`${checkpointPath(dir)}.0badc0ffee00.tmp`, beforeAppend.subarray(0, 100));
-    const read = openFileSession(dir);
+    const read = opened(dir);
     expect(read.view.lastSeq).toBe(appended!.seq);
     expect(read.view.gaps.get('LAST')?.severity).toBe('CRITICAL');
     expect(outputs(read)).toEqual(replayed(dir));
@@ -301,14 +314,14 @@ describe('checkpoints', { timeout: 60_000 }, () => {
   it('never hides damage from verify: an edited line it covers is still found, since verify reads every line', () => {
     const dir = tempDir();
     longSession(dir);
-    openFileSession(dir);
+    opened(dir);
     const text = readFileSync(logPath(dir), 'utf8');
     // Same length, so the checkpoint's key (offset and last line) still matches.
     const edited = text.replace('first of round 7', 'FIRST of round 7');
     expect(edited).not.toBe(text);
     writeFileSync(logPath(dir), edited);
     // Reads start from the checkpoint, which covers that line, so they do not see the edit (the README says so)…
-    expect(openFileSession(dir).view.gaps.get('G-7-a')?.title).toBe('first of round 7');
+    expect(opened(dir).view.gaps.get('G-7-a')?.title).toBe('first of round 7');
     // …and verify, which reads every line and never the checkpoint, finds it.
     const found = verifyFileSession(dir);
     expect(found.problem).toMatch(/line \d+: checksum mismatch/);
@@ -320,28 +333,29 @@ describe('checkpoints', { timeout: 60_000 }, () => {
   it('a torn line after the checkpoint is reported as a full read reports it', () => {
     const dir = tempDir();
     const session = longSession(dir);
-    openFileSession(dir);
+    opened(dir);
     session.openGap('TORN', 'LOW');
     const size = statSync(logPath(dir)).size;
     truncateSync(logPath(dir), size - 5);
-    expect(() => openFileSession(dir)).toThrow(/line \d+: the line has no newline at its end.*torn last line/);
+    expect(() => opened(dir)).toThrow(/line \d+: the line has no newline at its end.*torn last line/);
     expect(() => openFileSession(dir, { checkpoints: false })).toThrow(/line \d+: the line has no newline at its end.*torn last line/);
   });
 
   it('a new session in the folder of an old one drops the old checkpoint', () => {
     const dir = tempDir();
     longSession(dir);
-    openFileSession(dir);
+    opened(dir);
     rmSync(logPath(dir));
     createFileSession(dir);
     expect(readdirSync(dir)).not.toContain(CHECKPOINT_FILE);
   });
 
-  it('the CLI prints the same state with and without it', () => {
+  it('the CLI prints the same state with and without it', async () => {
     const dir = tempDir();
     longSession(dir);
     rmSync(checkpointPath(dir), { force: true });
     const cold = runCli(['state', '--json', '--dir', dir], { cwd: dir });
+    await turn();
     expect(existsSync(checkpointPath(dir))).toBe(true);
     const warm = runCli(['state', '--json', '--dir', dir], { cwd: dir });
     expect(cold.code).toBe(0);
@@ -373,7 +387,7 @@ describe('the head checkpoint (what next and a stop hook read)', { timeout: 60_0
     const header = JSON.parse(readFileSync(headPath(dir), 'utf8').split('\n', 1)[0]!) as { seq: number };
     expect(header.seq).toBe(session.view.lastSeq);
     // Smaller than the whole view: closed gaps, old rounds and old history are not in it.
-    openFileSession(dir);
+    opened(dir);
     expect(statSync(headPath(dir)).size * 4).toBeLessThan(statSync(checkpointPath(dir)).size);
     runCli(['hook', 'claude', '--dir', dir], { cwd: dir, stdin: stopInput('agent-1') }); // binds the session (a write)
     const fromHead = loopAnswers(dir);
@@ -384,16 +398,18 @@ describe('the head checkpoint (what next and a stop hook read)', { timeout: 60_0
     expect(loopAnswers(dir)).toEqual(fromHead);
   });
 
-  it('a read does not rewrite one that already covers the last line, and does rewrite one cut short', () => {
+  it('a read does not rewrite one that already covers the last line, and does rewrite one cut short', async () => {
     const dir = tempDir();
     longSession(dir);
     const before = statSync(headPath(dir), { bigint: true });
     // `state` opens the session every time (`state --json` may print its stored output instead).
     expect(runCli(['state', '--dir', dir], { cwd: dir }).code).toBe(0);
+    await turn();
     const after = statSync(headPath(dir), { bigint: true });
     expect([after.ino, after.mtimeNs]).toEqual([before.ino, before.mtimeNs]);
     truncateSync(headPath(dir), statSync(headPath(dir)).size - 3);
     expect(runCli(['state', '--dir', dir], { cwd: dir }).code).toBe(0);
+    await turn();
     expect(statSync(headPath(dir)).size).toBe(Number(before.size));
   });
 
@@ -415,9 +431,9 @@ describe('the head checkpoint (what next and a stop hook read)', { timeout: 60_0
     expect(session.view.agentSession).toBeNull();
     const answer = runCli(['hook', 'claude', '--dir', dir], { cwd: dir, stdin: stopInput('agent-7') });
     expect(answer.code).toBe(0);
-    expect(openFileSession(dir).view.agentSession).toBe('agent-7');
+    expect(opened(dir).view.agentSession).toBe('agent-7');
     const header = JSON.parse(readFileSync(headPath(dir), 'utf8').split('\n', 1)[0]!) as { seq: number };
-    expect(header.seq).toBe(openFileSession(dir).view.lastSeq);
+    expect(header.seq).toBe(opened(dir).view.lastSeq);
   });
 });
 
@@ -436,7 +452,7 @@ describe('gap writes on the head', { timeout: 60_000 }, () => {
   it('gap open, move and severity decide on the head, not the whole view: an edited head shows in their answers', () => {
     const dir = tempDir();
     longSession(dir);
-    openFileSession(dir);
+    opened(dir);
     const count = openFileSession(dir, { checkpoints: false }).view.open.count;
     rewrite(dir, HEAD_FILE, (body) => body.replace(`"open":{"count":${count},`, `"open":{"count":${count + 1000},`));
     // The head believed: the open count it announces is the edited one, moved on by one.
@@ -451,7 +467,7 @@ describe('gap writes on the head', { timeout: 60_000 }, () => {
   it('an index that is cut, edited, foreign or not the one the head names is not used: the write takes the whole view', () => {
     const dir = tempDir();
     longSession(dir);
-    openFileSession(dir);
+    opened(dir);
     const index = readFileSync(join(dir, CLOSED_FILE), 'utf8');
     expect(index).toContain('\nG-0-a HIGH RESOLVED\n');
     const reuse = () => runCli(['gap', 'open', 'G-0-a', '--severity', 'LOW', '--dir', dir], { cwd: dir });
@@ -486,13 +502,13 @@ describe('gap writes on the head', { timeout: 60_000 }, () => {
   it('a write that lands without a new head (a crash before it, another writer) leaves the head behind, and the next write takes the whole view', () => {
     const dir = tempDir();
     longSession(dir);
-    openFileSession(dir);
+    opened(dir);
     const count = openFileSession(dir, { checkpoints: false }).view.open.count;
     rewrite(dir, HEAD_FILE, (body) => body.replace(`"open":{"count":${count},`, `"open":{"count":${count + 1000},`));
     // An append that writes no head: the head on disk no longer covers the log's last line.
     openFileSession(dir, { checkpoints: false }).openGap('C-1', 'LOW');
     expect(runCli(['gap', 'open', 'C-2', '--severity', 'LOW', '--dir', dir], { cwd: dir }).stdout).toContain(`open count ${count + 2}`);
-    expect(outputs(openFileSession(dir))).toEqual(replayed(dir));
+    expect(outputs(opened(dir))).toEqual(replayed(dir));
   });
 
   it('gap, round and append calls answer as on the whole view: reused ids, unknown and closed gaps, a reopen (which takes the whole view), rounds and batches', () => {

@@ -104,7 +104,7 @@ describe('a gap or round write decided on the head', () => {
         for (const dir of [onHead, whole]) {
           store(dir).create(events);
           // Opening writes the head and the closed gaps' index, as any read or write does.
-          Session.open(store(dir));
+          Session.open(store(dir)).saveCheckpoints();
         }
         calls.forEach((picks, call) => {
           const view = Session.open(store(whole), { checkpoints: false }).view;
