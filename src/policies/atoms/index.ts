@@ -118,7 +118,7 @@ const whole = (v: unknown) => (typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? 
 
 export const atomsRules = policyRules<AtomsSettings, AtomsMetrics>({
   name: 'atoms',
-  summary: 'seed 001: pending and resolved atoms of a shrinking DAG, stop and redirect flags, a verified base case',
+  summary: 'pending and resolved atoms of a shrinking DAG, stop and redirect flags, a verified base case',
   settingFlags: { 'max-stall-count': 'maxStallCount', 'max-iterations': 'maxIterations' },
   recordFlags: {
     pending: { type: 'string', value: 'whole', placeholder: 'P' },

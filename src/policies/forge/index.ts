@@ -139,7 +139,7 @@ function check(s: ForgeSettings, history: readonly ForgeMetrics[]): CheckTree {
 
 export const forgeRules = policyRules<ForgeSettings, ForgeMetrics>({
   name: 'forge',
-  summary: 'seed 002: critiques, drafts and participants\' votes per round (multi-model agreement)',
+  summary: 'critiques, drafts and participants\' votes per round (multi-model agreement)',
   settingFlags: { threshold: 'threshold', 'min-rounds': 'minRounds', 'min-consensus': 'minConsensus', 'max-rounds': 'maxRounds' },
   // Critiques, drafts and votes do not fit in flags: `record forge --json FILE|-`.
   recordFlags: {},

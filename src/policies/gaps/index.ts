@@ -17,7 +17,7 @@ function judged(round: RoundInput | undefined): RoundInput {
  */
 export const gapsRules = policyRules<Record<string, never>, never>({
   name: 'gaps',
-  summary: 'severity-weighted gaps (seed 003): weighted resolved minus weighted new each round',
+  summary: 'severity-weighted gaps: weighted resolved minus weighted new each round',
   settingFlags: {},
   recordFlags: {},
   fromFlags: () => ({}),

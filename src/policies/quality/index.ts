@@ -158,7 +158,7 @@ function dimensionsFrom(values: string[]): Record<string, unknown> {
 
 export const qualityRules = policyRules<QualitySettings, QualityMetrics>({
   name: 'quality',
-  summary: 'seed 004: a weighted quality score over twelve dimensions (or one overall score) per iteration',
+  summary: 'a weighted quality score over twelve dimensions (or one overall score) per iteration',
   settingFlags: {
     'min-score': 'minScore',
     'min-test-coverage': 'minTestCoverage',

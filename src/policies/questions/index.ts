@@ -135,7 +135,7 @@ const whole = (v: unknown) => (typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? 
 
 export const questionsRules = policyRules<QuestionsSettings, QuestionsMetrics>({
   name: 'questions',
-  summary: 'seed 000: open questions and confidence per iteration (spec research)',
+  summary: 'open questions and confidence per iteration (spec research)',
   settingFlags: {
     preset: 'preset',
     'min-iterations': 'minIterations',

@@ -1,0 +1,54 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { dirname, join, normalize } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fences, readDoc, repoRoot } from './markdown.js';
+
+/** README.md and every page under docs/: the documentation a user reads. */
+const pages = ['README.md', ...readdirSync(join(repoRoot, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+
+/** Markdown without its fenced blocks, where links and headings live. */
+function prose(markdown: string): string {
+  let text = markdown;
+  for (const fence of fences(markdown)) text = text.replace(fence.text, '');
+  return text;
+}
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped (hyphens and underscores kept), spaces as hyphens. */
+function anchorOf(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+    .replace(/ /g, '-');
+}
+
+function anchorsIn(file: string): Set<string> {
+  return new Set([...prose(readDoc(file)).matchAll(/^#{1,6} (.+)$/gm)].map((m) => anchorOf(m[1]!)));
+}
+
+describe('the documentation', () => {
+  it('the README is at most 200 lines and links every page under docs/', () => {
+    const readme = readDoc('README.md');
+    expect(readme.trimEnd().split('\n').length).toBeLessThanOrEqual(200);
+    for (const page of pages.filter((p) => p.startsWith('docs/'))) expect(readme, `README links ${page}`).toContain(`](${page})`);
+  });
+
+  it('the pages the README promises exist: cli, hooks, rules, policies, log format, api, architecture, benchmarks', () => {
+    for (const page of ['cli', 'hooks', 'rules', 'policies', 'log-format', 'api', 'architecture', 'benchmarks']) expect(pages).toContain(`docs/${page}.md`);
+  });
+
+  it.each(pages)('%s: every relative link names a file of the repository, and every #anchor a heading in it', (page) => {
+    const links = [...prose(readDoc(page)).matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!).filter((href) => !/^[a-z]+:/.test(href));
+    for (const href of links) {
+      const [path, anchor] = href.split('#') as [string, string | undefined];
+      const target = path === '' ? page : normalize(join(dirname(page), path));
+      expect(existsSync(join(repoRoot, target)), `${page}: ${href} (${target})`).toBe(true);
+      if (anchor !== undefined) expect([...anchorsIn(target)], `${page}: ${href}`).toContain(anchor);
+    }
+  });
+
+  it.each(pages)('%s: points at nothing outside the repository (no rulings file, no seed documents)', (page) => {
+    const text = readDoc(page);
+    expect(text).not.toMatch(/RULINGS|\bseeds?\s+\d{3}\b|\bR\d{1,2}\b/);
+  });
+});
