@@ -31,7 +31,7 @@ export function dispatch(argv: string[], io: CliIO, commands: Commands): number 
       io.stdout(`${io.version?.() ?? 'unknown'}\n`);
       return 0;
     }
-    if (name === 'inspect') throw new UsageError('inspect stays up until interrupted: run it from the gapflow bin');
+    if (name === 'inspect' || name === 'watch') throw new UsageError(`${name} stays up until interrupted: run it from the gapflow bin`);
     const command = commands.command(name);
     if (!command) throw new UsageError(`unknown command "${name}"`);
     if (asksForHelp(rest)) {

@@ -90,7 +90,11 @@ ${column(stateUsage, 'where the session stands')}
   summary                         the final summary once COMPLETE
   replay                          read the whole log; print the event count and state
   viz [--format mermaid|dot]      the statechart, with the session's state marked
-  inspect [--port P]              replay into a live actor for the Stately inspector
+  inspect [--port P]              replay into a live actor for the Stately inspector,
+                                  then follow the log (Ctrl-C stops; exit 0)
+  watch [--json] [--port P]       follow the log: state, round table, last reason,
+                                  redrawn as events arrive; --json: a JSON line per
+                                  update; --port: also to WebSocket clients
 Loops
   next [--json]                   continue, ask_user or stop, why, the focus and open gaps
   append [--file F|-]             a JSONL batch ({"type","data","id"?} a line; stdin by

@@ -140,7 +140,7 @@ export function unmarkedChartLine(dir: string): string {
 /** `inspect` is up: what it replayed, and where to watch it. */
 export function inspectingLines(dir: string, view: SessionView, page: string, inspector: string, relay: string): string {
   return [
-    `Inspecting ${dir}: ${view.lastSeq} events replayed into a live actor (now ${view.machine.state}).`,
+    `Inspecting ${dir}: ${view.lastSeq} events replayed into a live actor (now ${view.machine.state}); events appended from now on follow as they are written.`,
     `Open ${page} in a browser to watch it in the Stately inspector (the page loads ${inspector}).`,
     `Inspection events: ${relay}. Press Ctrl-C to stop.`,
     '',
