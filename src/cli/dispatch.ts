@@ -4,6 +4,7 @@ import { LogError } from '../log/index.js';
 import { UsageError } from './args.js';
 import type { CliIO, Command } from './common.js';
 import { asksForHelp, hoistGlobalOptions } from './hoist.js';
+import { statusAfterWrite } from './status-after-write.js';
 import { unverifiedCode } from './unverified.js';
 
 export { readStandardInput } from '../log/index.js';
@@ -38,7 +39,9 @@ export function dispatch(argv: string[], io: CliIO, commands: Commands): number 
       io.stdout(commands.help());
       return 0;
     }
+    const afterWrite = statusAfterWrite(name, rest, io);
     command(rest, io);
+    afterWrite?.();
     return 0;
   } catch (error) {
     const code = failure(error, io);

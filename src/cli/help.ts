@@ -64,6 +64,7 @@ Session
   init [--preset simple|complex|large|auto] [--stall-threshold N]
        [--divergence-threshold D] [--max-rounds M] [--no-critical-override]
        [--agent-session ID]       (ID: the agent session whose stop hook drives it)
+       [--write-status]           rewrite status.md after every command that records
        [--policy ${POLICY_NAMES.join('|')}[,...]] [--complete-when all|any]
        [--<policy>-<setting> VALUE ...]   each policy's settings (under Policies)
                                   create the session log (refuses if one exists)

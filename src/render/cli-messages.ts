@@ -46,6 +46,11 @@ export function refusalLine(message: string, remedy: Remedy | undefined): string
   return `gapflow: refused: ${oneLine(message)}${remedy ? ` (${REMEDY_HINT[remedy]})` : ''}\n`;
 }
 
+/** The call recorded its event, but the status.md the session asks for could not follow. */
+export function statusNotRewrittenLine(message: string): string {
+  return `gapflow: recorded, but status.md was not rewritten: ${oneLine(message.split('\n')[0]!)}\n`;
+}
+
 /** A failure that is not the caller's mistake (a damaged log). */
 export function errorLine(message: string): string {
   return `gapflow: ${oneLine(message)}\n`;

@@ -35,6 +35,7 @@ export {
   REMEDY_HINT,
   repairedLine,
   stateFormatNotEnabled,
+  statusNotRewrittenLine,
   unknownStateFormat,
   unmarkedChartLine,
   usageErrorLine,
