@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { StateJson } from '../../src/core/index.js';
-import { ENTER_SCREEN, LEAVE_SCREEN, watch, type Terminal } from '../../src/cli/watch.js';
+import { ENTER_SCREEN, LEAVE_SCREEN, watch, type Terminal } from '../../src/cli/index.js';
 import { alive, BIN, childKeeper, freePort, until } from './children.js';
 import { convergingAfterRoundOne, divergingAfterRoundOne, runCli, Sandbox } from './helpers.js';
 

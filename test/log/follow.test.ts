@@ -2,7 +2,7 @@ import { appendFileSync, copyFileSync, readFileSync, statSync, writeFileSync } f
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { EVENT_VERSION, type GapflowEvent } from '../../events/index.js';
-import { createFileSession, FileLog, LogError, openFileSession } from '../../src/index.js';
+import { createFileSession, FileLog, openFileSession, type LogError } from '../../src/index.js';
 import { tempDirs } from '../support.js';
 
 /*
