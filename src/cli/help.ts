@@ -87,6 +87,9 @@ ${policyLines().join('\n')}
 Reading
 ${column(stateUsage, 'where the session stands')}
   status [--write]                status.md to stdout, or into the session folder
+  status --format github          a GitHub Actions job summary (chart and round table,
+                                  under GitHub's 1 MiB cap), appended to
+                                  $GITHUB_STEP_SUMMARY when set, else printed
   prompt                          the decision prompt in DIVERGENCE_WARNING
   summary                         the final summary once COMPLETE
   replay                          read the whole log; print the event count and state

@@ -51,6 +51,17 @@ export function statusNotRewrittenLine(message: string): string {
   return `gapflow: recorded, but status.md was not rewritten: ${oneLine(message.split('\n')[0]!)}\n`;
 }
 
+/** `status --format github` with no room for even the summary without its round table (`path`: the step summary file, when it goes there). */
+export function jobSummaryTooBig(path: string | null, size: number, cap: number): string {
+  const already = path === null ? '' : `$GITHUB_STEP_SUMMARY (${path}) already holds ${Math.ceil(size / 1024)} KiB; `;
+  return `${already}the job summary would pass GitHub's ${cap / 1024 / 1024} MiB cap for a step, which drops the step's whole summary; nothing was written`;
+}
+
+/** `status --format github` appended the job summary. */
+export function appendedSummaryLine(path: string): string {
+  return `Appended the job summary to ${path}\n`;
+}
+
 /** A failure that is not the caller's mistake (a damaged log). */
 export function errorLine(message: string): string {
   return `gapflow: ${oneLine(message)}\n`;

@@ -4,6 +4,7 @@ export { renderRoundReport } from './round.js';
 export { renderStatus } from './status.js';
 export { renderSummary } from './summary.js';
 export { renderWatchFrame, type FrameOptions } from './watch.js';
+export { chartSample, MAX_CHART_POINTS, renderGithubSummary, STEP_SUMMARY_HEADROOM_BYTES, STEP_SUMMARY_MAX_BYTES } from './github.js';
 export { diagramModel, toDot, toMermaid, type DiagramEdge, type DiagramModel } from './diagram.js';
 export { policySections, renderPolicyCheck } from './policies.js';
 export {
@@ -23,7 +24,9 @@ export {
   wroteLine,
 } from './cli.js';
 export {
+  appendedSummaryLine,
   appendLines,
+  jobSummaryTooBig,
   claudeHookAnswer,
   environmentErrorLine,
   errorLine,
