@@ -6,8 +6,8 @@ import { asksForHelp, hoistGlobalOptions } from './hoist.js';
  * The bin's entry point. It answers `--version` itself and loads only what
  * the call asks for: the help text, or the one command named together with
  * the error reporting every command shares; everything else stays unloaded.
- * `inspect` serves until `stop()` settles (the bin wires it to SIGINT and
- * SIGTERM); every other call runs as `run` would run it, standard input
+ * `inspect` and `watch` follow the log until `stop()` settles (the bin
+ * wires it to SIGINT and SIGTERM); every other call runs as `run` would run it, standard input
  * being the process's unless `io` hands one over. `next` and `hook claude`
  * are first offered to the short path from the head checkpoint
  * (head-answers.ts), which loads no schema, statechart or immer; the full
@@ -24,10 +24,14 @@ export async function runBin(argv: string[], io: CliIO, stop: () => Promise<unkn
     io.stdout((await import('./help.js')).HELP);
     return 0;
   }
-  if (name === 'inspect' && !wantsHelp) {
-    const [{ inspect }, { failure, readStandardInput }] = await Promise.all([import('./inspect.js'), import('./dispatch.js')]);
+  if ((name === 'inspect' || name === 'watch') && !wantsHelp) {
+    const [follow, { failure, readStandardInput }] = await Promise.all([
+      name === 'inspect' ? import('./inspect.js').then((m) => m.inspect) : import('./watch.js').then((m) => m.watch),
+      import('./dispatch.js'),
+    ]);
     try {
-      await inspect(rest, { ...io, stdin: (limit) => readStandardInput(limit) }, stop());
+      // Ctrl-C is how these end: a clean stop, exit 0.
+      await follow(rest, { ...io, stdin: (limit) => readStandardInput(limit) }, stop());
       return 0;
     } catch (error) {
       return failure(error, io);

@@ -4,6 +4,7 @@ import { LogError } from '../log/index.js';
 import { UsageError } from './args.js';
 import type { CliIO, Command } from './common.js';
 import { asksForHelp, hoistGlobalOptions } from './hoist.js';
+import { statusAfterWrite } from './status-after-write.js';
 import { unverifiedCode } from './unverified.js';
 
 export { readStandardInput } from '../log/index.js';
@@ -31,14 +32,16 @@ export function dispatch(argv: string[], io: CliIO, commands: Commands): number 
       io.stdout(`${io.version?.() ?? 'unknown'}\n`);
       return 0;
     }
-    if (name === 'inspect') throw new UsageError('inspect stays up until interrupted: run it from the gapflow bin');
+    if (name === 'inspect' || name === 'watch') throw new UsageError(`${name} stays up until interrupted: run it from the gapflow bin`);
     const command = commands.command(name);
     if (!command) throw new UsageError(`unknown command "${name}"`);
     if (asksForHelp(rest)) {
       io.stdout(commands.help());
       return 0;
     }
+    const afterWrite = statusAfterWrite(name, rest, io);
     command(rest, io);
+    afterWrite?.();
     return 0;
   } catch (error) {
     const code = failure(error, io);

@@ -5,7 +5,7 @@ import { nanoid } from 'nanoid';
 import type { Decided, EventBodyInput, SettledEvent } from '../../events/index.js';
 import { EVENT_VERSION, GAP_ID_MAX, GAP_ID_PATTERN, GAP_STATE_WORDS, PLAIN_TEXT_PATTERN, REASON_MAX, SEVERITY_WORDS, TITLE_MAX } from '../../events/lean.js';
 import { changeSeverity, decideGapEvent, decodeMarkedHead, encodeHead, HEAD_ROUNDS, moveGap, openGap, type SessionView } from '../core/lean.js';
-import { appendSealed, CLOSED_FILE, HEAD_FILE, LOG_FILE, openRegularFile, readCheckpointBytesOf, readCurrent, readRange, withLock, writeCheckpoint } from '../log/lean.js';
+import { appendSealed, CLOSED_FILE, hasSessionConfig, HEAD_FILE, LOG_FILE, openRegularFile, readCheckpointBytesOf, readCurrent, readRange, withLock, writeCheckpoint } from '../log/lean.js';
 import { gapMovedLine, gapOpenedLine, renderAnnouncement, severityChangedLine } from '../render/lean.js';
 import { closedIndexFormat, headFormat } from '../session/formats.js';
 import { extendedIndex, newlyClosedLines, sameMark, withClosedGaps } from '../session/head-decide.js';
@@ -114,6 +114,8 @@ interface Planned {
 
 /** The event the head decides for `body`, folded into a working copy; null when the head is not current or cannot decide it alone. */
 function plan(dir: string, body: EventBodyInput): Planned | null {
+  // A session that asks for status.md after each write (or has a config to judge) is the full command's: it renders it.
+  if (hasSessionConfig(dir)) return null;
   const current = readCurrent(dir, headFormat(), HEAD_FILE, join(dir, LOG_FILE));
   const marked = current === null ? null : decodeMarkedHead(current.body.toString('utf8'));
   const index = readCheckpointBytesOf(dir, closedIndexFormat(), CLOSED_FILE);

@@ -64,6 +64,7 @@ Session
   init [--preset simple|complex|large|auto] [--stall-threshold N]
        [--divergence-threshold D] [--max-rounds M] [--no-critical-override]
        [--agent-session ID]       (ID: the agent session whose stop hook drives it)
+       [--write-status]           rewrite status.md after every command that records
        [--policy ${POLICY_NAMES.join('|')}[,...]] [--complete-when all|any]
        [--<policy>-<setting> VALUE ...]   each policy's settings (under Policies)
                                   create the session log (refuses if one exists)
@@ -86,11 +87,18 @@ ${policyLines().join('\n')}
 Reading
 ${column(stateUsage, 'where the session stands')}
   status [--write]                status.md to stdout, or into the session folder
+  status --format github          a GitHub Actions job summary (chart and round table,
+                                  under GitHub's 1 MiB cap), appended to
+                                  $GITHUB_STEP_SUMMARY when set, else printed
   prompt                          the decision prompt in DIVERGENCE_WARNING
   summary                         the final summary once COMPLETE
   replay                          read the whole log; print the event count and state
   viz [--format mermaid|dot]      the statechart, with the session's state marked
-  inspect [--port P]              replay into a live actor for the Stately inspector
+  inspect [--port P]              replay into a live actor for the Stately inspector,
+                                  then follow the log (Ctrl-C stops; exit 0)
+  watch [--json] [--port P]       follow the log: state, round table, last reason,
+                                  redrawn as events arrive; --json: a JSON line per
+                                  update; --port: also to WebSocket clients
 Loops
   next [--json]                   continue, ask_user or stop, why, the focus and open gaps
   append [--file F|-]             a JSONL batch ({"type","data","id"?} a line; stdin by

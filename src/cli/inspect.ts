@@ -1,8 +1,8 @@
-import type { Server } from 'node:http';
-import { parse, UsageError, wholeNumber } from './args.js';
+import { parse } from './args.js';
+import { closeAll, listen, LOOPBACK, portOption } from './serve.js';
 import { sessionDir, type CliIO } from './common.js';
 import { openFileSession } from '../session/index.js';
-import { inspectingLines } from '../render/index.js';
+import { errorLine, inspectingLines } from '../render/index.js';
 
 const STATELY_INSPECTOR = 'https://stately.ai/inspect';
 
@@ -37,15 +37,6 @@ interface Relay {
   close: () => Promise<void>;
 }
 
-function listen(server: Server, port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => {
-      reject(error.code === 'EADDRINUSE' ? new Error(`port ${port} is in use; pick another with --port`) : error);
-    });
-    server.listen(port, '127.0.0.1', () => resolve());
-  });
-}
-
 /**
  * A local HTTP + WebSocket relay. Written here rather than taken from
  * @statelyai/inspect/server because that one keeps only the last 200
@@ -72,24 +63,20 @@ async function startRelay(port: number): Promise<Relay> {
     });
   });
   return {
-    url: `ws://127.0.0.1:${port}`, // loopback only: a session's gaps are not for the network
-    close: () =>
-      new Promise((resolve) => {
-        for (const client of wss.clients) client.terminate();
-        wss.close(() => http.close(() => resolve()));
-      }),
+    url: `ws://${LOOPBACK}:${port}`,
+    close: () => closeAll(wss.clients, wss, http),
   };
 }
 
 /**
  * `gapflow inspect [--port P]`: replays the session into a live actor wired to
- * @statelyai/inspect's WebSocket inspector, serves the inspector page, and
- * stays up until `stop` settles (SIGINT or SIGTERM in the bin).
+ * @statelyai/inspect's WebSocket inspector, serves the inspector page, then
+ * follows the log (what other processes append is played to the actor as it
+ * comes) until `stop` settles (SIGINT or SIGTERM in the bin).
  */
 export async function inspect(argv: string[], io: CliIO, stop: Promise<unknown>): Promise<void> {
   const { values } = parse(argv, { port: { type: 'string' } }, []);
-  const port = wholeNumber('port', values.port) ?? 8080;
-  if (port < 1 || port > 65535) throw new UsageError(`--port takes 1 to 65535, not ${port}`);
+  const port = portOption(values.port) ?? 8080;
   const dir = sessionDir(values.dir, io);
   // Read the log once before anything listens, so a bad log fails with its one line and nothing to shut down.
   openFileSession(dir);
@@ -99,8 +86,14 @@ export async function inspect(argv: string[], io: CliIO, stop: Promise<unknown>)
   const inspector = createWebSocketInspector({ url: relay.url, maxDeferredEvents: 1_000_000 });
   try {
     const session = openFileSession(dir, { inspect: inspector.inspect });
-    io.stdout(inspectingLines(dir, session.view, `http://127.0.0.1:${port}`, STATELY_INSPECTOR, relay.url));
-    await stop;
+    // What other processes append from now on reaches the actor, and so the inspector, as it is written.
+    const unfollow = session.follow({ onError: (error) => io.stderr(errorLine(error.message)) });
+    try {
+      io.stdout(inspectingLines(dir, session.view, `http://${LOOPBACK}:${port}`, STATELY_INSPECTOR, relay.url));
+      await stop;
+    } finally {
+      unfollow();
+    }
   } finally {
     inspector.stop();
     await relay.close();

@@ -1,6 +1,12 @@
+import { resolve } from 'node:path';
 import { policyStateFormat, Refusal, stateFormatNames, toStateJson } from '../core/index.js';
 import {
+  appendedSummaryLine,
   nothingToDecideLine,
+  renderGithubSummary,
+  STEP_SUMMARY_HEADROOM_BYTES,
+  STEP_SUMMARY_MAX_BYTES,
+  jobSummaryTooBig,
   renderPrompt,
   renderStatus,
   renderSummary,
@@ -11,7 +17,7 @@ import {
   unknownStateFormat,
   wroteLine,
 } from '../render/index.js';
-import { writeStatusFile } from '../log/index.js';
+import { appendStepSummary, stepSummarySize, writeStatusFile } from '../log/index.js';
 import { openFileSession } from '../session/index.js';
 import { stateFormat } from '../session/state-format.js';
 import { parse, UsageError } from './args.js';
@@ -45,14 +51,41 @@ function stateJson(dir: string, io: CliIO): void {
   session.log.saveStateCache?.(stateFormat(), session.view.lastSeq, () => text);
 }
 
+const STATUS_FORMATS = ['markdown', 'github'] as const;
+
+/**
+ * `gapflow status [--write] [--format markdown|github]`: status.md, to
+ * stdout or into the session folder; or a GitHub Actions job summary,
+ * appended to $GITHUB_STEP_SUMMARY when it is set, else printed.
+ */
 export const status: Command = (argv, io) => {
-  const { values } = parse(argv, { write: { type: 'boolean' } }, []);
+  const { values } = parse(argv, { write: { type: 'boolean' }, format: { type: 'string' } }, []);
+  const format = values.format === undefined ? 'markdown' : values.format.trim().toLowerCase();
+  if (!(STATUS_FORMATS as readonly string[]).includes(format)) throw new UsageError(`status --format takes ${STATUS_FORMATS.join(' or ')}, not "${values.format}"`);
+  if (format === 'github') {
+    if (values.write) throw new UsageError('status --write writes status.md and --format github a job summary: give one of them');
+    return jobSummary(values, io);
+  }
   const session = open(values, io);
   const text = renderStatus(session.view);
   if (!values.write) return io.stdout(text);
   const path = writeStatusFile(sessionDir(values.dir, io), text);
   io.stdout(values.json ? `${JSON.stringify({ written: path })}\n` : wroteLine(path));
 };
+
+function jobSummary(values: { dir?: string | undefined; json?: boolean | undefined }, io: CliIO): void {
+  const session = open(values, io);
+  // An empty variable counts as unset, as shells treat empty variables.
+  const target = io.env.GITHUB_STEP_SUMMARY || undefined;
+  const path = target === undefined ? null : resolve(io.cwd, target);
+  // Other steps' tools may have written to the same file: only what is left under the cap is ours.
+  const size = path === null ? 0 : stepSummarySize(path);
+  const text = renderGithubSummary(session.view, STEP_SUMMARY_MAX_BYTES - STEP_SUMMARY_HEADROOM_BYTES - size);
+  if (text === null) throw new Refusal(jobSummaryTooBig(path, size, STEP_SUMMARY_MAX_BYTES));
+  if (path === null) return values.json ? printJson(io, { summary: text }) : io.stdout(text);
+  appendStepSummary(path, text);
+  io.stdout(values.json ? `${JSON.stringify({ written: path })}\n` : appendedSummaryLine(path));
+}
 
 export const prompt: Command = (argv, io) => {
   const { values } = parse(argv, {}, []);

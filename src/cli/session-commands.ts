@@ -1,6 +1,6 @@
 import { parseBody, type SessionView } from '../core/index.js';
 import { decidedLine, gapMovedLine, gapOpenedLine, initLines, renderAnnouncement, roundClosedLines, roundStartedLine, severityChangedLine } from '../render/index.js';
-import { FileLog } from '../log/index.js';
+import { FileLog, writeSessionConfig } from '../log/index.js';
 import { changeSeverityBody, closeRoundBody, moveGapBody, openGapBody, recordOnFileHead, Session, startRoundBody } from '../session/index.js';
 import type { BodyOf, DecisionKind, EventBodyInput, GapState, SessionSettings, Severity } from '../../events/index.js';
 import { enumWord, list, parse, UsageError, wholeNumber } from './args.js';
@@ -19,6 +19,7 @@ export const init: Command = (argv, io) => {
       'max-rounds': { type: 'string' },
       'no-critical-override': { type: 'boolean' },
       'agent-session': { type: 'string' },
+      'write-status': { type: 'boolean' },
       ...policyInitOptions(),
       ...WRITE_OPTIONS,
     },
@@ -42,7 +43,10 @@ export const init: Command = (argv, io) => {
   // A retried init (same --event-id) finds the session made and, if it went that far, bound.
   const binding = bound && session.view.agentSession !== bound.data.agentSession ? session.record(bound).events : [];
   const events = made.duplicate ? made.events : [...made.events, ...binding];
-  announce(io, session, { events, duplicate: made.duplicate }, values.json, () => initLines(dir, session.view));
+  // Set as asked, also over a config a session that lived here before left behind.
+  const writeStatus = values['write-status'] === true;
+  writeSessionConfig(dir, { writeStatus });
+  announce(io, session, { events, duplicate: made.duplicate }, values.json, () => initLines(dir, session.view, writeStatus));
 };
 
 export const gap: Command = (argv, io) => {

@@ -10,6 +10,7 @@ import { fsyncFolder, makeFolder, writeNewFile } from './durable.js';
 import { CHAIN_START, faultMessage, formatLines, scanBytes, type ChainPoint, type Scan } from './lines.js';
 import { withLock, type Lease } from './lock.js';
 import { waitForWriter } from './lock-holder.js';
+import { followLog, type FollowOptions } from './follow.js';
 import { readCurrentHead } from './head.js';
 import { holdsNoSession, placeNewLog, readFrom, readLogBytes } from './log-path.js';
 import { assertExpected, LogError, type Batch, type ClosedAt, type EventStore, type Expected, type HeadForWrite, type Resumed } from './types.js';
@@ -223,23 +224,11 @@ export class FileLog implements EventStore {
     );
   }
 
-  follow(from: number, listener: (events: readonly GapflowEvent[]) => void, options: { intervalMs?: number } = {}): () => void {
-    let seen = from;
-    const look = () => {
-      try {
-        const events = this.exists() ? this.read(seen) : [];
-        if (events.length === 0) return;
-        seen = events.at(-1)!.seq;
-        listener(events);
-      } catch (error) {
-        // A damaged or half-written log is looked at again next time; only the log's own faults are waited out.
-        if (!(error instanceof LogError)) throw error;
-      }
-    };
-    look();
-    const timer = setInterval(look, options.intervalMs ?? 200);
-    timer.unref();
-    return () => clearInterval(timer);
+  follow(from: number, listener: (events: readonly GapflowEvent[]) => void, options: FollowOptions = {}): () => void {
+    // What this object has read already is not read again: the follower starts where it ended, when that is `from`.
+    const known = this.#known;
+    const cursor = known === null ? null : { end: known.end, point: known.point, lastLine: known.lastLine };
+    return followLog(this.location, from, cursor, listener, options);
   }
 
   create(events: readonly GapflowEvent[]): void {

@@ -1,4 +1,5 @@
 export { CHECKPOINT_MIN_TAIL_BYTES, FileLog, LOG_FILE } from './file-log.js';
+export { FOLLOW_INTERVAL_MS, type FollowOptions } from './follow.js';
 export { CHECKPOINT_FILE, CLOSED_FILE, HEAD_FILE, STATE_FILE } from './checkpoint.js';
 export { readStateCache } from './state-cache.js';
 export { BATCH_INPUT, EVENT_INPUT, formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES, type InputLimit } from './limits.js';
@@ -7,6 +8,8 @@ export { STALE_AFTER_MS, WAIT_FOR_LOCK_MS, withLock, type Lease, type LockTiming
 export { mayBeWriting } from './lock-holder.js';
 export { MemoryLog } from './memory-log.js';
 export { writeStatusFile } from './status-file.js';
+export { appendStepSummary, stepSummarySize } from './step-summary.js';
+export { CONFIG_FILE, hasSessionConfig, readSessionConfig, writeSessionConfig, type SessionConfig } from './session-config.js';
 export { LogError, VersionConflict, type Batch, type EventStore, type Expected, type Resumed, type ClosedAt, type HeadForWrite } from './types.js';
 export { inspectLog, repairLog, type LogInspection, type RepairReport } from './verify.js';
 export { readHookBlocks, writeHookBlocks } from './hook-state.js';

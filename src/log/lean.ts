@@ -14,3 +14,4 @@ export { CLOSED_FILE, HEAD_FILE, readCheckpointBytesOf, readCurrent, writeCheckp
 export { withLock } from './lock.js';
 export { LOG_FILE } from './log-name.js';
 export { openRegularFile, readRange } from './text-file.js';
+export { hasSessionConfig } from './session-config.js';

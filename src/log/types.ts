@@ -1,4 +1,5 @@
 import type { GapflowEvent } from '../../events/index.js';
+import type { FollowOptions } from './follow.js';
 
 /** A stored line the log could not take as an event, or a log that cannot be written now. */
 export class LogError extends Error {
@@ -115,7 +116,7 @@ export interface EventStore {
    * Calls `listener` with the events appended after `from`, by this process
    * or another, as they come, until the returned function is called.
    */
-  follow(from: number, listener: (events: readonly GapflowEvent[]) => void, options?: { intervalMs?: number }): () => void;
+  follow(from: number, listener: (events: readonly GapflowEvent[]) => void, options?: FollowOptions): () => void;
 }
 
 /** Which closed gaps' index a head goes with: the seq and checksum of the event it was written at. */

@@ -46,6 +46,22 @@ export function refusalLine(message: string, remedy: Remedy | undefined): string
   return `gapflow: refused: ${oneLine(message)}${remedy ? ` (${REMEDY_HINT[remedy]})` : ''}\n`;
 }
 
+/** The call recorded its event, but the status.md the session asks for could not follow. */
+export function statusNotRewrittenLine(message: string): string {
+  return `gapflow: recorded, but status.md was not rewritten: ${oneLine(message.split('\n')[0]!)}\n`;
+}
+
+/** `status --format github` with no room for even the summary without its round table (`path`: the step summary file, when it goes there). */
+export function jobSummaryTooBig(path: string | null, size: number, cap: number): string {
+  const already = path === null ? '' : `$GITHUB_STEP_SUMMARY (${path}) already holds ${Math.ceil(size / 1024)} KiB; `;
+  return `${already}the job summary would pass GitHub's ${cap / 1024 / 1024} MiB cap for a step, which drops the step's whole summary; nothing was written`;
+}
+
+/** `status --format github` appended the job summary. */
+export function appendedSummaryLine(path: string): string {
+  return `Appended the job summary to ${path}\n`;
+}
+
 /** A failure that is not the caller's mistake (a damaged log). */
 export function errorLine(message: string): string {
   return `gapflow: ${oneLine(message)}\n`;
@@ -140,7 +156,7 @@ export function unmarkedChartLine(dir: string): string {
 /** `inspect` is up: what it replayed, and where to watch it. */
 export function inspectingLines(dir: string, view: SessionView, page: string, inspector: string, relay: string): string {
   return [
-    `Inspecting ${dir}: ${view.lastSeq} events replayed into a live actor (now ${view.machine.state}).`,
+    `Inspecting ${dir}: ${view.lastSeq} events replayed into a live actor (now ${view.machine.state}); events appended from now on follow as they are written.`,
     `Open ${page} in a browser to watch it in the Stately inspector (the page loads ${inspector}).`,
     `Inspection events: ${relay}. Press Ctrl-C to stop.`,
     '',

@@ -17,7 +17,7 @@ import { renderRoundReport } from './round.js';
  */
 
 /** `init`: where the session lives, what it runs under, and how to go on. */
-export function initLines(dir: string, view: SessionView): string {
+export function initLines(dir: string, view: SessionView, writeStatus = false): string {
   const c = view.config;
   const preset = view.settings?.preset ? `, preset ${view.settings.preset}` : '';
   const gaps = tracksGaps(view);
@@ -27,6 +27,7 @@ export function initLines(dir: string, view: SessionView): string {
       ? `  stall_threshold ${c.stallThreshold}, divergence_threshold ${c.divergenceThreshold}, max_rounds ${c.maxRounds}, critical_override ${c.criticalOverride}${preset}`
       : `  stall_threshold ${c.stallThreshold}, max_rounds ${roundLimit(view) ?? "none (each policy's own maximum)"}${preset}`,
     ...(view.settings?.policies ? [`  policies ${view.policies.enabled.join(', ')} (complete when ${view.policies.completeWhen} converged)`] : []),
+    ...(writeStatus ? [`  status.md is rewritten after every command that records an event`] : []),
     gaps ? '  Record the baseline gaps, then `gapflow round start`.' : '  Record each iteration with `gapflow record POLICY …`.',
   ].join('\n');
 }

@@ -3,6 +3,8 @@ export { renderPrompt } from './prompt.js';
 export { renderRoundReport } from './round.js';
 export { renderStatus } from './status.js';
 export { renderSummary } from './summary.js';
+export { renderWatchFrame, type FrameOptions } from './watch.js';
+export { chartSample, MAX_CHART_POINTS, renderGithubSummary, STEP_SUMMARY_HEADROOM_BYTES, STEP_SUMMARY_MAX_BYTES } from './github.js';
 export { diagramModel, toDot, toMermaid, type DiagramEdge, type DiagramModel } from './diagram.js';
 export { policySections, renderPolicyCheck } from './policies.js';
 export {
@@ -22,7 +24,9 @@ export {
   wroteLine,
 } from './cli.js';
 export {
+  appendedSummaryLine,
   appendLines,
+  jobSummaryTooBig,
   claudeHookAnswer,
   environmentErrorLine,
   errorLine,
@@ -34,6 +38,7 @@ export {
   REMEDY_HINT,
   repairedLine,
   stateFormatNotEnabled,
+  statusNotRewrittenLine,
   unknownStateFormat,
   unmarkedChartLine,
   usageErrorLine,

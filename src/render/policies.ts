@@ -1,4 +1,4 @@
-import { closedRounds, currentVerdict, lastClosedRound, metricPoliciesOf, roundInput, soleNarrator, type SessionView } from '../core/index.js';
+import { closedRounds, currentVerdict, lastClosedRound, metricPoliciesOf, roundInput, soleNarrator, type RoundFigures, type SessionView } from '../core/index.js';
 import { policyNamed, renderCheckTree, type AnyPolicy, type Figure } from '../policies/index.js';
 import { escapeMarkdown as md, table } from './markdown.js';
 
@@ -57,8 +57,8 @@ export function policySections(view: SessionView): string[] {
 }
 
 /** The round table of a session whose policies read no gap events: the combined verdict and where it led. */
-export function verdictTable(view: SessionView): string {
-  const rows = closedRounds(view).map((r) => [
+export function verdictTable(view: SessionView, rounds: readonly RoundFigures[] = closedRounds(view)): string {
+  const rows = rounds.map((r) => [
     String(r.round),
     r.combined?.verdict ?? '-',
     md(r.combined?.policies.join(', ') ?? ''),

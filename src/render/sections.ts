@@ -25,9 +25,10 @@ function presetLabel(view: SessionView): string {
   return `auto: ${presetForBaseline(view.baselineGapCount)} (${formatCount(view.baselineGapCount)} baseline gaps)`;
 }
 
-export function roundTable(view: SessionView): string {
+/** The round table of `rounds` (default: every closed round). */
+export function roundTable(view: SessionView, rounds: readonly RoundFigures[] = closedRounds(view)): string {
   const headers = ['Round', 'Open Start', 'Resolved', 'New', 'Open End', 'Unweighted Net', 'Weighted Net', 'State', 'Flat Count'];
-  const rows = closedRounds(view).map((r) => [
+  const rows = rounds.map((r) => [
     String(r.round),
     formatCount(r.openStart),
     String(r.resolved),

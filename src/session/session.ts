@@ -1,7 +1,7 @@
 import type { DecisionKind, EventBodyInput, GapState, SessionSettings, Severity } from '../../events/index.js';
 import { encodeClosedIndex, encodeHead, encodeView, HEAD_ROUNDS, initialView, type SessionView } from '../core/index.js';
 import { closedIndexFormat, headFormat, viewFormat } from './formats.js';
-import type { EventStore } from '../log/index.js';
+import type { EventStore, FollowOptions } from '../log/index.js';
 import { LiveActor, type ConvergenceActor } from './live.js';
 import type { SessionOptions } from './options.js';
 import { replay, resumeView } from './replay.js';
@@ -201,6 +201,24 @@ export class Session {
   /** The user's decision (R11): narrow scope, accept complexity, prioritize CRITICAL, pause, resume, force complete, abandon or approve. */
   makeDecision(kind: DecisionKind, options: body.DecisionOptions = {}, write?: WriteOptions) {
     return this.record(body.decisionBody(kind, options), write);
+  }
+
+  /**
+   * Keeps the view up with what other processes append to the store (a
+   * file log hears of a change at once and reads only the lines added),
+   * telling subscribers as after a write: a live follow for a dashboard or
+   * the inspector. Returns the stop; `options` as the store's `follow`.
+   */
+  follow(options: FollowOptions = {}): () => void {
+    return this.log.follow(
+      this.view.lastSeq,
+      (events) => {
+        // This session's own writes come back through the store too: they are in the view already.
+        const fresh = events.filter((event) => event.seq > this.view.lastSeq);
+        if (fresh.length > 0) this.#feed.publish(catchUp(this.view, fresh));
+      },
+      options,
+    );
   }
 
   /** Calls `listener` after every write and catch-up from now on; returns the unsubscribe. */

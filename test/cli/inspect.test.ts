@@ -1,77 +1,24 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { divergingAfterRoundOne, Sandbox } from './helpers.js';
 import type { StateValue } from 'xstate';
 import { leafOf } from '../../machines/index.js';
+import { alive, childKeeper, freePort, until } from './children.js';
 
 /*
  * `gapflow inspect` as a user runs it: the built bin in its own process, a
- * real WebSocket client, then Ctrl-C (SIGINT). Every child is killed in
- * afterEach whatever happens, so a failing test leaves no process behind.
+ * real WebSocket client, then Ctrl-C (SIGINT).
  */
 
-const bin = fileURLToPath(new URL('../../dist/gapflow.js', import.meta.url));
-
-interface Running {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
 let box: Sandbox;
-let children: ChildProcess[];
-
 beforeEach(() => {
   box = new Sandbox();
-  children = [];
 });
-afterEach(() => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  box.remove();
-});
+afterEach(() => box.remove());
 
-function start(...argv: string[]): Running {
-  const child = spawn('node', [bin, ...argv, '--dir', box.dir], { cwd: box.root, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += String(chunk)));
-  child.stderr!.on('data', (chunk: Buffer) => (err += String(chunk)));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, stdout: () => out, stderr: () => err, exited };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-async function until(what: string, check: () => boolean, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const spawnBin = childKeeper();
+const start = (...argv: string[]) => spawnBin([...argv, '--dir', box.dir], box.root);
 
 interface Inspection {
   type: string;
@@ -113,6 +60,34 @@ describe('gapflow inspect', () => {
     run.child.kill('SIGINT');
     expect(await run.exited).toBe(0);
     expect(alive(run.child.pid!)).toBe(false);
+    expect(run.stderr()).toBe('');
+  }, 30_000);
+
+  it('follows the log: an event another process appends reaches the WebSocket client within a second', async () => {
+    divergingAfterRoundOne(box);
+    box.ok('decide', 'pause');
+    const port = await freePort();
+    const run = start('inspect', '--port', String(port));
+    await until('the ready message', () => run.stdout().includes('Ctrl-C'));
+    const received: { message: Inspection; at: number }[] = [];
+    const client = new WebSocket(`ws://127.0.0.1:${port}`);
+    client.on('message', (data) => received.push({ message: JSON.parse(String(data)) as Inspection, at: Date.now() }));
+    const events = () => received.filter((r) => r.message.type === '@xstate.event');
+    await until('the replayed events', () => events().length >= 3);
+
+    box.ok('decide', 'resume');
+    const written = Date.now();
+    await until('the resume', () => events().length >= 4, 5_000);
+    const resumed = events()[3]!;
+    expect(resumed.message.event?.type).toBe('RESUME');
+    expect(resumed.at - written).toBeLessThan(1_000);
+    await until('its snapshot', () => received.filter((r) => r.message.type === '@xstate.snapshot').length >= 4);
+    const last = received.filter((r) => r.message.type === '@xstate.snapshot').at(-1)!;
+    expect(leafOf(last.message.snapshot!.value as StateValue)).toBe('DIVERGENCE_WARNING');
+    client.close();
+
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(0);
     expect(run.stderr()).toBe('');
   }, 30_000);
 

@@ -1,0 +1,40 @@
+import type { Server } from 'node:http';
+import { UsageError, wholeNumber } from './args.js';
+
+/*
+ * What `inspect` and `watch` share to serve on loopback: the port option and
+ * a listen that fails with one line. Loopback only: a session's gaps are not
+ * for the network.
+ */
+
+export const LOOPBACK = '127.0.0.1';
+
+/** `--port P`: a whole number from 1 to 65535; undefined when not given. */
+export function portOption(value: string | undefined): number | undefined {
+  const port = wholeNumber('port', value);
+  if (port !== undefined && (port < 1 || port > 65535)) throw new UsageError(`--port takes 1 to 65535, not ${port}`);
+  return port;
+}
+
+/** Listens on loopback; a busy port is one line that says what to do. */
+export function listen(server: Server, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      reject(error.code === 'EADDRINUSE' ? new Error(`port ${port} is in use; pick another with --port`) : error);
+    });
+    server.listen(port, LOOPBACK, () => resolve());
+  });
+}
+
+/** Anything that closes with a callback: an HTTP server, a WebSocket server. */
+interface Closable {
+  close(done: () => void): unknown;
+}
+
+/** Drops every client, then closes the WebSocket server and the HTTP server under it. */
+export function closeAll(clients: Iterable<{ terminate(): void }>, sockets: Closable, http: Closable): Promise<void> {
+  return new Promise((resolve) => {
+    for (const client of clients) client.terminate();
+    sockets.close(() => http.close(() => resolve()));
+  });
+}

@@ -1,0 +1,72 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { LOG_FILE, readSessionConfig, writeStatusFile } from '../log/index.js';
+import { renderStatus, statusNotRewrittenLine } from '../render/index.js';
+import { openFileSession } from '../session/index.js';
+import type { CliIO } from './common.js';
+import { sessionDir } from './session-dir.js';
+
+/**
+ * The commands that record events in the session `--dir` names (the stop
+ * hook records only a binding, which status.md does not show, in a session
+ * its input names).
+ */
+const RECORDERS: ReadonlySet<string> = new Set(['init', 'gap', 'round', 'decide', 'append', 'record']);
+
+/** How many times status.md is rendered again when other writers moved the log on meanwhile. */
+const ATTEMPTS = 3;
+
+function logSize(dir: string): number {
+  try {
+    return statSync(join(dir, LOG_FILE)).size;
+  } catch {
+    return -1;
+  }
+}
+
+/** The `--dir` of a call that its own command parsed without fault (so every `--dir` in it is the option). */
+function dirOption(argv: readonly string[]): string | undefined {
+  const { values } = parseArgs({ args: [...argv], options: { dir: { type: 'string' } }, strict: false, allowPositionals: true });
+  return typeof values.dir === 'string' ? values.dir : undefined;
+}
+
+/**
+ * For a recording command (`name`, with its words `argv`): a step to run
+ * once it has succeeded, which rewrites status.md when the session asks for
+ * it (`init --write-status`) and the log grew; null for any other command.
+ * Whatever stops the rewrite is one line on stderr: the event is recorded,
+ * so the call still succeeds (running it again would record it twice).
+ */
+export function statusAfterWrite(name: string, argv: readonly string[], io: CliIO): (() => void) | null {
+  if (!RECORDERS.has(name)) return null;
+  let dir: string;
+  try {
+    dir = sessionDir(dirOption(argv), io);
+  } catch {
+    return null; // the command words the bad --dir itself
+  }
+  const before = logSize(dir);
+  return () => {
+    try {
+      if (logSize(dir) === before || !readSessionConfig(dir).writeStatus) return;
+      rewriteStatus(dir);
+    } catch (error) {
+      io.stderr(statusNotRewrittenLine(error instanceof Error ? error.message : String(error)));
+    }
+  };
+}
+
+/**
+ * Renders status.md from the log as it is and puts it in place whole (temp
+ * + rename). Writers that finish together each rename their own; whichever
+ * renames last then finds the log longer than what it rendered, if another
+ * appended meanwhile, and renders again, so the file left ends up current.
+ */
+function rewriteStatus(dir: string): void {
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    const size = logSize(dir);
+    writeStatusFile(dir, renderStatus(openFileSession(dir).view));
+    if (logSize(dir) === size) return;
+  }
+}
