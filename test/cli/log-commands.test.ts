@@ -79,8 +79,11 @@ describe('gapflow repair', () => {
     atBaseline(box);
     const lines = box.logLines();
     box.writeLog(`${lines[0]}\nnot json\n${lines[2]}\n`);
+    const before = readdirSync(box.dir);
     expectRefused(box, ['repair'], [/line 2: not a JSON object; repair cuts only a torn last line/]);
-    expect(readdirSync(box.dir)).toEqual(['events.jsonl']);
+    // Nothing beside the log either: no copy set aside, no checkpoint written.
+    expect(readdirSync(box.dir)).toEqual(before);
+    expect(before).toContain('events.jsonl');
   });
 });
 
