@@ -8,13 +8,12 @@ import {
   stateFormatNotEnabled,
   stateLines,
   summaryNotDue,
-  unknownStateFormat,
   wroteLine,
 } from '../render/index.js';
 import { writeStatusFile } from '../log/index.js';
 import { openFileSession } from '../session/index.js';
 import { stateFormat } from '../session/state-format.js';
-import { parse, UsageError } from './args.js';
+import { parse, wordOf } from './args.js';
 import { type CliIO, type Command, jsonText, open, printJson, sessionDir } from './common.js';
 import { printStoredState } from './state-cache.js';
 
@@ -28,9 +27,9 @@ export const state: Command = (argv, io) => {
   if (values.json && values.format === undefined) return stateJson(sessionDir(values.dir, io), io);
   const session = open(values, io);
   if (values.format !== undefined) {
-    const format = values.format.trim().toLowerCase();
+    const format = wordOf('--format', values.format, stateFormatNames());
     const found = policyStateFormat(session.view, format);
-    if (found === null) throw new UsageError(unknownStateFormat(values.format, stateFormatNames()));
+    if (found === null) throw new Error(`no policy offers the state format ${format}`);
     if (found.text === null) throw new Refusal(stateFormatNotEnabled(format, found.policy, session.view));
     return io.stdout(found.text);
   }

@@ -1,4 +1,4 @@
-import { formatIssue, type SessionSettings } from '../../events/index.js';
+import { formatIssue, oneOf, shownValue, type SessionSettings } from '../../events/index.js';
 import type { ConvergenceConfig } from '../../machines/index.js';
 import { DEFAULT_POLICIES, POLICY_NAMES, policyNamed } from '../policies/index.js';
 import { metricPoliciesOf, readsGapEvents } from './policies.js';
@@ -40,7 +40,7 @@ export function policiesFor(settings: SessionSettings): PolicyView {
 export function policySettingsProblem(settings: SessionSettings): [why: string, remedy?: Remedy] | null {
   const enabled = enabledPolicies(settings);
   for (const name of enabled) {
-    if (!POLICY_NAMES.includes(name)) return [`unknown policy "${name}" (known: ${POLICY_NAMES.join(', ')})`];
+    if (!POLICY_NAMES.includes(name)) return [unknownPolicy(name)];
   }
   if (new Set(enabled).size !== enabled.length) return ['a policy is named twice'];
   if (!readsGapEvents(enabled)) {
@@ -58,6 +58,11 @@ export function policySettingsProblem(settings: SessionSettings): [why: string, 
     if (!parsed.success) return [`${name} settings: ${formatIssue(parsed.error)}`];
   }
   return null;
+}
+
+/** A name that is no policy's, with the ones that are and the nearest: `unknown policy "atom" (one of gaps, …, atoms (did you mean atoms?))`. */
+export function unknownPolicy(name: string): string {
+  return `unknown policy ${shownValue(name)} (${oneOf(name, POLICY_NAMES).text})`;
 }
 
 /** The session's stall threshold when one metric policy runs alone and names one (seed 001's max_stall_count). */

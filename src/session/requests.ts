@@ -54,7 +54,7 @@ export function validateBatchIds(requests: readonly BatchRequest[], where: Reque
 
 /** A request's refusal, named by where the request came from (`stdin line 3`); null: as it is. */
 export function named(error: unknown, where: RequestNamer, index: number): unknown {
-  return error instanceof Refusal && where ? new Refusal(`${where(index)}: ${error.message}`, error.remedy) : error;
+  return error instanceof Refusal && where ? error.at(where(index)) : error;
 }
 
 /** The message of a write whose expected seq the log has moved past (or not reached). */
