@@ -1,5 +1,6 @@
 export { escapeMarkdown, table } from './markdown.js';
 export { renderPrompt } from './prompt.js';
+export { gapEntry, optionEntries, type GapEntry, type OptionEntry } from './options.js';
 export { renderRoundReport } from './round.js';
 export { renderStatus } from './status.js';
 export { renderSummary } from './summary.js';
