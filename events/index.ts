@@ -5,3 +5,4 @@ export { canonicalRequest, canonicalWord, nearestWord, oneOf, REQUEST_WORDS, SHO
 export { EventRequest, requestFields } from './request.js';
 export { eventJsonSchema, eventJsonSchemaText } from './json-schema.js';
 export { OLDEST_VERSION, upcast, versionProblem } from './upcast.js';
+export { respelled } from './respell.js';

@@ -1,4 +1,4 @@
-import { EVENT_VERSION, formatIssue, type BodyOf, type Decided, type SettledEvent } from '../../events/index.js';
+import { EVENT_VERSION, formatIssue, respelled, type BodyOf, type Decided, type SettledEvent } from '../../events/index.js';
 import { policyNamed } from '../policies/index.js';
 import { foresee } from './evolve.js';
 import { unknownPolicy } from './policy-settings.js';
@@ -43,7 +43,8 @@ export function decideRoundClose(view: SessionView, body: BodyOf<'round.closed'>
  * `record` per iteration is the whole loop. The payload is stored as the
  * policy's schema reads it (defaults filled in).
  */
-export function decideMetrics(view: SessionView, body: BodyOf<'metrics.recorded'>): Decided[] {
+export function decideMetrics(view: SessionView, asked: BodyOf<'metrics.recorded'>): Decided[] {
+  const body = withPolicyWords(asked);
   const refuse = refuser(body);
   const decided: Decided[] = [];
   let round = view.rounds.length;
@@ -59,6 +60,13 @@ export function decideMetrics(view: SessionView, body: BodyOf<'metrics.recorded'
   // The round closes with these metrics in it: judged on the view as they leave it.
   const recorded = foresee(view, decided.map((fact, i) => stamped(fact, view.lastSeq + 1 + i)));
   return [...decided, { type: 'round.closed', data: { round, outcome: judgeRoundClose(recorded)! } }];
+}
+
+/** The metrics with their policy's own words (from its schema's lists) in the spelling the schema has. */
+function withPolicyWords(body: BodyOf<'metrics.recorded'>): BodyOf<'metrics.recorded'> {
+  const policy = policyNamed(body.data.policy);
+  if (!policy) return body;
+  return { ...body, data: { ...body.data, metrics: respelled(policy.metrics, body.data.metrics) as Record<string, unknown> } };
 }
 
 /** A decided fact in an envelope, for a view that is judged and thrown away. */
@@ -91,7 +99,7 @@ function validateMetrics(view: SessionView, body: BodyOf<'metrics.recorded'>, ro
   if ((view.policies.records.get(name) ?? []).some((r) => r.round === round)) {
     refuse(`${name} metrics for round ${round} are already recorded; one record per policy per round`);
   }
-  const parsed = policy.metrics.safeParse(body.data.metrics);
+  const parsed = policy.metrics.safeParse(body.data.metrics, { reportInput: true });
   if (!parsed.success) {
     const where = parsed.error.issues[0]?.path.length ? 'metrics.' : 'metrics: ';
     refuse(`${where}${formatIssue(parsed.error)}`);

@@ -2,7 +2,7 @@ import { canonicalRequest, EventBody, readIssue, requestFields, wordsAt, type Bo
 import { decideDecision } from './decide-decisions.js';
 import { decideGapEvent } from './decide-gaps.js';
 import { decideMetrics, decideRoundClose, decideRoundStart } from './decide-rounds.js';
-import { policySettingsProblem } from './policy-settings.js';
+import { policySettingsProblem, respelledPolicySettings } from './policy-settings.js';
 import { Refusal } from './refusal.js';
 import { refusePaused, refuser, type Refuse } from './refuse.js';
 import type { SessionView } from './view.js';
@@ -64,9 +64,10 @@ export function decide(view: SessionView, input: EventBodyInput | EventBody): De
 
 function decideStart(view: SessionView, body: BodyOf<'session.started'>, refuse: Refuse): Decided[] {
   if (view.settings) refuse('the session has already started');
-  const problem = policySettingsProblem(body.data);
+  const started = { ...body, data: respelledPolicySettings(body.data) };
+  const problem = policySettingsProblem(started.data);
   if (problem) refuse(...problem);
-  return [body];
+  return [started];
 }
 
 /** A later binding replaces an earlier one (a new agent session takes the loop over); the same one twice is a mistake. */

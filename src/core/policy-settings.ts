@@ -1,4 +1,4 @@
-import { formatIssue, oneOf, shownValue, type SessionSettings } from '../../events/index.js';
+import { formatIssue, oneOf, respelled, shownValue, type SessionSettings } from '../../events/index.js';
 import type { ConvergenceConfig } from '../../machines/index.js';
 import { DEFAULT_POLICIES, POLICY_NAMES, policyNamed } from '../policies/index.js';
 import { metricPoliciesOf, readsGapEvents } from './policies.js';
@@ -36,6 +36,18 @@ export function policiesFor(settings: SessionSettings): PolicyView {
   return view;
 }
 
+/** The settings with each known policy's own words (a preset, say) in the spelling its schema has, as the log keeps them. */
+export function respelledPolicySettings(settings: SessionSettings): SessionSettings {
+  if (settings.policySettings === undefined) return settings;
+  const policySettings = Object.fromEntries(
+    Object.entries(settings.policySettings).map(([name, raw]) => {
+      const policy = policyNamed(name);
+      return [name, policy ? (respelled(policy.settings, raw) as Record<string, unknown>) : raw];
+    }),
+  );
+  return { ...settings, policySettings };
+}
+
 /** Why session.started's policy settings cannot be taken (with what would make them possible), or null when they can. */
 export function policySettingsProblem(settings: SessionSettings): [why: string, remedy?: Remedy] | null {
   const enabled = enabledPolicies(settings);
@@ -54,7 +66,7 @@ export function policySettingsProblem(settings: SessionSettings): [why: string, 
     if (!policy) return [`settings for unknown policy "${name}"`];
     if (policy.readsGapEvents) return [`the ${name} policy takes the session's own settings (stall threshold, divergence threshold, critical override), not policy settings`];
     if (!enabled.includes(name)) return [`settings for ${name}, which is not enabled (enabled: ${enabled.join(', ')})`];
-    const parsed = policy.settings.safeParse(raw);
+    const parsed = policy.settings.safeParse(raw, { reportInput: true });
     if (!parsed.success) return [`${name} settings: ${formatIssue(parsed.error)}`];
   }
   return null;
