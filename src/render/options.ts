@@ -63,7 +63,7 @@ function effect(view: SessionView, option: DecisionOption): string {
         ? `Resets the baseline to the current gap count (${formatCount(view.open.count)} open, weighted ${formatCount(view.open.weighted)}), resets the flat count and goes to CONVERGING`
         : 'The loop goes on with a fresh flat count (CONVERGING)';
     case 'prioritize_critical':
-      return `Focuses the next rounds on ${ids(option.gaps)} until they close, resets the flat count and goes to CONVERGING`;
+      return `Focuses the next rounds on ${ids(option.gaps)} until ${option.gaps.length === 1 ? 'it closes' : 'they close'}, resets the flat count and goes to CONVERGING`;
     case 'pause':
       return 'Saves the session as it is; resume returns to DIVERGENCE_WARNING';
     case 'force_complete': {
