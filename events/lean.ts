@@ -1,25 +1,13 @@
 /*
  * The events folder's second door: the vocabulary's words as plain
- * constants, with no schema library. The core's tables and the head's
- * readers (`next`, a stop hook) take them from here without loading zod;
- * vocabulary.ts builds its enums from them.
+ * constants, and how any spelling of them is read, with no schema library.
+ * The core's tables, the head's readers (`next`, a stop hook) and the CLI's
+ * short paths take them from here without loading zod; vocabulary.ts
+ * builds its enums from them.
  */
 
-/** Gap severities, most severe first (the order every table uses). */
-export const SEVERITY_WORDS = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'] as const;
-
-/** The gap lifecycle of RULINGS R10: open, parked and closed states. */
-export const GAP_STATE_WORDS = [
-  'OPEN',
-  'IN_PROGRESS',
-  'BLOCKED',
-  'PROPOSED',
-  'NEEDS_REVISION',
-  'USER_DEFERRED',
-  'ACCEPTED',
-  'RESOLVED',
-  'WONT_FIX',
-] as const;
+export * from './words.js';
+export { canonicalRequest, canonicalWord, nearestWord, oneOf, REQUEST_WORDS, SHOWN_MAX, shownValue, spellingKey, wordsAt } from './spelling.js';
 
 /**
  * The version this build writes (schemas.ts says what each version carries).

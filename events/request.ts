@@ -10,6 +10,7 @@ import {
   SessionBound,
   SessionStarted,
 } from './schemas.js';
+import { EventBody } from './schemas.js';
 import { EventId } from './vocabulary.js';
 
 const withId = { id: EventId.optional() };
@@ -30,3 +31,11 @@ export const EventRequest = z.discriminatedUnion('type', [
   MetricsRecorded.extend(withId),
 ]);
 export type EventRequest = z.infer<typeof EventRequest>;
+
+/** The fields the object at `path` in a request of `type` may hold, for a "did you mean"; undefined when that is not known. */
+export function requestFields(type: unknown, path: readonly PropertyKey[]): readonly string[] | undefined {
+  if (path.length === 0) return ['type', 'data'];
+  if (path.length !== 1 || path[0] !== 'data') return undefined;
+  const option = EventBody.options.find((o) => o.shape.type.value === type);
+  return option === undefined ? undefined : Object.keys(option.shape.data.shape);
+}

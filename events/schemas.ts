@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { AGENT_SESSION_MAX, EVENT_VERSION, REASON_MAX, TITLE_MAX } from './lean.js';
+import { ACKNOWLEDGMENT_WORDS, AGENT_SESSION_MAX, COMPLETE_WHEN_WORDS, EVENT_VERSION, REASON_MAX, TITLE_MAX } from './lean.js';
 import { ConvergenceState, DecisionKind, GapId, GapState, Outcome, PolicyName, Preset, ResumableState, Severity, Text, Verdict } from './vocabulary.js';
 
 /**
@@ -24,10 +24,12 @@ const SessionStartedData = z.strictObject({
   /** Each policy's own settings, validated by that policy's schema at decide time (so replay re-checks them). */
   policySettings: z.record(PolicyName, z.record(z.string().max(64), z.unknown())).optional(),
   /** Whether every enabled policy (`all`, the default) or any one (`any`) must have converged to complete. */
-  completeWhen: z.enum(['any', 'all']).optional(),
+  completeWhen: z.enum(COMPLETE_WHEN_WORDS).optional(),
 });
 
 const RoundData = z.strictObject({ round: z.int().min(1) });
+/** A request may leave its round out: gapflow numbers it (the next round for a start, the open one for a close). */
+const RoundRequestData = z.strictObject({ round: z.int().min(1).optional() });
 
 const GapOpenedData = z.strictObject({
   id: GapId,
@@ -68,7 +70,7 @@ const DecisionMadeData = z.strictObject({
   kind: DecisionKind,
   gaps: z.array(GapId).max(10_000).optional(),
   /** `critical_risk`: the user accepts completing with CRITICAL gaps open. */
-  acknowledgment: z.literal('critical_risk').optional(),
+  acknowledgment: z.literal(ACKNOWLEDGMENT_WORDS[0]).optional(),
   rationale: Text(2000).optional(),
 });
 
@@ -142,8 +144,8 @@ export type DecisionOutcome = z.infer<typeof DecisionOutcome>;
 
 /** The event bodies: what a caller asks to record, before the log stamps it. */
 export const SessionStarted = z.strictObject({ type: z.literal('session.started'), data: SessionStartedData });
-export const RoundStarted = z.strictObject({ type: z.literal('round.started'), data: RoundData });
-export const RoundClosed = z.strictObject({ type: z.literal('round.closed'), data: RoundData });
+export const RoundStarted = z.strictObject({ type: z.literal('round.started'), data: RoundRequestData });
+export const RoundClosed = z.strictObject({ type: z.literal('round.closed'), data: RoundRequestData });
 export const GapOpened = z.strictObject({ type: z.literal('gap.opened'), data: GapOpenedData });
 export const GapMoved = z.strictObject({ type: z.literal('gap.moved'), data: GapMovedData });
 export const GapSeverityChanged = z.strictObject({
@@ -175,10 +177,12 @@ export type BodyOf<T extends EventType> = Extract<EventBody, { type: T }>;
 export type BodyInputOf<T extends EventType> = Extract<EventBodyInput, { type: T }>;
 
 /**
- * Round closes and decisions as they are stored: with the outcome gapflow
- * decided (a caller never gives one: a request's schema has no such field).
- * Lines older than version 3 have none; they are upcast when read.
+ * Rounds as they are stored: numbered. Round closes and decisions as they
+ * are stored: with the outcome gapflow decided (a caller never gives one: a
+ * request's schema has no such field). Lines older than version 3 have
+ * none; they are upcast when read.
  */
+const StoredRoundStarted = z.strictObject({ type: z.literal('round.started'), data: RoundData });
 const StoredRoundClosed = z.strictObject({ type: z.literal('round.closed'), data: RoundData.extend({ outcome: RoundOutcome.optional() }) });
 const StoredDecisionMade = z.strictObject({ type: z.literal('decision.made'), data: DecisionMadeData.extend({ outcome: DecisionOutcome.optional() }) });
 
@@ -195,7 +199,7 @@ const Envelope = {
 /** One line of the log: an event body in its envelope. */
 export const GapflowEvent = z.discriminatedUnion('type', [
   SessionStarted.extend(Envelope),
-  RoundStarted.extend(Envelope),
+  StoredRoundStarted.extend(Envelope),
   StoredRoundClosed.extend(Envelope),
   GapOpened.extend(Envelope),
   GapMoved.extend(Envelope),

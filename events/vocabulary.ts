@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { GAP_ID_MAX, GAP_ID_PATTERN, GAP_STATE_WORDS, PLAIN_TEXT_PATTERN, SEVERITY_WORDS } from './lean.js';
+import { DECISION_KIND_WORDS, GAP_ID_MAX, GAP_ID_PATTERN, GAP_STATE_WORDS, PLAIN_TEXT_PATTERN, PRESET_WORDS, SEVERITY_WORDS } from './lean.js';
 
 export { GAP_ID_MAX, GAP_ID_PATTERN, PLAIN_TEXT_PATTERN } from './lean.js';
 
@@ -11,19 +11,10 @@ export type Severity = z.infer<typeof Severity>;
 export const GapState = z.enum(GAP_STATE_WORDS);
 export type GapState = z.infer<typeof GapState>;
 
-export const Preset = z.enum(['simple', 'complex', 'large', 'auto']);
+export const Preset = z.enum(PRESET_WORDS);
 export type Preset = z.infer<typeof Preset>;
 
-export const DecisionKind = z.enum([
-  'narrow_scope',
-  'accept_complexity',
-  'prioritize_critical',
-  'pause',
-  'resume',
-  'force_complete',
-  'abandon',
-  'approve',
-]);
+export const DecisionKind = z.enum(DECISION_KIND_WORDS);
 export type DecisionKind = z.infer<typeof DecisionKind>;
 
 /**

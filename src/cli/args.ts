@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { canonicalWord, nearestWord, oneOf, shownValue } from '../../events/lean.js';
 import { Refusal } from '../core/lean.js';
 import { UsageError } from './usage-error.js';
 
@@ -31,7 +32,7 @@ export function parse<T extends Options>(
       strict: true,
     }) as Parsed<T>;
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message.split('\n')[0]! : String(error));
+    throw new UsageError(parseProblem(error, Object.keys({ ...GLOBAL_OPTIONS, ...options })));
   }
   if (parsed.positionals.length < positionals.length) {
     throw new UsageError(`missing ${positionals.slice(parsed.positionals.length).join(' ')}`);
@@ -40,6 +41,16 @@ export function parse<T extends Options>(
     throw new UsageError(`unexpected argument "${parsed.positionals[positionals.length]}"`);
   }
   return { values: parsed.values, args: parsed.positionals };
+}
+
+/** node's words for a call parseArgs refuses, in gapflow's: an unknown option is named, with the nearest one it takes. */
+function parseProblem(error: unknown, names: readonly string[]): string {
+  const message = error instanceof Error ? error.message.split('\n')[0]! : String(error);
+  const unknown = /^Unknown option '([^']*)'/.exec(message)?.[1];
+  if (unknown === undefined) return message;
+  const flags = names.map((name) => `--${name}`);
+  const suggestion = unknown.startsWith('--') ? nearestWord(unknown, flags) : null;
+  return `unknown option ${unknown}${suggestion ? ` (did you mean ${suggestion}?)` : ''}`;
 }
 
 /**
@@ -64,17 +75,44 @@ function joinNegativeValues(argv: readonly string[], options: Options): string[]
 /** A whole number from an option; anything else is invalid input (exit 1). */
 export function wholeNumber(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^-?\d+$/.test(value.trim())) throw new Refusal(`--${flag} takes a whole number, not ${JSON.stringify(value.slice(0, 40))}`);
+  if (!/^-?\d+$/.test(value.trim())) {
+    throw new Refusal(`--${flag} takes a whole number, not ${shownValue(value)}`, undefined, { field: `--${flag}`, value, valid: null, suggestion: null });
+  }
   return Number(value);
 }
 
+/** How `wordOf` words a refusal: what the call is about (`gap open GAP-1`), and the words as the CLI spells them. */
+export interface WordOptions<W extends string> {
+  about?: string;
+  shown?: (word: W) => string;
+}
+
+/**
+ * A word from a fixed list, in any spelling (`in-progress`, `In_Progress`
+ * and `IN_PROGRESS` are all IN_PROGRESS), as the list spells it. Any other
+ * word is invalid input (exit 1), refused naming `field` (a flag, a
+ * positional), the word given, the words taken and the nearest one.
+ */
+export function wordOf<W extends string>(field: string, value: string, words: readonly W[], options: WordOptions<W> = {}): W {
+  const word = canonicalWord(value, words);
+  if (word !== undefined) return word;
+  const valid = words.map(options.shown ?? ((w) => w));
+  const { text, suggestion } = oneOf(value, valid);
+  const about = options.about === undefined ? '' : `${options.about}: `;
+  throw new Refusal(`${about}${field}: ${shownValue(value)} is not ${text}`, undefined, { field, value, valid, suggestion });
+}
+
+/** A command's verb that is not one of its `verbs` (a usage error): `unknown gap command "sevrity" (open, move, severity; did you mean severity?)`. */
+export function unknownVerb(command: string, verb: string, verbs: readonly string[]): UsageError {
+  const suggestion = nearestWord(verb, verbs);
+  return new UsageError(`unknown ${command} command ${shownValue(verb)} (${verbs.join(', ')}${suggestion ? `; did you mean ${suggestion}?` : ''})`);
+}
+
+/** A word the CLI spells with `-` (`narrow-scope`) where the log spells it with `_`. */
+export const dashed = (word: string): string => word.replaceAll('_', '-');
+
 /** A decimal as people type it: `85`, `-1`, `0.8`, `.8`, `8.`, `1e3`. */
 export const DECIMAL = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
-
-/** `in-progress`, `In_Progress` and `IN_PROGRESS` all name the same state; the schema judges the result. */
-export function enumWord(value: string): string {
-  return value.trim().toUpperCase().replace(/-/g, '_');
-}
 
 export function list(value: string | undefined): string[] | undefined {
   return value === undefined ? undefined : value.split(',').map((s) => s.trim()).filter(Boolean);

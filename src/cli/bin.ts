@@ -1,6 +1,6 @@
 import type { CliIO, Command } from './common.js';
 import { commandLoader } from './commands.js';
-import { asksForHelp, hoistGlobalOptions } from './hoist.js';
+import { asksForHelp, asksForJson, hoistGlobalOptions } from './hoist.js';
 
 /**
  * The bin's entry point. It answers `--version` itself and loads only what
@@ -34,7 +34,7 @@ export async function runBin(argv: string[], io: CliIO, stop: () => Promise<unkn
       await follow(rest, { ...io, stdin: (limit) => readStandardInput(limit) }, stop());
       return 0;
     } catch (error) {
-      return failure(error, io);
+      return failure(error, io, asksForJson(argv));
     }
   }
   // `state --json` prints its stored output, when current, before anything else loads (src/cli/state-cache.ts).

@@ -1,9 +1,11 @@
+import { oneOf, shownValue } from '../../events/index.js';
 import { Refusal } from '../core/index.js';
-import { environmentErrorLine, errorLine, refusalLine, usageErrorLine } from '../render/index.js';
+import { environmentErrorLine, errorLine, failureJson, refusalLine, REMEDY_HINT, USAGE_HINT, usageErrorLine, valueRemedy, type FailureReport } from '../render/index.js';
 import { LogError } from '../log/index.js';
 import { UsageError } from './args.js';
+import { COMMAND_LOADERS } from './commands.js';
 import type { CliIO, Command } from './common.js';
-import { asksForHelp, hoistGlobalOptions } from './hoist.js';
+import { asksForHelp, asksForJson, hoistGlobalOptions } from './hoist.js';
 import { statusAfterWrite } from './status-after-write.js';
 import { unverifiedCode } from './unverified.js';
 
@@ -34,7 +36,7 @@ export function dispatch(argv: string[], io: CliIO, commands: Commands): number 
     }
     if (name === 'inspect' || name === 'watch') throw new UsageError(`${name} stays up until interrupted: run it from the gapflow bin`);
     const command = commands.command(name);
-    if (!command) throw new UsageError(`unknown command "${name}"`);
+    if (!command) throw new UsageError(unknownCommand(name));
     if (asksForHelp(rest)) {
       io.stdout(commands.help());
       return 0;
@@ -44,7 +46,7 @@ export function dispatch(argv: string[], io: CliIO, commands: Commands): number 
     afterWrite?.();
     return 0;
   } catch (error) {
-    const code = failure(error, io);
+    const code = failure(error, io, asksForJson(argv));
     // Claude Code reads exit 2 from a stop hook as "block": a mistyped hook command must not trap the agent.
     return code === 2 && looksLikeHook(argv) ? 1 : code;
   }
@@ -56,22 +58,34 @@ function looksLikeHook(argv: readonly string[]): boolean {
   return words.some((word, i) => word === 'hook' && (i === 0 || words[i + 1] === 'claude'));
 }
 
-/** Reports a failed call as one stderr line and returns its exit code: 2 for usage, 1 for the rest. */
-export function failure(error: unknown, io: Pick<CliIO, 'stderr'>): number {
+/** `unknown command "stauts" (did you mean status?)`. */
+function unknownCommand(name: string): string {
+  const { suggestion } = oneOf(name, [...Object.keys(COMMAND_LOADERS), 'inspect']);
+  return `unknown command ${shownValue(name)}${suggestion ? ` (did you mean ${suggestion}?)` : ''}`;
+}
+
+/**
+ * Reports a failed call on stderr and returns its exit code: 2 for usage,
+ * 1 for the rest. One line of text, or with `json` one line of JSON
+ * (`{"code","message","remedy",…}`); the exit code is the same either way.
+ */
+export function failure(error: unknown, io: Pick<CliIO, 'stderr'>, json = false): number {
   const unverified = unverifiedCode(error);
   if (unverified !== null) return unverified;
-  if (error instanceof UsageError) {
-    io.stderr(usageErrorLine(error.message));
-    return 2;
-  }
+  const { report, line } = reportOf(error);
+  io.stderr(json ? failureJson(report) : line);
+  return report.code === 'usage' ? 2 : 1;
+}
+
+/** What failed, as `--json` reports it and as the one line of text says it. */
+function reportOf(error: unknown): { report: FailureReport; line: string } {
+  if (error instanceof UsageError) return { report: { code: 'usage', message: error.message, remedy: USAGE_HINT }, line: usageErrorLine(error.message) };
   if (error instanceof Refusal) {
-    io.stderr(refusalLine(error.message, error.remedy));
-    return 1;
+    const { message, remedy, badValue: bad } = error;
+    const hint = remedy ? REMEDY_HINT[remedy] : bad ? valueRemedy(bad) : null;
+    return { report: { code: bad ? 'invalid_value' : 'refused', message, remedy: hint, bad }, line: refusalLine(message, remedy) };
   }
-  if (error instanceof LogError) {
-    io.stderr(errorLine(error.message));
-    return 1;
-  }
-  io.stderr(environmentErrorLine(error));
-  return 1;
+  if (error instanceof LogError) return { report: { code: 'log_error', message: error.message, remedy: null }, line: errorLine(error.message) };
+  const line = environmentErrorLine(error);
+  return { report: { code: 'error', message: line.slice('gapflow: '.length, -1), remedy: null }, line };
 }

@@ -3,13 +3,12 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { nanoid } from 'nanoid';
 import type { Decided, EventBodyInput, SettledEvent } from '../../events/index.js';
-import { EVENT_VERSION, GAP_ID_MAX, GAP_ID_PATTERN, GAP_STATE_WORDS, PLAIN_TEXT_PATTERN, REASON_MAX, SEVERITY_WORDS, TITLE_MAX } from '../../events/lean.js';
+import { canonicalWord, EVENT_VERSION, GAP_ID_MAX, GAP_ID_PATTERN, GAP_STATE_WORDS, PLAIN_TEXT_PATTERN, REASON_MAX, SEVERITY_WORDS, TITLE_MAX } from '../../events/lean.js';
 import { changeSeverity, decideGapEvent, decodeMarkedHead, encodeHead, HEAD_ROUNDS, moveGap, openGap, type SessionView } from '../core/lean.js';
 import { appendSealed, CLOSED_FILE, hasSessionConfig, HEAD_FILE, LOG_FILE, openRegularFile, readCheckpointBytesOf, readCurrent, readRange, withLock, writeCheckpoint } from '../log/lean.js';
 import { gapMovedLine, gapOpenedLine, renderAnnouncement, severityChangedLine } from '../render/lean.js';
 import { closedIndexFormat, headFormat } from '../session/formats.js';
 import { extendedIndex, newlyClosedLines, sameMark, withClosedGaps } from '../session/head-decide.js';
-import { enumWord } from './args.js';
 import type { CliIO } from './common.js';
 import { sessionDir } from './session-dir.js';
 
@@ -43,18 +42,21 @@ function requestOf(verb: string, words: string[], values: Record<string, string 
   const [id, word] = words;
   if (!isGapId(id)) return null;
   if (verb === 'open') {
-    const severity = text('severity') === undefined ? undefined : enumWord(text('severity')!);
+    const severity = canonicalWord(text('severity'), SEVERITY_WORDS);
     const title = text('title') ?? '';
     const spawnedBy = text('spawned-by');
-    if (!(SEVERITY_WORDS as readonly (string | undefined)[]).includes(severity) || !isText(title, TITLE_MAX) || (spawnedBy !== undefined && !isGapId(spawnedBy))) return null;
-    const data: GapData = { id: id!, severity: severity!, title, ...(spawnedBy === undefined ? {} : { spawnedBy }), blocking: values['non-blocking'] !== true };
+    if (severity === undefined || !isText(title, TITLE_MAX) || (spawnedBy !== undefined && !isGapId(spawnedBy))) return null;
+    const data: GapData = { id: id!, severity, title, ...(spawnedBy === undefined ? {} : { spawnedBy }), blocking: values['non-blocking'] !== true };
     return { type: 'gap.opened', data } as EventBodyInput;
   }
-  const to = enumWord(word!);
-  if (verb === 'severity') return (SEVERITY_WORDS as readonly string[]).includes(to) ? ({ type: 'gap.severity_changed', data: { id: id!, to } } as EventBodyInput) : null;
+  if (verb === 'severity') {
+    const to = canonicalWord(word, SEVERITY_WORDS);
+    return to === undefined ? null : ({ type: 'gap.severity_changed', data: { id: id!, to } } as EventBodyInput);
+  }
+  const to = canonicalWord(word, GAP_STATE_WORDS);
   const reason = text('reason');
   const blockedBy = text('blocked-by');
-  if (!(GAP_STATE_WORDS as readonly string[]).includes(to) || !isText(reason, REASON_MAX) || (blockedBy !== undefined && !isGapId(blockedBy))) return null;
+  if (to === undefined || !isText(reason, REASON_MAX) || (blockedBy !== undefined && !isGapId(blockedBy))) return null;
   const data: GapData = { id: id!, to, ...(reason === undefined ? {} : { reason }), ...(blockedBy === undefined ? {} : { blockedBy }) };
   return { type: 'gap.moved', data } as EventBodyInput;
 }

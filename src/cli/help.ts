@@ -100,9 +100,12 @@ ${column(stateUsage, 'where the session stands')}
                                   redrawn as events arrive; --json: a JSON line per
                                   update; --port: also to WebSocket clients
 Loops
-  next [--json]                   continue, ask_user or stop, why, the focus and open gaps
+  next [--json]                   continue, ask_user or stop, why, the focus and open gaps;
+                                  --json: the gaps with their state and title, and in
+                                  ask_user the options, each with the line that takes it
   append [--file F|-]             a JSONL batch ({"type","data","id"?} a line; stdin by
-                                  default; at most 64 MiB), appended whole or not at all
+                                  default; at most 64 MiB), appended whole or not at all;
+                                  a round's number may be left out
   schema                          the JSON Schema of every event (events/schema.json)
   hook claude [--max-blocks N]    Claude Code Stop/SubagentStop hook: reads its JSON on
                                   stdin, prints the decision; always exits 0
@@ -118,9 +121,14 @@ Options
   --expect-seq N  (writing commands) refuse unless the log ends at seq N
   --event-id ID   (writing commands) an id for the event; if it is already in
                   the log, nothing is appended and the original is shown
-  --json       machine-readable output
+  --json       machine-readable output; a failure is then one JSON line on
+               stderr: {"code","message","remedy"} (same exit code)
   -h, --help   this text;  --version  the version
 
+Words from a list (severities, states, decisions, presets, policies) may be
+written in any case, with - or _: in-progress, IN_PROGRESS and In_Progress are
+one state, here and in append.
+
 Exit codes: 0 done; 1 refused or invalid input (one line on stderr, nothing
-written); 2 usage error.
+written); 2 usage error (unknown command or option, missing argument).
 `;

@@ -31,6 +31,22 @@ export function hoistGlobalOptions(argv: string[]): string[] {
   return words.length === 0 ? [] : [...words, ...globals, ...argv.slice(i)];
 }
 
+/**
+ * Whether a call (its words, global options anywhere) asks for JSON output:
+ * a `--json` before any `--`. For `record`, only a bare one: `record POLICY
+ * --json FILE|-` names its input.
+ */
+export function asksForJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  const words = end === -1 ? argv : argv.slice(0, end);
+  const record = hoistGlobalOptions([...words])[0] === 'record';
+  return words.some((word, i) => {
+    if (word !== '--json') return false;
+    const next = words[i + 1];
+    return !record || next === undefined || (next.startsWith('-') && next !== '-');
+  });
+}
+
 /** A command's words (after its name) asking for `--help` instead. */
 export function asksForHelp(rest: readonly string[]): boolean {
   return rest.includes('--help') || rest.includes('-h');

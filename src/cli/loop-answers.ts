@@ -1,7 +1,7 @@
 import { dirname, join, resolve, sep } from 'node:path';
-import { type HookCall, type HookStep, loopStep, standingStopRequest, Refusal, type SessionView } from '../core/lean.js';
+import { type HookCall, type HookStep, listedGaps, loopStep, standingStopRequest, Refusal, type SessionView } from '../core/lean.js';
 import { holdsSession, readHookBlocks, writeHookBlocks } from '../log/lean.js';
-import { claudeHookAnswer, hookWarningLine, nextLine, hookVerdict, type HookVerdict, renderPrompt } from '../render/lean.js';
+import { claudeHookAnswer, gapEntry, hookWarningLine, nextLine, hookVerdict, type HookVerdict, optionEntries, renderPrompt } from '../render/lean.js';
 import { parse, UsageError, wholeNumber } from './args.js';
 import { printJson, sessionDir } from './call.js';
 import type { CliIO } from './common.js';
@@ -15,11 +15,17 @@ import type { CliIO } from './common.js';
 
 const DEFAULT_MAX_BLOCKS = 5;
 
-/** `gapflow next`'s answer from `view`: the next step, with the decision prompt when one is due. */
+/**
+ * `gapflow next`'s answer from `view`: the next step, with the decision
+ * prompt when one is due. `--json` adds the gaps not closed (id, severity,
+ * state, title) and, when the user must decide, the options, each with the
+ * request that takes it.
+ */
 export function printNext(io: CliIO, view: SessionView, json: boolean | undefined): void {
   const step = loopStep(view, standingStopRequest(view));
-  const prompt = step.action === 'ask_user' ? renderPrompt(view) : null;
-  if (json) return printJson(io, { ...step, prompt });
+  const asks = step.action === 'ask_user';
+  const prompt = asks ? renderPrompt(view) : null;
+  if (json) return printJson(io, { ...step, gaps: listedGaps(view).map(gapEntry), options: asks ? optionEntries(view) : [], prompt });
   io.stdout(nextLine(step));
 }
 

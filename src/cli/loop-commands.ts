@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { EventId, formatIssue } from '../../events/index.js';
+import { EventId, readIssue } from '../../events/index.js';
 import { gapflowJsonSchemaText } from '../schema.js';
 import { hookStep, Refusal, toStateJson } from '../core/index.js';
 import { appendLines, type AppendedLine, type HookVerdict } from '../render/index.js';
@@ -67,8 +67,11 @@ function parseBatch(text: string, source: string): BatchLine[] {
     }
     const { id, ...body } = json as Record<string, unknown>;
     if (id !== undefined) {
-      const parsed = EventId.safeParse(id);
-      if (!parsed.success) throw new Refusal(`${where}: id: ${formatIssue(parsed.error)}`);
+      const parsed = EventId.safeParse(id, { reportInput: true });
+      if (!parsed.success) {
+        const { message, bad } = readIssue(parsed.error);
+        throw new Refusal(`${where}: id: ${message}`, undefined, { ...bad, field: 'id' });
+      }
     }
     // The session checks the body (parseBody, then the rules): the cast only hands it the raw object.
     requests.push({ line: index + 1, body: body as BatchRequest['body'], id: id as string | undefined });

@@ -4,7 +4,8 @@ import { writeSessionFile } from '../log/index.js';
 import { metricPolicies, POLICY_NAMES } from '../policies/index.js';
 import { renderPolicyCheck } from '../render/index.js';
 import type { Session } from '../session/index.js';
-import { DECIMAL, list, parse, UsageError } from './args.js';
+import { COMPLETE_WHEN_WORDS, spellingKey } from '../../events/lean.js';
+import { DECIMAL, list, parse, UsageError, wordOf } from './args.js';
 import { type CliIO, type Command, open, printJson, sessionDir } from './common.js';
 
 /** `--<policy>-<setting>` for every metric policy, plus `--policy` and `--complete-when`, for `init`. */
@@ -24,11 +25,12 @@ function settingValue(raw: string): unknown {
   return word.toLowerCase();
 }
 
-/** The session settings that `init`'s policy flags ask for; session.started's check judges them. */
+/** The session settings that `init`'s policy flags ask for, their words in any spelling; session.started's check judges the rest. */
 export function policyInitSettings(values: Record<string, unknown>) {
-  const policies = list(typeof values.policy === 'string' ? values.policy.toLowerCase() : undefined);
+  // Any spelling of a name; which names exist, session.started's check says (as it does for `append`).
+  const policies = list(typeof values.policy === 'string' ? values.policy : undefined)?.map(spellingKey);
   if (policies !== undefined && policies.length === 0) throw new UsageError(`--policy needs one or more of ${POLICY_NAMES.join(', ')}`);
-  const completeWhen = typeof values['complete-when'] === 'string' ? values['complete-when'].trim().toLowerCase() : undefined;
+  const completeWhen = typeof values['complete-when'] === 'string' ? wordOf('--complete-when', values['complete-when'], COMPLETE_WHEN_WORDS) : undefined;
   const policySettings: Record<string, Record<string, unknown>> = {};
   for (const policy of metricPolicies()) {
     for (const [flag, key] of Object.entries(policy.settingFlags)) {

@@ -14,13 +14,12 @@ import {
   stateFormatNotEnabled,
   stateLines,
   summaryNotDue,
-  unknownStateFormat,
   wroteLine,
 } from '../render/index.js';
 import { appendStepSummary, stepSummarySize, writeStatusFile } from '../log/index.js';
 import { openFileSession } from '../session/index.js';
 import { stateFormat } from '../session/state-format.js';
-import { parse, UsageError } from './args.js';
+import { parse, UsageError, wordOf } from './args.js';
 import { type CliIO, type Command, jsonText, open, printJson, sessionDir } from './common.js';
 import { printStoredState } from './state-cache.js';
 
@@ -34,9 +33,9 @@ export const state: Command = (argv, io) => {
   if (values.json && values.format === undefined) return stateJson(sessionDir(values.dir, io), io);
   const session = open(values, io);
   if (values.format !== undefined) {
-    const format = values.format.trim().toLowerCase();
+    const format = wordOf('--format', values.format, stateFormatNames());
     const found = policyStateFormat(session.view, format);
-    if (found === null) throw new UsageError(unknownStateFormat(values.format, stateFormatNames()));
+    if (found === null) throw new Error(`no policy offers the state format ${format}`);
     if (found.text === null) throw new Refusal(stateFormatNotEnabled(format, found.policy, session.view));
     return io.stdout(found.text);
   }
@@ -60,8 +59,8 @@ const STATUS_FORMATS = ['markdown', 'github'] as const;
  */
 export const status: Command = (argv, io) => {
   const { values } = parse(argv, { write: { type: 'boolean' }, format: { type: 'string' } }, []);
-  const format = values.format === undefined ? 'markdown' : values.format.trim().toLowerCase();
-  if (!(STATUS_FORMATS as readonly string[]).includes(format)) throw new UsageError(`status --format takes ${STATUS_FORMATS.join(' or ')}, not "${values.format}"`);
+  // A format is a value (exit 1 with the valid ones and the nearest), as every other word the CLI takes.
+  const format = values.format === undefined ? 'markdown' : wordOf('--format', values.format, STATUS_FORMATS);
   if (format === 'github') {
     if (values.write) throw new UsageError('status --write writes status.md and --format github a job summary: give one of them');
     return jobSummary(values, io);

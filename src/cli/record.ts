@@ -1,9 +1,10 @@
 import { metricPolicies, policyNamed, type AnyPolicy, type FlagSpec, type FlagValues, type RecordCommand } from '../policies/index.js';
-import { Refusal, whyNoMetricPolicy } from '../core/index.js';
+import { Refusal } from '../core/index.js';
+import { spellingKey } from '../../events/lean.js';
 import { validateInputText, EVENT_INPUT, readInputFile } from '../log/index.js';
 import { recordedLines, recordPolicyProblem } from '../render/index.js';
 import type { Session, WriteOptions } from '../session/index.js';
-import { DECIMAL, parse, UsageError } from './args.js';
+import { DECIMAL, parse, UsageError, wordOf } from './args.js';
 import { announce, type CliIO, type Command, open, parseUserJson } from './common.js';
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
 import { writePolicyReports } from './policy-commands.js';
@@ -36,12 +37,13 @@ export const record: Command = (argv, io) => {
   announce(io, session, recorded, values.json, () => recordedLines(session.view, policy.name, recorded.events, written));
 };
 
+/** The policy `record` names, in any spelling: none is a usage error (exit 2), a word that names no metric policy invalid input (exit 1). */
 function policyArgument(name: string | undefined): AnyPolicy {
   const known = metricPolicies().map((p) => p.name);
   if (name === undefined || name.startsWith('-')) throw new UsageError(recordPolicyProblem(undefined, known, undefined));
-  const policy = policyNamed(name.toLowerCase());
-  if (!policy) throw new UsageError(recordPolicyProblem(name, known, whyNoMetricPolicy(name)?.[1]));
-  return policy;
+  const policy = policyNamed(spellingKey(name));
+  if (policy?.readsGapEvents) throw new Refusal(recordPolicyProblem(name, known, 'record_gap_events'), 'record_gap_events');
+  return policy ?? policyNamed(wordOf('POLICY', name, known))!;
 }
 
 /** `record POLICY --json FILE|-` names the input; a bare `--json` (or one before another option) asks for JSON output. */

@@ -2,8 +2,9 @@ import { parseBody, type SessionView } from '../core/index.js';
 import { decidedLine, gapMovedLine, gapOpenedLine, initLines, renderAnnouncement, roundClosedLines, roundStartedLine, severityChangedLine } from '../render/index.js';
 import { FileLog, writeSessionConfig } from '../log/index.js';
 import { changeSeverityBody, closeRoundBody, moveGapBody, openGapBody, recordOnFileHead, Session, startRoundBody } from '../session/index.js';
-import type { BodyOf, DecisionKind, EventBodyInput, GapState, SessionSettings, Severity } from '../../events/index.js';
-import { enumWord, list, parse, UsageError, wholeNumber } from './args.js';
+import type { BodyOf, EventBodyInput, SessionSettings } from '../../events/index.js';
+import { DECISION_KIND_WORDS, GAP_STATE_WORDS, PRESET_WORDS, SEVERITY_WORDS } from '../../events/lean.js';
+import { dashed, list, parse, unknownVerb, UsageError, wholeNumber, wordOf } from './args.js';
 import { announce, type CliIO, type Command, open, sessionDir } from './common.js';
 import { policyInitOptions, policyInitSettings } from './policy-commands.js';
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
@@ -26,7 +27,7 @@ export const init: Command = (argv, io) => {
     [],
   );
   const settings = {
-    preset: values.preset?.trim().toLowerCase(),
+    preset: values.preset === undefined ? undefined : wordOf('--preset', values.preset, PRESET_WORDS),
     stallThreshold: wholeNumber('stall-threshold', values['stall-threshold']),
     divergenceThreshold: wholeNumber('divergence-threshold', values['divergence-threshold']),
     maxRounds: wholeNumber('max-rounds', values['max-rounds']),
@@ -65,7 +66,7 @@ export const gap: Command = (argv, io) => {
         ['ID'],
       );
       if (values.severity === undefined) throw new UsageError('gap open needs --severity CRITICAL|HIGH|MEDIUM|LOW');
-      const body = openGapBody(args[0]!, enumWord(values.severity) as Severity, {
+      const body = openGapBody(args[0]!, wordOf('--severity', values.severity, SEVERITY_WORDS, { about: `gap open ${args[0]!}` }), {
         title: values.title,
         spawnedBy: values['spawned-by'],
         blocking: values['non-blocking'] ? false : undefined,
@@ -74,16 +75,16 @@ export const gap: Command = (argv, io) => {
     }
     case 'move': {
       const { values, args } = parse(rest, { reason: { type: 'string' }, 'blocked-by': { type: 'string' }, ...WRITE_OPTIONS }, ['ID', 'STATE']);
-      const body = moveGapBody(args[0]!, enumWord(args[1]!) as GapState, { reason: values.reason, blockedBy: values['blocked-by'] });
+      const body = moveGapBody(args[0]!, wordOf('STATE', args[1]!, GAP_STATE_WORDS, { about: `gap move ${args[0]!}` }), { reason: values.reason, blockedBy: values['blocked-by'] });
       return recordAndAnnounce(io, values, body, (before, after) => gapMovedLine(before, after, args[0]!));
     }
     case 'severity': {
       const { values, args } = parse(rest, { ...WRITE_OPTIONS }, ['ID', 'SEVERITY']);
-      const body = changeSeverityBody(args[0]!, enumWord(args[1]!) as Severity);
+      const body = changeSeverityBody(args[0]!, wordOf('SEVERITY', args[1]!, SEVERITY_WORDS, { about: `gap severity ${args[0]!}` }));
       return recordAndAnnounce(io, values, body, (before, after) => severityChangedLine(before, after, args[0]!));
     }
     default:
-      throw new UsageError(verb && !verb.startsWith('-') ? `unknown gap command "${verb}" (open, move, severity)` : 'gap needs open, move or severity');
+      throw verb && !verb.startsWith('-') ? unknownVerb('gap', verb, ['open', 'move', 'severity']) : new UsageError('gap needs open, move or severity');
   }
 };
 
@@ -109,31 +110,22 @@ function recordAndAnnounce(io: CliIO, values: Parameters<typeof writeOptions>[0]
 export const round: Command = (argv, io) => {
   const [verb, ...rest] = argv;
   if (verb !== 'start' && verb !== 'close') {
-    throw new UsageError(verb && !verb.startsWith('-') ? `unknown round command "${verb}" (start, close)` : 'round needs start or close');
+    throw verb && !verb.startsWith('-') ? unknownVerb('round', verb, ['start', 'close']) : new UsageError('round needs start or close');
   }
   const { values } = parse(rest, { ...WRITE_OPTIONS }, []);
   if (verb === 'start') return recordAndAnnounce(io, values, startRoundBody, (_, after) => roundStartedLine(after));
   recordAndAnnounce(io, values, closeRoundBody, (_, after) => roundClosedLines(after));
 };
 
-const DECISIONS: Readonly<Record<string, DecisionKind>> = {
-  'narrow-scope': 'narrow_scope',
-  'accept-complexity': 'accept_complexity',
-  'prioritize-critical': 'prioritize_critical',
-  pause: 'pause',
-  resume: 'resume',
-  'force-complete': 'force_complete',
-  abandon: 'abandon',
-  approve: 'approve',
-};
-
+/**
+ * `gapflow decide KIND`: the user's decision. KIND is spelt as the log
+ * spells it or with `-` (`narrow-scope`, `NARROW_SCOPE`); a word that is no
+ * decision is invalid input (exit 1), none at all a usage error (exit 2).
+ */
 export const decide: Command = (argv, io) => {
   const [word, ...rest] = argv;
-  const kind = word !== undefined && Object.hasOwn(DECISIONS, word) ? DECISIONS[word] : undefined;
-  if (!kind) {
-    const not = word && !word.startsWith('-') ? `, not "${word}"` : '';
-    throw new UsageError(`decide needs one of ${Object.keys(DECISIONS).join(', ')}${not}`);
-  }
+  if (word === undefined || word.startsWith('-')) throw new UsageError(`decide needs one of ${DECISION_KIND_WORDS.map(dashed).join(', ')}`);
+  const kind = wordOf('decide', word, DECISION_KIND_WORDS, { shown: dashed });
   const { values } = parse(
     rest,
     { gaps: { type: 'string' }, 'accept-critical': { type: 'boolean' }, rationale: { type: 'string' }, ...WRITE_OPTIONS },
@@ -146,5 +138,5 @@ export const decide: Command = (argv, io) => {
     acceptCritical: values['accept-critical'],
     rationale: values.rationale,
   }, writeOptions(values));
-  announce(io, session, events, values.json, () => decidedLine(word!, before, session.view));
+  announce(io, session, events, values.json, () => decidedLine(dashed(kind), before, session.view));
 };

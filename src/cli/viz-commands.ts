@@ -1,9 +1,10 @@
 import { FileLog } from '../log/index.js';
 import { toDot, toMermaid, unmarkedChartLine } from '../render/index.js';
-import { parse, UsageError } from './args.js';
+import { parse, wordOf } from './args.js';
 import { open, printJson, sessionDir, type Command } from './common.js';
 
 const FORMATS = { mermaid: toMermaid, dot: toDot } as const;
+const FORMAT_NAMES = ['mermaid', 'dot'] as const;
 
 /**
  * `gapflow viz`: the statechart, drawn from the machine, with the session's
@@ -12,9 +13,8 @@ const FORMATS = { mermaid: toMermaid, dot: toDot } as const;
  */
 export const viz: Command = (argv, io) => {
   const { values } = parse(argv, { format: { type: 'string' } }, []);
-  const format = (values.format ?? 'mermaid').trim().toLowerCase();
-  if (!Object.hasOwn(FORMATS, format)) throw new UsageError(`--format is mermaid or dot, not "${values.format}"`);
-  const draw = FORMATS[format as keyof typeof FORMATS];
+  const format = values.format === undefined ? 'mermaid' : wordOf('--format', values.format, FORMAT_NAMES);
+  const draw = FORMATS[format];
   const dir = sessionDir(values.dir, io);
   const found = new FileLog(dir).exists();
   if (!found) io.stderr(unmarkedChartLine(dir));

@@ -1,32 +1,39 @@
-import { EVENT_VERSION, formatIssue, type BodyOf, type Decided, type SettledEvent } from '../../events/index.js';
-import { POLICY_NAMES, policyNamed } from '../policies/index.js';
+import { EVENT_VERSION, formatIssue, respelled, type BodyOf, type Decided, type SettledEvent } from '../../events/index.js';
+import { policyNamed } from '../policies/index.js';
 import { foresee } from './evolve.js';
+import { unknownPolicy } from './policy-settings.js';
 import { judgeRoundClose } from './judge.js';
 import { missingMetrics, tracksGaps } from './policies.js';
 import { refusePaused, refuser, refuseRoundStart, whyNoRoundCanStart, type Refuse } from './refuse.js';
 import type { Remedy } from './refusal.js';
 import type { SessionView } from './view.js';
 
-/** R8: the next round starts explicitly, only where one can. */
+/** R8: the next round starts explicitly, only where one can; a request that leaves its number out is given the next one. */
 export function decideRoundStart(view: SessionView, body: BodyOf<'round.started'>): Decided[] {
   const refuse = refuser(body);
   refuseRoundStart(view, refuse);
   const expected = view.rounds.length + 1;
-  if (body.data.round !== expected) refuse(`the next round is ${expected}, not ${body.data.round}`);
-  return [body];
+  const round = body.data.round ?? expected;
+  if (round !== expected) refuse(`the next round is ${expected}, not ${round}`);
+  return [{ type: 'round.started', data: { round } }];
 }
 
-/** Closing the open round, once every enabled policy has recorded for it; the machine judges it here (R19). */
+/**
+ * Closing the open round (the one a request names, or that one when it
+ * names none), once every enabled policy has recorded for it; the machine
+ * judges it here (R19).
+ */
 export function decideRoundClose(view: SessionView, body: BodyOf<'round.closed'>): Decided[] {
   const refuse = refuser(body);
   if (!view.roundOpen) refuse('no round is open; start one first', 'start_round');
   refusePaused(view, refuse);
-  if (body.data.round !== view.rounds.length) refuse(`the open round is ${view.rounds.length}, not ${body.data.round}`);
-  const missing = missingMetrics(view, body.data.round);
+  const round = body.data.round ?? view.rounds.length;
+  if (round !== view.rounds.length) refuse(`the open round is ${view.rounds.length}, not ${round}`);
+  const missing = missingMetrics(view, round);
   if (missing.length > 0) {
-    refuse(`round ${body.data.round} has no ${missing.join(' or ')} metrics yet; every enabled policy records before the round closes`, 'record_metrics');
+    refuse(`round ${round} has no ${missing.join(' or ')} metrics yet; every enabled policy records before the round closes`, 'record_metrics');
   }
-  return [{ type: 'round.closed', data: { round: body.data.round, outcome: judgeRoundClose(view)! } }];
+  return [{ type: 'round.closed', data: { round, outcome: judgeRoundClose(view)! } }];
 }
 
 /**
@@ -36,7 +43,8 @@ export function decideRoundClose(view: SessionView, body: BodyOf<'round.closed'>
  * `record` per iteration is the whole loop. The payload is stored as the
  * policy's schema reads it (defaults filled in).
  */
-export function decideMetrics(view: SessionView, body: BodyOf<'metrics.recorded'>): Decided[] {
+export function decideMetrics(view: SessionView, asked: BodyOf<'metrics.recorded'>): Decided[] {
+  const body = withPolicyWords(asked);
   const refuse = refuser(body);
   const decided: Decided[] = [];
   let round = view.rounds.length;
@@ -54,6 +62,13 @@ export function decideMetrics(view: SessionView, body: BodyOf<'metrics.recorded'
   return [...decided, { type: 'round.closed', data: { round, outcome: judgeRoundClose(recorded)! } }];
 }
 
+/** The metrics with their policy's own words (from its schema's lists) in the spelling the schema has. */
+function withPolicyWords(body: BodyOf<'metrics.recorded'>): BodyOf<'metrics.recorded'> {
+  const policy = policyNamed(body.data.policy);
+  if (!policy) return body;
+  return { ...body, data: { ...body.data, metrics: respelled(policy.metrics, body.data.metrics) as Record<string, unknown> } };
+}
+
 /** A decided fact in an envelope, for a view that is judged and thrown away. */
 function stamped(fact: Decided, seq: number): SettledEvent {
   return { v: EVENT_VERSION, seq, id: `pending-${seq}`, at: '1970-01-01T00:00:00.000Z', ...fact } as SettledEvent;
@@ -62,7 +77,7 @@ function stamped(fact: Decided, seq: number): SettledEvent {
 /** Why `name` names no policy that records metrics, and what to do instead; null when it names one. */
 export function whyNoMetricPolicy(name: string): [why: string, remedy?: Remedy] | null {
   const policy = policyNamed(name);
-  if (!policy) return [`unknown policy "${name}" (known: ${POLICY_NAMES.join(', ')})`];
+  if (!policy) return [unknownPolicy(name)];
   return policy.readsGapEvents ? [`the ${name} policy records gap events, not metrics`, 'record_gap_events'] : null;
 }
 
@@ -84,7 +99,7 @@ function validateMetrics(view: SessionView, body: BodyOf<'metrics.recorded'>, ro
   if ((view.policies.records.get(name) ?? []).some((r) => r.round === round)) {
     refuse(`${name} metrics for round ${round} are already recorded; one record per policy per round`);
   }
-  const parsed = policy.metrics.safeParse(body.data.metrics);
+  const parsed = policy.metrics.safeParse(body.data.metrics, { reportInput: true });
   if (!parsed.success) {
     const where = parsed.error.issues[0]?.path.length ? 'metrics.' : 'metrics: ';
     refuse(`${where}${formatIssue(parsed.error)}`);

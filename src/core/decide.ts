@@ -1,17 +1,25 @@
-import { EventBody, formatIssue, type BodyOf, type Decided, type EventBodyInput } from '../../events/index.js';
+import { canonicalRequest, EventBody, readIssue, requestFields, wordsAt, type BodyOf, type Decided, type EventBodyInput } from '../../events/index.js';
 import { decideDecision } from './decide-decisions.js';
 import { decideGapEvent } from './decide-gaps.js';
 import { decideMetrics, decideRoundClose, decideRoundStart } from './decide-rounds.js';
-import { policySettingsProblem } from './policy-settings.js';
+import { policySettingsProblem, respelledPolicySettings } from './policy-settings.js';
 import { Refusal } from './refusal.js';
 import { refusePaused, refuser, type Refuse } from './refuse.js';
 import type { SessionView } from './view.js';
 
-/** Parses what a caller asks to record; a malformed body is refused with the field that is wrong. */
+/**
+ * Parses what a caller asks to record, its words taken in any spelling
+ * (`in-progress` is IN_PROGRESS) and recorded in the canonical one. A
+ * malformed body is refused naming the field, the value given, what the
+ * field takes and the nearest valid word.
+ */
 export function parseBody(input: unknown): EventBody {
-  const parsed = EventBody.safeParse(input);
+  const canonical = canonicalRequest(input);
+  const parsed = EventBody.safeParse(canonical, { reportInput: true });
   if (parsed.success) return parsed.data;
-  throw new Refusal(`${rawLabel(input)}: ${formatIssue(parsed.error)}`);
+  const type = typeof canonical === 'object' && canonical !== null ? (canonical as { type?: unknown }).type : undefined;
+  const { message, bad } = readIssue(parsed.error, { words: (path) => wordsAt(type, path), fields: (path) => requestFields(type, path) });
+  throw new Refusal(`${rawLabel(canonical)}: ${message}`, undefined, bad);
 }
 
 /** Names what was asked for as well as malformed input allows: `gap.opened GAP-1`, `event`. */
@@ -56,9 +64,10 @@ export function decide(view: SessionView, input: EventBodyInput | EventBody): De
 
 function decideStart(view: SessionView, body: BodyOf<'session.started'>, refuse: Refuse): Decided[] {
   if (view.settings) refuse('the session has already started');
-  const problem = policySettingsProblem(body.data);
+  const started = { ...body, data: respelledPolicySettings(body.data) };
+  const problem = policySettingsProblem(started.data);
   if (problem) refuse(...problem);
-  return [body];
+  return [started];
 }
 
 /** A later binding replaces an earlier one (a new agent session takes the loop over); the same one twice is a mistake. */

@@ -10,6 +10,7 @@ export { closedIndexLines, encodeClosedIndex, lookUpClosed, type ClosedGap } fro
 export { auditHistory, type Finding } from './audit.js';
 export { closedRoundCount, closedRounds, isOpen, lastClosedRound, openCount, severeUnfinished, unfinishedGaps } from './inventory.js';
 export { nextStep, type NextAction } from './next.js';
+export { decisionOptions, listedGaps, stalledIn, suggestedDeferrals, type DecisionOption, type Recommendation } from './options.js';
 export { formatCount, signed } from '../policies/lean.js';
 export { Refusal, type Remedy } from './refusal.js';
 export {

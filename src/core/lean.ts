@@ -9,6 +9,7 @@ export { hookStep, type HookCall, type HookContext, type HookDecision, type Hook
 export { closedRoundCount, closedRounds, isOpen, lastClosedRound, openCount } from './inventory.js';
 export { loopStep, standingStopRequest, type LoopStep } from './loop.js';
 export { nextStep } from './next.js';
+export { decisionOptions, listedGaps, stalledIn, suggestedDeferrals, type DecisionOption, type Recommendation } from './options.js';
 export { metricPoliciesOf, missingMetrics, roundLimit, soleNarrator, tracksGaps } from './policies.js';
 export { Refusal, type Remedy } from './refusal.js';
 export { countedMove, presetForBaseline, SEVERITIES, STATE_CLASS, type MoveEffect } from './rules.js';

@@ -1,4 +1,4 @@
-import { formatIssue, type SessionSettings } from '../../events/index.js';
+import { formatIssue, oneOf, respelled, shownValue, type SessionSettings } from '../../events/index.js';
 import type { ConvergenceConfig } from '../../machines/index.js';
 import { DEFAULT_POLICIES, POLICY_NAMES, policyNamed } from '../policies/index.js';
 import { metricPoliciesOf, readsGapEvents } from './policies.js';
@@ -36,11 +36,23 @@ export function policiesFor(settings: SessionSettings): PolicyView {
   return view;
 }
 
+/** The settings with each known policy's own words (a preset, say) in the spelling its schema has, as the log keeps them. */
+export function respelledPolicySettings(settings: SessionSettings): SessionSettings {
+  if (settings.policySettings === undefined) return settings;
+  const policySettings = Object.fromEntries(
+    Object.entries(settings.policySettings).map(([name, raw]) => {
+      const policy = policyNamed(name);
+      return [name, policy ? (respelled(policy.settings, raw) as Record<string, unknown>) : raw];
+    }),
+  );
+  return { ...settings, policySettings };
+}
+
 /** Why session.started's policy settings cannot be taken (with what would make them possible), or null when they can. */
 export function policySettingsProblem(settings: SessionSettings): [why: string, remedy?: Remedy] | null {
   const enabled = enabledPolicies(settings);
   for (const name of enabled) {
-    if (!POLICY_NAMES.includes(name)) return [`unknown policy "${name}" (known: ${POLICY_NAMES.join(', ')})`];
+    if (!POLICY_NAMES.includes(name)) return [unknownPolicy(name)];
   }
   if (new Set(enabled).size !== enabled.length) return ['a policy is named twice'];
   if (!readsGapEvents(enabled)) {
@@ -54,10 +66,15 @@ export function policySettingsProblem(settings: SessionSettings): [why: string, 
     if (!policy) return [`settings for unknown policy "${name}"`];
     if (policy.readsGapEvents) return [`the ${name} policy takes the session's own settings (stall threshold, divergence threshold, critical override), not policy settings`];
     if (!enabled.includes(name)) return [`settings for ${name}, which is not enabled (enabled: ${enabled.join(', ')})`];
-    const parsed = policy.settings.safeParse(raw);
+    const parsed = policy.settings.safeParse(raw, { reportInput: true });
     if (!parsed.success) return [`${name} settings: ${formatIssue(parsed.error)}`];
   }
   return null;
+}
+
+/** A name that is no policy's, with the ones that are and the nearest: `unknown policy "atom" (one of gaps, …, atoms (did you mean atoms?))`. */
+export function unknownPolicy(name: string): string {
+  return `unknown policy ${shownValue(name)} (${oneOf(name, POLICY_NAMES).text})`;
 }
 
 /** The session's stall threshold when one metric policy runs alone and names one (seed 001's max_stall_count). */

@@ -1,3 +1,7 @@
+import type { BadValue } from '../../events/index.js';
+
+export type { BadValue };
+
 /** What would make a refused request possible, for an edge to phrase in its own terms (a CLI flag, a method). */
 export type Remedy =
   | 'resume'
@@ -19,6 +23,8 @@ export type Remedy =
  * A user's mistake: an event that makes no sense in the session's current
  * view, or input that is not an event at all. Its message is one line that
  * names the event, gap or line and says what is wrong; nothing was written.
+ * When the mistake is a value (a word that is not a severity, a number out
+ * of range), `badValue` says which, what it was and what it may be.
  */
 export class Refusal extends Error {
   override readonly name = 'Refusal';
@@ -26,7 +32,13 @@ export class Refusal extends Error {
   constructor(
     message: string,
     readonly remedy?: Remedy,
+    readonly badValue?: BadValue,
   ) {
     super(message);
+  }
+
+  /** The same refusal, its message named by where the request came from (`stdin line 3: …`). */
+  at(where: string): Refusal {
+    return new Refusal(`${where}: ${this.message}`, this.remedy, this.badValue);
   }
 }

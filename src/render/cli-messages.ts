@@ -1,4 +1,5 @@
-import type { GapflowEvent } from '../../events/index.js';
+import { shownValue } from '../../events/lean.js';
+import type { BadValue, GapflowEvent } from '../../events/index.js';
 import type { Remedy, SessionView, LoopStep } from '../core/lean.js';
 import { formatCount } from '../policies/lean.js';
 import type { HookVerdict } from './hook.js';
@@ -36,9 +37,12 @@ function oneLine(message: string): string {
   });
 }
 
+/** Where to look after a usage error. */
+export const USAGE_HINT = 'gapflow --help lists the commands';
+
 /** A call whose words are off (exit 2). */
 export function usageErrorLine(message: string): string {
-  return `gapflow: ${oneLine(message)} (gapflow --help lists the commands)\n`;
+  return `gapflow: ${oneLine(message)} (${USAGE_HINT})\n`;
 }
 
 /** A refused request, with what would let it through. */
@@ -62,6 +66,51 @@ export function appendedSummaryLine(path: string): string {
   return `Appended the job summary to ${path}\n`;
 }
 
+/**
+ * What a failed call reports, whatever failed: `usage` (exit 2: an unknown
+ * command or option, a missing argument), `invalid_value` (exit 1: a value
+ * that is not what its field takes), `refused` (exit 1: a request the
+ * session's rules refuse), `log_error` (exit 1: a log that cannot be read
+ * or written as it is), `error` (exit 1: anything else, such as a full disk).
+ */
+export interface FailureReport {
+  code: 'usage' | 'invalid_value' | 'refused' | 'log_error' | 'error';
+  message: string;
+  /** What would get past it, in words (a command to run, a flag to add); null when nothing gapflow knows of would. */
+  remedy: string | null;
+  bad?: BadValue | undefined;
+}
+
+/** What a refusal's JSON says to get past an invalid value. */
+export function valueRemedy(bad: BadValue): string | null {
+  if (bad.suggestion !== null) return `did you mean ${bad.suggestion}?`;
+  return bad.valid !== null && bad.valid.length > 0 ? `use one of ${bad.valid.join(', ')}` : null;
+}
+
+/** The longest text of a bad value a JSON failure echoes. */
+const ECHOED_MAX = 200;
+
+/** A bad value as a JSON failure echoes it: a short string, number, boolean or null as it is, anything else as an error shows it. */
+function echoed(value: unknown): unknown {
+  if (typeof value === 'string') return [...value].length > ECHOED_MAX ? `${[...value].slice(0, ECHOED_MAX - 1).join('')}…` : value;
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return value;
+  return value === undefined ? null : shownValue(value, ECHOED_MAX);
+}
+
+/**
+ * A failure as `--json` reports it: one line of JSON on stderr,
+ * `{"code","message","remedy"}` and, for an invalid value, `field`, `value`
+ * (cut short), `valid` and `suggestion`. JSON escapes control characters;
+ * the line and paragraph separators and the direction overrides it would
+ * leave raw are escaped too (the value read back is the same).
+ */
+export function failureJson(report: FailureReport): string {
+  const { code, message, remedy, bad } = report;
+  const value = bad ? { field: bad.field, value: echoed(bad.value), valid: bad.valid, suggestion: bad.suggestion } : {};
+  const text = JSON.stringify({ code, message: oneLine(message), remedy, ...value });
+  return `${text.replace(/[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}\n`;
+}
+
 /** A failure that is not the caller's mistake (a damaged log). */
 export function errorLine(message: string): string {
   return `gapflow: ${oneLine(message)}\n`;
@@ -78,10 +127,6 @@ export function recordPolicyProblem(name: string | undefined, known: readonly st
   if (name === undefined) return `record needs a policy: ${known.join(', ')}`;
   const why = remedy === 'record_gap_events' ? 'gaps are recorded with gapflow gap …' : `unknown policy "${name}"`;
   return `${why}; record takes ${known.join(', ')}`;
-}
-
-export function unknownStateFormat(format: string, known: readonly string[]): string {
-  return `state --format takes ${known.join(' or ')}, not "${format}"`;
 }
 
 export function stateFormatNotEnabled(format: string, policy: string, view: SessionView): string {

@@ -1,5 +1,6 @@
 export { escapeMarkdown, table } from './markdown.js';
 export { renderPrompt } from './prompt.js';
+export { gapEntry, optionEntries, type GapEntry, type OptionEntry } from './options.js';
 export { renderRoundReport } from './round.js';
 export { renderStatus } from './status.js';
 export { renderSummary } from './summary.js';
@@ -30,6 +31,8 @@ export {
   claudeHookAnswer,
   environmentErrorLine,
   errorLine,
+  failureJson,
+  type FailureReport,
   hookWarningLine,
   nextLine,
   inspectingLines,
@@ -39,9 +42,10 @@ export {
   repairedLine,
   stateFormatNotEnabled,
   statusNotRewrittenLine,
-  unknownStateFormat,
   unmarkedChartLine,
+  USAGE_HINT,
   usageErrorLine,
+  valueRemedy,
   verifiedLines,
   type AppendedLine,
 } from './cli-messages.js';

@@ -7,4 +7,5 @@
 export { claudeHookAnswer, hookWarningLine, nextLine } from './cli-messages.js';
 export { hookVerdict, type HookVerdict } from './hook.js';
 export { renderPrompt } from './prompt.js';
+export { gapEntry, optionEntries, type GapEntry, type OptionEntry } from './options.js';
 export { gapMovedLine, gapOpenedLine, renderAnnouncement, severityChangedLine } from './gap-lines.js';

@@ -1,5 +1,5 @@
 import type { GapState, Severity } from '../../events/index.js';
-import { isOpen, lastClosedRound, soleNarrator, tracksGaps, SEVERITIES, type RoundFigures, type SessionView } from '../core/lean.js';
+import { isOpen, lastClosedRound, soleNarrator, suggestedDeferrals, tracksGaps, SEVERITIES, type RoundFigures, type SessionView } from '../core/lean.js';
 import { formatCount, signed, belowDivergence } from '../policies/lean.js';
 import { disagreementNote, netsDisagree } from './sections.js';
 
@@ -98,15 +98,6 @@ function inventoryLines(view: SessionView): string[] {
   lines.push(`User Deferred: ${deferred} (0.5 weight each)`, '');
   lines.push(`Total open count: ${formatCount(view.open.count)} (using lifecycle formula; weighted ${formatCount(view.open.weighted)})`);
   return lines;
-}
-
-/** RULINGS R11: the suggested deferrals are this round's spawned, non-blocking MEDIUM and LOW gaps still open. */
-function suggestedDeferrals(view: SessionView, round: RoundFigures): string[] {
-  return round.newGaps
-    .filter((g) => g.spawnedBy && !g.reopened && (g.severity === 'MEDIUM' || g.severity === 'LOW'))
-    .map((g) => view.gaps.get(g.id))
-    .filter((g) => g !== undefined && !g.blocking && isOpen(g))
-    .map((g) => g!.id);
 }
 
 function options(view: SessionView, round: RoundFigures): string[] {

@@ -1,4 +1,4 @@
-import { EventId, formatIssue, type Decided, type EventBodyInput, type GapflowEvent } from '../../events/index.js';
+import { EventId, readIssue, type Decided, type EventBodyInput, type GapflowEvent } from '../../events/index.js';
 import type { EventStore } from '../log/index.js';
 import { parseBody, Refusal } from '../core/index.js';
 
@@ -30,8 +30,11 @@ export function validateWriteOptions(write: WriteOptions): WriteOptions {
     throw new Refusal(`the expected seq must be a whole number from 0, not ${String(expectSeq).slice(0, 40)}`);
   }
   if (eventId !== undefined) {
-    const parsed = EventId.safeParse(eventId);
-    if (!parsed.success) throw new Refusal(`event id: ${formatIssue(parsed.error)}`);
+    const parsed = EventId.safeParse(eventId, { reportInput: true });
+    if (!parsed.success) {
+      const { message, bad } = readIssue(parsed.error);
+      throw new Refusal(`event id: ${message}`, undefined, { ...bad, field: 'event id' });
+    }
   }
   return { expectSeq, eventId };
 }
@@ -54,7 +57,7 @@ export function validateBatchIds(requests: readonly BatchRequest[], where: Reque
 
 /** A request's refusal, named by where the request came from (`stdin line 3`); null: as it is. */
 export function named(error: unknown, where: RequestNamer, index: number): unknown {
-  return error instanceof Refusal && where ? new Refusal(`${where(index)}: ${error.message}`, error.remedy) : error;
+  return error instanceof Refusal && where ? error.at(where(index)) : error;
 }
 
 /** The message of a write whose expected seq the log has moved past (or not reached). */

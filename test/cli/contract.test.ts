@@ -561,8 +561,8 @@ describe('odd words', () => {
     expect(result.stderr).not.toContain('\u001b');
   });
 
-  it('`decide constructor` is a usage error naming the decisions', () => {
-    expectOneLineError(box.gf('decide', 'constructor'), 2, [/decide needs one of narrow-scope/]);
+  it('`decide constructor` is no decision: invalid input (exit 1) listing the decisions', () => {
+    expectOneLineError(box.gf('decide', 'constructor'), 1, [/"constructor" is not one of narrow-scope/]);
   });
 
   it('a baseline move is not announced as counted: nothing counts before round 1', () => {

@@ -102,8 +102,10 @@ describe('status --format github', () => {
     expect(JSON.parse(github({ GITHUB_STEP_SUMMARY: file }, '--json').stdout)).toEqual({ written: file });
   });
 
-  it('refuses --write beside it, and a format it does not know, as usage errors', () => {
+  it('refuses --write beside it as a usage error, and a format it does not know as an invalid value', () => {
     expectOneLineError(github({}, '--write'), 2, ['--write', '--format github']);
-    expectOneLineError(runCli(['status', '--format', 'html', '--dir', box.dir], { cwd: box.root }), 2, ['markdown or github', '"html"']);
+    expectOneLineError(runCli(['status', '--format', 'html', '--dir', box.dir], { cwd: box.root }), 1, ['--format', '"html"', 'markdown', 'github']);
+    // Spelt any way, as every word the CLI takes.
+    expect(runCli(['status', '--format', 'GitHub', '--dir', box.dir], { cwd: box.root, env: {} }).code).toBe(0);
   });
 });

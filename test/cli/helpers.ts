@@ -132,6 +132,47 @@ export function expectRefused(
   return result;
 }
 
+/** What a failed call reports under `--json`: one JSON object on stderr. */
+export interface JsonFailure {
+  code: 'usage' | 'invalid_value' | 'refused' | 'log_error' | 'error';
+  message: string;
+  remedy: string | null;
+  field?: string;
+  value?: unknown;
+  valid?: string[] | null;
+  suggestion?: string | null;
+}
+
+/**
+ * Asserts the `--json` error contract: exit `code`, nothing on stdout, and
+ * on stderr one line holding one JSON object {code, message, remedy} whose
+ * message names what `mentions` say; returns the object.
+ */
+export function expectJsonFailure(result: CliResult, code: 1 | 2, mentions: readonly (string | RegExp)[]): JsonFailure {
+  expect(result.code, result.stderr).toBe(code);
+  expect(result.stdout).toBe('');
+  expect(result.stderr.endsWith('\n')).toBe(true);
+  expect(result.stderr.slice(0, -1)).not.toContain('\n');
+  const failure = JSON.parse(result.stderr) as JsonFailure;
+  expect(Object.keys(failure).slice(0, 3)).toEqual(['code', 'message', 'remedy']);
+  expect(failure.code === 'usage').toBe(code === 2);
+  for (const mention of mentions) {
+    if (typeof mention === 'string') expect(failure.message).toContain(mention);
+    else expect(failure.message).toMatch(mention);
+  }
+  return failure;
+}
+
+/** `expectRefused` for a call with `--json`: the failure as JSON on stderr, the log byte for byte as it was. */
+export function expectRefusedAsJson(box: Sandbox, argv: readonly string[], code: 1 | 2, mentions: readonly (string | RegExp)[]): JsonFailure {
+  const before = box.logBytes();
+  const failure = expectJsonFailure(box.gf(...argv), code, mentions);
+  const after = box.logBytes();
+  if (before === null) expect(after).toBeNull();
+  else expect(Buffer.compare(after!, before), 'events.jsonl changed').toBe(0);
+  return failure;
+}
+
 /** Matches `text` as a whole word (a state name, a gap id, a flag), not as part of a longer one. */
 export function word(text: string): RegExp {
   const escaped = text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

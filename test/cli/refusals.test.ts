@@ -7,6 +7,7 @@ import {
   convergingAfterRoundOne,
   divergingAfterRoundOne,
   expectRefused,
+  expectRefusedAsJson,
   flatAfterRoundOne,
   inRoundOne,
   pausedAfterRoundOne,
@@ -96,9 +97,10 @@ describe('illegal gap moves (RULINGS R10)', () => {
     expectRefused(box, ['gap', 'move', 'GAP-M1', 'FINISHED'], [/gap[. ]mov/, ...words('OPEN', 'IN_PROGRESS', 'USER_DEFERRED', 'WONT_FIX')]);
   });
 
-  it('--json does not change a refusal: nothing on stdout, one line on stderr', () => {
+  it('--json reports a refusal as one JSON object on stderr, with the same exit code and nothing on stdout', () => {
     inRoundOne(box);
-    expectRefused(box, ['gap', 'move', 'GAP-M1', 'OPEN', '--json'], [word('GAP-M1'), word('OPEN')]);
+    const failure = expectRefusedAsJson(box, ['gap', 'move', 'GAP-M1', 'OPEN', '--json'], 1, [word('GAP-M1'), word('OPEN')]);
+    expect(failure.code).toBe('refused');
   });
 
   it('a refused gap event between rounds leaves no auto-started round behind', () => {
@@ -422,10 +424,6 @@ describe('usage errors exit 2', () => {
     expectRefused(box, ['gap', 'open', 'GAP-N1'], [/--severity/], 2);
   });
 
-  it('an unknown decision kind is a usage error naming the kind', () => {
-    divergingAfterRoundOne(box);
-    expectRefused(box, ['decide', 'surrender'], [word('surrender')], 2);
-  });
 
   it('an unknown gap subcommand is a usage error naming it', () => {
     inRoundOne(box);
@@ -541,7 +539,9 @@ describe('a malformed log: every command exits 1 naming the line', () => {
     });
 
     it.each(commands)('`%s %s` exits 1 naming line ' + String(line), (...argv) => {
-      expectRefused(box, argv, [new RegExp(`line ${line}\\b`), /events\.jsonl/, ...mentions]);
+      const named = [new RegExp(`line ${line}\\b`), /events\.jsonl/, ...mentions];
+      if (argv.includes('--json')) expect(expectRefusedAsJson(box, argv, 1, named).code).toBe('log_error');
+      else expectRefused(box, argv, named);
     });
 
     it('status --write writes no status.md', () => {

@@ -285,7 +285,7 @@ export function invalidCommands(view: SessionView, model: Model, a: number): unk
     { type: 'gap.exploded', data: {} },
     { type: 'gap.opened', data: { id: 'Z-1', severity: 'LOW' }, seq: 7 },
     { type: 'gap.opened', data: { id: pick(BAD_IDS, a), severity: 'LOW' } },
-    { type: 'gap.opened', data: { id: `X-${a % 5}`, severity: pick(['SEVERE', 'critical', '', 3, null], a) } },
+    { type: 'gap.opened', data: { id: `X-${a % 5}`, severity: pick(['SEVERE', 'critcal', '', 3, null], a) } },
     { type: 'gap.opened', data: { id: `X-${a % 5}`, severity: 'LOW', title: 'two\nlines' } },
     { type: 'gap.opened', data: { id: `X-${a % 5}`, severity: 'LOW', extra: true } },
     { type: 'gap.opened', data: { id: `X-${a % 5}`, severity: 'LOW', spawnedBy: `NOPE-${a % 3}` } },

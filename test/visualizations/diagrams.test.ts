@@ -129,9 +129,15 @@ describe('gapflow viz', () => {
     expect(result.stderr).toMatch(/no session in .*unmarked/);
   });
 
-  it('refuses an unknown format as a usage error', () => {
+  it('refuses an unknown format as an invalid value (exit 1), naming the formats it draws', () => {
     const result = box.gf('viz', '--format', 'svg');
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('"svg"');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('"svg" is not one of mermaid, dot');
+  });
+
+  it('takes a format in any case', () => {
+    const result = box.gf('viz', '--format', 'DOT');
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^digraph /);
   });
 });

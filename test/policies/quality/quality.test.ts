@@ -169,6 +169,6 @@ describe('quality policy through the CLI', () => {
     expectRefused(box, ['init', '--policy', 'quality,speed'], ['unknown policy "speed"']);
     expectRefused(box, ['init', '--quality-min-score', '80'], ['settings for quality, which is not enabled']);
     expectRefused(box, ['init', '--policy', 'quality', '--quality-min-score', 'lots'], ['quality settings: minScore']);
-    expectRefused(box, ['init', '--policy', 'quality', '--complete-when', 'sometimes'], ['completeWhen']);
+    expectRefused(box, ['init', '--policy', 'quality', '--complete-when', 'sometimes'], ['--complete-when', '"sometimes"', 'any, all']);
   });
 });

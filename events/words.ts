@@ -1,0 +1,56 @@
+/*
+ * The vocabulary's words, as plain constants (events/lean.ts is their door):
+ * the enums of the schemas are built from them, and the core's tables, the
+ * head's readers and the spelling of what callers type take them from here
+ * without loading zod.
+ */
+
+/** Gap severities, most severe first (the order every table uses). */
+export const SEVERITY_WORDS = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'] as const;
+
+/** The gap lifecycle of RULINGS R10: open, parked and closed states. */
+export const GAP_STATE_WORDS = [
+  'OPEN',
+  'IN_PROGRESS',
+  'BLOCKED',
+  'PROPOSED',
+  'NEEDS_REVISION',
+  'USER_DEFERRED',
+  'ACCEPTED',
+  'RESOLVED',
+  'WONT_FIX',
+] as const;
+
+/** Threshold presets (RULINGS R13). */
+export const PRESET_WORDS = ['simple', 'complex', 'large', 'auto'] as const;
+
+/** The user decisions of RULINGS R11. */
+export const DECISION_KIND_WORDS = [
+  'narrow_scope',
+  'accept_complexity',
+  'prioritize_critical',
+  'pause',
+  'resume',
+  'force_complete',
+  'abandon',
+  'approve',
+] as const;
+
+/** Whether every enabled policy or any one must have converged for a session to complete. */
+export const COMPLETE_WHEN_WORDS = ['any', 'all'] as const;
+
+/** What an approval over open CRITICAL gaps acknowledges. */
+export const ACKNOWLEDGMENT_WORDS = ['critical_risk'] as const;
+
+/** The event types, as a log line and an `append` line name them. */
+export const EVENT_TYPES = [
+  'session.started',
+  'round.started',
+  'round.closed',
+  'gap.opened',
+  'gap.moved',
+  'gap.severity_changed',
+  'decision.made',
+  'session.bound',
+  'metrics.recorded',
+] as const;

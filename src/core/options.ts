@@ -1,0 +1,115 @@
+import type { DecisionKind } from '../../events/index.js';
+import { isOpen, lastClosedRound, unfinishedGaps } from './inventory.js';
+import { tracksGaps } from './policies.js';
+import type { Gap, RoundFigures, SessionView } from './view.js';
+
+/*
+ * The user's options when a decision is due (DIVERGENCE_WARNING), as data:
+ * what each decision would name, which one is recommended and why (RULINGS
+ * R28), and the request that takes it. The decision prompt words them; `next
+ * --json` hands them to a loop in any language, whose user picks one and
+ * sends its request to `append` as it is. Loads no zod, statechart or immer:
+ * `next` answers from the head checkpoint, which holds every gap not closed
+ * and the last rounds whole, all these read.
+ */
+
+/** Why an option is the one recommended (R28), for the renderer to word with its figures. */
+export type Recommendation =
+  /** A CRITICAL gap was introduced in the round, or is still open. */
+  | 'critical'
+  /** The round spawned MEDIUM or LOW gaps that block nothing: deferring them narrows the scope. */
+  | 'spawned_minor_gaps'
+  /** A stall in which gaps were still resolved: the new ones are the real scope. */
+  | 'stall_with_progress'
+  /** A stall in which nothing was resolved: the work is stuck and needs the user. */
+  | 'stall_without_progress'
+  /** The round went below the divergence threshold with gaps that are neither spawned nor minor: the scope grew. */
+  | 'scope_grew'
+  /** Policies other than gaps judged the round: go on with a fresh flat count. */
+  | 'policies_diverged'
+  /** Policies other than gaps saw no progress for the stall threshold's rounds. */
+  | 'policies_stalled';
+
+/** One decision the user may take now. */
+export interface DecisionOption {
+  kind: DecisionKind;
+  /** The gaps the decision names or acts on: the ones to defer, to focus on, or left open by completing. */
+  gaps: Gap[];
+  /** Set on the one option recommended, saying why. */
+  recommended: Recommendation | null;
+  /** The request's fields the user must supply first (`data.gaps`: which gaps to defer); empty when `event` is whole. */
+  requires: string[];
+  /** The request that takes the option, as `append` and `Session.record` take it; null while `requires` is not empty. */
+  event: { type: 'decision.made'; data: { kind: DecisionKind; gaps?: string[] } } | null;
+}
+
+/**
+ * The gaps a narrow-scope decision is suggested to defer: MEDIUM and LOW
+ * gaps the round spawned that block nothing and are still open.
+ */
+export function suggestedDeferrals(view: Pick<SessionView, 'gaps'>, round: RoundFigures): string[] {
+  return round.newGaps
+    .filter((g) => g.spawnedBy && !g.reopened && (g.severity === 'MEDIUM' || g.severity === 'LOW'))
+    .map((g) => view.gaps.get(g.id))
+    .filter((g) => g !== undefined && !g.blocking && isOpen(g))
+    .map((g) => g!.id);
+}
+
+/** Whether the round that raised the warning got there through a stall (R4 records STALLED on the way). */
+export function stalledIn(view: Pick<SessionView, 'history'>, round: RoundFigures): boolean {
+  return view.history.some((h) => h.cause === 'round' && h.round === round.round && h.to === 'STALLED');
+}
+
+/** The gaps not closed (open and deferred), most severe first, in the order they were recorded. */
+export function listedGaps(view: Pick<SessionView, 'gaps'>): Gap[] {
+  return unfinishedGaps(view.gaps.values());
+}
+
+function option(kind: DecisionKind, gaps: Gap[], named?: string[]): DecisionOption {
+  const data = named === undefined ? { kind } : { kind, gaps: named };
+  return { kind, gaps, recommended: null, requires: [], event: { type: 'decision.made', data } };
+}
+
+/**
+ * The decisions open to the user now, in the order the decision prompt
+ * lists them, one of them recommended; empty when no decision is due.
+ */
+export function decisionOptions(view: SessionView): DecisionOption[] {
+  const round = lastClosedRound(view);
+  if (view.machine.state !== 'DIVERGENCE_WARNING' || round === undefined || round.combined === null) return [];
+  const unfinished = listedGaps(view);
+  const stalled = stalledIn(view, round);
+  if (!tracksGaps(view)) {
+    const options = [option('accept_complexity', []), option('pause', []), option('force_complete', []), option('abandon', [])];
+    return recommend(options, stalled ? ['pause', 'policies_stalled'] : ['accept_complexity', 'policies_diverged']);
+  }
+  const gap = (id: string) => view.gaps.get(id)!;
+  const defer = suggestedDeferrals(view, round);
+  const critical = unfinished.filter((g) => g.severity === 'CRITICAL' && isOpen(g));
+  const narrow: DecisionOption =
+    defer.length > 0
+      ? option('narrow_scope', defer.map(gap), defer)
+      : { kind: 'narrow_scope', gaps: [], recommended: null, requires: ['data.gaps'], event: null };
+  const options = [narrow, option('accept_complexity', [])];
+  if (critical.length > 0) options.push(option('prioritize_critical', critical, critical.map((g) => g.id)));
+  options.push(option('pause', []), option('force_complete', unfinished), option('abandon', []));
+  return recommend(options, recommendation(round, { critical: critical.length > 0, defer: defer.length > 0, stalled }));
+}
+
+/**
+ * R28: a CRITICAL introduced or still open → prioritize critical; else
+ * spawned MEDIUM or LOW gaps that block nothing → narrow scope; else a
+ * stall → accept complexity when the round still resolved gaps (new work
+ * is replacing finished work), pause when it resolved none (the work is
+ * stuck); else (the scope grew past the threshold) → accept complexity.
+ */
+function recommendation(round: RoundFigures, found: { critical: boolean; defer: boolean; stalled: boolean }): [DecisionKind, Recommendation] {
+  if (found.critical) return ['prioritize_critical', 'critical'];
+  if (found.defer) return ['narrow_scope', 'spawned_minor_gaps'];
+  if (found.stalled) return round.resolved > 0 ? ['accept_complexity', 'stall_with_progress'] : ['pause', 'stall_without_progress'];
+  return ['accept_complexity', 'scope_grew'];
+}
+
+function recommend(options: DecisionOption[], [kind, why]: [DecisionKind, Recommendation]): DecisionOption[] {
+  return options.map((o) => (o.kind === kind ? { ...o, recommended: why } : o));
+}
