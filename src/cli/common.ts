@@ -20,7 +20,7 @@ export interface CliIO {
 
 export type Command = (argv: string[], io: CliIO) => void;
 
-export { jsonText, printJson, sessionDir } from './call.js';
+export { jsonText, newSessionDir, printJson, sessionDir } from './call.js';
 
 export function open(values: { dir?: string | undefined }, io: CliIO): Session {
   return openFileSession(sessionDir(values.dir, io));

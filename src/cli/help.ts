@@ -106,7 +106,8 @@ Log
   repair                          cut a torn last line (a copy is kept); nothing else
 
 Options
-  --dir DIR    session folder (else $GAPFLOW_DIR, else ./.gapflow)
+  --dir DIR    session folder (else $GAPFLOW_DIR, else the nearest .gapflow
+               holding a session, from here upward)
   --expect-seq N  (writing commands) refuse unless the log ends at seq N
   --event-id ID   (writing commands) an id for the event; if it is already in
                   the log, nothing is appended and the original is shown

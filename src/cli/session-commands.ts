@@ -4,7 +4,7 @@ import { FileLog } from '../log/index.js';
 import { changeSeverityBody, closeRoundBody, moveGapBody, openGapBody, recordOnFileHead, Session, startRoundBody } from '../session/index.js';
 import type { BodyOf, DecisionKind, EventBodyInput, GapState, SessionSettings, Severity } from '../../events/index.js';
 import { enumWord, list, parse, UsageError, wholeNumber } from './args.js';
-import { announce, type CliIO, type Command, open, sessionDir } from './common.js';
+import { announce, type CliIO, type Command, newSessionDir, open, sessionDir } from './common.js';
 import { policyInitOptions, policyInitSettings } from './policy-commands.js';
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
 
@@ -32,7 +32,7 @@ export const init: Command = (argv, io) => {
     criticalOverride: values['no-critical-override'] ? false : undefined,
     ...policyInitSettings(values),
   };
-  const dir = sessionDir(values.dir, io);
+  const dir = newSessionDir(values.dir, io);
   const agentSession = values['agent-session'];
   // Judged before the log exists, so a bad id leaves no half-made session behind.
   const bound = agentSession === undefined ? undefined : (parseBody({ type: 'session.bound', data: { agentSession } }) as BodyOf<'session.bound'>);
