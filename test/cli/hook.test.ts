@@ -91,7 +91,7 @@ describe('gapflow hook claude: the decision in seed 001 order', () => {
     expect(out.decision).toBe('block');
     expect(out.reason).toContain('round 1 is open');
     expect(out.reason).toContain('gapflow round close');
-    expect(out.reason).toMatch(/HIGH GAP-H1; MEDIUM GAP-M1/);
+    expect(out.reason).toContain('- HIGH GAP-H1: Parser\n- MEDIUM GAP-M1: Retries\n');
   });
 
   it('FLAT: blocks and asks for a different approach', () => {
@@ -102,13 +102,17 @@ describe('gapflow hook claude: the decision in seed 001 order', () => {
     expect(out.reason).toContain('no net progress');
   });
 
-  it('DIVERGENCE_WARNING: lets it stop and puts the decision prompt in front of the user', () => {
+  it('DIVERGENCE_WARNING: lets it stop and puts the decision prompt in front of the user, its options first', () => {
     divergingAfterRoundOne(box);
     const prompt = box.ok('prompt').stdout;
     const out = parsed(hook(stopInput(box.root)));
     expect(out.decision).toBeUndefined();
-    expect(out.systemMessage).toBe(prompt);
-    expect(out.systemMessage).toContain('narrow');
+    const message = out.systemMessage!;
+    // The same lines as `gapflow prompt` (nothing cut: it is short), the options moved up under the state.
+    expect(message.split('\n').sort()).toEqual(prompt.split('\n').sort());
+    expect(message).toMatch(/^Session Progress: Round 1 of max 10\nConvergence State: DIVERGENCE_WARNING\n\n=== Options ===\n1\. Narrow scope/);
+    expect(message.indexOf('=== Options ===')).toBeLessThan(message.indexOf('=== This Round ==='));
+    expect(message).toContain('gapflow decide prioritize-critical');
   });
 
   it('PAUSED: lets it stop, saying how to resume', () => {
