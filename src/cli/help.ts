@@ -96,8 +96,10 @@ Loops
   append [--file F|-]             a JSONL batch ({"type","data","id"?} a line; stdin by
                                   default; at most 64 MiB), appended whole or not at all
   schema                          the JSON Schema of every event (events/schema.json)
-  hook claude [--max-blocks N]    Claude Code Stop/SubagentStop hook: reads its JSON on
-                                  stdin, prints the decision; always exits 0
+  hook claude [--max-blocks N] [--agent-type TYPE[,TYPE...]]
+                                  Claude Code Stop/SubagentStop hook: reads its JSON on
+                                  stdin, prints the decision; always exits 0 (with
+                                  --agent-type, other subagents stop untouched)
 Log
   verify [--strict]               check every line and the checksum chain (exit 1
                                   naming the first bad line), then audit the history
