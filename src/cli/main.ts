@@ -34,6 +34,7 @@ const code = await runBin(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
   version: packageVersion,
+  pendingStdin: async () => (await import('./hook-guard.js')).pendingInput(),
 }, interrupted);
 process.exitCode = code;
 // A pipe takes 64 KiB at a time: the rest waits in this process until the reader takes it, so leave only
