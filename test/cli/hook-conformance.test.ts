@@ -321,13 +321,13 @@ describe('a 500-gap divergence: every string the hook hands back stays under the
   const TITLE = (i: number) => `Gap ${i}: ${'the spec leaves this case open and the reviewers disagree on it; '.repeat(10)}`.slice(0, 500);
 
   /** Baseline ROOT-1; round 1 opens 500 gaps spawned by it (125 of each severity, MEDIUM and LOW non-blocking), titles of 500 characters. */
-  function diverged500(): void {
+  function diverged500(idOf = (i: number) => `GAP-DIVERGENCE-${String(i).padStart(4, '0')}`): void {
     box.ok('init');
     box.steps('gap open ROOT-1 --severity HIGH --title Root', 'round start');
     const lines = Array.from({ length: 500 }, (_, i) => {
       const severity = SEVERITIES[i % 4]!;
       const blocking = severity === 'CRITICAL' || severity === 'HIGH';
-      return JSON.stringify({ type: 'gap.opened', data: { id: `GAP-DIVERGENCE-${String(i).padStart(4, '0')}`, severity, title: TITLE(i), spawnedBy: 'ROOT-1', blocking } });
+      return JSON.stringify({ type: 'gap.opened', data: { id: idOf(i), severity, title: TITLE(i), spawnedBy: 'ROOT-1', blocking } });
     });
     const appended = runCli(['append', '--dir', box.dir], { cwd: box.root, stdin: `${lines.join('\n')}\n` });
     expect(appended.code, appended.stderr).toBe(0);
@@ -370,6 +370,28 @@ describe('a 500-gap divergence: every string the hook hands back stays under the
         expect(message.endsWith('(Long lists are cut short here, to fit Claude Code; gapflow prompt prints the whole prompt.)\n')).toBe(true);
       }
     }
+  }, 60_000);
+
+  it('with ids as long as an id may be (128 characters), the lists are cut further, each still adding up to the whole', () => {
+    const longId = (i: number) => `GAP-DIVERGENCE-${String(i).padStart(4, '0')}-${'x'.repeat(108)}`;
+    diverged500(longId);
+    const prompt = answerOf(hook(stopInput(box.root))).systemMessage!;
+    expect(prompt.length).toBeLessThan(CAP);
+    const start = prompt.indexOf('=== Options ===');
+    const options = prompt.slice(start, prompt.indexOf('\n=== ', start));
+    const counts = ['Suggestion: Defer', 'narrow-scope --gaps', '3. Prioritize CRITICAL'].map((mark) => cutList(options.split('\n').find((l) => l.includes(mark))!));
+    expect(counts.map((c) => c.shown + c.more)).toEqual([250, 250, 125]);
+    // Fewer than the 20 a list shows when there is room: the budget, not the list's own limit, cut these.
+    for (const c of counts) expect(c.shown).toBeLessThan(20);
+    box.ok('decide', 'prioritize-critical');
+    const reason = answerOf(hook(stopInput(box.root))).reason!;
+    expect(reason.length).toBeLessThan(CAP);
+    const focus = cutList(reason.split('\n').find((l) => l.startsWith('Focus first'))!);
+    expect(focus.shown + focus.more).toBe(125);
+    const listed = reason.split('\n').filter((l) => l.startsWith('- CRITICAL '));
+    const more = Number(/^- \+(\d+) more/m.exec(reason)![1]);
+    expect(listed.length + more).toBe(501);
+    expect(focus.shown + listed.length).toBeLessThan(50);
   }, 60_000);
 
   it('the block reasons after the decision: the focus and the open gaps with their titles, cut to "+N more"', () => {
