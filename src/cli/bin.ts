@@ -11,7 +11,8 @@ import { asksForHelp, asksForJson, hoistGlobalOptions } from './hoist.js';
  * being the process's unless `io` hands one over. `next` and `hook claude`
  * are first offered to the short path from the head checkpoint
  * (head-answers.ts), which loads no schema, statechart or immer; the full
- * command answers whatever it leaves.
+ * command answers whatever it leaves. A usage error with a Claude Code
+ * hook's input on standard input is answered as that hook's (hook-guard.ts).
  */
 export async function runBin(argv: string[], io: CliIO, stop: () => Promise<unknown>): Promise<number> {
   const [name, ...rest] = hoistGlobalOptions(argv);
@@ -50,16 +51,20 @@ export async function runBin(argv: string[], io: CliIO, stop: () => Promise<unkn
     if (answerFromHead(name, rest, { ...io, stdin })) return 0;
   }
   const load = name === undefined ? undefined : commandLoader(name);
-  const [{ dispatch, readStandardInput }, command, help] = await Promise.all([
+  const [{ attempt, usageFailure, readStandardInput }, command, help] = await Promise.all([
     import('./dispatch.js'),
     load?.(),
     load && wantsHelp ? import('./help.js') : undefined,
   ]);
-  return dispatch(argv, { ...io, stdin: stdin ?? ((limit) => readStandardInput(limit)) }, {
+  const outcome = attempt(argv, { ...io, stdin: stdin ?? ((limit) => readStandardInput(limit)) }, {
     command: (): Command | undefined => command,
     help: () => {
       if (!help) throw new Error('the help text was not loaded');
       return help.HELP;
     },
   });
+  if (typeof outcome === 'number') return outcome;
+  // A usage error: a misconfigured hook's when standard input is a hook's input, read without waiting on a pipe for ever.
+  const input = io.stdin ? (await import('./hook-guard.js')).handedInput({ stdin }) : ((await io.pendingStdin?.()) ?? null);
+  return usageFailure(outcome, argv, io, input);
 }

@@ -1,9 +1,9 @@
 import { type InputLimit, validateInputText } from '../log/lean.js';
 import { UsageError } from './usage-error.js';
 import type { CliIO } from './common.js';
-import { sessionDir } from './session-dir.js';
+import { newSessionDir, sessionDir } from './session-dir.js';
 
-export { sessionDir };
+export { newSessionDir, sessionDir };
 
 /*
  * What a command takes from its call before it opens a session: the

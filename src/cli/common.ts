@@ -16,11 +16,17 @@ export interface CliIO {
   version?: () => string | undefined;
   /** The whole of standard input (`hook`, `append`, `record --json -`), refused past `limit`; absent when the caller has none. */
   stdin?: (limit: InputLimit) => string;
+  /**
+   * The process's standard input, if it ends soon (the bin's, for a usage
+   * error that may be a misconfigured hook's: hook-guard.ts); absent for an
+   * in-process caller, whose `stdin` says all there is.
+   */
+  pendingStdin?: () => Promise<string | null>;
 }
 
 export type Command = (argv: string[], io: CliIO) => void;
 
-export { jsonText, printJson, sessionDir } from './call.js';
+export { jsonText, newSessionDir, printJson, sessionDir } from './call.js';
 
 export function open(values: { dir?: string | undefined }, io: CliIO): Session {
   return openFileSession(sessionDir(values.dir, io));

@@ -8,6 +8,7 @@ import type { CliIO, Command } from './common.js';
 import { asksForHelp, asksForJson, hoistGlobalOptions } from './hoist.js';
 import { statusAfterWrite } from './status-after-write.js';
 import { unverifiedCode } from './unverified.js';
+import { answerUsageAsHook, handedInput } from './hook-guard.js';
 
 export { readStandardInput } from '../log/index.js';
 
@@ -23,6 +24,17 @@ export interface Commands {
 
 /** Runs one CLI call with `commands`; returns the exit code. Never throws for a user's mistake. */
 export function dispatch(argv: string[], io: CliIO, commands: Commands): number {
+  const outcome = attempt(argv, io, commands);
+  // An in-process caller hands its standard input over whole: it can be looked at without waiting.
+  return outcome instanceof UsageError ? usageFailure(outcome, argv, io, handedInput(io)) : outcome;
+}
+
+/**
+ * Runs one CLI call and returns its exit code, every failure reported but a
+ * usage error, which comes back unreported: whether it is a person's mistake
+ * or a misconfigured hook's depends on standard input (see usageFailure).
+ */
+export function attempt(argv: string[], io: CliIO, commands: Commands): number | UsageError {
   const [name, ...rest] = hoistGlobalOptions(argv);
   try {
     if (name === undefined) throw new UsageError('a command is needed');
@@ -46,10 +58,21 @@ export function dispatch(argv: string[], io: CliIO, commands: Commands): number 
     afterWrite?.();
     return 0;
   } catch (error) {
-    const code = failure(error, io, asksForJson(argv));
-    // Claude Code reads exit 2 from a stop hook as "block": a mistyped hook command must not trap the agent.
-    return code === 2 && looksLikeHook(argv) ? 1 : code;
+    return error instanceof UsageError ? error : failure(error, io, asksForJson(argv));
   }
+}
+
+/**
+ * Reports a usage error. With a hook's input on standard input (`stdin`) it
+ * is a misconfigured hook: answered as one (the user told, the agent let
+ * stop), exit 0, since Claude Code reads exit 2 as "block". Otherwise one
+ * line on stderr (JSON with `--json`) and exit 2, or 1 when the words look like the stop hook's
+ * (`Hook claude`): its input may not have been readable.
+ */
+export function usageFailure(error: UsageError, argv: readonly string[], io: Pick<CliIO, 'stdout' | 'stderr'>, stdin: string | null): number {
+  if (answerUsageAsHook(error, stdin, io)) return 0;
+  const code = failure(error, io, asksForJson(argv));
+  return looksLikeHook(argv) ? 1 : code;
 }
 
 /** `hook claude` however mistyped (`Hook claude`, `--dir hook claude`): a stop hook's command line. */

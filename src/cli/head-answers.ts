@@ -42,8 +42,8 @@ function nextFromHead(argv: string[], io: CliIO): boolean {
 }
 
 function hookFromHead(argv: string[], io: CliIO): boolean {
-  const { dir, maxBlocks } = hookOptions(argv);
-  const stop = claudeStop(readStdin(io, EVENT_INPUT), dir, io);
+  const options = hookOptions(argv);
+  const stop = claudeStop(readStdin(io, EVENT_INPUT), options, io);
   if (stop.dir === null) {
     printHookAnswer(io, () => null);
     return true;
@@ -51,7 +51,7 @@ function hookFromHead(argv: string[], io: CliIO): boolean {
   const at = { ...stop, dir: stop.dir };
   const head = peekHeadIn(at.dir);
   if (head === null) return false;
-  const step = hookStep(head, stop.call, { blocks: blocksBefore(at), maxBlocks });
+  const step = hookStep(head, stop.call, { blocks: blocksBefore(at), maxBlocks: options.maxBlocks });
   // A binding to record is a write: the full command opens the session for it.
   if (step.record !== null) return false;
   printHookAnswer(io, () => hookAnswer(at, step));

@@ -107,8 +107,10 @@ Loops
                                   default; at most 64 MiB), appended whole or not at all;
                                   a round's number may be left out
   schema                          the JSON Schema of every event (events/schema.json)
-  hook claude [--max-blocks N]    Claude Code Stop/SubagentStop hook: reads its JSON on
-                                  stdin, prints the decision; always exits 0
+  hook claude [--max-blocks N] [--agent-type TYPE[,TYPE...]]
+                                  Claude Code Stop/SubagentStop hook: reads its JSON on
+                                  stdin, prints the decision; always exits 0 (with
+                                  --agent-type, other subagents stop untouched)
 Log
   verify [--strict]               check every line and the checksum chain (exit 1
                                   naming the first bad line), then audit the history
@@ -117,7 +119,8 @@ Log
   repair                          cut a torn last line (a copy is kept); nothing else
 
 Options
-  --dir DIR    session folder (else $GAPFLOW_DIR, else ./.gapflow)
+  --dir DIR    session folder (else $GAPFLOW_DIR, else the nearest .gapflow
+               holding a session, from here upward)
   --expect-seq N  (writing commands) refuse unless the log ends at seq N
   --event-id ID   (writing commands) an id for the event; if it is already in
                   the log, nothing is appended and the original is shown

@@ -1,9 +1,9 @@
-import { dirname, join, resolve, sep } from 'node:path';
 import { type HookCall, type HookStep, listedGaps, loopStep, standingStopRequest, Refusal, type SessionView } from '../core/lean.js';
-import { holdsSession, readHookBlocks, writeHookBlocks } from '../log/lean.js';
-import { claudeHookAnswer, gapEntry, hookWarningLine, nextLine, hookVerdict, type HookVerdict, optionEntries, renderPrompt } from '../render/lean.js';
-import { parse, UsageError, wholeNumber } from './args.js';
-import { printJson, sessionDir } from './call.js';
+import { findSessionDir, holdsSession, readHookBlocks, writeHookBlocks } from '../log/lean.js';
+import { claudeHookAnswer, gapEntry, hookFailureAnswer, hookWarningLine, misfiredHookAnswer, nextLine, hookVerdict, type HookVerdict, optionEntries, renderPrompt } from '../render/lean.js';
+import { list, parse, UsageError, wholeNumber } from './args.js';
+import { printJson } from './call.js';
+import { namedSessionDir } from './session-dir.js';
 import type { CliIO } from './common.js';
 
 /*
@@ -29,14 +29,23 @@ export function printNext(io: CliIO, view: SessionView, json: boolean | undefine
   io.stdout(nextLine(step));
 }
 
-/** The hook's words after `hook`: `claude`, `--dir` and `--max-blocks`. */
-export function hookOptions(argv: string[]): { dir: string | undefined; maxBlocks: number } {
+/** What the hook's command line asks: the session folder named, the block cap, and the subagent types it keeps going (null: all). */
+export interface HookOptions {
+  dir: string | undefined;
+  maxBlocks: number;
+  agentTypes: string[] | null;
+}
+
+/** The hook's words after `hook`: `claude`, `--dir`, `--max-blocks` and `--agent-type`. */
+export function hookOptions(argv: string[]): HookOptions {
   const [verb, ...rest] = argv;
   if (verb !== 'claude') throw new UsageError(verb && !verb.startsWith('-') ? `unknown hook "${verb}" (claude)` : 'hook needs claude');
-  const { values } = parse(rest, { 'max-blocks': { type: 'string' } }, []);
+  const { values } = parse(rest, { 'max-blocks': { type: 'string' }, 'agent-type': { type: 'string' } }, []);
   const maxBlocks = wholeNumber('max-blocks', values['max-blocks']) ?? DEFAULT_MAX_BLOCKS;
   if (maxBlocks < 0) throw new Refusal('--max-blocks takes a whole number of 0 or more');
-  return { dir: values.dir, maxBlocks };
+  const agentTypes = list(values['agent-type']) ?? null;
+  if (agentTypes !== null && agentTypes.length === 0) throw new UsageError('--agent-type needs a subagent type (or several, comma-separated)');
+  return { dir: values.dir, maxBlocks, agentTypes };
 }
 
 /** What gapflow reads of a Claude Code Stop or SubagentStop hook's input; other fields are ignored. */
@@ -46,6 +55,7 @@ interface ClaudeStopInput {
   stop_hook_active?: boolean;
   cwd?: string;
   agent_id?: string;
+  agent_type?: string;
 }
 
 const STOP_EVENTS: readonly unknown[] = ['Stop', 'SubagentStop'];
@@ -71,6 +81,7 @@ function claudeStopInput(json: unknown): ClaudeStopInput {
   if (active !== undefined && typeof active !== 'boolean') throw wrong(`stop_hook_active: Invalid input: expected boolean, received ${received(active)}`);
   text('cwd', true, 1);
   text('agent_id', true, 0);
+  text('agent_type', true, 0);
   return input as unknown as ClaudeStopInput;
 }
 
@@ -89,8 +100,14 @@ export interface ClaudeStop {
   agent: string;
 }
 
-/** The stop that standard input `stdin` tells of, and the session it concerns. */
-export function claudeStop(stdin: string, dirOption: string | undefined, io: Pick<CliIO, 'cwd' | 'env'>): ClaudeStop {
+/**
+ * The stop that standard input `stdin` tells of, and the session it
+ * concerns: none for a subagent whose type the hook is not scoped to (it
+ * stops, and nothing is touched), nor when no session is found from the
+ * agent's cwd. A folder named by `--dir` or `$GAPFLOW_DIR` that holds no
+ * session is an error (the user is told): naming it was asking for one.
+ */
+export function claudeStop(stdin: string, options: Pick<HookOptions, 'dir' | 'agentTypes'>, io: Pick<CliIO, 'cwd' | 'env'>): ClaudeStop {
   let json: unknown;
   try {
     json = JSON.parse(stdin);
@@ -103,35 +120,26 @@ export function claudeStop(stdin: string, dirOption: string | undefined, io: Pic
     event: input.hook_event_name,
     stopHookActive: input.stop_hook_active ?? false,
   };
-  const dir = hookSessionDir(dirOption, input.cwd ?? io.cwd, io);
   // Each subagent keeps its own count; the prefix keeps an odd agent id from being a special key.
   const agent = call.event === 'SubagentStop' ? `subagent:${input.agent_id ?? ''}` : 'main';
-  return { call, dir, agent };
+  const scoped = options.agentTypes === null || call.event !== 'SubagentStop' || options.agentTypes.includes(input.agent_type ?? '');
+  return { call, dir: scoped ? hookSessionDir(options.dir, input.cwd ?? io.cwd, io) : null, agent };
 }
 
 /**
- * Where the hook finds its session: `--dir`, else `$GAPFLOW_DIR`, else the
- * nearest `.gapflow` holding a log from the agent's cwd upward (an agent may
- * have `cd`-ed into a subfolder; inside `$CLAUDE_PROJECT_DIR` no higher than
- * its root), else `$CLAUDE_PROJECT_DIR/.gapflow`; null
- * when there is none (the hook then lets the agent stop and touches nothing).
+ * Where the hook finds its session: the folder `--dir` or `$GAPFLOW_DIR`
+ * names, else the nearest `.gapflow` holding a session from the agent's cwd
+ * upward, as every command finds it (sessionDir); null when there is none.
  */
-function hookSessionDir(dirOption: string | undefined, cwd: string, io: Pick<CliIO, 'cwd' | 'env'>): string | null {
-  if (dirOption !== undefined || io.env.GAPFLOW_DIR) {
-    const dir = sessionDir(dirOption, { ...io, cwd });
-    return holdsSession(dir) ? dir : null;
+function hookSessionDir(dirOption: string | undefined, cwd: string, io: Pick<CliIO, 'env'>): string | null {
+  const where = { cwd, env: io.env };
+  const named = namedSessionDir(dirOption, where);
+  if (named === null) return findSessionDir(cwd, io.env.CLAUDE_PROJECT_DIR || undefined);
+  if (!holdsSession(named)) {
+    const by = dirOption !== undefined ? '--dir' : '$GAPFLOW_DIR';
+    throw new Error(`no session in ${named}, the folder ${by} names (gapflow init --dir ${named} creates one)`);
   }
-  const project = io.env.CLAUDE_PROJECT_DIR ? resolve(io.env.CLAUDE_PROJECT_DIR) : null;
-  const start = resolve(cwd);
-  // Inside the project, the search stops at its root: another folder's loop above it is not this agent's.
-  const top = project !== null && (start === project || start.startsWith(`${project}${sep}`)) ? project : null;
-  for (let at = start; ; at = dirname(at)) {
-    const dir = join(at, '.gapflow');
-    if (holdsSession(dir)) return dir;
-    if (at === top || dirname(at) === at) break;
-  }
-  const fallback = project ? join(project, '.gapflow') : null;
-  return fallback && holdsSession(fallback) ? fallback : null;
+  return named;
 }
 
 /** The blocks in a row this stop's agent has had before it. */
@@ -147,15 +155,21 @@ export function hookAnswer(stop: ClaudeStop & { dir: string }, step: HookStep): 
 }
 
 /**
- * Prints the hook's answer to Claude Code. Whatever goes wrong, a one-line
- * warning on stderr and `{}` let the agent stop (the hook always exits 0:
- * Claude Code reads exit 2 as "block"), so a broken hook never traps the user.
+ * Prints the hook's answer to Claude Code. Whatever goes wrong, the answer
+ * lets the agent stop and tells the user why (a `systemMessage`; the same
+ * line goes to stderr, Claude Code's debug output), and the hook exits 0
+ * (Claude Code reads exit 2 as "block"): a broken hook never traps the user,
+ * and never switches the loop off unseen.
  */
 export function printHookAnswer(io: CliIO, answer: () => HookVerdict | null): void {
+  let text: string;
   try {
-    io.stdout(claudeHookAnswer(answer()));
+    text = claudeHookAnswer(answer());
   } catch (error) {
-    io.stderr(hookWarningLine(error instanceof Error ? error.message : String(error)));
-    io.stdout(claudeHookAnswer(null));
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr(hookWarningLine(message));
+    // A mistake in the command line (settings.json) shows the command line it should be.
+    text = error instanceof UsageError ? misfiredHookAnswer(message) : hookFailureAnswer(message);
   }
+  io.stdout(text);
 }

@@ -14,14 +14,14 @@ import { blocksBefore, claudeStop, hookAnswer, hookOptions, printHookAnswer, pri
 
 /**
  * `gapflow hook claude`: the Stop and SubagentStop hook. It always exits 0
- * (Claude Code reads exit 2 as "block"): whatever goes wrong, a one-line
- * warning on stderr and `{}` let the agent stop, so a broken hook never traps
- * the user.
+ * (Claude Code reads exit 2 as "block"): whatever goes wrong, the answer
+ * lets the agent stop and tells the user why, so a broken hook never traps
+ * the user nor switches the loop off unseen.
  */
 export const hook: Command = (argv, io) => {
   printHookAnswer(io, () => {
-    const { dir, maxBlocks } = hookOptions(argv);
-    return answerClaude(claudeStop(readStdin(io, EVENT_INPUT), dir, io), maxBlocks);
+    const options = hookOptions(argv);
+    return answerClaude(claudeStop(readStdin(io, EVENT_INPUT), options, io), options.maxBlocks);
   });
 };
 

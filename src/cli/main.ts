@@ -34,6 +34,7 @@ const code = await runBin(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
   version: packageVersion,
+  pendingStdin: async () => (await import('./hook-guard.js')).pendingInput(),
 }, interrupted);
 process.exitCode = code;
 // One turn of the event loop: a session opened for a read writes its checkpoints then, after the answer.

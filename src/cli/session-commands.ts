@@ -5,7 +5,7 @@ import { changeSeverityBody, closeRoundBody, moveGapBody, openGapBody, recordOnF
 import type { BodyOf, EventBodyInput, SessionSettings } from '../../events/index.js';
 import { DECISION_KIND_WORDS, GAP_STATE_WORDS, PRESET_WORDS, SEVERITY_WORDS } from '../../events/lean.js';
 import { dashed, list, parse, unknownVerb, UsageError, wholeNumber, wordOf } from './args.js';
-import { announce, type CliIO, type Command, open, sessionDir } from './common.js';
+import { announce, type CliIO, type Command, newSessionDir, open, sessionDir } from './common.js';
 import { policyInitOptions, policyInitSettings } from './policy-commands.js';
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
 
@@ -34,7 +34,7 @@ export const init: Command = (argv, io) => {
     criticalOverride: values['no-critical-override'] ? false : undefined,
     ...policyInitSettings(values),
   };
-  const dir = sessionDir(values.dir, io);
+  const dir = newSessionDir(values.dir, io);
   const agentSession = values['agent-session'];
   // Judged before the log exists, so a bad id leaves no half-made session behind.
   const bound = agentSession === undefined ? undefined : (parseBody({ type: 'session.bound', data: { agentSession } }) as BodyOf<'session.bound'>);

@@ -13,5 +13,6 @@ export { CONFIG_FILE, hasSessionConfig, readSessionConfig, writeSessionConfig, t
 export { LogError, VersionConflict, type Batch, type EventStore, type Expected, type Resumed, type ClosedAt, type HeadForWrite } from './types.js';
 export { inspectLog, repairLog, type LogInspection, type RepairReport } from './verify.js';
 export { readHookBlocks, writeHookBlocks } from './hook-state.js';
+export { findSessionDir, SESSION_FOLDER } from './find-session.js';
 export { validateInputText, decodeUtf8, readStandardInput, readTextFile } from './text-file.js';
 export { readInputFile, writeSessionFile } from './session-files.js';

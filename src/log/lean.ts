@@ -4,6 +4,7 @@
  * schema: the head checkpoint, the hook's blocks in a row, standard input.
  * Everything here is in index.ts too.
  */
+export { findSessionDir, SESSION_FOLDER } from './find-session.js';
 export { holdsSession, readCurrentHead } from './head.js';
 export { readHookBlocks, writeHookBlocks } from './hook-state.js';
 export { EVENT_INPUT, type InputLimit } from './limits.js';

@@ -2,7 +2,6 @@ import { shownValue } from '../../events/lean.js';
 import type { BadValue, GapflowEvent } from '../../events/index.js';
 import type { Remedy, SessionView, LoopStep } from '../core/lean.js';
 import { formatCount } from '../policies/lean.js';
-import type { HookVerdict } from './hook.js';
 
 /**
  * The CLI's words for what the core leaves as codes (a refusal's remedy), its
@@ -159,21 +158,7 @@ function describe(event: GapflowEvent): string {
   return event.type;
 }
 
-/** What Claude Code reads from a Stop hook: block with the reason, or let the agent stop (with a message for the user). */
-export function claudeHookAnswer(verdict: HookVerdict | null): string {
-  return `${JSON.stringify(hookAnswer(verdict))}\n`;
-}
-
-function hookAnswer(verdict: HookVerdict | null): object {
-  if (verdict === null) return {};
-  if (verdict.block) return { decision: 'block', reason: verdict.reason };
-  return verdict.systemMessage === null ? {} : { systemMessage: verdict.systemMessage };
-}
-
-/** The hook failed: it says so, and lets the agent stop. */
-export function hookWarningLine(message: string): string {
-  return `gapflow hook: ${message.split('\n')[0]}; letting the agent stop\n`;
-}
+export { claudeHookAnswer, hookWarningLine } from './hook-answer.js';
 
 /** `verify` on a whole log: its extent and chain, then the audit's findings. */
 export function verifiedLines(result: { location: string; events: readonly unknown[]; lastSeq: number; lastSum: string; findings: readonly { line: number; type: string; message: string }[] }): string {

@@ -1,6 +1,6 @@
-import type { Severity } from '../../events/index.js';
 import { type HookCall, type HookContext, type HookDecision, loopStep, type LoopStep, metricPoliciesOf, missingMetrics, tracksGaps, SEVERITIES, type SessionView } from '../core/lean.js';
 import { formatCount } from '../policies/lean.js';
+import { clip, fitLines, itemList, type ItemList, type Line } from './fit.js';
 import { renderPrompt } from './prompt.js';
 
 /** A stop hook's decision with its words: what the agent reads, and what the user is shown. */
@@ -11,11 +11,32 @@ export interface HookVerdict extends HookDecision {
   systemMessage: string | null;
 }
 
-const LIST_AT_MOST = 8;
+/**
+ * Claude Code's limit on a string a hook hands back (characters): past it,
+ * the agent and the user get a 2 KB preview and a file path instead
+ * (https://code.claude.com/docs/en/hooks).
+ */
+export const HOOK_TEXT_CAP = 10_000;
 
-/** The words for a stop hook's decision, drawn from the view and context it was decided on. */
+/**
+ * What one string of a hook's answer may take, counted as its JSON encoding
+ * (escapes and quotes included), so that the whole answer line, the string
+ * and the few characters around it, stays under HOOK_TEXT_CAP.
+ */
+export const HOOK_TEXT_BUDGET = 9_000;
+
+/** How many gaps a block reason lists (open ones, the focus) before "+N more", however much room is left. */
+const GAPS_LISTED = 25;
+/** The longest title a block reason shows of a gap (titles may run to 500 characters). */
+const TITLE_SHOWN = 100;
+
+/** The words for a stop hook's decision, drawn from the view and context it was decided on; every string fits HOOK_TEXT_BUDGET. */
 export function hookVerdict(view: SessionView | null, call: HookCall, context: HookContext, decision: HookDecision): HookVerdict {
-  const say = (reason: string, systemMessage: string | null = null): HookVerdict => ({ ...decision, reason, systemMessage });
+  const say = (reason: string, systemMessage: string | null = null): HookVerdict => ({
+    ...decision,
+    reason: fitted(reason),
+    systemMessage: systemMessage === null ? null : fitted(systemMessage),
+  });
   if (view === null) return say('no gapflow session here');
   if (decision.rule === 'foreign_session') return say(`the session is bound to agent session ${view.agentSession ?? ''}, not ${call.agentSession}`);
   const request = context.stopRequest;
@@ -26,7 +47,7 @@ export function hookVerdict(view: SessionView | null, call: HookCall, context: H
     case 'complete':
       return say(step.reason, `gapflow: ${step.reason}.`);
     case 'ask_user':
-      return say(step.reason, renderPrompt(view) ?? `gapflow: ${step.reason}`);
+      return say(step.reason, hookPrompt(view) ?? `gapflow: ${step.reason}`);
     case 'paused':
       return say(step.reason, `gapflow: ${step.reason} (gapflow decide resume).`);
     case 'block_cap':
@@ -35,45 +56,118 @@ export function hookVerdict(view: SessionView | null, call: HookCall, context: H
         `gapflow: the loop is still ${step.state}, but it has kept the agent going ${context.blocks} times in a row (the cap, --max-blocks ${context.maxBlocks}), so it lets it stop. ${step.reason}.`,
       );
     default:
-      return say(blockReason(view, step, decision.blocks, context.maxBlocks));
+      return { ...decision, reason: blockReason(view, step, decision.blocks, context.maxBlocks), systemMessage: null };
   }
 }
 
-/** What the agent reads when it is kept going: the state, the next move, the focus and the open gaps. */
+/** A text of one piece, held to the budget (a reason the agent gave may be long). */
+function fitted(text: string): string {
+  return fitLines([[text]], HOOK_TEXT_BUDGET).text;
+}
+
+/** What the agent reads when it is kept going: the state, the next move, the focus and the open gaps with their titles. */
 function blockReason(view: SessionView, step: LoopStep, blocks: number, maxBlocks: number): string {
   const next = step.round + 1;
   // While the round is open, only the policies that have not recorded for it yet.
   const metrics = view.roundOpen ? missingMetrics(view, next) : metricPoliciesOf(view.policies.enabled).map((p) => p.name);
+  const count: Line = [`(Block ${blocks} of at most ${maxBlocks} in a row.)`];
   if (!tracksGaps(view)) {
-    const lines = [
-      `gapflow: the refinement loop is ${step.state}, so keep going. Next: ${step.reason}. Record each iteration with gapflow record POLICY … (gapflow check --verbose shows where each policy stands).`,
+    const lines: Line[] = [
+      [`gapflow: the refinement loop is ${step.state}, so keep going. Next: ${step.reason}. Record each iteration with gapflow record POLICY … (gapflow check --verbose shows where each policy stands).`],
     ];
-    if (step.state === 'FLAT') lines.push(flatLine(view));
-    lines.push(`(Block ${blocks} of at most ${maxBlocks} in a row.)`);
-    return lines.join('\n');
+    if (step.state === 'FLAT') lines.push([flatLine(view)]);
+    lines.push(count);
+    return fitLines(lines, HOOK_TEXT_BUDGET).text;
   }
-  const lines = [
-    step.roundOpen
-      ? `gapflow: the refinement loop is ${step.state} and round ${next} is open, so keep going. Work on the open gaps below, record each change (gapflow gap move ID STATE; gapflow gap open ID --severity S for a new one), then close the round (gapflow round close).`
-      : `gapflow: the refinement loop is ${step.state}, so keep going. Start round ${next} (gapflow round start), work on the open gaps below, recording each change, then close it (gapflow round close).`,
+  const lines: Line[] = [
+    [
+      step.roundOpen
+        ? `gapflow: the refinement loop is ${step.state} and round ${next} is open, so keep going. Work on the open gaps below, record each change (gapflow gap move ID STATE; gapflow gap open ID --severity S for a new one), then close the round (gapflow round close).`
+        : `gapflow: the refinement loop is ${step.state}, so keep going. Start round ${next} (gapflow round start), work on the open gaps below, recording each change, then close it (gapflow round close).`,
+    ],
   ];
-  if (metrics.length > 0) lines.push(`Before closing the round, record ${metrics.join(', ')} for it (gapflow record ${metrics[0]} …).`);
-  if (step.state === 'FLAT') lines.push(flatLine(view));
-  if (step.focus.length > 0) lines.push(`Focus first on the CRITICAL gaps the user prioritized: ${step.focus.join(', ')}.`);
-  lines.push(`Open gaps (${formatCount(step.openGapCount)}, weighted ${formatCount(step.weightedOpen)}): ${gapList(step.openGaps)}.`);
-  lines.push(`(Block ${blocks} of at most ${maxBlocks} in a row.)`);
-  return lines.join('\n');
+  if (metrics.length > 0) lines.push([`Before closing the round, record ${metrics.join(', ')} for it (gapflow record ${metrics[0]} …).`]);
+  if (step.state === 'FLAT') lines.push([flatLine(view)]);
+  if (step.focus.length > 0) lines.push(['Focus first on the CRITICAL gaps the user prioritized: ', itemList(step.focus, ', ', undefined, GAPS_LISTED), '.']);
+  const open = SEVERITIES.flatMap((severity) => step.openGaps[severity].map((id) => gapLine(view, severity, id)));
+  lines.push([`Open gaps (${formatCount(step.openGapCount)}, weighted ${formatCount(step.weightedOpen)})${open.length > 0 ? ', most severe first:' : ': none in an open state.'}`]);
+  if (open.length > 0) lines.push([itemList(open, '\n', (n) => `\n- +${n} more (gapflow status lists every gap)`, GAPS_LISTED)]);
+  lines.push(count);
+  return fitLines(lines, HOOK_TEXT_BUDGET).text;
+}
+
+function gapLine(view: SessionView, severity: string, id: string): string {
+  const title = view.gaps.get(id)?.title ?? '';
+  return `- ${severity} ${id}${title === '' ? '' : `: ${clip(title, TITLE_SHOWN)}`}`;
 }
 
 function flatLine(view: SessionView): string {
   return `The last round made no net progress (${view.machine.flatCount} of ${view.config.stallThreshold} flat rounds before a stall): change the approach rather than repeating it.`;
 }
 
-function gapList(openGaps: Record<Severity, string[]>): string {
-  const parts = SEVERITIES.filter((s) => openGaps[s].length > 0).map((s) => {
-    const ids = openGaps[s];
-    const shown = ids.slice(0, LIST_AT_MOST).join(', ');
-    return `${s} ${shown}${ids.length > LIST_AT_MOST ? ` and ${ids.length - LIST_AT_MOST} more` : ''}`;
-  });
-  return parts.length > 0 ? parts.join('; ') : 'none in an open state';
+const SECTION = /^=== .+ ===$/;
+const OPTIONS = '=== Options ===';
+/** A run of comma-separated ids (four or more), as the prompt lists gaps inside a line. */
+const ID_RUN = /[A-Za-z0-9][A-Za-z0-9._-]*(?:, ?[A-Za-z0-9][A-Za-z0-9._-]*){3,}/g;
+const LIST_ITEM = /^(\s+)- /;
+/** The longest line of a list the prompt shows in Claude Code, and the most items of a list it shows (the rest: "+N more"). */
+const LINE_SHOWN = 200;
+const LIST_SHOWN = 20;
+const SHORTENED = '(Long lists are cut short here, to fit Claude Code; gapflow prompt prints the whole prompt.)';
+
+/**
+ * The decision prompt as the user sees it in Claude Code: the options
+ * first (after the state lines), then the analysis; a list shows at most
+ * LIST_SHOWN items, and fewer, the longest lists first, when the whole
+ * would pass the budget, the rest said as "+N more".
+ */
+function hookPrompt(view: SessionView): string | null {
+  const prompt = renderPrompt(view);
+  if (prompt === null) return null;
+  const sections: string[][] = [[]];
+  for (const line of prompt.split('\n')) {
+    if (SECTION.test(line)) sections.push([line]);
+    else sections.at(-1)!.push(line);
+  }
+  // Sections are parted by one blank line; the text ends with a newline.
+  for (const section of sections) while (section.at(-1) === '') section.pop();
+  const options = sections.findIndex((s) => s[0] === OPTIONS);
+  const ordered = options > 0 ? [sections[0]!, sections[options]!, ...sections.filter((_, i) => i !== 0 && i !== options)] : sections;
+  const fit = fitLines(listsOf(ordered.flatMap((s, i) => (i === 0 ? s : ['', ...s]))), HOOK_TEXT_BUDGET - SHORTENED.length - 4);
+  return `${fit.text}\n${fit.cut ? `${SHORTENED}\n` : ''}`;
+}
+
+/** The prompt's lines with their lists marked: runs of "  - item" lines, and runs of ids inside a line. */
+function listsOf(lines: readonly string[]): Line[] {
+  const out: Line[] = [];
+  for (let i = 0; i < lines.length; ) {
+    const indent = LIST_ITEM.exec(lines[i]!)?.[1];
+    if (indent === undefined) {
+      out.push(inlineLists(lines[i]!));
+      i += 1;
+      continue;
+    }
+    let end = i;
+    while (end < lines.length && LIST_ITEM.test(lines[end]!)) end += 1;
+    // A gap's line carries its title (up to 500 characters): the message shows its start.
+    out.push([itemList(lines.slice(i, end).map((line) => clip(line, LINE_SHOWN)), '\n', (n) => `\n${indent}- +${n} more`, LIST_SHOWN)]);
+    i = end;
+  }
+  return out;
+}
+
+function inlineLists(line: string): Line {
+  const parts: (string | ItemList)[] = [];
+  let at = 0;
+  for (const match of line.matchAll(ID_RUN)) {
+    const run = match[0];
+    const separator = run.includes(', ') ? ', ' : ',';
+    const items = run.split(separator);
+    // Only a run joined one way throughout is a list; anything else stays text as it is.
+    if (items.join(separator) !== run || items.some((item) => item.includes(','))) continue;
+    parts.push(line.slice(at, match.index), itemList(items, separator, undefined, LIST_SHOWN));
+    at = match.index + run.length;
+  }
+  parts.push(line.slice(at));
+  return parts;
 }

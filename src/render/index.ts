@@ -49,4 +49,6 @@ export {
   verifiedLines,
   type AppendedLine,
 } from './cli-messages.js';
-export { hookVerdict, type HookVerdict } from './hook.js';
+export { hookVerdict, HOOK_TEXT_CAP, type HookVerdict } from './hook.js';
+export { hookFailureAnswer, misfiredHookAnswer } from './hook-answer.js';
+export { fitLines, itemList, jsonLength, type ItemList, type Line } from './fit.js';

@@ -4,8 +4,9 @@
  * head checkpoint (src/cli/head-answers.ts). Everything here is in
  * index.ts too.
  */
-export { claudeHookAnswer, hookWarningLine, nextLine } from './cli-messages.js';
-export { hookVerdict, type HookVerdict } from './hook.js';
+export { nextLine, usageErrorLine } from './cli-messages.js';
+export { hookVerdict, HOOK_TEXT_CAP, type HookVerdict } from './hook.js';
+export { claudeHookAnswer, hookFailureAnswer, hookWarningLine, misfiredHookAnswer } from './hook-answer.js';
 export { renderPrompt } from './prompt.js';
 export { gapEntry, optionEntries, type GapEntry, type OptionEntry } from './options.js';
 export { gapMovedLine, gapOpenedLine, renderAnnouncement, severityChangedLine } from './gap-lines.js';

@@ -200,7 +200,9 @@ describe.skipIf(!posix)('bounded input through the bin', () => {
     const run = await gapflow(['hook', 'claude', '--dir', box.dir], box.root, `{"session_id":"s","hook_event_name":"Stop","pad":"${'x'.repeat(2 * MAX_LINE_BYTES)}"}`);
     expect(run.killedBecause).toBeNull();
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe('{}\n');
+    const answer = JSON.parse(run.stdout) as Record<string, string>;
+    expect(Object.keys(answer)).toEqual(['systemMessage']);
+    expect(answer.systemMessage).toMatch(/^gapflow hook: standard input .*1 MiB limit.*The hook let the agent stop/);
     expect(run.stderr).toMatch(/^gapflow hook: standard input .*1 MiB limit.*letting the agent stop\n$/);
     expect(box.logBytes()).toEqual(before);
   }, 60_000);

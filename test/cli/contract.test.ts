@@ -461,7 +461,7 @@ describe('prompt, summary, status and replay', () => {
   });
 });
 
-describe('the session folder: --dir, then $GAPFLOW_DIR, then ./.gapflow', () => {
+describe('the session folder: --dir, then $GAPFLOW_DIR, then the nearest .gapflow upward', () => {
   const logIn = (dir: string) => join(dir, 'events.jsonl');
 
   it('with neither, init creates ./.gapflow under the cwd and later commands find it there', () => {
@@ -470,9 +470,11 @@ describe('the session folder: --dir, then $GAPFLOW_DIR, then ./.gapflow', () => 
     expect(runCli(['gap', 'open', 'GAP-A', '--severity', 'LOW'], { cwd: box.root }).code).toBe(0);
     const state = runCli(['state', '--json'], { cwd: box.root });
     expect((JSON.parse(state.stdout) as StateJson).gaps).toHaveLength(1);
-    const elsewhere = join(box.root, 'elsewhere');
-    mkdirSync(elsewhere);
-    expectOneLineError(runCli(['state'], { cwd: elsewhere }), 1, [/init/]);
+    // A subfolder finds it too, the nearest .gapflow upward; a folder the search cannot reach it from does not.
+    const below = join(box.root, 'below');
+    mkdirSync(below);
+    expect(runCli(['state', '--json'], { cwd: below }).stdout).toBe(state.stdout);
+    expectOneLineError(runCli(['state'], { cwd: below, env: { CLAUDE_PROJECT_DIR: below } }), 1, [/init/]);
   });
 
   it('$GAPFLOW_DIR (absolute) is used when there is no --dir', () => {

@@ -91,7 +91,7 @@ describe('gapflow hook claude: the decision in seed 001 order', () => {
     expect(out.decision).toBe('block');
     expect(out.reason).toContain('round 1 is open');
     expect(out.reason).toContain('gapflow round close');
-    expect(out.reason).toMatch(/HIGH GAP-H1; MEDIUM GAP-M1/);
+    expect(out.reason).toContain('- HIGH GAP-H1: Parser\n- MEDIUM GAP-M1: Retries\n');
   });
 
   it('FLAT: blocks and asks for a different approach', () => {
@@ -102,13 +102,17 @@ describe('gapflow hook claude: the decision in seed 001 order', () => {
     expect(out.reason).toContain('no net progress');
   });
 
-  it('DIVERGENCE_WARNING: lets it stop and puts the decision prompt in front of the user', () => {
+  it('DIVERGENCE_WARNING: lets it stop and puts the decision prompt in front of the user, its options first', () => {
     divergingAfterRoundOne(box);
     const prompt = box.ok('prompt').stdout;
     const out = parsed(hook(stopInput(box.root)));
     expect(out.decision).toBeUndefined();
-    expect(out.systemMessage).toBe(prompt);
-    expect(out.systemMessage).toContain('narrow');
+    const message = out.systemMessage!;
+    // The same lines as `gapflow prompt` (nothing cut: it is short), the options moved up under the state.
+    expect(message.split('\n').sort()).toEqual(prompt.split('\n').sort());
+    expect(message).toMatch(/^Session Progress: Round 1 of max 10\nConvergence State: DIVERGENCE_WARNING\n\n=== Options ===\n1\. Narrow scope/);
+    expect(message.indexOf('=== Options ===')).toBeLessThan(message.indexOf('=== This Round ==='));
+    expect(message).toContain('gapflow decide prioritize-critical');
   });
 
   it('PAUSED: lets it stop, saying how to resume', () => {
@@ -259,10 +263,12 @@ describe('gapflow hook claude: binding to one agent session', () => {
 });
 
 describe('gapflow hook claude: never traps the user', () => {
-  it('no session where it looks: lets it stop, says nothing, creates nothing', () => {
+  it('no session in the folder --dir names: lets it stop and tells the user which folder, creating nothing', () => {
     const out = hook(stopInput(box.root));
-    expect(parsed(out)).toEqual({});
-    expect(out.stderr).toBe('');
+    const answer = parsed(out);
+    expect(Object.keys(answer)).toEqual(['systemMessage']);
+    expect(answer.systemMessage).toContain(`no session in ${box.dir}, the folder --dir names`);
+    expect(out.stderr).toMatch(/^gapflow hook: no session in .*letting the agent stop\n$/);
     expect(existsSync(box.dir)).toBe(false);
   });
 
@@ -273,28 +279,34 @@ describe('gapflow hook claude: never traps the user', () => {
     ['no session_id', JSON.stringify({ hook_event_name: 'Stop', stop_hook_active: false })],
     ['another hook event', JSON.stringify({ session_id: SESSION, hook_event_name: 'PreToolUse', tool_name: 'Bash' })],
     ['stop_hook_active not a boolean', JSON.stringify({ session_id: SESSION, hook_event_name: 'Stop', stop_hook_active: 'yes' })],
-  ])('malformed stdin (%s): lets it stop with one line on stderr, exit 0, log untouched', (_name, stdin) => {
+  ])('malformed stdin (%s): lets it stop, telling the user (and one line on stderr), exit 0, log untouched', (_name, stdin) => {
     convergingAfterRoundOne(box);
     const before = box.logBytes()!;
     const result = hook(stdin);
-    expect(parsed(result)).toEqual({});
+    const answer = parsed(result);
+    expect(Object.keys(answer)).toEqual(['systemMessage']);
+    expect(answer.systemMessage).toMatch(/^gapflow hook: stdin is not .*The hook let the agent stop/);
     expect(result.stderr).toMatch(/^gapflow hook: .*letting the agent stop\n$/);
     expect(result.stderr.trimEnd()).not.toContain('\n');
     expect(Buffer.compare(box.logBytes()!, before)).toBe(0);
   });
 
-  it('a broken log lets it stop with a warning', () => {
+  it('a broken log lets it stop and tells the user what is wrong with it', () => {
     convergingAfterRoundOne(box);
     box.writeLog(`${readFileSync(box.logPath, 'utf8')}{"v":1,"seq":99\n`);
     const result = hook(stopInput(box.root));
-    expect(parsed(result)).toEqual({});
+    const answer = parsed(result);
+    expect(answer.decision).toBeUndefined();
+    expect(answer.systemMessage).toMatch(/^gapflow hook: .*line \d+/);
     expect(result.stderr).toContain('line');
   });
 
-  it('a bad option still exits 0 and lets it stop', () => {
+  it('a bad option still exits 0, lets it stop and tells the user', () => {
     convergingAfterRoundOne(box);
     const result = hook(stopInput(box.root), '--max-blocks', 'lots');
-    expect(parsed(result)).toEqual({});
+    const answer = parsed(result);
+    expect(answer.decision).toBeUndefined();
+    expect(answer.systemMessage).toContain('--max-blocks takes a whole number, not "lots"');
     expect(result.stderr).toContain('--max-blocks');
   });
 });

@@ -155,6 +155,17 @@ const sizedInput = fc.record({
   fill: fc.constantFrom<Fill>('spaces', 'nul', 'bad first line', 'two-byte characters'),
 });
 
+/** A stop hook's answer that lets the agent stop and tells the user why: one JSON line, no decision, a systemMessage. */
+function letsStopSaying(stdout: string): boolean {
+  if (!stdout.endsWith('\n') || stdout.trimEnd().includes('\n')) return false;
+  try {
+    const answer = JSON.parse(stdout) as { decision?: unknown; systemMessage?: unknown };
+    return answer.decision === undefined && typeof answer.systemMessage === 'string' && answer.systemMessage.startsWith('gapflow hook: ');
+  } catch {
+    return false;
+  }
+}
+
 describe('fuzz: malformed lines and hostile requests', () => {
   it(`${LINE_RUNS} malformed lines after a good log: verify and every reader answer cleanly; nothing is appended after one`, () => {
     fc.assert(
@@ -253,8 +264,8 @@ describe('fuzz: malformed lines and hostile requests', () => {
         }
         const tooBig = bytes > limit.maxBytes;
         const namesLimit = result.stderr.includes(`over the ${limit.maxBytes / MiB} MiB limit`);
-        // The hook lets the agent stop whatever happens: exit 0, `{}`, and its warning says why.
-        const refused = command === 'hook' ? result.stdout === '{}\n' && result.stderr !== '' : result.code !== 0;
+        // The hook lets the agent stop whatever happens: exit 0, a message for the user, and its warning says why.
+        const refused = command === 'hook' ? letsStopSaying(result.stdout) && result.stderr !== '' : result.code !== 0;
         const right = tooBig === namesLimit && (!tooBig || refused);
         if (!right) tally.wrongInputVerdicts += 1;
         if (refused) tally.refused += 1;
@@ -297,7 +308,7 @@ describe('fuzz: malformed lines and hostile requests', () => {
           return false;
         }
         const said = viaPath ? 'not a regular file' : `over the ${limit.maxBytes / MiB} MiB limit`;
-        const refused = command === 'hook' ? result.stdout === '{}\n' : result.code === 1;
+        const refused = command === 'hook' ? letsStopSaying(result.stdout) : result.code === 1;
         const right = refused && result.stderr.includes(said);
         if (right) tally.refused += 1;
         else tally.wrongInputVerdicts += 1;
