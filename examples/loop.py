@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """A refinement loop in Python that drives a gapflow session with two commands.
 
-After `gapflow init`, everything goes through `gapflow append` (events in, as
-JSON lines) and `gapflow next --json` (what to do now). When gapflow says the
+Everything goes through `gapflow append` (events in, as JSON lines; the first
+batch starts the session with a session.started line) and `gapflow next
+--json` (what to do now). When gapflow says the
 user must decide (`ask_user`), the options come as data: each one carries the
 exact event that takes it, which goes back through `append` as it is.
 
@@ -66,9 +67,10 @@ def work(round_number, step):
 
 
 def main():
-    gapflow("init")
+    # The session starts with the first batch (as `gapflow init` would start it), its baseline gaps with it.
     # Words in any spelling: "high", "High" and "HIGH" are all HIGH.
     append(
+        {"type": "session.started", "data": {}},
         {"type": "gap.opened", "data": {"id": "GAP-1", "severity": "high", "title": "Parser contract missing"}},
         {"type": "gap.opened", "data": {"id": "GAP-2", "severity": "Medium", "title": "Retry policy"}},
         {"type": "gap.opened", "data": {"id": "GAP-3", "severity": "LOW", "title": "Glossary"}},

@@ -1,15 +1,15 @@
 import { resolve } from 'node:path';
-import { EventId, readIssue } from '../../events/index.js';
+import { canonicalRequest, EventId, readIssue, type BodyOf } from '../../events/index.js';
 import { gapflowJsonSchemaText } from '../schema.js';
 import { hookStep, Refusal, toStateJson } from '../core/index.js';
 import { appendLines, type AppendedLine, type HookVerdict } from '../render/index.js';
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
 import { writePolicyReports } from './policy-commands.js';
-import { BATCH_INPUT, EVENT_INPUT, FileLog, readTextFile } from '../log/index.js';
-import { openFileSession, openLoopView, peekHead, recordDecided, recordOnHead, stamper, type BatchRecorded, type BatchRequest } from '../session/index.js';
+import { BATCH_INPUT, EVENT_INPUT, FileLog, MemoryLog, readTextFile } from '../log/index.js';
+import { openFileSession, openLoopView, peekHead, recordDecided, recordOnHead, Session, stamper, type BatchRecorded, type BatchRequest } from '../session/index.js';
 import { parse } from './args.js';
 import { readStdin } from './call.js';
-import { type Command, open, parseUserJson, printJson, sessionDir } from './common.js';
+import { type CliIO, type Command, newSessionDir, open, parseUserJson, printJson, sessionDir } from './common.js';
 import { blocksBefore, claudeStop, hookAnswer, hookOptions, printHookAnswer, printNext, type ClaudeStop } from './loop-answers.js';
 
 /**
@@ -74,7 +74,8 @@ function parseBatch(text: string, source: string): BatchLine[] {
       }
     }
     // The session checks the body (parseBody, then the rules): the cast only hands it the raw object.
-    requests.push({ line: index + 1, body: body as BatchRequest['body'], id: id as string | undefined });
+    // Words in any spelling, as the CLI takes them: from here on every step sees the log's own (`METRICS.RECORDED` is metrics.recorded).
+    requests.push({ line: index + 1, body: canonicalRequest(body) as BatchRequest['body'], id: id as string | undefined });
   });
   return requests;
 }
@@ -88,6 +89,10 @@ export const append: Command = (argv, io) => {
   const requests = parseBatch(text, source);
   const { expectSeq } = writeOptions(values);
   const where = (i: number) => `${source} line ${requests[i]!.line}`;
+  // A batch that begins with session.started, where no session lives yet, makes one: whole, or not at all.
+  if (requests[0]?.body.type === 'session.started' && !new FileLog(sessionDir(values.dir, io)).exists()) {
+    return appendNewSession(requests, where, expectSeq, values, io);
+  }
   // Gap and round lines are decided on the head when it is current (no metrics among them: no policy report to write).
   // --json prints the whole state, so it opens the whole session.
   const quick = values.json ? null : recordOnHead(new FileLog(sessionDir(values.dir, io)), requests, where, { expectSeq }, stamper({}));
@@ -103,6 +108,31 @@ export const append: Command = (argv, io) => {
   }
   io.stdout(appendLines(appended, done.appended.length, reports, session.view));
 };
+
+/**
+ * `append` of a batch that starts a session: decided whole on a session in
+ * memory (its first line starts it, as `init` would, the rest as on any
+ * session), then written as one new log, so a refused line leaves no session
+ * half-made; made where `init` makes one. Lets a loop in any language do
+ * everything with `append` and `next --json`.
+ */
+function appendNewSession(requests: readonly BatchLine[], where: (i: number) => string, expectSeq: number | undefined, values: { dir?: string | undefined; json?: boolean | undefined }, io: CliIO): void {
+  if (expectSeq !== undefined && expectSeq !== 0) throw new Refusal(`--expect-seq ${expectSeq}: no session is here yet, so the log ends at seq 0`);
+  const [first, ...rest] = requests;
+  const draft = new MemoryLog();
+  const started = Session.init(draft, (first!.body as BodyOf<'session.started'>).data, {}, { eventId: first!.id });
+  const done = started.session.recordAll(rest, (i) => where(i + 1));
+  const events = draft.read();
+  new FileLog(newSessionDir(values.dir, io)).create(events);
+  const recorded = { groups: [started.events, ...done.groups], appended: events };
+  const appended = appendedLines(requests, recorded);
+  const { view } = started.session;
+  if (values.json) {
+    const lines = appended.map(({ line, own, started: roundStarted, already }) => ({ line, seq: own.seq, id: own.id, type: own.type, roundStartedSeq: roundStarted, alreadyRecorded: already }));
+    return printJson(io, { appended: lines, events, reports: [], state: toStateJson(view) });
+  }
+  io.stdout(appendLines(appended, events.length, [], view));
+}
 
 /** Each batch line's own event: the one of its type (a round.started before it, R8, or a policy's round.closed after it come with it). */
 function appendedLines(requests: readonly BatchLine[], { groups, appended }: BatchRecorded): AppendedLine[] {

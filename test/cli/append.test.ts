@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { convergingAfterRoundOne, divergingAfterRoundOne, expectOneLineError, inRoundOne, runCli, Sandbox, type CliResult } from './helpers.js';
@@ -255,5 +255,49 @@ describe('gapflow append: what counts as a retried batch', () => {
     const before = box.logBytes()!;
     expectOneLineError(withStdin(box, jsonl(a, b), 'append', '--expect-seq', String(seq)), 1, ['moved on']);
     expect(Buffer.compare(box.logBytes()!, before)).toBe(0);
+  });
+});
+
+describe('gapflow append that starts a session', () => {
+  it('makes the session from a batch that begins with session.started, in one new log', () => {
+    const result = withStdin(
+      box,
+      jsonl(
+        { type: 'session.started', data: { maxRounds: 7 }, id: 'start-1' },
+        { type: 'gap.opened', data: { id: 'G-1', severity: 'HIGH', title: 'First' } },
+        { type: 'gap.opened', data: { id: 'G-2', severity: 'low' } },
+      ),
+      'append',
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('line 1: seq 1 session.started');
+    const lines = box.logLines().map((line) => JSON.parse(line) as { seq: number; id: string; type: string; data: Record<string, unknown> });
+    // Gaps opened before round 1 are the baseline: no round starts for them.
+    expect(lines.map((l) => l.type)).toEqual(['session.started', 'gap.opened', 'gap.opened']);
+    expect(lines[0]).toMatchObject({ seq: 1, id: 'start-1', data: { maxRounds: 7 } });
+    // Written in the log's own spelling.
+    expect(lines[2]!.data.severity).toBe('LOW');
+    const state = box.stateJson();
+    // HIGH (4) + LOW (1) open.
+    expect(state).toMatchObject({ openGapCount: 2, weightedOpen: 4 + 1, config: { maxRounds: 7 } });
+    expect(box.ok('verify').stdout).toMatch(/3 events/);
+  });
+
+  it('writes nothing when any line of it is refused, and leaves no half-made session', () => {
+    const result = withStdin(
+      box,
+      jsonl({ type: 'session.started', data: {} }, { type: 'gap.opened', data: { id: 'G-1', severity: 'HIGH' } }, { type: 'gap.moved', data: { id: 'G-9', to: 'RESOLVED' } }),
+      'append',
+    );
+    expectOneLineError(result, 1, ['stdin line 3', 'G-9']);
+    expect(existsSync(join(box.dir, 'events.jsonl'))).toBe(false);
+    expect(runCli(['next', '--dir', box.dir], { cwd: box.root }).code).toBe(1);
+  });
+
+  it('is refused where a session lives already, as any second session.started is', () => {
+    inRoundOne(box);
+    const before = box.logLines();
+    expectOneLineError(withStdin(box, jsonl({ type: 'session.started', data: {} }), 'append'), 1, ['stdin line 1']);
+    expect(box.logLines()).toEqual(before);
   });
 });
