@@ -1,6 +1,7 @@
 import type { CliIO, Command } from './common.js';
 import { commandLoader } from './commands.js';
 import { asksForHelp, asksForJson, hoistGlobalOptions } from './hoist.js';
+import { UsageError } from './usage-error.js';
 
 /**
  * The bin's entry point. It answers `--version` itself and loads only what
@@ -26,7 +27,7 @@ export async function runBin(argv: string[], io: CliIO, stop: () => Promise<unkn
     return 0;
   }
   if ((name === 'inspect' || name === 'watch') && !wantsHelp) {
-    const [follow, { failure, readStandardInput }] = await Promise.all([
+    const [follow, { failure, readStandardInput, usageFailure }] = await Promise.all([
       name === 'inspect' ? import('./inspect.js').then((m) => m.inspect) : import('./watch.js').then((m) => m.watch),
       import('./dispatch.js'),
     ]);
@@ -35,6 +36,8 @@ export async function runBin(argv: string[], io: CliIO, stop: () => Promise<unkn
       await follow(rest, { ...io, stdin: (limit) => readStandardInput(limit) }, stop());
       return 0;
     } catch (error) {
+      // A mistyped follow under a hook's input is a misconfigured hook's, as for any other command.
+      if (error instanceof UsageError) return usageFailure(error, argv, io, await hookInput(io, io.stdin));
       return failure(error, io, asksForJson(argv));
     }
   }
@@ -64,7 +67,10 @@ export async function runBin(argv: string[], io: CliIO, stop: () => Promise<unkn
     },
   });
   if (typeof outcome === 'number') return outcome;
-  // A usage error: a misconfigured hook's when standard input is a hook's input, read without waiting on a pipe for ever.
-  const input = io.stdin ? (await import('./hook-guard.js')).handedInput({ stdin }) : ((await io.pendingStdin?.()) ?? null);
-  return usageFailure(outcome, argv, io, input);
+  return usageFailure(outcome, argv, io, await hookInput(io, stdin));
+}
+
+/** Standard input, when a usage error may be a misconfigured hook's: read without waiting on a pipe for ever. */
+async function hookInput(io: CliIO, stdin: CliIO['stdin']): Promise<string | null> {
+  return io.stdin ? (await import('./hook-guard.js')).handedInput({ stdin }) : ((await io.pendingStdin?.()) ?? null);
 }

@@ -83,7 +83,7 @@ function looksLikeHook(argv: readonly string[]): boolean {
 
 /** `unknown command "stauts" (did you mean status?)`. */
 function unknownCommand(name: string): string {
-  const { suggestion } = oneOf(name, [...Object.keys(COMMAND_LOADERS), 'inspect']);
+  const { suggestion } = oneOf(name, [...Object.keys(COMMAND_LOADERS), 'inspect', 'watch']);
   return `unknown command ${shownValue(name)}${suggestion ? ` (did you mean ${suggestion}?)` : ''}`;
 }
 

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
-import { UsageError, wholeNumber } from './args.js';
+import { Refusal } from '../core/lean.js';
+import { wholeNumber } from './args.js';
 
 /*
  * What `inspect` and `watch` share to serve on loopback: the port option and
@@ -12,7 +13,8 @@ export const LOOPBACK = '127.0.0.1';
 /** `--port P`: a whole number from 1 to 65535; undefined when not given. */
 export function portOption(value: string | undefined): number | undefined {
   const port = wholeNumber('port', value);
-  if (port !== undefined && (port < 1 || port > 65535)) throw new UsageError(`--port takes 1 to 65535, not ${port}`);
+  // A value out of range is an invalid value (exit 1), as a port that is not a number is.
+  if (port !== undefined && (port < 1 || port > 65535)) throw new Refusal(`--port takes 1 to 65535, not ${port}`, undefined, { field: '--port', value: port, valid: null, suggestion: null });
   return port;
 }
 

@@ -5,7 +5,7 @@ import { LOG_FILE, readSessionConfig, writeStatusFile } from '../log/index.js';
 import { renderStatus, statusNotRewrittenLine } from '../render/index.js';
 import { openFileSession } from '../session/index.js';
 import type { CliIO } from './common.js';
-import { sessionDir } from './session-dir.js';
+import { newSessionDir, sessionDir } from './session-dir.js';
 
 /**
  * The commands that record events in the session `--dir` names (the stop
@@ -42,7 +42,8 @@ export function statusAfterWrite(name: string, argv: readonly string[], io: CliI
   if (!RECORDERS.has(name)) return null;
   let dir: string;
   try {
-    dir = sessionDir(dirOption(argv), io);
+    // `init` makes its session where it is asked to, not in the nearest one above.
+    dir = (name === 'init' ? newSessionDir : sessionDir)(dirOption(argv), io);
   } catch {
     return null; // the command words the bad --dir itself
   }

@@ -102,13 +102,20 @@ export function followLog(
         options.onError?.(error);
         return;
       }
-      // A log that cannot be read now (being replaced, a permission change) is looked at again next time.
-      if (error instanceof LogError || isCode(error, 'ENOENT')) return tell(error instanceof LogError ? error : new LogError(`${location}: the log is gone`));
-      throw error;
+      // A log that cannot be read now (being replaced, a permission change, a failing disk) is looked at again next
+      // time: this runs on a timer, where a throw would end the process (and a terminal view inside its screen).
+      if (error instanceof LogError) return tell(error);
+      if (isCode(error, 'ENOENT')) return tell(new LogError(`${location}: the log is gone`));
+      return tell(new LogError(`${location}: cannot read the log (${error instanceof Error ? error.message : String(error)})`));
     }
     if (found.events.length > 0) {
       seen = found.events.at(-1)!.seq;
-      listener(found.events);
+      try {
+        listener(found.events);
+      } catch (error) {
+        // What a listener does with the events is its own; its failure is told, never thrown on the timer.
+        tell(new LogError(`a follower of ${location} failed: ${error instanceof Error ? error.message : String(error)}`));
+      }
     }
     if (found.fault !== null) tell(found.fault);
     else told = null;

@@ -1,4 +1,5 @@
 import { shownValue } from '../../events/lean.js';
+import { oneLine } from './one-line.js';
 import type { BadValue, GapflowEvent } from '../../events/index.js';
 import type { Remedy, SessionView, LoopStep } from '../core/lean.js';
 import { formatCount } from '../policies/lean.js';
@@ -22,19 +23,6 @@ export const REMEDY_HINT: Readonly<Record<Remedy, string>> = {
   choose_policies_at_init: '--policy',
   enable_gap_policy: 'add gaps to --policy, or leave it out',
 };
-
-/**
- * An error stays one line whatever a caller typed into it: control and
- * line-breaking characters are shown escaped (`\n`, `\u2028`).
- */
-function oneLine(message: string): string {
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what this escapes
-  return message.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
-    const json = JSON.stringify(c).slice(1, -1);
-    // JSON leaves DEL, the C1 controls and the Unicode line separators as they are: spell those out.
-    return json === c ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : json;
-  });
-}
 
 /** Where to look after a usage error. */
 export const USAGE_HINT = 'gapflow --help lists the commands';

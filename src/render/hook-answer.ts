@@ -1,4 +1,5 @@
 import { fitLines } from './fit.js';
+import { oneLine } from './one-line.js';
 import { HOOK_TEXT_BUDGET, type HookVerdict } from './hook.js';
 
 /*
@@ -38,7 +39,7 @@ export function hookWarningLine(message: string): string {
 }
 
 function firstLine(message: string): string {
-  return message.split('\n')[0]!;
+  return oneLine(message.split('\n')[0]!);
 }
 
 /** One JSON object on one line, each string held to the budget (a last guard: the words were fitted where they were made). */
