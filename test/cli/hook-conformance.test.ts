@@ -120,6 +120,9 @@ describe('a hook command line gapflow cannot run never exits 2 (Claude Code woul
     [['hook', 'claude', '--max-blocks', 'lots'], '--max-blocks takes a whole number, not "lots"'],
     [['hook', 'claude', '--agent-type'], '--agent-type'],
     [['hook', '--agent-type', 'reviewer', 'claude'], 'hook needs claude'],
+    // The commands that follow the log take their own path through the bin: a mistake there is the hook's too.
+    [['watch', 'claude'], 'unexpected argument "claude"'],
+    [['inspect', 'claude'], 'unexpected argument "claude"'],
   ];
 
   for (const event of ['Stop', 'SubagentStop'] as const) {

@@ -160,6 +160,7 @@ describe('a bad value is refused naming the field, the value, the valid words an
 describe('usage errors name what was mistyped, with the nearest (exit 2)', () => {
   it.each([
     [['stauts'], ['unknown command "stauts"', 'did you mean status?']],
+    [['wacth'], ['unknown command "wacth"', 'did you mean watch?']],
     [['gap', 'mvoe', 'GAP-H1', 'OPEN'], ['unknown gap command "mvoe"', 'did you mean move?']],
     [['round', 'sart'], ['unknown round command "sart"', 'did you mean start?']],
     [['gap', 'open', 'GAP-N1', '--sevrity', 'LOW'], ['unknown option --sevrity', 'did you mean --severity?']],

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
-import { existsSync, linkSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runBin, type CliIO } from '../../src/cli/index.js';
 import { writeSessionConfig } from '../../src/log/index.js';
 import { BIN } from './children.js';
-import { expectOneLineError, Sandbox } from './helpers.js';
+import { expectOneLineError, runCli, Sandbox } from './helpers.js';
 import { longSession } from './long-session.js';
 
 /*
@@ -34,6 +34,19 @@ describe('init --write-status', () => {
     expect(init.stdout).toContain('status.md is rewritten after every command that records an event');
     expectCurrent();
     expect(JSON.parse(readFileSync(join(box.dir, 'config.json'), 'utf8'))).toEqual({ writeStatus: true });
+  });
+
+  it('in a subfolder of another session, writes status.md for the session it made, not the one above', () => {
+    // A session in <root>/.gapflow, found from any folder below it.
+    expect(runCli(['init'], { cwd: box.root, env: {} }).code).toBe(0);
+    const sub = join(box.root, 'sub');
+    mkdirSync(sub);
+    // No --dir: init makes .gapflow here, while every other command would find the session above.
+    const made = runCli(['init', '--write-status'], { cwd: sub, env: {} });
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stderr).toBe('');
+    expect(readFileSync(join(sub, '.gapflow', 'status.md'), 'utf8')).toBe(runCli(['status'], { cwd: sub, env: {} }).stdout);
+    expect(existsSync(join(box.root, '.gapflow', 'status.md'))).toBe(false);
   });
 
   it.each([
