@@ -28,7 +28,12 @@ function presetLabel(view: SessionView): string {
 /** The round table of `rounds` (default: every closed round). */
 export function roundTable(view: SessionView, rounds: readonly RoundFigures[] = closedRounds(view)): string {
   const headers = ['Round', 'Open Start', 'Resolved', 'New', 'Open End', 'Unweighted Net', 'Weighted Net', 'State', 'Flat Count'];
-  const rows = rounds.map((r) => [
+  return table(headers, rounds.map((r) => roundCells(view, r)));
+}
+
+/** One round's cells in the round table: round, open start, resolved, new, open end, the two nets, state, flat count. */
+export function roundCells(view: SessionView, r: RoundFigures): string[] {
+  return [
     String(r.round),
     formatCount(r.openStart),
     String(r.resolved),
@@ -38,8 +43,7 @@ export function roundTable(view: SessionView, rounds: readonly RoundFigures[] = 
     signed(r.weightedNet),
     r.state === 'COMPLETE' ? `COMPLETE (${view.machine.outcome})` : (r.state ?? ''),
     r.flatCount === null ? '-' : String(r.flatCount),
-  ]);
-  return table(headers, rows);
+  ];
 }
 
 export function severityTable(round: RoundFigures): string {

@@ -1,4 +1,5 @@
-import { closedRoundCount, closedRounds, formatCount, nextStep, roundLimit, signed, tracksGaps, type RoundFigures, type SessionView } from '../core/index.js';
+import { closedRoundCount, closedRounds, formatCount, nextStep, roundLimit, tracksGaps, type RoundFigures, type SessionView } from '../core/index.js';
+import { roundCells } from './sections.js';
 
 /** What a `watch` frame fits into, and what it says besides the session. */
 export interface FrameOptions {
@@ -48,17 +49,8 @@ function roundRows(view: SessionView, rounds: readonly RoundFigures[]): string[]
     const rows = rounds.map((r) => [String(r.round), r.combined?.verdict ?? '-', stateCell(view, r), flat(r)]);
     return textTable(['Round', 'Verdict', 'State', 'Flat'], rows, new Set([1, 2]));
   }
-  const rows = rounds.map((r) => [
-    String(r.round),
-    formatCount(r.openStart),
-    String(r.resolved),
-    String(r.new),
-    formatCount(r.openEnd ?? 0),
-    signed(r.unweightedNet),
-    signed(r.weightedNet),
-    stateCell(view, r),
-    flat(r),
-  ]);
+  // status.md's cells, under shorter headings: a terminal is narrower than a page.
+  const rows = rounds.map((r) => roundCells(view, r));
   return textTable(['Round', 'Open Start', 'Resolved', 'New', 'Open End', 'Net', 'Weighted', 'State', 'Flat'], rows, new Set([7]));
 }
 

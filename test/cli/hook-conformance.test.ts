@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sealLine } from '../../src/log/index.js';
 import { convergingAfterRoundOne, runCli, Sandbox, type CliResult } from './helpers.js';
+import { SESSION, stopInput, subagentStopInput as subagentInput, type HookInput } from './hook-inputs.js';
 
 /*
  * The stop hook against Claude Code's hooks reference
@@ -18,35 +19,9 @@ import { convergingAfterRoundOne, runCli, Sandbox, type CliResult } from './help
  */
 
 const BIN = fileURLToPath(new URL('../../dist/gapflow.js', import.meta.url));
-const SESSION = '9b2e61f0-3c4d-4e8a-b1f2-7a6c5d4e3f21';
 const CAP = 10_000;
 
-type Input = Record<string, unknown>;
-
-/** A Stop hook's input, every field the reference lists for it. */
-function stopInput(cwd: string, more: Input = {}): Input {
-  return {
-    session_id: SESSION,
-    transcript_path: `/home/dev/.claude/projects/-work-app/${SESSION}.jsonl`,
-    cwd,
-    permission_mode: 'default',
-    hook_event_name: 'Stop',
-    stop_hook_active: false,
-    last_assistant_message: 'Round 1 is done; the parser gap is resolved.',
-    ...more,
-  };
-}
-
-/** A SubagentStop hook's input: the Stop fields and the subagent's id, type and transcript. */
-function subagentInput(cwd: string, more: Input = {}): Input {
-  return stopInput(cwd, {
-    hook_event_name: 'SubagentStop',
-    agent_id: 'a3f9c1e',
-    agent_type: 'reviewer',
-    agent_transcript_path: `/home/dev/.claude/projects/-work-app/${SESSION}/subagents/agent-a3f9c1e.jsonl`,
-    ...more,
-  });
-}
+type Input = HookInput;
 
 const INPUTS = { Stop: stopInput, SubagentStop: subagentInput } as const;
 

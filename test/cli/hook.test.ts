@@ -16,33 +16,8 @@ import {
   Sandbox,
   type CliResult,
 } from './helpers.js';
+import { SESSION, stopInput, subagentStopInput } from './hook-inputs.js';
 
-const SESSION = '4f3c1a2e-8d7b-4c4e-9a51-2b6f0e9d1c33';
-
-/** The JSON Claude Code hands a Stop hook on stdin (hooks reference: common fields plus the Stop ones). */
-function stopInput(cwd: string, more: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    session_id: SESSION,
-    transcript_path: `/home/dev/.claude/projects/-work-app/${SESSION}.jsonl`,
-    cwd,
-    permission_mode: 'default',
-    hook_event_name: 'Stop',
-    stop_hook_active: false,
-    last_assistant_message: 'I have finished the parser changes.',
-    ...more,
-  };
-}
-
-/** SubagentStop adds the subagent's identity and transcript. */
-function subagentStopInput(cwd: string, more: Record<string, unknown> = {}): Record<string, unknown> {
-  return stopInput(cwd, {
-    hook_event_name: 'SubagentStop',
-    agent_id: 'a91f0c2',
-    agent_type: 'reviewer',
-    agent_transcript_path: `/home/dev/.claude/projects/-work-app/${SESSION}/subagents/agent-a91f0c2.jsonl`,
-    ...more,
-  });
-}
 
 /** Runs `gapflow hook claude <argv>` in-process with `stdin` as the hook's input. */
 function hookCall(stdin: string, argv: string[], cwd: string, env: Record<string, string> = {}): CliResult {
