@@ -294,6 +294,16 @@ describe('gapflow append that starts a session', () => {
     expect(runCli(['next', '--dir', box.dir], { cwd: box.root }).code).toBe(1);
   });
 
+  it('sent again with its ids (a retry), appends nothing and shows what was recorded', () => {
+    const batch = jsonl({ type: 'session.started', data: {}, id: 's-1' }, { type: 'gap.opened', data: { id: 'G-1', severity: 'HIGH' }, id: 'g-1' });
+    expect(withStdin(box, batch, 'append').code).toBe(0);
+    const first = box.logLines();
+    const again = withStdin(box, batch, 'append');
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('line 1: seq 1 session.started (already recorded; nothing appended)');
+    expect(box.logLines()).toEqual(first);
+  });
+
   it('is refused where a session lives already, as any second session.started is', () => {
     inRoundOne(box);
     const before = box.logLines();
