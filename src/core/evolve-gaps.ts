@@ -59,6 +59,9 @@ export function moveGap(view: SessionView, event: EventOf<'gap.moved'>): void {
   const gap = view.gaps.get(event.data.id);
   if (!gap) return;
   const effect = moveEffect(gap.state, event.data.to);
+  const round = currentRound(view);
+  // R26: a move outside the focus is recorded as any other, and flagged in its round.
+  if (round && view.focus.length > 0 && !view.focus.includes(gap.id) && !round.outsideFocus.includes(gap.id)) round.outsideFocus.push(gap.id);
   setState(view, gap, event.data.to);
   gap.reason = event.data.reason ?? null;
   gap.blockedBy = event.data.to === 'BLOCKED' ? (event.data.blockedBy ?? null) : null;
@@ -66,7 +69,6 @@ export function moveGap(view: SessionView, event: EventOf<'gap.moved'>): void {
   if (STATE_CLASS[gap.state] === 'closed' && view.focus.includes(gap.id)) {
     view.focus = view.focus.filter((id) => id !== gap.id);
   }
-  const round = currentRound(view);
   if (!round) return;
   if (effect === 'resolved') {
     const weight = SEVERITY_WEIGHT[gap.severity];

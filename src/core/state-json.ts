@@ -29,6 +29,7 @@ export function toStateJson(view: SessionView) {
     agentSession: view.agentSession,
     rounds: closed.map((r) => ({
       round: r.round,
+      kind: r.kind,
       openStart: r.openStart,
       resolved: r.resolved,
       new: r.new,
@@ -39,6 +40,7 @@ export function toStateJson(view: SessionView) {
       weightedNew: r.weightedNew,
       state: r.state,
       flatCount: r.flatCount,
+      outsideFocus: [...r.outsideFocus],
       verdicts: r.verdicts.map(({ policy, verdict, reason }) => ({ policy, verdict, reason })),
       ...(r.combined ? { verdict: { verdict: r.combined.verdict, reason: r.combined.reason, policies: [...r.combined.policies] } } : {}),
     })),
