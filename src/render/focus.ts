@@ -1,11 +1,11 @@
 import type { SessionView } from '../core/lean.js';
 
 /**
- * What the focus is, in words: the CRITICAL gaps a prioritize-critical
- * decision named (R11), or the gaps a prioritize decision chose (R26),
- * whichever set the focus last.
+ * Whose focus it is: the CRITICAL gaps a prioritize-critical decision named
+ * (R11), or the gaps a prioritize decision chose (R26), whichever set the
+ * focus last; each renderer words it (a prioritize-critical focus as it
+ * always did).
  */
-export function focusLabel(view: Pick<SessionView, 'decisions'>): string {
-  const setBy = view.decisions.findLast((d) => d.kind === 'prioritize' || d.kind === 'prioritize_critical');
-  return setBy?.kind === 'prioritize' ? 'the gaps the user prioritized' : 'the CRITICAL gaps the user prioritized';
+export function focusIsChosen(view: Pick<SessionView, 'decisions'>): boolean {
+  return view.decisions.findLast((d) => d.kind === 'prioritize' || d.kind === 'prioritize_critical')?.kind === 'prioritize';
 }

@@ -1,7 +1,7 @@
 import { type HookCall, type HookContext, type HookDecision, loopStep, type LoopStep, metricPoliciesOf, missingMetrics, tracksGaps, SEVERITIES, type SessionView } from '../core/lean.js';
 import { formatCount } from '../policies/lean.js';
 import { clip, fitLines, itemList, type ItemList, type Line } from './fit.js';
-import { focusLabel } from './focus.js';
+import { focusIsChosen } from './focus.js';
 import { renderPrompt } from './prompt.js';
 
 /** A stop hook's decision with its words: what the agent reads, and what the user is shown. */
@@ -90,7 +90,8 @@ function blockReason(view: SessionView, step: LoopStep, blocks: number, maxBlock
   if (metrics.length > 0) lines.push([`Before closing the round, record ${metrics.join(', ')} for it (gapflow record ${metrics[0]} …).`]);
   if (step.state === 'FLAT') lines.push([flatLine(view)]);
   if (step.lastRound) lines.push([lastRoundLine(step)]);
-  if (step.focus.length > 0) lines.push([`Focus first on ${focusLabel(view)}: `, itemList(step.focus, ', ', undefined, GAPS_LISTED), '.']);
+  const focus = focusIsChosen(view) ? 'the gaps the user prioritized' : 'the CRITICAL gaps the user prioritized';
+  if (step.focus.length > 0) lines.push([`Focus first on ${focus}: `, itemList(step.focus, ', ', undefined, GAPS_LISTED), '.']);
   const open = SEVERITIES.flatMap((severity) => step.openGaps[severity].map((id) => gapLine(view, severity, id)));
   lines.push([`Open gaps (${formatCount(step.openGapCount)}, weighted ${formatCount(step.weightedOpen)})${open.length > 0 ? ', most severe first:' : ': none in an open state.'}`]);
   if (open.length > 0) lines.push([itemList(open, '\n', (n) => `\n- +${n} more (gapflow status lists every gap)`, GAPS_LISTED)]);

@@ -1,7 +1,7 @@
 import type { Severity } from '../../events/index.js';
 import { closedRoundCount, closedRounds, openCount, nextStep, tracksGaps, roundLimit, presetForBaseline, SEVERITIES, STATE_CLASS, type HistoryEntry, type RoundFigures, type SessionView } from '../core/lean.js';
 import { formatCount, signed } from '../policies/lean.js';
-import { focusLabel } from './focus.js';
+import { focusIsChosen } from './focus.js';
 import { escapeMarkdown as md, table } from './markdown.js';
 
 export function configTable(view: SessionView): string {
@@ -142,7 +142,7 @@ export function headline(view: SessionView): string {
     `**State:** ${label} · **Rounds closed:** ${closed}${ofMax(view)}${view.roundOpen ? ` · round ${closed + 1} open` : ''}`,
     `**Next:** ${next.action}: ${md(next.reason)}`,
   ];
-  if (view.focus.length > 0) lines.push(`**Focus:** ${view.focus.map(md).join(', ')} (${focusLabel(view)})`);
+  if (view.focus.length > 0) lines.push(`**Focus:** ${view.focus.map(md).join(', ')} (${focusIsChosen(view) ? 'prioritized gaps' : 'prioritized CRITICAL gaps'})`);
   if (view.baseline) {
     lines.push(
       `**Baseline:** ${formatCount(view.baseline.openCount)} open (weighted ${formatCount(view.baseline.weightedOpen)}), accepted after round ${view.baseline.afterRound}`,

@@ -70,7 +70,10 @@ describe('R25: round start --kind', () => {
     expect(started.stdout).toMatch(/^Round 2 \(review\) started/);
     const closed = box.ok('round', 'close');
     expect(closed.stdout).toMatch(/^Round 2 \(review round\) closed: FLAT/);
-    expect(box.stateJson()).toMatchObject({ state: 'FLAT', flatCount: 1, rounds: [{ kind: 'work' }, { kind: 'review', flatCount: 1 }] });
+    const state = box.stateJson();
+    expect(state).toMatchObject({ state: 'FLAT', flatCount: 1, rounds: [{ round: 1 }, { kind: 'review', flatCount: 1 }] });
+    // A work round says nothing of its kind: state --json reads as it did before round kinds.
+    expect(state.rounds[0]).not.toHaveProperty('kind');
     expect(box.ok('status').stdout).toMatch(/^\| 2 \| review \| 3 \| 0 \| 0 \| 3 \| 0 \| 0 \| FLAT \| 1 \|$/m);
   });
 
@@ -98,10 +101,13 @@ describe('R26: decide prioritize --gaps', () => {
     box.steps('round start', 'gap move U-1 RESOLVED', 'round close');
     const decided = box.ok('decide', 'prioritize', '--gaps', 'F-1,F-2');
     expect(decided.stdout).toMatch(/^prioritize: CONVERGING -> CONVERGING \(user prioritized: focus on F-1, F-2\)/);
+    const input = JSON.stringify({ session_id: 'agent-1', hook_event_name: 'Stop', stop_hook_active: false, cwd: box.root });
+    const hook = JSON.parse(runCli(['hook', 'claude', '--dir', box.dir], { cwd: box.root, stdin: input }).stdout) as { reason?: string };
+    expect(hook.reason).toContain('Focus first on the gaps the user prioritized: F-1, F-2.');
     box.steps('round start', 'gap move F-1 IN_PROGRESS', 'gap move U-1 OPEN');
     const closed = box.ok('round', 'close');
     expect(closed.stdout).toContain('Outside the focus: U-1 moved though the focus did not name it');
-    expect(box.ok('status').stdout).toContain('**Focus:** F-1, F-2 (the gaps the user prioritized)');
+    expect(box.ok('status').stdout).toContain('**Focus:** F-1, F-2 (prioritized gaps)');
   });
 
   it('without --gaps it is refused, saying to name them', () => {

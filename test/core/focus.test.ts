@@ -5,8 +5,9 @@ import { decision, given, move, open, resolve, round, start, startRound } from '
 
 /*
  * R26: besides prioritize critical, a prioritize decision may name any open
- * gaps as the focus. While a focus is set, a move of a gap outside it is
- * recorded but flagged in the round summary.
+ * gaps as the focus. While it is set, a move of a gap outside it is recorded
+ * but flagged in the round summary (a prioritize-critical focus flags
+ * nothing, as before R26).
  */
 
 const prioritize = (...gaps: string[]) => decision('prioritize', { gaps });
@@ -72,17 +73,22 @@ describe('R26: a move outside the focus is recorded and flagged', () => {
     expect(view.rounds[2]!.outsideFocus).toEqual([]);
   });
 
-  it('a prioritize-critical focus flags moves outside it too', () => {
+  it('a prioritize-critical focus flags nothing: it is shown as it always was, and old sessions read the same', () => {
     const warned = session().and(...round(1, open('C-1', 'CRITICAL')), decision('prioritize_critical'));
     expect(warned.view.focus).toEqual(['C-1']);
-    expect(warned.and(...round(2, move('U-1', 'IN_PROGRESS'))).view.rounds[1]!.outsideFocus).toEqual(['U-1']);
+    expect(warned.and(...round(2, move('U-1', 'IN_PROGRESS'))).view.rounds[1]!.outsideFocus).toEqual([]);
   });
 
-  it('the round report and status.md flag them, and status.md names the focus as the user\'s choice', () => {
+  it('a prioritize focus after a prioritize-critical one flags again', () => {
+    const warned = session().and(...round(1, open('C-1', 'CRITICAL')), decision('prioritize_critical'), ...round(2, resolve('C-1')), prioritize('F-1'));
+    expect(warned.and(...round(3, move('U-1', 'IN_PROGRESS'))).view.rounds[2]!.outsideFocus).toEqual(['U-1']);
+  });
+
+  it('the round report and status.md flag them, and status.md names the focus as prioritized gaps, not CRITICAL ones', () => {
     const view = focused().and(...round(2, move('U-1', 'IN_PROGRESS'), move('U-2', 'OPEN'))).view;
     expect(renderRoundReport(view, 2)).toContain('Outside the focus: U-1, U-2 moved though the focus did not name them');
     const status = renderStatus(view);
     expect(status).toContain('Moved outside the focus: U-1, U-2 (2 gaps the focus did not name).');
-    expect(status).toContain('**Focus:** F-1, F-2 (the gaps the user prioritized)');
+    expect(status).toContain('**Focus:** F-1, F-2 (prioritized gaps)');
   });
 });
