@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { ACKNOWLEDGMENT_WORDS, AGENT_SESSION_MAX, COMPLETE_WHEN_WORDS, EVENT_VERSION, REASON_MAX, TITLE_MAX } from './lean.js';
-import { ConvergenceState, DecisionKind, GapId, GapState, Outcome, PolicyName, Preset, ResumableState, Severity, Text, Verdict } from './vocabulary.js';
+import { ConvergenceState, DecisionKind, GapId, GapState, Outcome, PolicyName, Preset, ResumableState, RoundKind, Severity, Text, Verdict } from './vocabulary.js';
 
 /**
  * The version this build writes. Version 4 round closes always carry the
@@ -30,6 +30,9 @@ const SessionStartedData = z.strictObject({
 const RoundData = z.strictObject({ round: z.int().min(1) });
 /** A request may leave its round out: gapflow numbers it (the next round for a start, the open one for a close). */
 const RoundRequestData = z.strictObject({ round: z.int().min(1).optional() });
+/** R25: a round starts as `work` unless told; the log records a kind only for a round that is not work. */
+const RoundStartRequestData = RoundRequestData.extend({ kind: RoundKind.optional() });
+const RoundStartData = RoundData.extend({ kind: RoundKind.optional() });
 
 const GapOpenedData = z.strictObject({
   id: GapId,
@@ -72,6 +75,8 @@ const DecisionMadeData = z.strictObject({
   /** `critical_risk`: the user accepts completing with CRITICAL gaps open. */
   acknowledgment: z.literal(ACKNOWLEDGMENT_WORDS[0]).optional(),
   rationale: Text(2000).optional(),
+  /** `extend_rounds` (R24): how many rounds the limit is raised by. */
+  rounds: z.int().min(1).max(100_000).optional(),
 });
 
 /**
@@ -132,6 +137,8 @@ export const RoundOutcome = z.strictObject({
   combined: CombinedVerdict,
   machine: MachineState,
   steps: z.array(MachineStep).max(8),
+  /** R25: the round's kind when it was not `work` (a flat round of another kind left flat_count as it was). */
+  kind: RoundKind.exclude(['work']).optional(),
 });
 export type RoundOutcome = z.infer<typeof RoundOutcome>;
 
@@ -139,12 +146,14 @@ export type RoundOutcome = z.infer<typeof RoundOutcome>;
 export const DecisionOutcome = z.strictObject({
   machine: MachineState,
   steps: z.array(MachineStep).max(8),
+  /** `extend_rounds` (R24): the round limit the decision left. */
+  maxRounds: z.int().min(1).optional(),
 });
 export type DecisionOutcome = z.infer<typeof DecisionOutcome>;
 
 /** The event bodies: what a caller asks to record, before the log stamps it. */
 export const SessionStarted = z.strictObject({ type: z.literal('session.started'), data: SessionStartedData });
-export const RoundStarted = z.strictObject({ type: z.literal('round.started'), data: RoundRequestData });
+export const RoundStarted = z.strictObject({ type: z.literal('round.started'), data: RoundStartRequestData });
 export const RoundClosed = z.strictObject({ type: z.literal('round.closed'), data: RoundRequestData });
 export const GapOpened = z.strictObject({ type: z.literal('gap.opened'), data: GapOpenedData });
 export const GapMoved = z.strictObject({ type: z.literal('gap.moved'), data: GapMovedData });
@@ -182,7 +191,7 @@ export type BodyInputOf<T extends EventType> = Extract<EventBodyInput, { type: T
  * request's schema has no such field). Lines older than version 3 have
  * none; they are upcast when read.
  */
-const StoredRoundStarted = z.strictObject({ type: z.literal('round.started'), data: RoundData });
+const StoredRoundStarted = z.strictObject({ type: z.literal('round.started'), data: RoundStartData });
 const StoredRoundClosed = z.strictObject({ type: z.literal('round.closed'), data: RoundData.extend({ outcome: RoundOutcome.optional() }) });
 const StoredDecisionMade = z.strictObject({ type: z.literal('decision.made'), data: DecisionMadeData.extend({ outcome: DecisionOutcome.optional() }) });
 

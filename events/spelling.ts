@@ -1,4 +1,4 @@
-import { ACKNOWLEDGMENT_WORDS, COMPLETE_WHEN_WORDS, DECISION_KIND_WORDS, EVENT_TYPES, GAP_STATE_WORDS, PRESET_WORDS, SEVERITY_WORDS } from './words.js';
+import { ACKNOWLEDGMENT_WORDS, COMPLETE_WHEN_WORDS, DECISION_KIND_WORDS, EVENT_TYPES, GAP_STATE_WORDS, PRESET_WORDS, ROUND_KIND_WORDS, SEVERITY_WORDS } from './words.js';
 
 /*
  * One vocabulary, however it is spelled. A word gapflow takes (a severity, a
@@ -103,6 +103,7 @@ export function shownValue(value: unknown, max = SHOWN_MAX): string {
 /** The fields of each request that take a word from a fixed list, and the list. */
 export const REQUEST_WORDS: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
   'session.started': { preset: PRESET_WORDS, completeWhen: COMPLETE_WHEN_WORDS },
+  'round.started': { kind: ROUND_KIND_WORDS },
   'gap.opened': { severity: SEVERITY_WORDS },
   'gap.moved': { to: GAP_STATE_WORDS },
   'gap.severity_changed': { to: SEVERITY_WORDS },

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { DECISION_KIND_WORDS, GAP_ID_MAX, GAP_ID_PATTERN, GAP_STATE_WORDS, PLAIN_TEXT_PATTERN, PRESET_WORDS, SEVERITY_WORDS } from './lean.js';
+import { DECISION_KIND_WORDS, GAP_ID_MAX, GAP_ID_PATTERN, GAP_STATE_WORDS, PLAIN_TEXT_PATTERN, PRESET_WORDS, ROUND_KIND_WORDS, SEVERITY_WORDS } from './lean.js';
 
 export { GAP_ID_MAX, GAP_ID_PATTERN, PLAIN_TEXT_PATTERN } from './lean.js';
 
@@ -16,6 +16,10 @@ export type Preset = z.infer<typeof Preset>;
 
 export const DecisionKind = z.enum(DECISION_KIND_WORDS);
 export type DecisionKind = z.infer<typeof DecisionKind>;
+
+/** RULINGS R25: a round's kind; a log line leaves it out for a work round. */
+export const RoundKind = z.enum(ROUND_KIND_WORDS);
+export type RoundKind = z.infer<typeof RoundKind>;
 
 /**
  * A gap id: a short token such as `GAP-FLOW-020`. Letters, digits and `._-`,

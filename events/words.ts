@@ -24,7 +24,7 @@ export const GAP_STATE_WORDS = [
 /** Threshold presets (RULINGS R13). */
 export const PRESET_WORDS = ['simple', 'complex', 'large', 'auto'] as const;
 
-/** The user decisions of RULINGS R11. */
+/** The user decisions of RULINGS R11, and the two R24 and R26 add: raising the round limit, a focus on any gaps. */
 export const DECISION_KIND_WORDS = [
   'narrow_scope',
   'accept_complexity',
@@ -34,7 +34,12 @@ export const DECISION_KIND_WORDS = [
   'force_complete',
   'abandon',
   'approve',
+  'extend_rounds',
+  'prioritize',
 ] as const;
+
+/** What a round is for (RULINGS R25): work on the gaps (the default), a review of them, or a consolidation of what was written. */
+export const ROUND_KIND_WORDS = ['work', 'review', 'consolidation'] as const;
 
 /** Whether every enabled policy or any one must have converged for a session to complete. */
 export const COMPLETE_WHEN_WORDS = ['any', 'all'] as const;

@@ -1,5 +1,5 @@
 import { assign, setup } from 'xstate';
-import type { Outcome, Verdict } from '../events/index.js';
+import type { Outcome, RoundKind, Verdict } from '../events/index.js';
 
 // The machine's words are the event vocabulary's: a round close records the state it reached.
 export { CONVERGENCE_STATES, VERDICTS } from '../events/index.js';
@@ -32,6 +32,8 @@ export interface RoundClosedEvent {
   type: 'ROUND_CLOSED';
   round: number;
   verdict: RoundVerdict;
+  /** R25: what the round was for; left out, a work round. A flat round of another kind is not counted toward a stall. */
+  kind?: RoundKind;
 }
 
 export type ConvergenceEvent =
@@ -39,6 +41,8 @@ export type ConvergenceEvent =
   | { type: 'NARROW_SCOPE' }
   | { type: 'ACCEPT_COMPLEXITY' }
   | { type: 'PRIORITIZE_CRITICAL' }
+  | { type: 'PRIORITIZE' }
+  | { type: 'EXTEND_ROUNDS' }
   | { type: 'PAUSE' }
   | { type: 'RESUME' }
   | { type: 'FORCE_COMPLETE' }
@@ -58,6 +62,8 @@ const roundClosed = [
   { guard: 'roundLimitReached', ...complete('MAX_ROUNDS') },
   { guard: 'roundDiverged', target: '#DIVERGENCE_WARNING' },
   { guard: 'roundProgressed', target: '#CONVERGING', actions: 'resetFlatCount' },
+  // R25: a flat review or consolidation round neither raises nor resets flat_count: the state stays.
+  { guard: 'flatRoundNotWork', actions: 'keepState' },
   { guard: 'flatCountReachesStall', target: '#STALLED', actions: 'countFlatRound' },
   { target: '#FLAT', actions: 'countFlatRound' },
 ] as const;
@@ -84,6 +90,7 @@ export const convergenceMachine = setup({
     roundLimitReached: ({ event }) => verdictIs(event, 'limit'),
     roundDiverged: ({ event }) => verdictIs(event, 'diverging'),
     roundProgressed: ({ event }) => verdictIs(event, 'progress'),
+    flatRoundNotWork: ({ event }) => verdictIs(event, 'flat') && event.type === 'ROUND_CLOSED' && event.kind !== undefined && event.kind !== 'work',
     flatCountReachesStall: ({ context }) => context.flatCount + 1 >= context.stallThreshold,
     nothingSevereOpen: ({ event }) => event.type === 'APPROVE' && event.openCriticalOrHigh === 0,
   },
@@ -91,6 +98,9 @@ export const convergenceMachine = setup({
     countFlatRound: assign({ flatCount: ({ context }) => context.flatCount + 1 }),
     resetFlatCount: assign({ flatCount: 0 }),
     recordOutcome: assign((_, params: { outcome: Outcome }) => ({ outcome: params.outcome })),
+    // Taken where the session is, state and flat count as they were: a decision whose effect is the session's, not the
+    // machine's (a higher round limit, a focus), or a flat round that is not work (R25). Named, so the step is one XState takes.
+    keepState: () => undefined,
   },
 }).createMachine({
   id: 'convergence',
@@ -99,7 +109,7 @@ export const convergenceMachine = setup({
   states: {
     ONGOING: {
       initial: 'ACTIVE',
-      on: { ABANDON: complete('ABANDONED') },
+      on: { ABANDON: complete('ABANDONED'), EXTEND_ROUNDS: { actions: 'keepState' } },
       states: {
         ACTIVE: {
           initial: 'LOOPING',
@@ -110,6 +120,7 @@ export const convergenceMachine = setup({
               on: {
                 ROUND_CLOSED: roundClosed,
                 APPROVE: [{ guard: 'nothingSevereOpen', ...complete('GOOD_ENOUGH') }, complete('USER_APPROVED')],
+                PRIORITIZE: { actions: 'keepState' },
               },
               states: {
                 CONVERGING: { id: 'CONVERGING', description: 'Weighted progress each round; the loop goes on.' },
@@ -128,6 +139,7 @@ export const convergenceMachine = setup({
                 NARROW_SCOPE: recover,
                 ACCEPT_COMPLEXITY: recover,
                 PRIORITIZE_CRITICAL: recover,
+                PRIORITIZE: recover,
                 FORCE_COMPLETE: complete('STALL_EXIT'),
               },
             },

@@ -74,11 +74,15 @@ Gaps (a gap event between rounds starts the next round)
   gap move ID STATE [--reason TEXT] [--blocked-by ID]
   gap severity ID SEVERITY
 Rounds
-  round start                     open the next round
+  round start [--kind work|review|consolidation]
+                                  open the next round (a flat review or consolidation
+                                  round leaves the flat count as it was)
   round close                     close it: figures, both nets, the new state and why
 Decisions (between rounds)
   decide narrow-scope --gaps ID[,ID...]  | accept-complexity
   decide prioritize-critical [--gaps ID[,ID...]] | pause | resume
+  decide prioritize --gaps ID[,ID...]    focus on any open gaps; moves outside it are flagged
+  decide extend-rounds N          raise max_rounds by N (any time before COMPLETE)
   decide force-complete | abandon | approve [--accept-critical] [--rationale TEXT]
 Policies (one record per policy per round; without gaps a round closes itself)
 ${policyLines().join('\n')}
@@ -87,6 +91,8 @@ ${policyLines().join('\n')}
 Reading
 ${column(stateUsage, 'where the session stands')}
   status [--write]                status.md to stdout, or into the session folder
+                                  (with decisions.md beside it)
+  status --decisions              decisions.md: every decision, its gaps, grounds, effect
   status --format github          a GitHub Actions job summary (chart and round table,
                                   under GitHub's 1 MiB cap), appended to
                                   $GITHUB_STEP_SUMMARY when set, else printed

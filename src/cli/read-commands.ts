@@ -7,6 +7,7 @@ import {
   STEP_SUMMARY_HEADROOM_BYTES,
   STEP_SUMMARY_MAX_BYTES,
   jobSummaryTooBig,
+  renderDecisions,
   renderPrompt,
   renderStatus,
   renderSummary,
@@ -16,7 +17,7 @@ import {
   summaryNotDue,
   wroteLine,
 } from '../render/index.js';
-import { appendStepSummary, stepSummarySize, writeStatusFile } from '../log/index.js';
+import { appendStepSummary, stepSummarySize, writeDecisionsFile, writeStatusFile } from '../log/index.js';
 import { openFileSession } from '../session/index.js';
 import { stateFormat } from '../session/state-format.js';
 import { parse, UsageError, wordOf } from './args.js';
@@ -58,18 +59,26 @@ const STATUS_FORMATS = ['markdown', 'github'] as const;
  * appended to $GITHUB_STEP_SUMMARY when it is set, else printed.
  */
 export const status: Command = (argv, io) => {
-  const { values } = parse(argv, { write: { type: 'boolean' }, format: { type: 'string' } }, []);
+  const { values } = parse(argv, { write: { type: 'boolean' }, format: { type: 'string' }, decisions: { type: 'boolean' } }, []);
   // A format is a value (exit 1 with the valid ones and the nearest), as every other word the CLI takes.
   const format = values.format === undefined ? 'markdown' : wordOf('--format', values.format, STATUS_FORMATS);
   if (format === 'github') {
     if (values.write) throw new UsageError('status --write writes status.md and --format github a job summary: give one of them');
+    if (values.decisions) throw new UsageError('status --decisions prints decisions.md and --format github a job summary: give one of them');
     return jobSummary(values, io);
   }
+  if (values.decisions && values.write) throw new UsageError('status --write writes decisions.md beside status.md; --decisions prints it: give one of them');
   const session = open(values, io);
+  if (values.decisions) {
+    const text = renderDecisions(session.view);
+    return values.json ? printJson(io, { decisions: text }) : io.stdout(text);
+  }
   const text = renderStatus(session.view);
   if (!values.write) return io.stdout(text);
-  const path = writeStatusFile(sessionDir(values.dir, io), text);
-  io.stdout(values.json ? `${JSON.stringify({ written: path })}\n` : wroteLine(path));
+  const dir = sessionDir(values.dir, io);
+  const path = writeStatusFile(dir, text);
+  const decisions = writeDecisionsFile(dir, renderDecisions(session.view));
+  io.stdout(values.json ? `${JSON.stringify({ written: path, decisions })}\n` : `${wroteLine(path)}${wroteLine(decisions)}`);
 };
 
 function jobSummary(values: { dir?: string | undefined; json?: boolean | undefined }, io: CliIO): void {

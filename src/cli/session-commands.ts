@@ -1,9 +1,9 @@
-import { parseBody, type SessionView } from '../core/index.js';
+import { parseBody, Refusal, type SessionView } from '../core/index.js';
 import { decidedLine, gapMovedLine, gapOpenedLine, initLines, renderAnnouncement, roundClosedLines, roundStartedLine, severityChangedLine } from '../render/index.js';
 import { FileLog, writeSessionConfig } from '../log/index.js';
 import { changeSeverityBody, closeRoundBody, moveGapBody, openGapBody, recordOnFileHead, Session, startRoundBody } from '../session/index.js';
 import type { BodyOf, EventBodyInput, SessionSettings } from '../../events/index.js';
-import { DECISION_KIND_WORDS, GAP_STATE_WORDS, PRESET_WORDS, SEVERITY_WORDS } from '../../events/lean.js';
+import { DECISION_KIND_WORDS, GAP_STATE_WORDS, PRESET_WORDS, ROUND_KIND_WORDS, SEVERITY_WORDS, shownValue } from '../../events/lean.js';
 import { dashed, list, parse, unknownVerb, UsageError, wholeNumber, wordOf } from './args.js';
 import { announce, type CliIO, type Command, newSessionDir, open, sessionDir } from './common.js';
 import { policyInitOptions, policyInitSettings } from './policy-commands.js';
@@ -112,8 +112,12 @@ export const round: Command = (argv, io) => {
   if (verb !== 'start' && verb !== 'close') {
     throw verb && !verb.startsWith('-') ? unknownVerb('round', verb, ['start', 'close']) : new UsageError('round needs start or close');
   }
+  if (verb === 'start') {
+    const { values } = parse(rest, { kind: { type: 'string' }, ...WRITE_OPTIONS }, []);
+    const kind = values.kind === undefined ? undefined : wordOf('--kind', values.kind, ROUND_KIND_WORDS, { about: 'round start' });
+    return recordAndAnnounce(io, values, (view) => startRoundBody(view, kind), (_, after) => roundStartedLine(after));
+  }
   const { values } = parse(rest, { ...WRITE_OPTIONS }, []);
-  if (verb === 'start') return recordAndAnnounce(io, values, startRoundBody, (_, after) => roundStartedLine(after));
   recordAndAnnounce(io, values, closeRoundBody, (_, after) => roundClosedLines(after));
 };
 
@@ -126,17 +130,28 @@ export const decide: Command = (argv, io) => {
   const [word, ...rest] = argv;
   if (word === undefined || word.startsWith('-')) throw new UsageError(`decide needs one of ${DECISION_KIND_WORDS.map(dashed).join(', ')}`);
   const kind = wordOf('decide', word, DECISION_KIND_WORDS, { shown: dashed });
-  const { values } = parse(
+  // R24: `decide extend-rounds N` names how many rounds it adds; no other decision takes a number.
+  const { values, args } = parse(
     rest,
     { gaps: { type: 'string' }, 'accept-critical': { type: 'boolean' }, rationale: { type: 'string' }, ...WRITE_OPTIONS },
-    [],
+    kind === 'extend_rounds' ? ['N'] : [],
   );
+  const rounds = kind === 'extend_rounds' ? roundsToAdd(args[0]!) : undefined;
   const session = open(values, io);
   const before = session.view;
   const events = session.makeDecision(kind, {
     gaps: list(values.gaps),
     acceptCritical: values['accept-critical'],
     rationale: values.rationale,
+    rounds,
   }, writeOptions(values));
   announce(io, session, events, values.json, () => decidedLine(dashed(kind), before, session.view));
 };
+
+/** The N of `decide extend-rounds N`: a whole number of rounds, 1 or more. */
+function roundsToAdd(value: string): number {
+  if (!/^\d+$/.test(value.trim()) || Number(value) < 1) {
+    throw new Refusal(`decide extend-rounds N takes a whole number of rounds from 1, not ${shownValue(value)}`, undefined, { field: 'N', value, valid: null, suggestion: null });
+  }
+  return Number(value);
+}

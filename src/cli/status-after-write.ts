@@ -1,8 +1,8 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { LOG_FILE, readSessionConfig, writeStatusFile } from '../log/index.js';
-import { renderStatus, statusNotRewrittenLine } from '../render/index.js';
+import { LOG_FILE, readSessionConfig, writeDecisionsFile, writeStatusFile } from '../log/index.js';
+import { renderDecisions, renderStatus, statusNotRewrittenLine } from '../render/index.js';
 import { openFileSession } from '../session/index.js';
 import type { CliIO } from './common.js';
 import { newSessionDir, sessionDir } from './session-dir.js';
@@ -59,7 +59,7 @@ export function statusAfterWrite(name: string, argv: readonly string[], io: CliI
 }
 
 /**
- * Renders status.md from the log as it is and puts it in place whole (temp
+ * Renders status.md (and decisions.md beside it) from the log as it is and puts each in place whole (temp
  * + rename). Writers that finish together each rename their own; whichever
  * renames last then finds the log longer than what it rendered, if another
  * appended meanwhile, and renders again, so the file left ends up current.
@@ -67,7 +67,9 @@ export function statusAfterWrite(name: string, argv: readonly string[], io: CliI
 function rewriteStatus(dir: string): void {
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     const size = logSize(dir);
-    writeStatusFile(dir, renderStatus(openFileSession(dir).view));
+    const { view } = openFileSession(dir);
+    writeStatusFile(dir, renderStatus(view));
+    writeDecisionsFile(dir, renderDecisions(view));
     if (logSize(dir) === size) return;
   }
 }

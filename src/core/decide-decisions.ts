@@ -3,6 +3,7 @@ import { isOpen, severeUnfinished } from './inventory.js';
 import { decisionEvent, judgeDecision } from './judge.js';
 import { refuser, type Refuse } from './refuse.js';
 import { machineAccepts } from './step.js';
+import { roundLimit } from './policies.js';
 import type { SessionView } from './view.js';
 
 type DecisionBody = BodyOf<'decision.made'>;
@@ -19,7 +20,7 @@ const wordFor = (kind: Kind): string => kind.replaceAll('_', ' ');
 export function decideDecision(view: SessionView, body: DecisionBody): Decided[] {
   const completed = complete(view, body);
   refuseImpossibleDecision(view, completed, refuser(completed));
-  return [{ type: 'decision.made', data: { ...completed.data, outcome: judgeDecision(view, completed.data.kind) } }];
+  return [{ type: 'decision.made', data: { ...completed.data, outcome: judgeDecision(view, completed.data) } }];
 }
 
 function complete(view: SessionView, body: DecisionBody): DecisionBody {
@@ -40,7 +41,8 @@ function refuseImpossibleDecision(view: SessionView, body: DecisionBody, refuse:
   const word = wordFor(kind);
   // Pause (and so resume) may interrupt a round; every other decision is made between rounds (R8),
   // so a round's work is always counted before the session moves on or ends.
-  if (view.roundOpen && kind !== 'pause' && kind !== 'resume') {
+  // An extension of the round limit may come while the last round is open: it changes no figure of it.
+  if (view.roundOpen && kind !== 'pause' && kind !== 'resume' && kind !== 'extend_rounds') {
     refuse(`round ${view.rounds.length} is open; decisions are made between rounds (close it first)`, 'close_round');
   }
   if (body.data.acknowledgment !== undefined && kind !== 'approve') refuse('an acknowledgment goes only with approve');
@@ -50,7 +52,9 @@ function refuseImpossibleDecision(view: SessionView, body: DecisionBody, refuse:
       .map(wordFor);
     refuse(`${word} is not possible in ${view.machine.state}; possible now: ${possible.join(', ') || 'none'}`);
   }
-  const needsGaps = kind === 'narrow_scope' || kind === 'prioritize_critical';
+  if (kind === 'extend_rounds') refuseBadExtension(view, body, refuse);
+  else if (body.data.rounds !== undefined) refuse('a number of rounds goes only with extend rounds');
+  const needsGaps = kind === 'narrow_scope' || kind === 'prioritize_critical' || kind === 'prioritize';
   if (!needsGaps && kind !== 'approve' && gaps.length > 0) refuse(`${word} takes no gaps`);
   if (new Set(gaps).size !== gaps.length) refuse('a gap is named twice');
   for (const id of gaps) {
@@ -59,10 +63,18 @@ function refuseImpossibleDecision(view: SessionView, body: DecisionBody, refuse:
     if (kind === 'prioritize_critical' && (gap.severity !== 'CRITICAL' || !isOpen(gap))) {
       refuse(`gap ${id} is ${gap.severity}, ${gap.state}; only open CRITICAL gaps can be prioritized`);
     }
+    if (kind === 'prioritize' && !isOpen(gap)) refuse(`gap ${id} is ${gap.state}; only open gaps can be the focus`);
   }
+  if (kind === 'prioritize' && gaps.length === 0) refuse('name the gaps to focus on', 'name_gaps');
   if (kind === 'narrow_scope' && gaps.length === 0) refuse('name the gaps to defer', 'name_gaps');
   if (kind === 'prioritize_critical' && gaps.length === 0) refuse('no CRITICAL gap is open');
   if (kind === 'approve') refuseUnacknowledgedApproval(view, body, refuse);
+}
+
+/** R24: an extension names how many rounds it adds, to a session whose rounds have a limit. */
+function refuseBadExtension(view: SessionView, body: DecisionBody, refuse: Refuse): void {
+  if (body.data.rounds === undefined) refuse('extend rounds needs the number of rounds to add');
+  if (roundLimit(view) === null) refuse("this session has no round limit of its own (each policy's own maximum applies); there is none to extend");
 }
 
 /**

@@ -15,7 +15,9 @@ export function decideRoundStart(view: SessionView, body: BodyOf<'round.started'
   const expected = view.rounds.length + 1;
   const round = body.data.round ?? expected;
   if (round !== expected) refuse(`the next round is ${expected}, not ${round}`);
-  return [{ type: 'round.started', data: { round } }];
+  // R25: a work round is the default, so the log names a kind only for the others.
+  const kind = body.data.kind;
+  return [{ type: 'round.started', data: kind === undefined || kind === 'work' ? { round } : { round, kind } }];
 }
 
 /**

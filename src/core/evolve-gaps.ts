@@ -47,6 +47,16 @@ export function openGap(view: SessionView, event: EventOf<'gap.opened'>): void {
   if (round) countNew(round, gap, false);
 }
 
+/**
+ * Whether the focus is one a prioritize decision chose (R26), whose outside
+ * moves are flagged; a prioritize-critical focus (R11) is shown, as it
+ * always was, and flags nothing.
+ */
+function focusChosen(view: SessionView): boolean {
+  if (view.focus.length === 0) return false;
+  return view.decisions.findLast((d) => d.kind === 'prioritize' || d.kind === 'prioritize_critical')?.kind === 'prioritize';
+}
+
 /** Moves a gap and keeps the open counts (R9) in step. */
 export function setState(view: SessionView, gap: Gap, to: Gap['state']): void {
   const change = CLASS_FACTOR[STATE_CLASS[to]] - CLASS_FACTOR[STATE_CLASS[gap.state]];
@@ -59,6 +69,9 @@ export function moveGap(view: SessionView, event: EventOf<'gap.moved'>): void {
   const gap = view.gaps.get(event.data.id);
   if (!gap) return;
   const effect = moveEffect(gap.state, event.data.to);
+  const round = currentRound(view);
+  // R26: a move outside a chosen focus is recorded as any other, and flagged in its round.
+  if (round && !view.focus.includes(gap.id) && !round.outsideFocus.includes(gap.id) && focusChosen(view)) round.outsideFocus.push(gap.id);
   setState(view, gap, event.data.to);
   gap.reason = event.data.reason ?? null;
   gap.blockedBy = event.data.to === 'BLOCKED' ? (event.data.blockedBy ?? null) : null;
@@ -66,7 +79,6 @@ export function moveGap(view: SessionView, event: EventOf<'gap.moved'>): void {
   if (STATE_CLASS[gap.state] === 'closed' && view.focus.includes(gap.id)) {
     view.focus = view.focus.filter((id) => id !== gap.id);
   }
-  const round = currentRound(view);
   if (!round) return;
   if (effect === 'resolved') {
     const weight = SEVERITY_WEIGHT[gap.severity];

@@ -1,7 +1,7 @@
 import type { EventOf, SettledOf } from '../../events/index.js';
 import { policyNamed } from '../policies/index.js';
 import { setState } from './evolve-gaps.js';
-import { describeDecision, describeRoundStep } from './explain.js';
+import { decisionEffect, describeDecision, describeRoundStep } from './explain.js';
 import { closedRoundCount, unfinishedGaps } from './inventory.js';
 import { resolveConfig } from './policy-settings.js';
 import { openingFigures } from './round-figures.js';
@@ -17,9 +17,11 @@ export { openingFigures } from './round-figures.js';
 export function startRound(view: SessionView, event: EventOf<'round.started'>): void {
   if (event.data.round === 1 && view.settings) {
     view.baselineGapCount = unfinishedGaps(view.gaps.values()).length;
-    view.config = resolveConfig(view.settings, view.baselineGapCount);
+    const config = resolveConfig(view.settings, view.baselineGapCount);
+    // An extension decided before round 1 raises the limit round 1 resolves (an `auto` preset's included).
+    view.config = { ...config, maxRounds: config.maxRounds + view.roundsExtended };
   }
-  view.rounds.push(openingFigures(event.data.round, view.open.count, view.open.weighted));
+  view.rounds.push({ ...openingFigures(event.data.round, view.open.count, view.open.weighted), kind: event.data.kind ?? 'work' });
   view.roundOpen = true;
 }
 
@@ -76,19 +78,26 @@ export function applyDecision(view: SessionView, event: SettledOf<'decision.made
     }
   } else if (kind === 'accept_complexity') {
     view.baseline = { afterRound, openCount: view.open.count, weightedOpen: view.open.weighted };
-  } else if (kind === 'prioritize_critical') {
+  } else if (kind === 'prioritize_critical' || kind === 'prioritize') {
     view.focus = [...gaps];
+  } else if (kind === 'extend_rounds') {
+    const rounds = event.data.rounds ?? 0;
+    view.roundsExtended += rounds;
+    view.config = { ...view.config, maxRounds: outcome.maxRounds ?? view.config.maxRounds + rounds };
   }
+  const figures = { openCount: view.open.count, weightedOpen: view.open.weighted, maxRounds: view.config.maxRounds };
   view.decisions.push({
     afterRound,
+    duringRound: view.roundOpen,
     kind,
     gaps: [...gaps],
     rationale: event.data.rationale ?? null,
     acknowledgment: event.data.acknowledgment ?? null,
+    rounds: event.data.rounds ?? null,
+    effect: decisionEffect(event.data, outcome, figures),
   });
   view.machine = { ...outcome.machine };
-  const figures = { openCount: view.open.count, weightedOpen: view.open.weighted };
-  const reason = describeDecision(event.data, outcome.machine, figures);
+  const reason = describeDecision(event.data, outcome, figures);
   for (const step of outcome.steps) {
     view.history.push({ round: afterRound, from: step.from, to: step.to, reason, cause: 'decision', duringRound: view.roundOpen });
   }

@@ -23,6 +23,7 @@ export function initialView(): SessionView {
     history: [],
     decisions: [],
     focus: [],
+    roundsExtended: 0,
     baseline: null,
     agentSession: null,
     policies: initialPolicies(),

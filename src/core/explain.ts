@@ -1,4 +1,4 @@
-import type { DecisionData } from '../../events/index.js';
+import type { DecisionData, DecisionOutcome } from '../../events/index.js';
 import type { ConvergenceConfig, MachineState } from '../../machines/index.js';
 import { formatCount, type CombinedVerdict } from '../policies/index.js';
 import { roundInput, soleNarrator } from './policies.js';
@@ -21,6 +21,12 @@ export function describeRoundStep(
   combined: CombinedVerdict,
   policies: PolicyView,
 ): string {
+  const told = tellRoundStep(step, round, config, machine, combined, policies);
+  // R25: only a work round counts toward a stall.
+  return combined.verdict === 'flat' && round.kind !== 'work' ? `${told}; a ${round.kind} round leaves flat_count as it was` : told;
+}
+
+function tellRoundStep(step: Step, round: RoundFigures, config: ConvergenceConfig, machine: Machine, combined: CombinedVerdict, policies: PolicyView): string {
   const sole = soleNarrator({ policies });
   if (sole?.narrate) return sole.narrate(combined.reason, step, roundInput(round, config, machine.flatCount));
   if (step.from === 'STALLED') return `stalled: no progress for ${config.stallThreshold} consecutive rounds`;
@@ -31,13 +37,22 @@ export function describeRoundStep(
   return why;
 }
 
-/** Why a decision led where it did; the user's rationale, if any, closes it. */
-export function describeDecision(data: DecisionData, machine: Machine, figures?: { openCount: number; weightedOpen: number }): string {
-  const why = data.rationale ? `; rationale: ${data.rationale}` : '';
-  return `${decisionEffect(data, machine, figures)}${why}`;
+/** What a session stood at when a decision was folded: its open counts and, after it, the round limit. */
+export interface DecisionFigures {
+  openCount: number;
+  weightedOpen: number;
+  maxRounds: number;
 }
 
-function decisionEffect(data: DecisionData, machine: Machine, figures?: { openCount: number; weightedOpen: number }): string {
+/** Why a decision led where it did; the user's rationale, if any, closes it. */
+export function describeDecision(data: DecisionData, outcome: Pick<DecisionOutcome, 'machine' | 'steps'>, figures?: DecisionFigures): string {
+  const why = data.rationale ? `; rationale: ${data.rationale}` : '';
+  return `${decisionEffect(data, outcome, figures)}${why}`;
+}
+
+/** What a decision did, in words: the history's reason without the rationale, and decisions.md's Effect. */
+export function decisionEffect(data: DecisionData, outcome: Pick<DecisionOutcome, 'machine' | 'steps'>, figures?: DecisionFigures): string {
+  const { machine } = outcome;
   const gaps = (data.gaps ?? []).join(', ');
   switch (data.kind) {
     case 'narrow_scope':
@@ -50,6 +65,13 @@ function decisionEffect(data: DecisionData, machine: Machine, figures?: { openCo
       return `user accepted complexity: new baseline of ${formatCount(figures.openCount)} open (weighted ${formatCount(figures.weightedOpen)}); flat_count reset to 0`;
     case 'prioritize_critical':
       return `user prioritized CRITICAL: focus on ${gaps}; flat_count reset to 0`;
+    case 'prioritize':
+      // From a divergence warning it is the user's answer to it (as prioritize critical is); otherwise a focus only.
+      return `user prioritized: focus on ${gaps}${outcome.steps.length > 0 ? '; flat_count reset to 0' : ''}`;
+    case 'extend_rounds': {
+      const limit = figures ? `; max_rounds now ${figures.maxRounds}` : '';
+      return `user extended the round limit by ${data.rounds ?? 0} ${data.rounds === 1 ? 'round' : 'rounds'}${limit}`;
+    }
     case 'pause':
       return 'user paused the session';
     case 'resume':

@@ -1,4 +1,4 @@
-import { COMBINED_TEXT_MAX, VERDICT_TEXT_MAX, type DecisionKind, type DecisionOutcome, type RoundOutcome, type SettledEvent } from '../../events/index.js';
+import { COMBINED_TEXT_MAX, VERDICT_TEXT_MAX, type DecisionData, type DecisionKind, type DecisionOutcome, type RoundKind, type RoundOutcome, type SettledEvent } from '../../events/index.js';
 import type { ConvergenceEvent, RoundClosedEvent } from '../../machines/index.js';
 import type { CombinedVerdict, NamedVerdict } from '../policies/index.js';
 import { severeUnfinished } from './inventory.js';
@@ -17,6 +17,8 @@ const DECISION_EVENT: Record<DecisionKind, ConvergenceEvent['type']> = {
   narrow_scope: 'NARROW_SCOPE',
   accept_complexity: 'ACCEPT_COMPLEXITY',
   prioritize_critical: 'PRIORITIZE_CRITICAL',
+  prioritize: 'PRIORITIZE',
+  extend_rounds: 'EXTEND_ROUNDS',
   pause: 'PAUSE',
   resume: 'RESUME',
   force_complete: 'FORCE_COMPLETE',
@@ -45,8 +47,9 @@ function closingFigures(view: SessionView, round: RoundFigures): RoundOutcome['f
 }
 
 /** What the statechart hears when a round closes: the one verdict the round's policies and its limit reached. */
-export function roundClosedEvent(round: number, combined: Pick<CombinedVerdict, 'verdict' | 'reason'>): RoundClosedEvent {
-  return { type: 'ROUND_CLOSED', round, verdict: { verdict: combined.verdict, reason: combined.reason } };
+export function roundClosedEvent(round: number, combined: Pick<CombinedVerdict, 'verdict' | 'reason'>, kind: RoundKind = 'work'): RoundClosedEvent {
+  const event: RoundClosedEvent = { type: 'ROUND_CLOSED', round, verdict: { verdict: combined.verdict, reason: combined.reason } };
+  return kind === 'work' ? event : { ...event, kind };
 }
 
 /** What closing the open round decides: its figures, every policy's verdict, and the machine's steps. Null with no round open. */
@@ -56,8 +59,9 @@ export function judgeRoundClose(view: SessionView, rules: SessionRules = 'curren
   const figures = closingFigures(view, round);
   const closing = { ...round, ...figures, unweightedNet: figures.resolved - figures.new, weightedNet: figures.weightedResolved - figures.weightedNew };
   const { verdicts, combined } = judgeRound(view, closing, view.config, rules);
-  const { machine, steps } = stepMachine(view.machine, view.config, roundClosedEvent(round.round, combined));
-  return { figures, verdicts: verdicts.map(recordable), combined: { ...combined, detail: cut(combined.detail, COMBINED_TEXT_MAX) }, machine, steps };
+  const { machine, steps } = stepMachine(view.machine, view.config, roundClosedEvent(round.round, combined, round.kind));
+  const outcome = { figures, verdicts: verdicts.map(recordable), combined: { ...combined, detail: cut(combined.detail, COMBINED_TEXT_MAX) }, machine, steps };
+  return round.kind === 'work' ? outcome : { ...outcome, kind: round.kind };
 }
 
 /** Text longer than a stored line may carry (80 CRITICAL gaps named in one detail) is cut, so the line reads back. */
@@ -70,10 +74,14 @@ function recordable(verdict: NamedVerdict): NamedVerdict {
   return { ...verdict, detail: cut(verdict.detail, VERDICT_TEXT_MAX), figures };
 }
 
-/** What a decision decides: the machine's steps from the state it was made in. */
-export function judgeDecision(view: SessionView, kind: DecisionKind): DecisionOutcome {
-  const { machine, steps } = stepMachine(view.machine, view.config, decisionEvent(view, kind));
-  return { machine, steps };
+/**
+ * What a decision decides: the machine's steps from the state it was made
+ * in, and for an extension of the round limit (R24) the limit it leaves.
+ */
+export function judgeDecision(view: SessionView, data: Pick<DecisionData, 'kind' | 'rounds'>): DecisionOutcome {
+  const { machine, steps } = stepMachine(view.machine, view.config, decisionEvent(view, data.kind));
+  if (data.kind !== 'extend_rounds') return { machine, steps };
+  return { machine, steps, maxRounds: view.config.maxRounds + (data.rounds ?? 0) };
 }
 
 /**
@@ -88,5 +96,5 @@ export function machineEventOf(event: SettledEvent): ConvergenceEvent | null {
     return { type: DECISION_EVENT[event.data.kind] } as ConvergenceEvent;
   }
   if (event.type !== 'round.closed') return null;
-  return roundClosedEvent(event.data.round, event.data.outcome.combined);
+  return roundClosedEvent(event.data.round, event.data.outcome.combined, event.data.outcome.kind);
 }

@@ -1,11 +1,11 @@
 import type { Severity } from '../../events/index.js';
 import type { ConvergenceState, Outcome } from '../../machines/index.js';
 import { closedRoundCount, isOpen } from './inventory.js';
-import { nextStep, type NextAction } from './next.js';
+import { nextRoundIsLast, nextStep, type NextAction } from './next.js';
 import { SEVERITIES } from './rules.js';
 import type { SessionView } from './view.js';
 import type { AgentRequest } from '../policies/index.js';
-import { metricPoliciesOf } from './policies.js';
+import { metricPoliciesOf, roundLimit } from './policies.js';
 
 /** An agent's own request to end the loop (seed 001's `redirect_requested` / `stop_requested`), as a policy's metrics carry it. */
 export type StopRequest = AgentRequest;
@@ -42,6 +42,10 @@ export interface LoopStep {
   /** Rounds closed so far; the next round to start is `round + 1`. */
   round: number;
   roundOpen: boolean;
+  /** The round limit that applies (R12; extensions included, R24); null where each policy's own maximum applies. */
+  maxRounds: number | null;
+  /** R24: the next round to close (the open one, or the next to start) is the last the limit allows. */
+  lastRound: boolean;
   focus: string[];
   /** Ids of the gaps in an open state (not deferred, not closed), by severity. */
   openGaps: Record<Severity, string[]>;
@@ -72,6 +76,8 @@ export function loopStep(view: SessionView, stopRequest?: StopRequest): LoopStep
     outcome: view.machine.outcome,
     round: closedRoundCount(view),
     roundOpen: view.roundOpen,
+    maxRounds: roundLimit(view),
+    lastRound: view.machine.state !== 'COMPLETE' && nextRoundIsLast(view),
     focus: [...view.focus],
     openGaps: openGapsBySeverity(view),
     openGapCount: view.open.count,

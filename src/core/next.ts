@@ -1,6 +1,6 @@
 import { closedRoundCount } from './inventory.js';
 import { formatCount } from '../policies/lean.js';
-import { metricPoliciesOf, missingMetrics, tracksGaps } from './policies.js';
+import { metricPoliciesOf, missingMetrics, roundLimit, tracksGaps } from './policies.js';
 import type { SessionView } from './view.js';
 
 export type NextAction = 'continue' | 'ask_user' | 'stop';
@@ -22,7 +22,7 @@ export function nextStep(view: SessionView): { action: NextAction; reason: strin
         reason: `DIVERGENCE_WARNING${lastRoundReason ? ` (${lastRoundReason})` : ''}: the user must decide before the next round; the decision prompt shows the options`,
       };
     default: {
-      const flat = state === 'FLAT' ? `; no net progress (${flatCount}/${view.config.stallThreshold} toward stall)` : '';
+      const flat = `${state === 'FLAT' ? `; no net progress (${flatCount}/${view.config.stallThreshold} toward stall)` : ''}${lastRoundWarning(view)}`;
       if (!tracksGaps(view)) {
         const due = view.roundOpen ? missingMetrics(view, closed + 1) : metricPoliciesOf(view.policies.enabled).map((p) => p.name);
         // Every policy recorded but the round still open (its automatic close was lost to a crash): close it.
@@ -38,4 +38,20 @@ export function nextStep(view: SessionView): { action: NextAction; reason: strin
       return { action: 'continue', reason: `${state}: ${work}${flat}${open}` };
     }
   }
+}
+
+/**
+ * R24: whether the next round to close (the open one, or the next to
+ * start) is the last the round limit allows; false where no limit applies.
+ */
+export function nextRoundIsLast(view: SessionView): boolean {
+  const limit = roundLimit(view);
+  return limit !== null && closedRoundCount(view) + 1 >= limit;
+}
+
+/** The warning `next` gives before the last round, naming the decision that allows more; empty otherwise. */
+function lastRoundWarning(view: SessionView): string {
+  if (!nextRoundIsLast(view)) return '';
+  const last = closedRoundCount(view) + 1;
+  return `; round ${last} is the last: closing it ends the session at max_rounds (${view.config.maxRounds}) unless the user extends the limit (decide extend-rounds N)`;
 }

@@ -10,6 +10,7 @@ export function openingFigures(round: number, openStart: number, weightedOpenSta
   const entries = SEVERITIES.map((s) => [s, { resolved: zero, new: zero, weightedResolved: zero, weightedNew: zero }] as const);
   return {
     round,
+    kind: 'work',
     openStart,
     weightedOpenStart,
     openEnd: null,
@@ -25,6 +26,7 @@ export function openingFigures(round: number, openStart: number, weightedOpenSta
     newGaps: [],
     severityChanges: [],
     criticalIntroduced: [],
+    outsideFocus: [],
     state: null,
     flatCount: null,
     verdicts: [],

@@ -17,7 +17,7 @@ export function settle(view: SessionView, event: GapflowEvent): SettledEvent | n
     return outcome === null ? null : { ...event, data: { ...event.data, outcome } };
   }
   if (event.type === 'decision.made' && event.data.outcome === undefined) {
-    return { ...event, data: { ...event.data, outcome: judgeDecision(view, event.data.kind) } };
+    return { ...event, data: { ...event.data, outcome: judgeDecision(view, event.data) } };
   }
   return event as SettledEvent;
 }

@@ -29,6 +29,8 @@ export function toStateJson(view: SessionView) {
     agentSession: view.agentSession,
     rounds: closed.map((r) => ({
       round: r.round,
+      // R25, R26: only where they say something, so a session of work rounds without a focus reads as it always did.
+      ...(r.kind === 'work' ? {} : { kind: r.kind }),
       openStart: r.openStart,
       resolved: r.resolved,
       new: r.new,
@@ -39,6 +41,7 @@ export function toStateJson(view: SessionView) {
       weightedNew: r.weightedNew,
       state: r.state,
       flatCount: r.flatCount,
+      ...(r.outsideFocus.length === 0 ? {} : { outsideFocus: [...r.outsideFocus] }),
       verdicts: r.verdicts.map(({ policy, verdict, reason }) => ({ policy, verdict, reason })),
       ...(r.combined ? { verdict: { verdict: r.combined.verdict, reason: r.combined.reason, policies: [...r.combined.policies] } } : {}),
     })),

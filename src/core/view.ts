@@ -1,4 +1,4 @@
-import type { DecisionData, DecisionKind, GapState, SessionSettings, Severity } from '../../events/index.js';
+import type { DecisionData, DecisionKind, GapState, RoundKind, SessionSettings, Severity } from '../../events/index.js';
 import type { ConvergenceConfig, ConvergenceState, MachineState } from '../../machines/index.js';
 import type { CombinedVerdict, CompleteWhen, NamedVerdict } from '../policies/index.js';
 
@@ -51,6 +51,8 @@ export interface SeverityChangeEntry {
 
 export interface RoundFigures {
   round: number;
+  /** R25: what the round was for (`work` unless its start said otherwise). */
+  kind: RoundKind;
   openStart: number;
   weightedOpenStart: number;
   /** null while the round is open. */
@@ -68,6 +70,8 @@ export interface RoundFigures {
   severityChanges: SeverityChangeEntry[];
   /** Gaps opened, reopened or escalated as CRITICAL this round (R5). */
   criticalIntroduced: string[];
+  /** R26: gaps moved this round while a focus was set that did not name them, in the order first moved. */
+  outsideFocus: string[];
   /** The state the round led to; null while it is open. */
   state: ConvergenceState | null;
   /** The flat count after the round; null while open and for a round that ended in DIVERGENCE_WARNING (R4). */
@@ -109,10 +113,16 @@ export interface HistoryEntry {
 
 export interface DecisionRecord {
   afterRound: number;
+  /** It was made while round `afterRound + 1` was open (pause, resume and an extension of the limit may be). */
+  duringRound: boolean;
   kind: DecisionKind;
   gaps: string[];
   rationale: string | null;
   acknowledgment: NonNullable<DecisionData['acknowledgment']> | null;
+  /** `extend_rounds`: the rounds it added; null for every other kind. */
+  rounds: number | null;
+  /** What it did, in words (decisions.md's Effect column, R27). */
+  effect: string;
 }
 
 export interface Baseline {
@@ -136,8 +146,10 @@ export interface SessionView {
   machine: MachineState;
   history: HistoryEntry[];
   decisions: DecisionRecord[];
-  /** CRITICAL gaps the user chose to prioritize (R11); shown while any is open. */
+  /** The gaps the user chose to prioritize (R11's CRITICAL ones, or any, R26); each stays until it closes. */
   focus: string[];
+  /** R24: the rounds every `extend_rounds` decision added to the round limit, kept over round 1's resolution of the thresholds. */
+  roundsExtended: number;
   /** Set by "accept complexity" (R11). */
   baseline: Baseline | null;
   /** The agent session whose stop hook drives this session (`session.bound`); null while unbound. */

@@ -7,7 +7,7 @@ export { chainSum, eventContent, formatLines, parseLines, sealLine } from './lin
 export { STALE_AFTER_MS, WAIT_FOR_LOCK_MS, withLock, type Lease, type LockTiming } from './lock.js';
 export { mayBeWriting } from './lock-holder.js';
 export { MemoryLog } from './memory-log.js';
-export { writeStatusFile } from './status-file.js';
+export { writeDecisionsFile, writeStatusFile } from './status-file.js';
 export { appendStepSummary, stepSummarySize } from './step-summary.js';
 export { CONFIG_FILE, hasSessionConfig, readSessionConfig, writeSessionConfig, type SessionConfig } from './session-config.js';
 export { LogError, VersionConflict, type Batch, type EventStore, type Expected, type Resumed, type ClosedAt, type HeadForWrite } from './types.js';

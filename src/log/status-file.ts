@@ -6,3 +6,10 @@ const STATUS_FILE = 'status.md';
 export function writeStatusFile(dir: string, text: string): string {
   return writeSessionFile(dir, STATUS_FILE, text);
 }
+
+const DECISIONS_FILE = 'decisions.md';
+
+/** Writes `<dir>/decisions.md` whole, beside status.md. */
+export function writeDecisionsFile(dir: string, text: string): string {
+  return writeSessionFile(dir, DECISIONS_FILE, text);
+}

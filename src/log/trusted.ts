@@ -6,6 +6,7 @@ import {
   GapState,
   PLAIN_TEXT_PATTERN,
   REASON_MAX,
+  RoundKind,
   Severity,
   TITLE_MAX,
   type GapflowEvent,
@@ -54,17 +55,22 @@ function dayInMonth(time: string): boolean {
   return true;
 }
 
-let vocabulary: { severities: Set<unknown>; states: Set<unknown>; kinds: Set<unknown> } | null = null;
+let vocabulary: { severities: Set<unknown>; states: Set<unknown>; kinds: Set<unknown>; roundKinds: Set<unknown> } | null = null;
 
 /** The value sets, taken from the vocabulary's own enums the first time a line is looked at. */
 function words() {
-  vocabulary ??= { severities: new Set(Severity.options), states: new Set(GapState.options), kinds: new Set(DecisionKind.options) };
+  vocabulary ??= {
+    severities: new Set(Severity.options),
+    states: new Set(GapState.options),
+    kinds: new Set(DecisionKind.options),
+    roundKinds: new Set(RoundKind.options),
+  };
   return vocabulary;
 }
 
 /** Per type: the data's keys it may have, and whether their values read as the schema would take them. */
 const DATA_CHECKS: Partial<Record<GapflowEvent['type'], { keys: readonly string[]; ok: (data: Record<string, unknown>) => boolean }>> = {
-  'round.started': { keys: ['round'], ok: (d) => isRound(d.round) },
+  'round.started': { keys: ['round', 'kind'], ok: (d) => isRound(d.round) && isOptional(d.kind, (kind) => words().roundKinds.has(kind)) },
   'gap.opened': {
     keys: ['id', 'severity', 'title', 'spawnedBy', 'blocking'],
     ok: (d) =>

@@ -36,7 +36,7 @@ export { gapMovedLine, gapOpenedLine, renderAnnouncement, severityChangedLine } 
 
 export function roundStartedLine(view: SessionView): string {
   const r = view.rounds.at(-1)!;
-  return `Round ${r.round} started: open count ${formatCount(r.openStart)} (weighted ${formatCount(r.weightedOpenStart)})`;
+  return `Round ${r.round}${r.kind === 'work' ? '' : ` (${r.kind})`} started: open count ${formatCount(r.openStart)} (weighted ${formatCount(r.weightedOpenStart)})`;
 }
 
 export function roundClosedLines(view: SessionView): string {
@@ -45,7 +45,10 @@ export function roundClosedLines(view: SessionView): string {
 
 /** A decision (`word` as it was typed): where it took the session, and why. */
 export function decidedLine(word: string, before: SessionView, after: SessionView): string {
-  return `${word}: ${before.machine.state} -> ${after.machine.state} (${after.history.at(-1)?.reason ?? ''})`;
+  // A decision that moves no state (an extension of the limit, a focus set mid-loop) adds no history entry: its effect says it.
+  const moved = after.history.length > before.history.length;
+  const why = moved ? (after.history.at(-1)?.reason ?? '') : (after.decisions.at(-1)?.effect ?? '');
+  return `${word}: ${before.machine.state} -> ${after.machine.state} (${why})`;
 }
 
 /** One policy's iteration: its verdict now, the reports written for it, and the round report when it closed the round. */

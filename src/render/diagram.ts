@@ -42,7 +42,9 @@ function leavesEntered(target: AnyStateNode): { leaves: AnyStateNode[]; history:
  * diagram shows the states a session can be in (the machine's leaves); a
  * transition a parent state defines is drawn from each leaf inside it that
  * rests (not from a pass-through one), and a return through the history
- * state to each leaf it can return to.
+ * state to each leaf it can return to. A transition with no target (an
+ * extension of the round limit, a flat round that is not work) is drawn as
+ * a loop on the leaf it leaves as it was.
  */
 export function diagramModel(machine: AnyStateMachine = convergenceMachine): DiagramModel {
   const leaves = descendants(machine.root).filter(isLeaf);
@@ -56,7 +58,8 @@ export function diagramModel(machine: AnyStateMachine = convergenceMachine): Dia
       for (const [event, branches] of groups) {
         const guarded = branches.some((b) => b.guard !== undefined);
         for (const branch of branches) {
-          for (const target of branch.target ?? []) {
+          // A branch with no target is taken where the session is (the state stays): a loop on the leaf.
+          for (const target of branch.target?.length ? branch.target : [leaf]) {
             const { leaves: entered, history } = leavesEntered(target);
             const guard = guardName(branch.guard) ?? (history ? 'history' : guarded ? 'else' : null);
             for (const to of entered) edges.push({ source: leaf.key, target: to.key, event, guard });

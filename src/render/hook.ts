@@ -1,6 +1,7 @@
 import { type HookCall, type HookContext, type HookDecision, loopStep, type LoopStep, metricPoliciesOf, missingMetrics, tracksGaps, SEVERITIES, type SessionView } from '../core/lean.js';
 import { formatCount } from '../policies/lean.js';
 import { clip, fitLines, itemList, type ItemList, type Line } from './fit.js';
+import { focusIsChosen } from './focus.js';
 import { renderPrompt } from './prompt.js';
 
 /** A stop hook's decision with its words: what the agent reads, and what the user is shown. */
@@ -88,7 +89,9 @@ function blockReason(view: SessionView, step: LoopStep, blocks: number, maxBlock
   ];
   if (metrics.length > 0) lines.push([`Before closing the round, record ${metrics.join(', ')} for it (gapflow record ${metrics[0]} …).`]);
   if (step.state === 'FLAT') lines.push([flatLine(view)]);
-  if (step.focus.length > 0) lines.push(['Focus first on the CRITICAL gaps the user prioritized: ', itemList(step.focus, ', ', undefined, GAPS_LISTED), '.']);
+  if (step.lastRound) lines.push([lastRoundLine(step)]);
+  const focus = focusIsChosen(view) ? 'the gaps the user prioritized' : 'the CRITICAL gaps the user prioritized';
+  if (step.focus.length > 0) lines.push([`Focus first on ${focus}: `, itemList(step.focus, ', ', undefined, GAPS_LISTED), '.']);
   const open = SEVERITIES.flatMap((severity) => step.openGaps[severity].map((id) => gapLine(view, severity, id)));
   lines.push([`Open gaps (${formatCount(step.openGapCount)}, weighted ${formatCount(step.weightedOpen)})${open.length > 0 ? ', most severe first:' : ': none in an open state.'}`]);
   if (open.length > 0) lines.push([itemList(open, '\n', (n) => `\n- +${n} more (gapflow status lists every gap)`, GAPS_LISTED)]);
@@ -99,6 +102,11 @@ function blockReason(view: SessionView, step: LoopStep, blocks: number, maxBlock
 function gapLine(view: SessionView, severity: string, id: string): string {
   const title = view.gaps.get(id)?.title ?? '';
   return `- ${severity} ${id}${title === '' ? '' : `: ${clip(title, TITLE_SHOWN)}`}`;
+}
+
+/** R24: the round the agent works in now is the last the limit allows, and what would allow more. */
+function lastRoundLine(step: LoopStep): string {
+  return `Round ${step.round + 1} is the last: closing it ends the session at max_rounds (${step.maxRounds ?? ''}). If more rounds are needed, ask the user to extend the limit (gapflow decide extend-rounds N).`;
 }
 
 function flatLine(view: SessionView): string {

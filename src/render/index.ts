@@ -3,6 +3,7 @@ export { renderPrompt } from './prompt.js';
 export { gapEntry, optionEntries, type GapEntry, type OptionEntry } from './options.js';
 export { renderRoundReport } from './round.js';
 export { renderStatus } from './status.js';
+export { renderDecisions } from './decisions.js';
 export { renderSummary } from './summary.js';
 export { renderWatchFrame, type FrameOptions } from './watch.js';
 export { chartSample, MAX_CHART_POINTS, renderGithubSummary, STEP_SUMMARY_HEADROOM_BYTES, STEP_SUMMARY_MAX_BYTES } from './github.js';

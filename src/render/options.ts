@@ -48,6 +48,8 @@ const LABELS: Readonly<Record<DecisionKind, string>> = {
   force_complete: 'Force complete',
   abandon: 'Abandon',
   approve: 'Approve',
+  extend_rounds: 'Extend rounds',
+  prioritize: 'Prioritize',
 };
 
 /** What taking the option does, with the session's figures. */

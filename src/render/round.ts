@@ -7,6 +7,11 @@ import {
 } from '../core/index.js';
 import { disagreementNote, netsDisagree } from './sections.js';
 
+/** R26, for the terminal: the gaps moved outside the focus, flagged. */
+function outsideFocusLine(ids: readonly string[]): string {
+  return `Outside the focus: ${ids.join(', ')} moved though the focus did not name ${ids.length === 1 ? 'it' : 'them'}`;
+}
+
 /** What `gapflow round close` prints: the round's figures, both nets, where it led and why. */
 export function renderRoundReport(view: SessionView, roundNumber?: number): string {
   const round = closedRounds(view).find((r) => r.round === (roundNumber ?? view.rounds.length));
@@ -15,13 +20,15 @@ export function renderRoundReport(view: SessionView, roundNumber?: number): stri
   const path = steps.length > 0 ? [steps[0]!.from, ...steps.map((s) => s.to)] : [];
   const moved = path.length > 1 && path[0] !== path.at(-1) ? path.join(' -> ') : (path.at(-1) ?? '');
   const next = nextStep(view);
-  const lines = [`Round ${round.round} closed: ${moved}${round.state === 'COMPLETE' ? ` (${view.machine.outcome})` : ''}`];
+  const kind = round.kind === 'work' ? '' : ` (${round.kind} round)`;
+  const lines = [`Round ${round.round}${kind} closed: ${moved}${round.state === 'COMPLETE' ? ` (${view.machine.outcome})` : ''}`];
   if (tracksGaps(view)) {
     lines.push(
       `  Resolved: ${round.resolved} (weighted ${round.weightedResolved})   New: ${round.new} (weighted ${round.weightedNew})`,
       `  Unweighted net: ${signed(round.unweightedNet)}   Weighted net: ${signed(round.weightedNet)}`,
     );
     if (netsDisagree(round)) lines.push(`  ${disagreementNote(round)}`);
+    if (round.outsideFocus.length > 0) lines.push(`  ${outsideFocusLine(round.outsideFocus)}`);
   }
   if (round.combined) {
     for (const v of round.verdicts) lines.push(`  ${v.policy}: ${v.verdict} (${v.reason})`);

@@ -1,6 +1,7 @@
 import type { Severity } from '../../events/index.js';
 import { closedRoundCount, closedRounds, openCount, nextStep, tracksGaps, roundLimit, presetForBaseline, SEVERITIES, STATE_CLASS, type HistoryEntry, type RoundFigures, type SessionView } from '../core/lean.js';
 import { formatCount, signed } from '../policies/lean.js';
+import { focusIsChosen } from './focus.js';
 import { escapeMarkdown as md, table } from './markdown.js';
 
 export function configTable(view: SessionView): string {
@@ -27,14 +28,17 @@ function presetLabel(view: SessionView): string {
 
 /** The round table of `rounds` (default: every closed round). */
 export function roundTable(view: SessionView, rounds: readonly RoundFigures[] = closedRounds(view)): string {
-  const headers = ['Round', 'Open Start', 'Resolved', 'New', 'Open End', 'Unweighted Net', 'Weighted Net', 'State', 'Flat Count'];
-  return table(headers, rounds.map((r) => roundCells(view, r)));
+  // R25: the Kind column appears once any round was not a work round (a session of work rounds reads as before).
+  const kinds = rounds.some((r) => r.kind !== 'work');
+  const headers = ['Round', ...(kinds ? ['Kind'] : []), 'Open Start', 'Resolved', 'New', 'Open End', 'Unweighted Net', 'Weighted Net', 'State', 'Flat Count'];
+  return table(headers, rounds.map((r) => roundCells(view, r, kinds)));
 }
 
-/** One round's cells in the round table: round, open start, resolved, new, open end, the two nets, state, flat count. */
-export function roundCells(view: SessionView, r: RoundFigures): string[] {
+/** One round's cells in the round table: round, its kind (with `kinds`), open start, resolved, new, open end, the two nets, state, flat count. */
+export function roundCells(view: SessionView, r: RoundFigures, kinds = false): string[] {
   return [
     String(r.round),
+    ...(kinds ? [r.kind] : []),
     formatCount(r.openStart),
     String(r.resolved),
     String(r.new),
@@ -142,7 +146,7 @@ export function headline(view: SessionView): string {
     `**State:** ${label} · **Rounds closed:** ${closed}${ofMax(view)}${view.roundOpen ? ` · round ${closed + 1} open` : ''}`,
     `**Next:** ${next.action}: ${md(next.reason)}`,
   ];
-  if (view.focus.length > 0) lines.push(`**Focus:** ${view.focus.map(md).join(', ')} (prioritized CRITICAL gaps)`);
+  if (view.focus.length > 0) lines.push(`**Focus:** ${view.focus.map(md).join(', ')} (${focusIsChosen(view) ? 'prioritized gaps' : 'prioritized CRITICAL gaps'})`);
   if (view.baseline) {
     lines.push(
       `**Baseline:** ${formatCount(view.baseline.openCount)} open (weighted ${formatCount(view.baseline.weightedOpen)}), accepted after round ${view.baseline.afterRound}`,
@@ -155,4 +159,10 @@ export function headline(view: SessionView): string {
 export function ofMax(view: SessionView): string {
   const limit = roundLimit(view);
   return limit === null ? '' : ` of max ${limit}`;
+}
+
+/** R26: the gaps a round moved outside the focus set at the time; they were recorded, and are flagged here. */
+export function outsideFocusNote(round: RoundFigures): string {
+  const count = round.outsideFocus.length;
+  return `Moved outside the focus: ${round.outsideFocus.map(md).join(', ')} (${count} ${count === 1 ? 'gap' : 'gaps'} the focus did not name).`;
 }

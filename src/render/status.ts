@@ -9,6 +9,7 @@ import {
   historyList,
   inventory,
   netsDisagree,
+  outsideFocusNote,
   roundTable,
   severityChangeNote,
   severityTable,
@@ -33,6 +34,7 @@ export function renderStatus(view: SessionView): string {
     parts.push(`### Severity Breakdown (Round ${latest.round})`, severityTable(latest));
     if (latest.severityChanges.length > 0) parts.push(severityChangeNote(latest));
     if (netsDisagree(latest)) parts.push(disagreementNote(latest));
+    if (latest.outsideFocus.length > 0) parts.push(outsideFocusNote(latest));
   }
   parts.push('### State History', historyList(view), `### State Diagram (now ${view.machine.state})`, stateChart(view));
   parts.push(...policySections(view));

@@ -1,10 +1,10 @@
-import type { BodyInputOf, DecisionKind, GapState, Severity } from '../../events/index.js';
+import type { BodyInputOf, DecisionKind, GapState, RoundKind, Severity } from '../../events/index.js';
 import type { SessionView } from '../core/index.js';
 
 export type OpenGapOptions = Omit<BodyInputOf<'gap.opened'>['data'], 'id' | 'severity'>;
 export type MoveGapOptions = Omit<BodyInputOf<'gap.moved'>['data'], 'id' | 'to'>;
 
-export type DecisionOptions = Pick<BodyInputOf<'decision.made'>['data'], 'gaps' | 'rationale'> & {
+export type DecisionOptions = Pick<BodyInputOf<'decision.made'>['data'], 'gaps' | 'rationale' | 'rounds'> & {
   /** Approve over open CRITICAL gaps: the user accepts that risk (recorded as the `critical_risk` acknowledgment). */
   acceptCritical?: boolean | undefined;
 };
@@ -21,8 +21,10 @@ export function changeSeverityBody(id: string, to: Severity): BodyInputOf<'gap.s
   return { type: 'gap.severity_changed', data: { id, to } };
 }
 
-export function startRoundBody(view: Pick<SessionView, 'rounds'>): BodyInputOf<'round.started'> {
-  return { type: 'round.started', data: { round: view.rounds.length + 1 } };
+/** The next round's start; `kind` (R25) left out or `work` starts a work round. */
+export function startRoundBody(view: Pick<SessionView, 'rounds'>, kind?: RoundKind): BodyInputOf<'round.started'> {
+  const round = view.rounds.length + 1;
+  return { type: 'round.started', data: kind === undefined ? { round } : { round, kind } };
 }
 
 export function closeRoundBody(view: Pick<SessionView, 'rounds'>): BodyInputOf<'round.closed'> {
@@ -35,7 +37,7 @@ export function recordMetricsBody(policy: string, metrics: Record<string, unknow
 }
 
 export function decisionBody(kind: DecisionKind, options: DecisionOptions): BodyInputOf<'decision.made'> {
-  const { gaps, acceptCritical, rationale } = options;
+  const { gaps, acceptCritical, rationale, rounds } = options;
   const acknowledgment = acceptCritical ? ('critical_risk' as const) : undefined;
-  return { type: 'decision.made', data: { kind, gaps, acknowledgment, rationale } };
+  return { type: 'decision.made', data: { kind, gaps, acknowledgment, rationale, rounds } };
 }

@@ -1,4 +1,4 @@
-import type { DecisionKind, EventBodyInput, GapState, SessionSettings, Severity } from '../../events/index.js';
+import type { DecisionKind, EventBodyInput, GapState, RoundKind, SessionSettings, Severity } from '../../events/index.js';
 import { encodeClosedIndex, encodeHead, encodeView, HEAD_ROUNDS, initialView, type SessionView } from '../core/index.js';
 import { closedIndexFormat, headFormat, viewFormat } from './formats.js';
 import type { EventStore, FollowOptions } from '../log/index.js';
@@ -181,8 +181,9 @@ export class Session {
     return this.record(body.changeSeverityBody(id, to), write);
   }
 
-  startRound(write?: WriteOptions) {
-    return this.record(body.startRoundBody(this.view), write);
+  /** Starts the next round: a work round, or (R25) a `review` or `consolidation` one. */
+  startRound(write?: WriteOptions, kind?: RoundKind) {
+    return this.record(body.startRoundBody(this.view, kind), write);
   }
 
   closeRound(write?: WriteOptions) {

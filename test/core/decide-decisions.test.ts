@@ -38,6 +38,10 @@ const ALLOWED_IN: Record<DecisionKind, ConvergenceState[]> = {
   force_complete: ['DIVERGENCE_WARNING'],
   abandon: ['CONVERGING', 'FLAT', 'DIVERGENCE_WARNING', 'PAUSED'],
   approve: ['CONVERGING', 'FLAT'],
+  // R24: any state but COMPLETE.
+  extend_rounds: ['CONVERGING', 'FLAT', 'DIVERGENCE_WARNING', 'PAUSED'],
+  // R26: a focus while the loop runs, or as the answer to a warning.
+  prioritize: ['CONVERGING', 'FLAT', 'DIVERGENCE_WARNING'],
 };
 
 const WORD: Record<DecisionKind, string> = {
@@ -49,6 +53,8 @@ const WORD: Record<DecisionKind, string> = {
   force_complete: 'force complete',
   abandon: 'abandon',
   approve: 'approve',
+  extend_rounds: 'extend rounds',
+  prioritize: 'prioritize',
 };
 
 /** What each decision asks, where it is allowed: the gaps narrow scope must name. */
@@ -61,6 +67,8 @@ const REQUEST: Record<DecisionKind, Omit<DecisionData, 'kind'>> = {
   force_complete: {},
   abandon: {},
   approve: {},
+  extend_rounds: { rounds: 2 },
+  prioritize: { gaps: ['M-1'] },
 };
 
 /** R11, restated: what each allowed decision leads to from `state` (PAUSED was paused from FLAT, flat_count 1). */
@@ -81,6 +89,11 @@ function expectedOutcome(kind: DecisionKind, state: ConvergenceState): { machine
       return to('COMPLETE', { outcome: 'ABANDONED' });
     case 'approve':
       return to('COMPLETE', { outcome: 'GOOD_ENOUGH' });
+    case 'prioritize':
+      return state === 'DIVERGENCE_WARNING' ? to('CONVERGING', { flatCount: 0, outcome: null }) : { machine: { state }, steps: [] };
+    case 'extend_rounds':
+      // The default limit of 10, raised by the 2 asked for; the machine stays where it was.
+      return { machine: { state }, steps: [], maxRounds: 12 } as { machine: object; steps: object[] };
   }
 }
 
@@ -118,7 +131,7 @@ describe('R11: each decision only where it makes sense', () => {
 describe('R8: decisions are made between rounds, except pause and resume', () => {
   const roundOpen = () => SCENARIOS.CONVERGING().and(startRound(2));
 
-  it.each(KINDS.filter((k) => k !== 'pause' && k !== 'resume'))('%s while a round is open is refused (remedy close_round)', (kind) => {
+  it.each(KINDS.filter((k) => k !== 'pause' && k !== 'resume' && k !== 'extend_rounds'))('%s while a round is open is refused (remedy close_round)', (kind) => {
     roundOpen().when(decision(kind, REQUEST[kind])).thenRefuses(/round 2 is open; decisions are made between rounds/, 'close_round');
   });
 

@@ -38,6 +38,10 @@ export interface OutcomeSpec {
   steps?: Partial<RoundOutcome['steps'][number]>[];
   rule?: string | null;
   combined?: Partial<NonNullable<RoundOutcome['combined']>> | null;
+  /** A round close's kind when it was not work (R25). */
+  kind?: RoundOutcome['kind'];
+  /** An extension's round limit after it (R24). */
+  maxRounds?: number;
 }
 
 /** A body `decide` should return; a round close or a decision names the outcome it should carry. */

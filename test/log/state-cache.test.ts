@@ -7,6 +7,7 @@ import { run, runBin, type CliIO } from '../../src/cli/index.js';
 import { toStateJson } from '../../src/core/index.js';
 import { CHECKPOINT_FILE, CHECKPOINT_MIN_TAIL_BYTES, HEAD_FILE, sealLine, STATE_FILE } from '../../src/log/index.js';
 import { packageVersion } from '../../src/version.js';
+import { STATE_JSON_SHAPE } from '../../src/session/state-format.js';
 import { runCli } from '../cli/helpers.js';
 import { fixedStamps, tempDirs } from '../support.js';
 
@@ -44,7 +45,7 @@ function longSession(dir: string, stallThreshold = 50): Session {
 
 const logPath = (dir: string) => join(dir, 'events.jsonl');
 const statePath = (dir: string) => join(dir, STATE_FILE);
-const format = () => `state-json-1/gapflow-${packageVersion()}`;
+const format = () => `${STATE_JSON_SHAPE}/gapflow-${packageVersion()}`;
 
 /** What `state --json` prints from a replay of every line, as the command has always printed it. */
 function replayed(dir: string): string {

@@ -28,7 +28,7 @@ const D = 8;
 /** The traversal's round limit: a ROUND_CLOSED names round 1 (not the last) or this one (the last). */
 const FAR = 99;
 
-type GapBucket = 'up' | 'level' | 'atD' | 'belowD' | 'critical' | 'empty' | 'last';
+type GapBucket = 'up' | 'level' | 'levelReview' | 'atD' | 'belowD' | 'critical' | 'empty' | 'last';
 type VerdictBucket = 'progress' | 'flat' | 'diverging' | 'converged' | 'stopRequested' | 'limit';
 type Bucket = GapBucket | VerdictBucket;
 type RoundClose = Extract<ConvergenceEvent, { type: 'ROUND_CLOSED' }>;
@@ -48,6 +48,8 @@ interface GapFigures {
 const GAP_FIGURES: Record<GapBucket, GapFigures> = {
   up: { weightedNet: 1, openCount: 5, critical: false, last: false },
   level: { weightedNet: 0, openCount: 5, critical: false, last: false },
+  // R25: a flat round that is a review, not work.
+  levelReview: { weightedNet: 0, openCount: 5, critical: false, last: false },
   atD: { weightedNet: -D, openCount: 5, critical: false, last: false },
   belowD: { weightedNet: -D - 1, openCount: 5, critical: false, last: false },
   critical: { weightedNet: 0, openCount: 5, critical: true, last: false },
@@ -82,6 +84,8 @@ const DECISIONS: ConvergenceEvent[] = [
   { type: 'NARROW_SCOPE' },
   { type: 'ACCEPT_COMPLEXITY' },
   { type: 'PRIORITIZE_CRITICAL' },
+  { type: 'PRIORITIZE' },
+  { type: 'EXTEND_ROUNDS' },
   { type: 'PAUSE' },
   { type: 'RESUME' },
   { type: 'FORCE_COMPLETE' },
@@ -96,7 +100,7 @@ type Mode = 'gaps' | 'policies';
 /** Each abstract round close, by bucket: the machine hears the verdict; the last round is marked by its number. */
 const BUCKET_OF = new Map<RoundClose, Bucket>();
 function closeFor(bucket: Bucket, verdict: RoundVerdict): RoundClose {
-  const event: RoundClose = { type: 'ROUND_CLOSED', round: bucket === 'last' ? FAR : 1, verdict };
+  const event: RoundClose = { type: 'ROUND_CLOSED', round: bucket === 'last' ? FAR : 1, verdict, ...(bucket === 'levelReview' ? { kind: 'review' as const } : {}) };
   BUCKET_OF.set(event, bucket);
   return event;
 }
@@ -149,6 +153,8 @@ function expectedAfter(before: Dynamic, event: ConvergenceEvent, config: Converg
       if (verdict === 'limit' || event.round >= config.maxRounds) return to('COMPLETE', { outcome: 'MAX_ROUNDS' });
       if (verdict === 'diverging') return to('DIVERGENCE_WARNING');
       if (verdict === 'progress') return to('CONVERGING', { flatCount: 0 });
+      // R25: a flat round that is not work leaves the count and the state.
+      if (event.kind !== undefined && event.kind !== 'work') return before;
       const flat = before.flatCount + 1; // R1: the Nth flat round stalls, and STALLED moves on (R4)
       return flat >= config.stallThreshold ? to('DIVERGENCE_WARNING', { flatCount: flat }) : to('FLAT', { flatCount: flat });
     }
@@ -156,6 +162,12 @@ function expectedAfter(before: Dynamic, event: ConvergenceEvent, config: Converg
     case 'ACCEPT_COMPLEXITY':
     case 'PRIORITIZE_CRITICAL':
       return before.state === 'DIVERGENCE_WARNING' ? to('CONVERGING', { flatCount: 0 }) : before;
+    case 'PRIORITIZE':
+      // R26: the answer to a warning, as prioritize critical is; a focus and nothing more while the loop runs.
+      return before.state === 'DIVERGENCE_WARNING' ? to('CONVERGING', { flatCount: 0 }) : before;
+    case 'EXTEND_ROUNDS':
+      // R24: the limit is the session's, not the machine's.
+      return before;
     case 'FORCE_COMPLETE':
       return before.state === 'DIVERGENCE_WARNING' ? to('COMPLETE', { outcome: 'STALL_EXIT' }) : before;
     case 'PAUSE':
@@ -255,7 +267,7 @@ class Player {
   round(bucket: Bucket, next: Need): void {
     if (this.mode === 'policies') return this.#policyRound(bucket as VerdictBucket, next);
     const s = this.session;
-    s.startRound();
+    s.startRound(undefined, bucket === 'levelReview' ? 'review' : undefined);
     const criticalOpen = () => this.#unfinished('CRITICAL').some((g) => g.state !== 'USER_DEFERRED');
     switch (bucket) {
       case 'up':
@@ -263,6 +275,7 @@ class Player {
         this.#resolveLows(1);
         break;
       case 'level':
+      case 'levelReview':
         break;
       case 'atD':
       case 'belowD':
@@ -342,6 +355,11 @@ class Player {
         return void s.makeDecision('approve', event.openCriticalOrHigh > 0 ? { acceptCritical: true, rationale: 'accepted for the test' } : {});
       case 'ROUND_CLOSED':
         throw new Error('round closes are played by round()');
+      case 'PRIORITIZE':
+        // Any open gap may be the focus (R26): the first LOW of the pool.
+        return void s.makeDecision('prioritize', { gaps: [this.#lowPool[0]!] });
+      case 'EXTEND_ROUNDS':
+        return void s.makeDecision('extend_rounds', { rounds: 1 });
     }
   }
 }
@@ -455,7 +473,10 @@ function play(path: PathCase): void {
   }
   const rounds = segments.length - 1;
   const endsAtLimit = path.events.some((e) => e.type === 'ROUND_CLOSED' && e.round === FAR);
-  const config = { ...traversalConfig(path.setting), maxRounds: endsAtLimit ? rounds : FAR };
+  // Each extension (R24) raises the limit by one: a path that ends at the limit starts that much lower.
+  const extensions = path.events.filter((e) => e.type === 'EXTEND_ROUNDS').length;
+  if (endsAtLimit && rounds - extensions < 1) throw new Error(`${path.name} extends the limit past its own rounds`);
+  const config = { ...traversalConfig(path.setting), maxRounds: endsAtLimit ? rounds - extensions : FAR };
   // A CRITICAL to prioritize after a round that may not open one (R5 would warn) must be open from the baseline.
   const laterCritical = segments.slice(1).some((segment) => needOf(segment.slice(1)) === 'critical');
   const baselineNeed = needOf(segments[0]!) ?? (laterCritical ? 'critical' : null);
