@@ -12,6 +12,8 @@ export {
   decidedLine,
   gapMovedLine,
   gapOpenedLine,
+  gapRenamedLine,
+  gapSplitLine,
   initLines,
   nothingToDecideLine,
   recordedLines,

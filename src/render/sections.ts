@@ -27,12 +27,15 @@ function presetLabel(view: SessionView): string {
 
 /** The round table of `rounds` (default: every closed round). */
 export function roundTable(view: SessionView, rounds: readonly RoundFigures[] = closedRounds(view)): string {
-  const headers = ['Round', 'Open Start', 'Resolved', 'New', 'Open End', 'Unweighted Net', 'Weighted Net', 'State', 'Flat Count'];
+  // R20: the Withdrawn column is shown when some round withdrew a duplicate (Open End = Open Start - Resolved + New - Withdrawn).
+  const withdrawals = rounds.some((r) => r.withdrawn > 0);
+  const headers = ['Round', 'Open Start', 'Resolved', 'New', ...(withdrawals ? ['Withdrawn'] : []), 'Open End', 'Unweighted Net', 'Weighted Net', 'State', 'Flat Count'];
   const rows = rounds.map((r) => [
     String(r.round),
     formatCount(r.openStart),
     String(r.resolved),
     String(r.new),
+    ...(withdrawals ? [String(r.withdrawn)] : []),
     formatCount(r.openEnd ?? 0),
     signed(r.unweightedNet),
     signed(r.weightedNet),
@@ -43,7 +46,9 @@ export function roundTable(view: SessionView, rounds: readonly RoundFigures[] = 
 }
 
 export function severityTable(round: RoundFigures): string {
-  const rows = SEVERITIES.map((s) => {
+  // UNTRIAGED has a row only in a round that counted one (R23), so a session without any reads as before.
+  const counted = SEVERITIES.filter((s) => s !== 'UNTRIAGED' || Object.values(round.bySeverity[s]).some((n) => n !== 0));
+  const rows = counted.map((s) => {
     const f = round.bySeverity[s];
     return [s, String(f.resolved), String(f.new), signed(f.weightedResolved - f.weightedNew)];
   });
@@ -106,6 +111,10 @@ function gapNotes(view: SessionView, id: string): string {
   } else if (gap.state === 'USER_DEFERRED' && gap.reason) {
     notes.push(md(gap.reason));
   }
+  if (gap.duplicateOf) notes.push(`duplicate of ${md(gap.duplicateOf)}`);
+  if (gap.splitInto) notes.push(`split into ${gap.splitInto.map(md).join(', ')}`);
+  if (gap.splitFrom) notes.push(`split from ${md(gap.splitFrom)}`);
+  if (gap.severity === 'UNTRIAGED' && STATE_CLASS[gap.state] !== 'closed') notes.push('untriaged (weighs as MEDIUM)');
   if (gap.spawnedBy) notes.push(`spawned by ${md(gap.spawnedBy)}`);
   if (!gap.blocking) notes.push('non-blocking');
   notes.push(gap.openedInRound === 0 ? 'baseline' : `opened in round ${gap.openedInRound}`);
@@ -117,7 +126,9 @@ const CLASS_ORDER = { open: 0, parked: 1, closed: 2 } as const;
 export function inventory(view: SessionView): string {
   const gaps = [...view.gaps.values()];
   const total = `Open count: ${formatCount(view.open.count)} (weighted ${formatCount(view.open.weighted)}), of ${gaps.length} gaps recorded.`;
-  const sections = SEVERITIES.map((severity: Severity) => {
+  // R23: untriaged gaps are listed as such, in a section of their own when there are any.
+  const shown = SEVERITIES.filter((severity) => severity !== 'UNTRIAGED' || gaps.some((g) => g.severity === severity));
+  const sections = shown.map((severity: Severity) => {
     const group = gaps
       .filter((g) => g.severity === severity)
       .sort((a, b) => CLASS_ORDER[STATE_CLASS[a.state]] - CLASS_ORDER[STATE_CLASS[b.state]]);
@@ -138,6 +149,8 @@ export function headline(view: SessionView): string {
     `**State:** ${label} · **Rounds closed:** ${closed}${ofMax(view)}${view.roundOpen ? ` · round ${closed + 1} open` : ''}`,
     `**Next:** ${next.action}: ${md(next.reason)}`,
   ];
+  const untriaged = untriagedCount(view);
+  if (untriaged > 0) lines.push(`**Untriaged:** ${untriaged} ${untriaged === 1 ? 'gap' : 'gaps'} (each weighs as MEDIUM until triaged)`);
   if (view.focus.length > 0) lines.push(`**Focus:** ${view.focus.map(md).join(', ')} (prioritized CRITICAL gaps)`);
   if (view.baseline) {
     lines.push(
@@ -145,6 +158,13 @@ export function headline(view: SessionView): string {
     );
   }
   return lines.join('  \n');
+}
+
+/** R23: gaps not closed whose severity is not known yet. */
+export function untriagedCount(view: SessionView): number {
+  let count = 0;
+  for (const gap of view.gaps.values()) if (gap.severity === 'UNTRIAGED' && STATE_CLASS[gap.state] !== 'closed') count += 1;
+  return count;
 }
 
 /** ` of max N` where a round limit applies, else nothing. */

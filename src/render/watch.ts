@@ -48,18 +48,22 @@ function roundRows(view: SessionView, rounds: readonly RoundFigures[]): string[]
     const rows = rounds.map((r) => [String(r.round), r.combined?.verdict ?? '-', stateCell(view, r), flat(r)]);
     return textTable(['Round', 'Verdict', 'State', 'Flat'], rows, new Set([1, 2]));
   }
+  // R20: a Withdrawn column when some round shown withdrew a duplicate, as in status.md.
+  const withdrawals = rounds.some((r) => r.withdrawn > 0);
   const rows = rounds.map((r) => [
     String(r.round),
     formatCount(r.openStart),
     String(r.resolved),
     String(r.new),
+    ...(withdrawals ? [String(r.withdrawn)] : []),
     formatCount(r.openEnd ?? 0),
     signed(r.unweightedNet),
     signed(r.weightedNet),
     stateCell(view, r),
     flat(r),
   ]);
-  return textTable(['Round', 'Open Start', 'Resolved', 'New', 'Open End', 'Net', 'Weighted', 'State', 'Flat'], rows, new Set([7]));
+  const headers = ['Round', 'Open Start', 'Resolved', 'New', ...(withdrawals ? ['Withdrawn'] : []), 'Open End', 'Net', 'Weighted', 'State', 'Flat'];
+  return textTable(headers, rows, new Set([withdrawals ? 8 : 7]));
 }
 
 /**
