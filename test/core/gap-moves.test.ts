@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BodyInputOf, RoundOutcome, Severity } from '../../events/index.js';
 import type { SessionView } from '../../src/index.js';
+import { encodeClosedIndex, headOf } from '../../src/core/index.js';
 import { closeRound, decision, given, move, open, resolve, round, severity, start, startRound, type Given } from './given.js';
 
 /*
@@ -233,5 +234,13 @@ describe('R23: untriaged gaps', () => {
     given(start(), open('G1', 'HIGH'))
       .when({ type: 'gap.severity_changed', data: { id: 'G1', to: 'UNTRIAGED' } })
       .thenRefuses(/gap G1 is HIGH; a gap is untriaged only until its severity is known/);
+  });
+});
+
+describe('the head and the closed gaps\' index treat DUPLICATE and SPLIT as closed', () => {
+  it('the index lists a duplicate and a split parent; the head keeps only the gaps still open, the parts among them', () => {
+    const { view } = given(start(), open('G1', 'HIGH'), open('G2', 'HIGH'), open('G3', 'LOW'), startRound(1), duplicate('G2', 'G1'), split('G1', ['A', 'HIGH'], ['B', 'LOW']));
+    expect(encodeClosedIndex(view).split('\n').filter(Boolean).sort()).toEqual(['G1 HIGH SPLIT', 'G2 HIGH DUPLICATE']);
+    expect([...headOf(view).gaps.keys()].sort()).toEqual(['A', 'B', 'G3']);
   });
 });
