@@ -78,7 +78,7 @@ class Pool {
 }
 
 export class Workload {
-  readonly #pools: Record<Severity, Pool> = { CRITICAL: new Pool(), HIGH: new Pool(), MEDIUM: new Pool(), LOW: new Pool() };
+  readonly #pools: Record<Severity, Pool> = { CRITICAL: new Pool(), HIGH: new Pool(), MEDIUM: new Pool(), LOW: new Pool(), UNTRIAGED: new Pool() };
   #nextGap = 0;
   #resolutions = 0;
   /** Rounds started so far. */

@@ -12,7 +12,10 @@ export { canonicalRequest, canonicalWord, nearestWord, oneOf, REQUEST_WORDS, SHO
 /**
  * The version this build writes (schemas.ts says what each version carries).
  */
-export const EVENT_VERSION = 4;
+export const EVENT_VERSION = 5;
+
+/** The most parts one gap may be split into. */
+export const SPLIT_PARTS_MAX = 100;
 
 /** The longest gap title, gap move reason and agent session id a line may carry. */
 export const TITLE_MAX = 500;

@@ -1,9 +1,13 @@
 import * as z from 'zod';
-import { ACKNOWLEDGMENT_WORDS, AGENT_SESSION_MAX, COMPLETE_WHEN_WORDS, EVENT_VERSION, REASON_MAX, TITLE_MAX } from './lean.js';
+import { ACKNOWLEDGMENT_WORDS, AGENT_SESSION_MAX, COMPLETE_WHEN_WORDS, EVENT_VERSION, REASON_MAX, SPLIT_PARTS_MAX, TITLE_MAX } from './lean.js';
 import { ConvergenceState, DecisionKind, GapId, GapState, Outcome, PolicyName, Preset, ResumableState, RoundKind, Severity, Text, Verdict } from './vocabulary.js';
 
 /**
- * The version this build writes. Version 4 round closes always carry the
+ * The version this build writes. Version 5 adds the gap moves real sessions
+ * made: a move to DUPLICATE naming the gap it duplicates (`of`), a split
+ * (`gap.split`), a rename (`gap.renamed`), the UNTRIAGED severity, and a
+ * round close's withdrawn figures; version 4 lines are version 5 lines that
+ * use none of them. Version 4 round closes always carry the
  * combined verdict that drove the machine, a policy's stop request is the
  * `stopped` verdict, and steps name no guard. Version 3 round closes and
  * decisions carry their outcome (what the machine decided, RULINGS R19);
@@ -48,7 +52,26 @@ const GapMovedData = z.strictObject({
   reason: Text(REASON_MAX).optional(),
   /** For a move to BLOCKED: the gap it waits on. */
   blockedBy: GapId.optional(),
+  /** For a move to DUPLICATE: the gap it duplicates. */
+  of: GapId.optional(),
 });
+
+/** One part of a split gap: a new id and its severity (the title, when left out, is the parent's). */
+const SplitPart = z.strictObject({
+  id: GapId,
+  severity: Severity,
+  title: Text(TITLE_MAX).optional(),
+});
+
+/** A gap split into parts: it closes as SPLIT and its parts open, in one event. */
+const GapSplitData = z.strictObject({
+  id: GapId,
+  into: z.array(SplitPart).min(2, 'a split has at least two parts').max(SPLIT_PARTS_MAX, `a split has at most ${SPLIT_PARTS_MAX} parts`),
+  reason: Text(REASON_MAX).optional(),
+});
+
+/** A gap given a new id: the gap is the same, the old id is retired for good. */
+const GapRenamedData = z.strictObject({ id: GapId, newId: GapId });
 
 const GapSeverityChangedData = z.strictObject({ id: GapId, to: Severity });
 
@@ -131,6 +154,9 @@ export const RoundOutcome = z.strictObject({
     new: z.int().min(0),
     weightedResolved: z.number(),
     weightedNew: z.number(),
+    /** Gaps withdrawn as duplicates this round (absent: none, as in every line before version 5). */
+    withdrawn: z.int().min(0).optional(),
+    weightedWithdrawn: z.number().optional(),
     criticalIntroduced: z.array(GapId),
   }),
   verdicts: z.array(NamedVerdict).max(16),
@@ -161,6 +187,8 @@ export const GapSeverityChanged = z.strictObject({
   type: z.literal('gap.severity_changed'),
   data: GapSeverityChangedData,
 });
+export const GapSplit = z.strictObject({ type: z.literal('gap.split'), data: GapSplitData });
+export const GapRenamed = z.strictObject({ type: z.literal('gap.renamed'), data: GapRenamedData });
 export const DecisionMade = z.strictObject({ type: z.literal('decision.made'), data: DecisionMadeData });
 export const SessionBound = z.strictObject({ type: z.literal('session.bound'), data: SessionBoundData });
 export const MetricsRecorded = z.strictObject({ type: z.literal('metrics.recorded'), data: MetricsRecordedData });
@@ -172,6 +200,8 @@ export const EventBody = z.discriminatedUnion('type', [
   GapOpened,
   GapMoved,
   GapSeverityChanged,
+  GapSplit,
+  GapRenamed,
   DecisionMade,
   SessionBound,
   MetricsRecorded,
@@ -213,6 +243,8 @@ export const GapflowEvent = z.discriminatedUnion('type', [
   GapOpened.extend(Envelope),
   GapMoved.extend(Envelope),
   GapSeverityChanged.extend(Envelope),
+  GapSplit.extend(Envelope),
+  GapRenamed.extend(Envelope),
   StoredDecisionMade.extend(Envelope),
   SessionBound.extend(Envelope),
   MetricsRecorded.extend(Envelope),

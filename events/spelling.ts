@@ -113,6 +113,8 @@ export const REQUEST_WORDS: Readonly<Record<string, Readonly<Record<string, read
 /** The words a request's field takes (`decision.made`, `data.kind`); undefined for a field that takes free text or a number. */
 export function wordsAt(type: unknown, path: readonly PropertyKey[]): readonly string[] | undefined {
   if (path.length === 1 && path[0] === 'type') return EVENT_TYPES;
+  // A split's parts: `data.into[i].severity`.
+  if (type === 'gap.split' && path.length === 4 && path[1] === 'into' && path[3] === 'severity') return SEVERITY_WORDS;
   if (typeof type !== 'string' || path.length !== 2 || path[0] !== 'data' || typeof path[1] !== 'string') return undefined;
   const fields = Object.hasOwn(REQUEST_WORDS, type) ? REQUEST_WORDS[type]! : {};
   return Object.hasOwn(fields, path[1]) ? fields[path[1]] : undefined;
@@ -140,6 +142,11 @@ export function canonicalRequest(input: unknown): unknown {
     if (Object.hasOwn(out, field)) out[field] = canonicalWord(out[field], words) ?? out[field];
   }
   if (type === 'metrics.recorded' && Object.hasOwn(out, 'policy')) out.policy = policyName(out.policy);
+  if (type === 'gap.split' && Array.isArray(out.into)) {
+    out.into = out.into.map((part: unknown) =>
+      isRecord(part) && Object.hasOwn(part, 'severity') ? { ...part, severity: canonicalWord(part.severity, SEVERITY_WORDS) ?? part.severity } : part,
+    );
+  }
   if (type === 'session.started') {
     if (Array.isArray(out.policies)) out.policies = out.policies.map(policyName);
     if (isRecord(out.policySettings)) {

@@ -22,11 +22,14 @@ export function versionProblem(v: unknown): string | null {
  * which the log handles; versions 1 and 2 lack the outcome of a round close
  * or a decision, which needs the session's state to compute, so the core
  * adds it as it folds (`settle`); their bodies are otherwise current.
- * Version 3 outcomes are reshaped as they stand.
+ * Version 3 outcomes are reshaped as they stand; version 4 lines are
+ * current but for their number.
  */
 export function upcast(stored: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
   if (stored.v === 1 || stored.v === 2) return { ...stored, v: EVENT_VERSION };
   if (stored.v === 3) return { ...stored, v: EVENT_VERSION, data: outcomeToV4(stored.data) };
+  // Version 5 only added words and fields: a version 4 line is a version 5 line as it stands.
+  if (stored.v === 4) return { ...stored, v: EVENT_VERSION };
   return stored;
 }
 

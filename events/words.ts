@@ -5,10 +5,18 @@
  * without loading zod.
  */
 
-/** Gap severities, most severe first (the order every table uses). */
-export const SEVERITY_WORDS = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'] as const;
+/**
+ * Gap severities, most severe first (the order every table uses), then
+ * UNTRIAGED: a gap whose severity is not known yet (it weighs as MEDIUM
+ * until it is triaged).
+ */
+export const SEVERITY_WORDS = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'UNTRIAGED'] as const;
 
-/** The gap lifecycle of RULINGS R10: open, parked and closed states. */
+/**
+ * The gap lifecycle of RULINGS R10: open, parked and closed states, and the
+ * two closed states that are no verdict on the gap itself: DUPLICATE (it was
+ * the same as another gap) and SPLIT (it lives on in its parts).
+ */
 export const GAP_STATE_WORDS = [
   'OPEN',
   'IN_PROGRESS',
@@ -19,6 +27,8 @@ export const GAP_STATE_WORDS = [
   'ACCEPTED',
   'RESOLVED',
   'WONT_FIX',
+  'DUPLICATE',
+  'SPLIT',
 ] as const;
 
 /** Threshold presets (RULINGS R13). */
@@ -55,6 +65,8 @@ export const EVENT_TYPES = [
   'gap.opened',
   'gap.moved',
   'gap.severity_changed',
+  'gap.split',
+  'gap.renamed',
   'decision.made',
   'session.bound',
   'metrics.recorded',

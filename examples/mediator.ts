@@ -65,7 +65,7 @@ session.subscribe(({ changes }) => {
 });
 
 /** How likely the engineer is to get a gap to a proposal in one round, and the reviewer to accept it. */
-const WORK = { CRITICAL: 0.6, HIGH: 0.45, MEDIUM: 0.55, LOW: 0.7 } as const satisfies Record<Severity, number>;
+const WORK = { CRITICAL: 0.6, HIGH: 0.45, MEDIUM: 0.55, LOW: 0.7, UNTRIAGED: 0.5 } as const satisfies Record<Severity, number>;
 const ACCEPT = 0.75;
 
 /** The engineer works the focus first, then the open gaps by severity. */

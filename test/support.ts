@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { createMemorySession, type Session, type SessionSettings } from '../src/index.js';
 
-/** Seed 003's weights, restated here so the tests recompute figures independently of the code. */
-export const WEIGHT = { CRITICAL: 16, HIGH: 4, MEDIUM: 2, LOW: 1 } as const;
+/** Seed 003's weights, restated here so the tests recompute figures independently of the code (R23: untriaged weighs as MEDIUM). */
+export const WEIGHT = { CRITICAL: 16, HIGH: 4, MEDIUM: 2, LOW: 1, UNTRIAGED: 2 } as const;
 
 /** RULINGS R9 and R10, restated: what one gap in each state counts toward the open count. */
 export const FACTOR = {
@@ -18,6 +18,8 @@ export const FACTOR = {
   ACCEPTED: 0,
   RESOLVED: 0,
   WONT_FIX: 0,
+  DUPLICATE: 0,
+  SPLIT: 0,
 } as const;
 export type Sev = keyof typeof WEIGHT;
 

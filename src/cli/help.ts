@@ -69,10 +69,13 @@ Session
        [--<policy>-<setting> VALUE ...]   each policy's settings (under Policies)
                                   create the session log (refuses if one exists)
 Gaps (a gap event between rounds starts the next round)
-  gap open ID --severity CRITICAL|HIGH|MEDIUM|LOW [--title TEXT]
-       [--spawned-by ID] [--non-blocking]
+  gap open ID --severity CRITICAL|HIGH|MEDIUM|LOW|UNTRIAGED [--title TEXT]
+       [--spawned-by ID] [--non-blocking]   (UNTRIAGED weighs as MEDIUM)
   gap move ID STATE [--reason TEXT] [--blocked-by ID]
+  gap move ID DUPLICATE --of ID   withdrawn: neither resolved nor new
   gap severity ID SEVERITY
+  gap split ID --into ID:SEV,ID:SEV[,...] [--reason TEXT]
+  gap rename OLD NEW              counts nothing; OLD is never used again
 Rounds
   round start [--kind work|review|consolidation]
                                   open the next round (a flat review or consolidation

@@ -1,8 +1,8 @@
 import { parseBody, Refusal, type SessionView } from '../core/index.js';
-import { decidedLine, gapMovedLine, gapOpenedLine, initLines, renderAnnouncement, roundClosedLines, roundStartedLine, severityChangedLine } from '../render/index.js';
+import { decidedLine, gapMovedLine, gapOpenedLine, gapRenamedLine, gapSplitLine, initLines, renderAnnouncement, roundClosedLines, roundStartedLine, severityChangedLine } from '../render/index.js';
 import { FileLog, writeSessionConfig } from '../log/index.js';
-import { changeSeverityBody, closeRoundBody, moveGapBody, openGapBody, recordOnFileHead, Session, startRoundBody } from '../session/index.js';
-import type { BodyOf, EventBodyInput, SessionSettings } from '../../events/index.js';
+import { changeSeverityBody, closeRoundBody, moveGapBody, openGapBody, recordOnFileHead, renameGapBody, Session, splitGapBody, startRoundBody } from '../session/index.js';
+import type { BodyOf, EventBodyInput, SessionSettings, Severity } from '../../events/index.js';
 import { DECISION_KIND_WORDS, GAP_STATE_WORDS, PRESET_WORDS, ROUND_KIND_WORDS, SEVERITY_WORDS, shownValue } from '../../events/lean.js';
 import { dashed, list, parse, unknownVerb, UsageError, wholeNumber, wordOf } from './args.js';
 import { announce, type CliIO, type Command, newSessionDir, open, sessionDir } from './common.js';
@@ -65,7 +65,7 @@ export const gap: Command = (argv, io) => {
         },
         ['ID'],
       );
-      if (values.severity === undefined) throw new UsageError('gap open needs --severity CRITICAL|HIGH|MEDIUM|LOW');
+      if (values.severity === undefined) throw new UsageError('gap open needs --severity CRITICAL|HIGH|MEDIUM|LOW|UNTRIAGED');
       const body = openGapBody(args[0]!, wordOf('--severity', values.severity, SEVERITY_WORDS, { about: `gap open ${args[0]!}` }), {
         title: values.title,
         spawnedBy: values['spawned-by'],
@@ -74,8 +74,10 @@ export const gap: Command = (argv, io) => {
       return recordAndAnnounce(io, values, body, (_, after) => gapOpenedLine(after, args[0]!));
     }
     case 'move': {
-      const { values, args } = parse(rest, { reason: { type: 'string' }, 'blocked-by': { type: 'string' }, ...WRITE_OPTIONS }, ['ID', 'STATE']);
-      const body = moveGapBody(args[0]!, wordOf('STATE', args[1]!, GAP_STATE_WORDS, { about: `gap move ${args[0]!}` }), { reason: values.reason, blockedBy: values['blocked-by'] });
+      const { values, args } = parse(rest, { reason: { type: 'string' }, 'blocked-by': { type: 'string' }, of: { type: 'string' }, ...WRITE_OPTIONS }, ['ID', 'STATE']);
+      const to = wordOf('STATE', args[1]!, GAP_STATE_WORDS, { about: `gap move ${args[0]!}` });
+      if (to === 'DUPLICATE' && values.of === undefined) throw new UsageError(`gap move ${args[0]!} DUPLICATE needs --of ID (the gap it duplicates)`);
+      const body = moveGapBody(args[0]!, to, { reason: values.reason, blockedBy: values['blocked-by'], of: values.of });
       return recordAndAnnounce(io, values, body, (before, after) => gapMovedLine(before, after, args[0]!));
     }
     case 'severity': {
@@ -83,10 +85,49 @@ export const gap: Command = (argv, io) => {
       const body = changeSeverityBody(args[0]!, wordOf('SEVERITY', args[1]!, SEVERITY_WORDS, { about: `gap severity ${args[0]!}` }));
       return recordAndAnnounce(io, values, body, (before, after) => severityChangedLine(before, after, args[0]!));
     }
+    case 'split': {
+      const { values, args } = parse(rest, { into: { type: 'string' }, reason: { type: 'string' }, ...WRITE_OPTIONS }, ['ID']);
+      if (values.into === undefined) throw new UsageError(`gap split ${args[0]!} needs --into ID:SEVERITY,ID:SEVERITY[,...]`);
+      const body = splitGapBody(args[0]!, splitParts(args[0]!, values.into), { reason: values.reason });
+      return recordAndAnnounce(io, values, body, (_, after) => gapSplitLine(after, args[0]!));
+    }
+    case 'rename': {
+      const { values, args } = parse(rest, { ...WRITE_OPTIONS }, ['OLD', 'NEW']);
+      return recordAndAnnounce(io, values, renameGapBody(args[0]!, args[1]!), () => gapRenamedLine(args[0]!, args[1]!));
+    }
     default:
-      throw verb && !verb.startsWith('-') ? unknownVerb('gap', verb, ['open', 'move', 'severity']) : new UsageError('gap needs open, move or severity');
+      throw verb && !verb.startsWith('-')
+        ? unknownVerb('gap', verb, GAP_VERBS)
+        : new UsageError('gap needs open, move, severity, split or rename');
   }
 };
+
+const GAP_VERBS = ['open', 'move', 'severity', 'split', 'rename'];
+
+/**
+ * `--into A:HIGH,B:low`: each part's id and severity (any spelling); a part
+ * without a severity is invalid input naming it. The id's own rules are the
+ * schema's to judge.
+ */
+function splitParts(id: string, into: string): { id: string; severity: Severity }[] {
+  return into
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)
+    .map((item) => {
+      const at = item.lastIndexOf(':');
+      if (at <= 0) {
+        throw new Refusal(`gap split ${id}: --into: part ${shownValue(item)} needs a severity (ID:SEVERITY, as A:HIGH)`, undefined, {
+          field: '--into',
+          value: item,
+          valid: null,
+          suggestion: null,
+        });
+      }
+      const partId = item.slice(0, at);
+      return { id: partId, severity: wordOf('--into', item.slice(at + 1), SEVERITY_WORDS, { about: `gap split ${id}: part ${partId}` }) };
+    });
+}
 
 /** A gap or round request, or one worded from the session as it stands (a round's number). */
 type GapOrRound = EventBodyInput | ((view: SessionView) => EventBodyInput);

@@ -1,6 +1,6 @@
 import { canonicalRequest, EventBody, readIssue, requestFields, wordsAt, type BodyOf, type Decided, type EventBodyInput } from '../../events/index.js';
 import { decideDecision } from './decide-decisions.js';
-import { decideGapEvent } from './decide-gaps.js';
+import { decideGapEvent, decideRename } from './decide-gaps.js';
 import { decideMetrics, decideRoundClose, decideRoundStart } from './decide-rounds.js';
 import { policySettingsProblem, respelledPolicySettings } from './policy-settings.js';
 import { Refusal } from './refusal.js';
@@ -54,7 +54,10 @@ export function decide(view: SessionView, input: EventBodyInput | EventBody): De
     case 'gap.opened':
     case 'gap.moved':
     case 'gap.severity_changed':
+    case 'gap.split':
       return decideGapEvent(view, body);
+    case 'gap.renamed':
+      return decideRename(view, body);
     case 'decision.made':
       return decideDecision(view, body);
     case 'session.bound':

@@ -1,4 +1,5 @@
 import type { EventOf } from '../../events/index.js';
+import { closedRoundCount } from './inventory.js';
 import { CLASS_FACTOR, moveEffect, SEVERITY_WEIGHT, STATE_CLASS } from './rules.js';
 import type { Gap, RoundFigures, SessionView } from './view.js';
 
@@ -75,6 +76,8 @@ export function moveGap(view: SessionView, event: EventOf<'gap.moved'>): void {
   setState(view, gap, event.data.to);
   gap.reason = event.data.reason ?? null;
   gap.blockedBy = event.data.to === 'BLOCKED' ? (event.data.blockedBy ?? null) : null;
+  if (event.data.to === 'DUPLICATE' && event.data.of !== undefined) gap.duplicateOf = event.data.of;
+  else delete gap.duplicateOf;
   // A prioritized CRITICAL gap stays in focus until it closes (R11).
   if (STATE_CLASS[gap.state] === 'closed' && view.focus.includes(gap.id)) {
     view.focus = view.focus.filter((id) => id !== gap.id);
@@ -87,9 +90,113 @@ export function moveGap(view: SessionView, event: EventOf<'gap.moved'>): void {
     round.bySeverity[gap.severity].resolved += 1;
     round.bySeverity[gap.severity].weightedResolved += weight;
     round.resolvedGaps.push({ id: gap.id, severity: gap.severity, weight, to: gap.state });
+  } else if (effect === 'withdrawn') {
+    // R20: withdrawn, neither resolved nor new; shown apart so the open counts still add up.
+    const weight = SEVERITY_WEIGHT[gap.severity];
+    round.withdrawn += 1;
+    round.weightedWithdrawn += weight;
+    round.withdrawnGaps.push({ id: gap.id, severity: gap.severity, weight, of: gap.duplicateOf ?? '' });
   } else if (effect === 'reopened') {
     countNew(round, gap, true);
   }
+}
+
+/**
+ * R21: the parent closes as SPLIT and its parts open, in one event. In a
+ * round, parts beyond the first count as new; the weight the parts add to
+ * (or take from) the parent's goes to weighted new (or resolved), as a
+ * severity change would; a CRITICAL part is a CRITICAL introduction only if
+ * the parent was not CRITICAL. A part takes the parent's title (unless it
+ * has its own), blocking and spawned-by, and its place in the focus.
+ */
+export function splitGap(view: SessionView, event: EventOf<'gap.split'>): void {
+  const parent = view.gaps.get(event.data.id);
+  // A hand-edited log may name an unknown parent, a closed one or a part whose id is taken: nothing to apply then.
+  if (!parent || STATE_CLASS[parent.state] === 'closed') return;
+  const parts = event.data.into.filter((part, i, all) => !view.gaps.has(part.id) && all.findIndex((p) => p.id === part.id) === i);
+  if (parts.length === 0) return;
+  const round = currentRound(view);
+  const ids = parts.map((part) => part.id);
+  const parentWeight = SEVERITY_WEIGHT[parent.severity];
+  setState(view, parent, 'SPLIT');
+  parent.reason = event.data.reason ?? null;
+  parent.blockedBy = null;
+  parent.splitInto = ids;
+  if (view.focus.includes(parent.id)) view.focus = view.focus.flatMap((id) => (id === parent.id ? ids : [id]));
+  let partsWeight = 0;
+  parts.forEach((part, i) => {
+    const gap: Gap = {
+      id: part.id,
+      severity: part.severity,
+      title: part.title ?? parent.title,
+      state: 'OPEN',
+      spawnedBy: parent.spawnedBy,
+      blocking: parent.blocking,
+      openedInRound: round?.round ?? 0,
+      reason: null,
+      blockedBy: null,
+      splitFrom: parent.id,
+    };
+    const weight = SEVERITY_WEIGHT[gap.severity];
+    partsWeight += weight;
+    view.gaps.set(gap.id, gap);
+    view.open.count += 1;
+    view.open.weighted += weight;
+    if (!round) return;
+    if (i > 0) {
+      round.new += 1;
+      round.bySeverity[gap.severity].new += 1;
+    }
+    if (gap.severity === 'CRITICAL' && parent.severity !== 'CRITICAL') noteCritical(round, gap.id);
+  });
+  if (!round) return;
+  const delta = partsWeight - parentWeight;
+  round.splits.push({ id: parent.id, into: ids, delta });
+  if (delta > 0) {
+    round.weightedNew += delta;
+    round.bySeverity[parent.severity].weightedNew += delta;
+  } else {
+    round.weightedResolved -= delta;
+    round.bySeverity[parent.severity].weightedResolved -= delta;
+  }
+}
+
+/**
+ * R22: the gap keeps everything but its id, which changes everywhere the
+ * view names it (other gaps' links, the focus, decisions, the rounds'
+ * lists); nothing is counted, and the old id is retired for good.
+ */
+export function renameGap(view: SessionView, event: EventOf<'gap.renamed'>): void {
+  const { id: from, newId: to } = event.data;
+  const gap = view.gaps.get(from);
+  if (!gap || view.gaps.has(to)) return;
+  const swap = (id: string): string => (id === from ? to : id);
+  // Rebuilt, not deleted and set again: the inventory lists gaps in the order they were recorded.
+  view.gaps = new Map([...view.gaps].map(([id, g]) => [swap(id), g]));
+  gap.id = to;
+  for (const g of view.gaps.values()) {
+    if (g.spawnedBy === from) g.spawnedBy = to;
+    if (g.blockedBy === from) g.blockedBy = to;
+    if (g.duplicateOf === from) g.duplicateOf = to;
+    if (g.splitFrom === from) g.splitFrom = to;
+    if (g.splitInto?.includes(from)) g.splitInto = g.splitInto.map(swap);
+  }
+  if (view.focus.includes(from)) view.focus = view.focus.map(swap);
+  for (const decision of view.decisions) if (decision.gaps.includes(from)) decision.gaps = decision.gaps.map(swap);
+  for (const round of view.rounds) renameInRound(round, from, to);
+  view.renames.push({ from, to, afterRound: closedRoundCount(view) });
+}
+
+/** The round's lists with `from` named `to`; a list that does not name it is left as it is (a head's stand-in rounds are frozen). */
+function renameInRound(round: RoundFigures, from: string, to: string): void {
+  const swap = (id: string): string => (id === from ? to : id);
+  const named = (entry: { id: string }) => entry.id === from;
+  if (round.newGaps.some((e) => e.id === from || e.spawnedBy === from)) round.newGaps = round.newGaps.map((e) => ({ ...e, id: swap(e.id), spawnedBy: e.spawnedBy === null ? null : swap(e.spawnedBy) }));
+  if (round.resolvedGaps.some(named)) round.resolvedGaps = round.resolvedGaps.map((e) => ({ ...e, id: swap(e.id) }));
+  if (round.withdrawnGaps.some((e) => e.id === from || e.of === from)) round.withdrawnGaps = round.withdrawnGaps.map((e) => ({ ...e, id: swap(e.id), of: swap(e.of) }));
+  if (round.severityChanges.some(named)) round.severityChanges = round.severityChanges.map((e) => ({ ...e, id: swap(e.id) }));
+  if (round.splits.some((e) => e.id === from || e.into.includes(from))) round.splits = round.splits.map((e) => ({ ...e, id: swap(e.id), into: e.into.map(swap) }));
+  if (round.criticalIntroduced.includes(from)) round.criticalIntroduced = round.criticalIntroduced.map(swap);
 }
 
 export function changeSeverity(view: SessionView, event: EventOf<'gap.severity_changed'>): void {

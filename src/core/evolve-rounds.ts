@@ -47,6 +47,9 @@ export function closeRound(view: SessionView, event: SettledOf<'round.closed'>):
   Object.assign(round, {
     ...figures,
     criticalIntroduced: [...figures.criticalIntroduced],
+    // R20: a close records its withdrawn figures only when there are some (every line before version 5 has none).
+    withdrawn: figures.withdrawn ?? 0,
+    weightedWithdrawn: figures.weightedWithdrawn ?? 0,
     unweightedNet: figures.resolved - figures.new,
     weightedNet: figures.weightedResolved - figures.weightedNew,
     verdicts,

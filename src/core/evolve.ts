@@ -1,7 +1,7 @@
 import { enableMapSet, Immer, produce } from 'immer';
 import type { SettledEvent } from '../../events/index.js';
 import { deepFreeze } from './freeze.js';
-import { changeSeverity, moveGap, openGap } from './evolve-gaps.js';
+import { changeSeverity, moveGap, openGap, renameGap, splitGap } from './evolve-gaps.js';
 import { applyDecision, closeRound, recordMetrics, startRound } from './evolve-rounds.js';
 import { initialPolicies } from './policies.js';
 import { policiesFor, resolveConfig } from './policy-settings.js';
@@ -16,6 +16,7 @@ export function initialView(): SessionView {
     config: { ...DEFAULT_CONFIG },
     baselineGapCount: null,
     gaps: new Map(),
+    renames: [],
     open: { count: 0, weighted: 0 },
     rounds: [],
     roundOpen: false,
@@ -106,6 +107,10 @@ function apply(view: SessionView, event: SettledEvent): void {
       return moveGap(view, event);
     case 'gap.severity_changed':
       return changeSeverity(view, event);
+    case 'gap.split':
+      return splitGap(view, event);
+    case 'gap.renamed':
+      return renameGap(view, event);
     case 'decision.made':
       return applyDecision(view, event);
     case 'session.bound':

@@ -42,6 +42,7 @@ function closingFigures(view: SessionView, round: RoundFigures): RoundOutcome['f
     new: round.new,
     weightedResolved: round.weightedResolved,
     weightedNew: round.weightedNew,
+    ...(round.withdrawn > 0 ? { withdrawn: round.withdrawn, weightedWithdrawn: round.weightedWithdrawn } : {}),
     criticalIntroduced: [...round.criticalIntroduced],
   };
 }

@@ -10,8 +10,8 @@ import type { SessionView } from './view.js';
  * its policies' settings, are in policy-settings.ts.
  */
 
-/** Seed 003 (GAP-FLOW-012): CRITICAL was raised from 8 to 16. */
-export const SEVERITY_WEIGHT: Readonly<Record<Severity, number>> = { CRITICAL: 16, HIGH: 4, MEDIUM: 2, LOW: 1 };
+/** Seed 003 (GAP-FLOW-012): CRITICAL was raised from 8 to 16. R23: an untriaged gap weighs as MEDIUM until triaged. */
+export const SEVERITY_WEIGHT: Readonly<Record<Severity, number>> = { CRITICAL: 16, HIGH: 4, MEDIUM: 2, LOW: 1, UNTRIAGED: 2 };
 /** Most severe first: the order of every table. */
 export const SEVERITIES: readonly Severity[] = SEVERITY_WORDS;
 
@@ -28,6 +28,8 @@ export const STATE_CLASS: Readonly<Record<GapState, GapStateClass>> = {
   ACCEPTED: 'closed',
   RESOLVED: 'closed',
   WONT_FIX: 'closed',
+  DUPLICATE: 'closed',
+  SPLIT: 'closed',
 };
 
 /** RULINGS R9: a parked gap counts half. */
@@ -36,26 +38,33 @@ export const CLASS_FACTOR: Readonly<Record<GapStateClass, number>> = { open: 1, 
 /**
  * RULINGS R10: the workflow's moves plus the shortcuts real mediators take
  * (any open state to RESOLVED or USER_DEFERRED; a closed state back to OPEN or
- * NEEDS_REVISION), and any state to WONT_FIX.
+ * NEEDS_REVISION), and any state to WONT_FIX. R20: an open or parked gap may
+ * be withdrawn as a DUPLICATE, and a duplicate reopened like any closed gap.
+ * A SPLIT gap lives on in its parts: nothing moves it (and only a split
+ * makes one).
  */
 export const ALLOWED_MOVES: Readonly<Record<GapState, readonly GapState[]>> = {
-  OPEN: ['IN_PROGRESS', 'RESOLVED', 'USER_DEFERRED', 'WONT_FIX'],
-  IN_PROGRESS: ['PROPOSED', 'BLOCKED', 'RESOLVED', 'USER_DEFERRED', 'WONT_FIX'],
-  BLOCKED: ['IN_PROGRESS', 'RESOLVED', 'USER_DEFERRED', 'WONT_FIX'],
-  PROPOSED: ['ACCEPTED', 'NEEDS_REVISION', 'RESOLVED', 'USER_DEFERRED', 'WONT_FIX'],
-  NEEDS_REVISION: ['PROPOSED', 'BLOCKED', 'RESOLVED', 'USER_DEFERRED', 'WONT_FIX'],
-  USER_DEFERRED: ['OPEN', 'WONT_FIX'],
+  OPEN: ['IN_PROGRESS', 'RESOLVED', 'USER_DEFERRED', 'WONT_FIX', 'DUPLICATE'],
+  IN_PROGRESS: ['PROPOSED', 'BLOCKED', 'RESOLVED', 'USER_DEFERRED', 'WONT_FIX', 'DUPLICATE'],
+  BLOCKED: ['IN_PROGRESS', 'RESOLVED', 'USER_DEFERRED', 'WONT_FIX', 'DUPLICATE'],
+  PROPOSED: ['ACCEPTED', 'NEEDS_REVISION', 'RESOLVED', 'USER_DEFERRED', 'WONT_FIX', 'DUPLICATE'],
+  NEEDS_REVISION: ['PROPOSED', 'BLOCKED', 'RESOLVED', 'USER_DEFERRED', 'WONT_FIX', 'DUPLICATE'],
+  USER_DEFERRED: ['OPEN', 'WONT_FIX', 'DUPLICATE'],
   ACCEPTED: ['RESOLVED', 'OPEN', 'NEEDS_REVISION', 'WONT_FIX'],
   RESOLVED: ['OPEN', 'NEEDS_REVISION', 'WONT_FIX'],
   WONT_FIX: ['OPEN', 'NEEDS_REVISION'],
+  DUPLICATE: ['OPEN', 'NEEDS_REVISION', 'WONT_FIX'],
+  SPLIT: [],
 };
 
-/** RULINGS R6 and R10: what a move counts as in the round's figures. */
-export type MoveEffect = 'resolved' | 'reopened' | 'none';
+/** RULINGS R6, R10 and R20: what a move counts as in the round's figures. */
+export type MoveEffect = 'resolved' | 'withdrawn' | 'reopened' | 'none';
 
 export function moveEffect(from: GapState, to: GapState): MoveEffect {
   const before = STATE_CLASS[from];
   const after = STATE_CLASS[to];
+  // R20: finding that two gaps were one is not progress.
+  if (to === 'DUPLICATE' && before !== 'closed') return 'withdrawn';
   if (after === 'closed' && before !== 'closed') return 'resolved';
   if (before === 'closed' && after !== 'closed') return 'reopened';
   return 'none';

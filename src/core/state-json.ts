@@ -1,4 +1,5 @@
 import { closedRounds } from './inventory.js';
+import { STATE_CLASS } from './rules.js';
 import { policyStates } from './policies.js';
 import { nextStep, type NextAction } from './next.js';
 import type { SessionView } from './view.js';
@@ -27,6 +28,9 @@ export function toStateJson(view: SessionView) {
     baseline: view.baseline ? { ...view.baseline } : null,
     pausedFrom: view.machine.pausedFrom,
     agentSession: view.agentSession,
+    // R22, R23: shown once a session has any (every key below that is conditional keeps older sessions' output as it was).
+    ...(view.renames.length > 0 ? { renames: view.renames.map(({ from, to, afterRound }) => ({ from, to, afterRound })) } : {}),
+    ...untriaged(view),
     rounds: closed.map((r) => ({
       round: r.round,
       // R25, R26: only where they say something, so a session of work rounds without a focus reads as it always did.
@@ -39,6 +43,8 @@ export function toStateJson(view: SessionView) {
       weightedNet: r.weightedNet,
       weightedResolved: r.weightedResolved,
       weightedNew: r.weightedNew,
+      ...(r.withdrawn > 0 ? { withdrawn: r.withdrawn, weightedWithdrawn: r.weightedWithdrawn, withdrawnGaps: r.withdrawnGaps.map(({ id, of }) => ({ id, of })) } : {}),
+      ...(r.splits.length > 0 ? { splits: r.splits.map(({ id, into, delta }) => ({ id, into: [...into], weightDelta: delta })) } : {}),
       state: r.state,
       flatCount: r.flatCount,
       ...(r.outsideFocus.length === 0 ? {} : { outsideFocus: [...r.outsideFocus] }),
@@ -55,11 +61,21 @@ export function toStateJson(view: SessionView) {
       blocking: g.blocking,
       openedInRound: g.openedInRound,
       ...(g.blockedBy ? { blockedBy: g.blockedBy } : {}),
+      ...(g.duplicateOf ? { duplicateOf: g.duplicateOf } : {}),
+      ...(g.splitInto ? { splitInto: [...g.splitInto] } : {}),
+      ...(g.splitFrom ? { splitFrom: g.splitFrom } : {}),
     })),
     completeWhen: view.policies.completeWhen,
     policies: policyStates(view),
     eventCount: view.lastSeq,
   };
+}
+
+/** R23: how many gaps not closed are untriaged, when any is. */
+function untriaged(view: SessionView): { untriagedGapCount?: number } {
+  let count = 0;
+  for (const gap of view.gaps.values()) if (gap.severity === 'UNTRIAGED' && STATE_CLASS[gap.state] !== 'closed') count += 1;
+  return count > 0 ? { untriagedGapCount: count } : {};
 }
 
 export type StateJson = ReturnType<typeof toStateJson>;

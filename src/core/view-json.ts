@@ -60,11 +60,11 @@ export function readView(text: string): SessionView | null {
  */
 function looksStored(value: unknown): value is StoredView {
   if (!isObject(value)) return false;
-  const { gaps, rounds, history, decisions, focus, machine, policies, open, lastSeq } = value;
+  const { gaps, rounds, history, decisions, focus, renames, machine, policies, open, lastSeq } = value;
   return (
     Array.isArray(gaps) &&
     gaps.every((gap) => isObject(gap) && typeof gap.id === 'string') &&
-    [rounds, history, decisions, focus].every(Array.isArray) &&
+    [rounds, history, decisions, focus, renames].every(Array.isArray) &&
     isObject(machine) &&
     isObject(open) &&
     Number.isSafeInteger(lastSeq) &&

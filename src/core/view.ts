@@ -14,6 +14,11 @@ export interface Gap {
   /** Why the gap is where it is, from its last move (shown for BLOCKED gaps). */
   reason: string | null;
   blockedBy: string | null;
+  /** R20: for a DUPLICATE gap, the gap it duplicates. */
+  duplicateOf?: string;
+  /** R21: for a SPLIT gap, its parts; for a part, the gap it was split from. */
+  splitInto?: string[];
+  splitFrom?: string;
 }
 
 export interface SeverityFigures {
@@ -41,6 +46,21 @@ export interface NewEntry {
   reopened: boolean;
 }
 
+/** A gap withdrawn this round as a duplicate of another (R20): neither resolved nor new. */
+export interface WithdrawnEntry {
+  id: string;
+  severity: Severity;
+  weight: number;
+  of: string;
+}
+
+/** A gap split this round (R21): its parts, and the weight they add (positive) or take away (negative). */
+export interface SplitEntry {
+  id: string;
+  into: string[];
+  delta: number;
+}
+
 export interface SeverityChangeEntry {
   id: string;
   from: Severity;
@@ -62,11 +82,16 @@ export interface RoundFigures {
   new: number;
   weightedResolved: number;
   weightedNew: number;
+  /** R20: gaps withdrawn as duplicates (Open End = Open Start - resolved + new - withdrawn, deferrals aside). */
+  withdrawn: number;
+  weightedWithdrawn: number;
   unweightedNet: number;
   weightedNet: number;
   bySeverity: Record<Severity, SeverityFigures>;
   resolvedGaps: ResolvedEntry[];
   newGaps: NewEntry[];
+  withdrawnGaps: WithdrawnEntry[];
+  splits: SplitEntry[];
   severityChanges: SeverityChangeEntry[];
   /** Gaps opened, reopened or escalated as CRITICAL this round (R5). */
   criticalIntroduced: string[];
@@ -125,6 +150,13 @@ export interface DecisionRecord {
   effect: string;
 }
 
+/** R22: a gap given a new id; the old one is never used again. */
+export interface RenameRecord {
+  from: string;
+  to: string;
+  afterRound: number;
+}
+
 export interface Baseline {
   afterRound: number;
   openCount: number;
@@ -139,6 +171,8 @@ export interface SessionView {
   /** Gaps recorded before round 1, frozen when it starts; null before. */
   baselineGapCount: number | null;
   gaps: Map<string, Gap>;
+  /** R22: every rename, oldest first; an id renamed away is retired for good. */
+  renames: RenameRecord[];
   /** R9's open count and weighted open count, kept as the gaps change so no round re-sums the inventory. */
   open: { count: number; weighted: number };
   rounds: RoundFigures[];

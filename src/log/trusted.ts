@@ -77,8 +77,9 @@ const DATA_CHECKS: Partial<Record<GapflowEvent['type'], { keys: readonly string[
       isGapId(d.id) && words().severities.has(d.severity) && isText(TITLE_MAX)(d.title) && typeof d.blocking === 'boolean' && isOptional(d.spawnedBy, isGapId),
   },
   'gap.moved': {
-    keys: ['id', 'to', 'reason', 'blockedBy'],
-    ok: (d) => isGapId(d.id) && words().states.has(d.to) && isOptional(d.reason, isText(REASON_MAX)) && isOptional(d.blockedBy, isGapId),
+    keys: ['id', 'to', 'reason', 'blockedBy', 'of'],
+    ok: (d) =>
+      isGapId(d.id) && words().states.has(d.to) && isOptional(d.reason, isText(REASON_MAX)) && isOptional(d.blockedBy, isGapId) && isOptional(d.of, isGapId),
   },
   'gap.severity_changed': { keys: ['id', 'to'], ok: (d) => isGapId(d.id) && words().severities.has(d.to) },
   'session.bound': { keys: ['agentSession'], ok: (d) => isText(AGENT_SESSION_MAX)(d.agentSession) && (d.agentSession as string).length > 0 },

@@ -32,7 +32,7 @@ export function initLines(dir: string, view: SessionView, writeStatus = false): 
   ].join('\n');
 }
 
-export { gapMovedLine, gapOpenedLine, renderAnnouncement, severityChangedLine } from './gap-lines.js';
+export { gapMovedLine, gapOpenedLine, gapRenamedLine, gapSplitLine, renderAnnouncement, severityChangedLine } from './gap-lines.js';
 
 export function roundStartedLine(view: SessionView): string {
   const r = view.rounds.at(-1)!;

@@ -24,14 +24,31 @@ export function gapOpenedLine(view: SessionView, id: string): string {
   return `Opened ${g.id} (${g.severity}) ${when}; open count ${formatCount(view.open.count)}`;
 }
 
-const COUNTED: Readonly<Record<MoveEffect, string>> = { resolved: ' (counts as resolved)', reopened: ' (reopened: counts as new)', none: '' };
+const COUNTED: Readonly<Record<MoveEffect, string>> = {
+  resolved: ' (counts as resolved)',
+  withdrawn: ' (withdrawn: counts as neither resolved nor new)',
+  reopened: ' (reopened: counts as new)',
+  none: '',
+};
 
 /** A move, and what it counted as in the round's figures. */
 export function gapMovedLine(before: SessionView, after: SessionView, id: string): string {
   const from = before.gaps.get(id)?.state;
   const g = after.gaps.get(id)!;
   const counted = from ? COUNTED[countedMove(after, from, g.state)] : '';
-  return `${g.id}: ${from} -> ${g.state}${counted}; open count ${formatCount(after.open.count)}`;
+  const of = g.duplicateOf ? ` of ${g.duplicateOf}` : '';
+  return `${g.id}: ${from} -> ${g.state}${of}${counted}; open count ${formatCount(after.open.count)}`;
+}
+
+/** A split: the parts opened, and the open counts after. */
+export function gapSplitLine(after: SessionView, id: string): string {
+  const parts = (after.gaps.get(id)?.splitInto ?? []).map((part) => `${part} (${after.gaps.get(part)?.severity})`);
+  return `${id}: split into ${parts.join(', ')}; open count ${formatCount(after.open.count)}, weighted ${formatCount(after.open.weighted)}`;
+}
+
+/** A rename: nothing counted. */
+export function gapRenamedLine(from: string, to: string): string {
+  return `${from} is now ${to} (a rename counts nothing; ${from} is never used again)`;
 }
 
 export function severityChangedLine(before: SessionView, after: SessionView, id: string): string {

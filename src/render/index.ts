@@ -13,6 +13,8 @@ export {
   decidedLine,
   gapMovedLine,
   gapOpenedLine,
+  gapRenamedLine,
+  gapSplitLine,
   initLines,
   nothingToDecideLine,
   recordedLines,

@@ -1,9 +1,12 @@
 import type { GapState, Severity } from '../../events/index.js';
-import { isOpen, lastClosedRound, soleNarrator, suggestedDeferrals, tracksGaps, SEVERITIES, type RoundFigures, type SessionView } from '../core/lean.js';
+import { isOpen, lastClosedRound, soleNarrator, suggestedDeferrals, tracksGaps, SEVERITIES, STATE_CLASS, type RoundFigures, type SessionView } from '../core/lean.js';
 import { formatCount, signed, belowDivergence } from '../policies/lean.js';
 import { disagreementNote, netsDisagree } from './sections.js';
 
 type Trigger = 'critical' | 'divergence' | 'stall';
+
+/** `1 gap`, `2 gaps`. */
+const plural = (count: number, noun: string): string => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
 /** What led the last round into DIVERGENCE_WARNING: the history the machine wrote, and the verdict's reason code. */
 function triggerOf(view: SessionView, round: RoundFigures): Trigger {
@@ -20,6 +23,17 @@ function thisRound(round: RoundFigures): string[] {
     const tag = g.reopened ? '[REOPENED]' : '[NEW]';
     const about = g.spawnedBy ? `Spawned by ${g.spawnedBy}${g.title ? `: ${g.title}` : ''}` : g.title;
     lines.push(`  - ${g.id} (${g.severity}, weight ${g.weight}) ${tag}${about ? ` - ${about}` : ''}`);
+  }
+  if (round.withdrawn > 0) {
+    lines.push('', `Withdrawn as duplicates: ${plural(round.withdrawn, 'gap')} (weighted: ${round.weightedWithdrawn}; neither resolved nor new)`);
+    for (const g of round.withdrawnGaps) lines.push(`  - ${g.id} (${g.severity}, weight ${g.weight}) duplicate of ${g.of}`);
+  }
+  if (round.splits.length > 0) {
+    lines.push('', 'Splits (parts beyond the first count as new):');
+    for (const c of round.splits) {
+      const effect = c.delta > 0 ? `weighted new +${c.delta}` : c.delta < 0 ? `weighted resolved +${-c.delta}` : 'same weight';
+      lines.push(`  - ${c.id} split into ${c.into.join(', ')} (${effect})`);
+    }
   }
   if (round.severityChanges.length > 0) {
     lines.push('', 'Severity changes:');
@@ -91,11 +105,15 @@ function inventoryLines(view: SessionView): string[] {
   const lines = INVENTORY_ROWS.map(([label, state]) => {
     const inState = gaps.filter((g) => g.state === state);
     if (inState.length === 0) return `${label}: 0`;
-    const bySeverity = SEVERITIES.map((s: Severity) => `${inState.filter((g) => g.severity === s).length} ${s}`);
-    return `${label}: ${inState.length} (${bySeverity.join(', ')})`;
+    // UNTRIAGED is named only where there are some: a session that never uses it reads as it always did.
+    const counted = SEVERITIES.map((s: Severity) => [s, inState.filter((g) => g.severity === s).length] as const).filter(([s, n]) => s !== 'UNTRIAGED' || n > 0);
+    return `${label}: ${inState.length} (${counted.map(([s, n]) => `${n} ${s}`).join(', ')})`;
   });
   const deferred = gaps.filter((g) => g.state === 'USER_DEFERRED').length;
-  lines.push(`User Deferred: ${deferred} (0.5 weight each)`, '');
+  lines.push(`User Deferred: ${deferred} (0.5 weight each)`);
+  const untriaged = gaps.filter((g) => g.severity === 'UNTRIAGED' && STATE_CLASS[g.state] !== 'closed').map((g) => g.id);
+  if (untriaged.length > 0) lines.push(`Untriaged: ${untriaged.length} (${untriaged.join(', ')}; each weighs as MEDIUM until triaged)`);
+  lines.push('');
   lines.push(`Total open count: ${formatCount(view.open.count)} (using lifecycle formula; weighted ${formatCount(view.open.weighted)})`);
   return lines;
 }

@@ -28,20 +28,28 @@ function presetLabel(view: SessionView): string {
 
 /** The round table of `rounds` (default: every closed round). */
 export function roundTable(view: SessionView, rounds: readonly RoundFigures[] = closedRounds(view)): string {
-  // R25: the Kind column appears once any round was not a work round (a session of work rounds reads as before).
-  const kinds = rounds.some((r) => r.kind !== 'work');
-  const headers = ['Round', ...(kinds ? ['Kind'] : []), 'Open Start', 'Resolved', 'New', 'Open End', 'Unweighted Net', 'Weighted Net', 'State', 'Flat Count'];
-  return table(headers, rounds.map((r) => roundCells(view, r, kinds)));
+  // Columns shown only when some round needs them, so a session without either reads as before: R25's Kind once a
+  // round was not a work round, R20's Withdrawn once a round withdrew a duplicate (Open End = Open Start - Resolved + New - Withdrawn).
+  const columns: RoundColumns = { kinds: rounds.some((r) => r.kind !== 'work'), withdrawals: rounds.some((r) => r.withdrawn > 0) };
+  const headers = ['Round', ...(columns.kinds ? ['Kind'] : []), 'Open Start', 'Resolved', 'New', ...(columns.withdrawals ? ['Withdrawn'] : []), 'Open End', 'Unweighted Net', 'Weighted Net', 'State', 'Flat Count'];
+  return table(headers, rounds.map((r) => roundCells(view, r, columns)));
 }
 
-/** One round's cells in the round table: round, its kind (with `kinds`), open start, resolved, new, open end, the two nets, state, flat count. */
-export function roundCells(view: SessionView, r: RoundFigures, kinds = false): string[] {
+/** The round table's optional columns. */
+export interface RoundColumns {
+  kinds: boolean;
+  withdrawals: boolean;
+}
+
+/** One round's cells in the round table: round, its kind, open start, resolved, new, withdrawn, open end, the two nets, state, flat count (kind and withdrawn as `columns` says). */
+export function roundCells(view: SessionView, r: RoundFigures, columns: RoundColumns = { kinds: false, withdrawals: false }): string[] {
   return [
     String(r.round),
-    ...(kinds ? [r.kind] : []),
+    ...(columns.kinds ? [r.kind] : []),
     formatCount(r.openStart),
     String(r.resolved),
     String(r.new),
+    ...(columns.withdrawals ? [String(r.withdrawn)] : []),
     formatCount(r.openEnd ?? 0),
     signed(r.unweightedNet),
     signed(r.weightedNet),
@@ -51,7 +59,9 @@ export function roundCells(view: SessionView, r: RoundFigures, kinds = false): s
 }
 
 export function severityTable(round: RoundFigures): string {
-  const rows = SEVERITIES.map((s) => {
+  // UNTRIAGED has a row only in a round that counted one (R23), so a session without any reads as before.
+  const counted = SEVERITIES.filter((s) => s !== 'UNTRIAGED' || Object.values(round.bySeverity[s]).some((n) => n !== 0));
+  const rows = counted.map((s) => {
     const f = round.bySeverity[s];
     return [s, String(f.resolved), String(f.new), signed(f.weightedResolved - f.weightedNew)];
   });
@@ -114,6 +124,10 @@ function gapNotes(view: SessionView, id: string): string {
   } else if (gap.state === 'USER_DEFERRED' && gap.reason) {
     notes.push(md(gap.reason));
   }
+  if (gap.duplicateOf) notes.push(`duplicate of ${md(gap.duplicateOf)}`);
+  if (gap.splitInto) notes.push(`split into ${gap.splitInto.map(md).join(', ')}`);
+  if (gap.splitFrom) notes.push(`split from ${md(gap.splitFrom)}`);
+  if (gap.severity === 'UNTRIAGED' && STATE_CLASS[gap.state] !== 'closed') notes.push('untriaged (weighs as MEDIUM)');
   if (gap.spawnedBy) notes.push(`spawned by ${md(gap.spawnedBy)}`);
   if (!gap.blocking) notes.push('non-blocking');
   notes.push(gap.openedInRound === 0 ? 'baseline' : `opened in round ${gap.openedInRound}`);
@@ -125,7 +139,9 @@ const CLASS_ORDER = { open: 0, parked: 1, closed: 2 } as const;
 export function inventory(view: SessionView): string {
   const gaps = [...view.gaps.values()];
   const total = `Open count: ${formatCount(view.open.count)} (weighted ${formatCount(view.open.weighted)}), of ${gaps.length} gaps recorded.`;
-  const sections = SEVERITIES.map((severity: Severity) => {
+  // R23: untriaged gaps are listed as such, in a section of their own when there are any.
+  const shown = SEVERITIES.filter((severity) => severity !== 'UNTRIAGED' || gaps.some((g) => g.severity === severity));
+  const sections = shown.map((severity: Severity) => {
     const group = gaps
       .filter((g) => g.severity === severity)
       .sort((a, b) => CLASS_ORDER[STATE_CLASS[a.state]] - CLASS_ORDER[STATE_CLASS[b.state]]);
@@ -146,6 +162,8 @@ export function headline(view: SessionView): string {
     `**State:** ${label} · **Rounds closed:** ${closed}${ofMax(view)}${view.roundOpen ? ` · round ${closed + 1} open` : ''}`,
     `**Next:** ${next.action}: ${md(next.reason)}`,
   ];
+  const untriaged = untriagedCount(view);
+  if (untriaged > 0) lines.push(`**Untriaged:** ${untriaged} ${untriaged === 1 ? 'gap' : 'gaps'} (each weighs as MEDIUM until triaged)`);
   if (view.focus.length > 0) lines.push(`**Focus:** ${view.focus.map(md).join(', ')} (${focusIsChosen(view) ? 'prioritized gaps' : 'prioritized CRITICAL gaps'})`);
   if (view.baseline) {
     lines.push(
@@ -153,6 +171,13 @@ export function headline(view: SessionView): string {
     );
   }
   return lines.join('  \n');
+}
+
+/** R23: gaps not closed whose severity is not known yet. */
+export function untriagedCount(view: SessionView): number {
+  let count = 0;
+  for (const gap of view.gaps.values()) if (gap.severity === 'UNTRIAGED' && STATE_CLASS[gap.state] !== 'closed') count += 1;
+  return count;
 }
 
 /** ` of max N` where a round limit applies, else nothing. */

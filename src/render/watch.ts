@@ -49,9 +49,12 @@ function roundRows(view: SessionView, rounds: readonly RoundFigures[]): string[]
     const rows = rounds.map((r) => [String(r.round), r.combined?.verdict ?? '-', stateCell(view, r), flat(r)]);
     return textTable(['Round', 'Verdict', 'State', 'Flat'], rows, new Set([1, 2]));
   }
-  // status.md's cells, under shorter headings: a terminal is narrower than a page.
-  const rows = rounds.map((r) => roundCells(view, r));
-  return textTable(['Round', 'Open Start', 'Resolved', 'New', 'Open End', 'Net', 'Weighted', 'State', 'Flat'], rows, new Set([7]));
+  // status.md's cells, under shorter headings: a terminal is narrower than a page. A Withdrawn column when some round
+  // shown withdrew a duplicate (R20), as in status.md.
+  const columns = { kinds: false, withdrawals: rounds.some((r) => r.withdrawn > 0) };
+  const rows = rounds.map((r) => roundCells(view, r, columns));
+  const headers = ['Round', 'Open Start', 'Resolved', 'New', ...(columns.withdrawals ? ['Withdrawn'] : []), 'Open End', 'Net', 'Weighted', 'State', 'Flat'];
+  return textTable(headers, rows, new Set([columns.withdrawals ? 8 : 7]));
 }
 
 /**

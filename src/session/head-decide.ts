@@ -23,7 +23,7 @@ export function withClosedGaps(head: SessionView, bodies: readonly EventBodyInpu
   const named = new Map<string, Gap>();
   for (const body of bodies) {
     const data = (body as { data?: Record<string, unknown> }).data ?? {};
-    for (const key of ['id', 'spawnedBy', 'blockedBy']) {
+    for (const key of ['id', 'spawnedBy', 'blockedBy', 'of']) {
       const id = data[key];
       if (typeof id !== 'string' || head.gaps.has(id)) continue;
       const closed = named.get(id) ?? lookUpClosed(index, id);

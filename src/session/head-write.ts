@@ -16,7 +16,8 @@ import { decideBatch, transactBatch, type BatchRecorded, type Recorded } from '.
  * `append` batch of them read a few kilobytes and one log line, append, and
  * write the new head, whatever the log's length. What the head cannot
  * decide goes the whole view's way: a move of a closed gap (reopening needs
- * its whole record), any other kind of request (a decision may name closed
+ * its whole record), a split or a rename (rare, and a rename rewrites what
+ * the closed gaps' index lists), any other kind of request (a decision may name closed
  * gaps; metrics and bindings are rare), a head or index that is not
  * current, or a log another writer appended to meanwhile.
  */

@@ -17,6 +17,16 @@ export function moveGapBody(id: string, to: GapState, options: MoveGapOptions): 
   return { type: 'gap.moved', data: { id, to, ...options } };
 }
 
+export type SplitPart = BodyInputOf<'gap.split'>['data']['into'][number];
+
+export function splitGapBody(id: string, into: SplitPart[], options: { reason?: string | undefined }): BodyInputOf<'gap.split'> {
+  return { type: 'gap.split', data: { id, into, ...(options.reason === undefined ? {} : { reason: options.reason }) } };
+}
+
+export function renameGapBody(id: string, newId: string): BodyInputOf<'gap.renamed'> {
+  return { type: 'gap.renamed', data: { id, newId } };
+}
+
 export function changeSeverityBody(id: string, to: Severity): BodyInputOf<'gap.severity_changed'> {
   return { type: 'gap.severity_changed', data: { id, to } };
 }

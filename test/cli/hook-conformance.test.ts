@@ -185,7 +185,7 @@ describe('every failure is shown to the user and lets the agent stop', () => {
       it(`${label}: a log from a newer gapflow (an event version this one does not know)`, () => {
         box.ok('init', ...bound(isBound));
         box.steps('gap open G-1 --severity HIGH --title Parser', 'round start');
-        rewriteLog('"v":4', '"v":9');
+        rewriteLog('"v":5', '"v":9');
         const keep = untouched();
         const answer = answerOf(hook(INPUTS[event](box.root)));
         expect(answer.decision).toBeUndefined();

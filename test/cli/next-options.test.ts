@@ -49,7 +49,7 @@ describe('next --json', () => {
       { id: 'GAP-H1', severity: 'HIGH', state: 'OPEN', title: 'Parser' },
       { id: 'GAP-M1', severity: 'MEDIUM', state: 'IN_PROGRESS', title: 'Retries' },
     ]);
-    expect(step.openGaps).toEqual({ CRITICAL: [], HIGH: ['GAP-H1'], MEDIUM: ['GAP-M1'], LOW: [] });
+    expect(step.openGaps).toEqual({ CRITICAL: [], HIGH: ['GAP-H1'], MEDIUM: ['GAP-M1'], LOW: [], UNTRIAGED: [] });
     expect(step.options).toEqual([]);
   });
 

@@ -63,9 +63,11 @@ describe('R8: a gap event between rounds starts the next round', () => {
  * R10, restated from the ruling (not from the code's table): the workflow's
  * moves, any state to WONT_FIX, any open state to RESOLVED or USER_DEFERRED,
  * a closed state back to OPEN or NEEDS_REVISION; never to the same state.
+ * R20 adds DUPLICATE: a closed state any open or deferred gap may move to.
+ * (SPLIT, which only a split reaches, is in gap-moves.test.ts.)
  */
 const OPEN_STATES: GapState[] = ['OPEN', 'IN_PROGRESS', 'BLOCKED', 'PROPOSED', 'NEEDS_REVISION'];
-const CLOSED_STATES: GapState[] = ['ACCEPTED', 'RESOLVED', 'WONT_FIX'];
+const CLOSED_STATES: GapState[] = ['ACCEPTED', 'RESOLVED', 'WONT_FIX', 'DUPLICATE'];
 const ALL_STATES: GapState[] = [...OPEN_STATES, 'USER_DEFERRED', ...CLOSED_STATES];
 const WORKFLOW: [GapState, GapState][] = [
   ['OPEN', 'IN_PROGRESS'],
@@ -86,6 +88,8 @@ function lifecycleAllows(from: GapState, to: GapState): boolean {
   if (WORKFLOW.some(([a, b]) => a === from && b === to)) return true;
   if (to === 'WONT_FIX') return true;
   if (OPEN_STATES.includes(from) && (to === 'RESOLVED' || to === 'USER_DEFERRED')) return true;
+  // R20: an open or deferred gap may be withdrawn as a duplicate (a closed one was counted already).
+  if (to === 'DUPLICATE') return !CLOSED_STATES.includes(from);
   return CLOSED_STATES.includes(from) && (to === 'OPEN' || to === 'NEEDS_REVISION');
 }
 
@@ -102,10 +106,15 @@ const PATH: Record<GapState, GapState[]> = {
   ACCEPTED: ['IN_PROGRESS', 'PROPOSED', 'ACCEPTED'],
   RESOLVED: ['RESOLVED'],
   WONT_FIX: ['WONT_FIX'],
+  DUPLICATE: ['DUPLICATE'],
+  SPLIT: [],
 };
 
+/** A move of G1 to `to`; a duplicate names G2 as the gap it duplicates. */
+const moveG1 = (to: GapState) => move('G1', to, to === 'DUPLICATE' ? { of: 'G2' } : {});
+
 /** G1 (HIGH) in `state`, reached before round 1, beside G2 (LOW, OPEN). */
-const gapIn = (state: GapState) => given(start(), open('G1', 'HIGH'), open('G2', 'LOW'), ...PATH[state].map((to) => move('G1', to)));
+const gapIn = (state: GapState) => given(start(), open('G1', 'HIGH'), open('G2', 'LOW'), ...PATH[state].map(moveG1));
 
 /** The moves a refusal lists after "moves allowed from X:". */
 function listedMoves(message: string): string[] {
@@ -117,11 +126,11 @@ describe('R10: the gap lifecycle', () => {
   const pairs = ALL_STATES.flatMap((from) => ALL_STATES.map((to) => [from, to, lifecycleAllows(from, to)] as const));
 
   it.each(pairs.filter(([, , ok]) => ok))('%s -> %s is allowed', (from, to) => {
-    gapIn(from).when(move('G1', to)).then([move('G1', to)]);
+    gapIn(from).when(moveG1(to)).then([moveG1(to)]);
   });
 
   it.each(pairs.filter(([, , ok]) => !ok))('%s -> %s is refused, naming the gap, its state and the moves allowed from it', (from, to) => {
-    const refused = gapIn(from).when(move('G1', to)).refusal();
+    const refused = gapIn(from).when(moveG1(to)).refusal();
     expect(refused.message).toMatch(new RegExp(`gap G1 is( already)? ${from}; moves allowed from ${from}: `));
     expect(listedMoves(refused.message)).toEqual(allowedFrom(from).sort());
   });

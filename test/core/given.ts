@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { decide, evolve, initialView, Refusal, type GapflowEvent, type Remedy, type SessionView } from '../../src/index.js';
-import { EVENT_VERSION, type BodyInputOf, type Decided, type EventBodyInput, type RoundOutcome, type SettledEvent } from '../../events/index.js';
+import { EVENT_VERSION, type BodyInputOf, type Decided, type EventBodyInput, type RoundOutcome, type SettledEvent, type Severity } from '../../events/index.js';
 import { parseBody, settle } from '../../src/core/index.js';
 
 /*
@@ -154,16 +154,16 @@ export function settled(body: Decided, seq: number): SettledEvent {
 
 /** Requests, spelled the way the rulings speak. */
 export const start = (data: BodyInputOf<'session.started'>['data'] = {}): BodyInputOf<'session.started'> => ({ type: 'session.started', data });
-export const open = (id: string, severity: 'CRITICAL' | 'HIGH' | 'MEDIUM' | 'LOW', extra: { spawnedBy?: string; blocking?: boolean } = {}): BodyInputOf<'gap.opened'> => ({
+export const open = (id: string, severity: Severity, extra: { spawnedBy?: string; blocking?: boolean } = {}): BodyInputOf<'gap.opened'> => ({
   type: 'gap.opened',
   data: { id, severity, ...extra },
 });
-export const move = (id: string, to: BodyInputOf<'gap.moved'>['data']['to'], extra: { blockedBy?: string; reason?: string } = {}): BodyInputOf<'gap.moved'> => ({
+export const move = (id: string, to: BodyInputOf<'gap.moved'>['data']['to'], extra: { blockedBy?: string; reason?: string; of?: string } = {}): BodyInputOf<'gap.moved'> => ({
   type: 'gap.moved',
   data: { id, to, ...extra },
 });
 export const resolve = (id: string): BodyInputOf<'gap.moved'> => move(id, 'RESOLVED');
-export const severity = (id: string, to: 'CRITICAL' | 'HIGH' | 'MEDIUM' | 'LOW'): BodyInputOf<'gap.severity_changed'> => ({ type: 'gap.severity_changed', data: { id, to } });
+export const severity = (id: string, to: Severity): BodyInputOf<'gap.severity_changed'> => ({ type: 'gap.severity_changed', data: { id, to } });
 export const startRound = (round: number): BodyInputOf<'round.started'> => ({ type: 'round.started', data: { round } });
 export const closeRound = (round: number): BodyInputOf<'round.closed'> => ({ type: 'round.closed', data: { round } });
 export const decision = (kind: BodyInputOf<'decision.made'>['data']['kind'], extra: Omit<BodyInputOf<'decision.made'>['data'], 'kind'> = {}): BodyInputOf<'decision.made'> => ({

@@ -13,9 +13,9 @@ describe('formatIssue', () => {
   });
 
   it('without the input reported, lists what the field takes', () => {
-    const parsed = GapflowEvent.safeParse({ v: 4, seq: 2, id: 'e2', at: '2026-01-12T09:00:06.000Z', type: 'gap.opened', data: { id: 'G-1', severity: 'URGENT', title: '', blocking: true } });
+    const parsed = GapflowEvent.safeParse({ v: 5, seq: 2, id: 'e2', at: '2026-01-12T09:00:06.000Z', type: 'gap.opened', data: { id: 'G-1', severity: 'URGENT', title: '', blocking: true } });
     expect(parsed.success).toBe(false);
-    expect(formatIssue(parsed.error!)).toBe('data.severity: expected one of CRITICAL, HIGH, MEDIUM, LOW');
+    expect(formatIssue(parsed.error!)).toBe('data.severity: expected one of CRITICAL, HIGH, MEDIUM, LOW, UNTRIAGED');
   });
 });
 
@@ -28,8 +28,8 @@ describe('readIssue: the field, the value given, what it takes, the nearest', ()
 
   it('a word not in its list: echoed, the list, and the nearest word', () => {
     const { message, bad } = read({ type: 'gap.opened', data: { id: 'G-1', severity: 'MEDUIM' } });
-    expect(message).toBe('data.severity: "MEDUIM" is not one of CRITICAL, HIGH, MEDIUM, LOW (did you mean MEDIUM?)');
-    expect(bad).toEqual({ field: 'data.severity', value: 'MEDUIM', valid: ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'], suggestion: 'MEDIUM' });
+    expect(message).toBe('data.severity: "MEDUIM" is not one of CRITICAL, HIGH, MEDIUM, LOW, UNTRIAGED (did you mean MEDIUM?)');
+    expect(bad).toEqual({ field: 'data.severity', value: 'MEDUIM', valid: ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'UNTRIAGED'], suggestion: 'MEDIUM' });
   });
 
   it('a word nothing is near: the list, no guess', () => {
@@ -43,7 +43,7 @@ describe('readIssue: the field, the value given, what it takes, the nearest', ()
   });
 
   it('a missing word: said to be missing, with what it takes', () => {
-    expect(read({ type: 'gap.opened', data: { id: 'G-1' } }).message).toBe('data.severity: missing; it takes one of CRITICAL, HIGH, MEDIUM, LOW');
+    expect(read({ type: 'gap.opened', data: { id: 'G-1' } }).message).toBe('data.severity: missing; it takes one of CRITICAL, HIGH, MEDIUM, LOW, UNTRIAGED');
   });
 
   it('an unknown field: named, with the fields there are and the nearest', () => {

@@ -60,7 +60,9 @@ function gapRequest(view: SessionView, r: RequestPick, fresh: string): BatchRequ
     const allowed = ALLOWED_MOVES[view.gaps.get(id)?.state ?? 'OPEN'];
     const to = r.flag ? allowed[r.b % allowed.length]! : r.state;
     const blockedBy = to === 'BLOCKED' && r.b % 2 === 0 ? { blockedBy: any(r.b) } : {};
-    return { body: { type: 'gap.moved', data: { id, to, ...blockedBy } } };
+    // A duplicate names the gap it duplicates, closed ones and unknown ones included (R20); now and then it names none.
+    const of = to === 'DUPLICATE' && r.b % 3 !== 0 ? { of: any(r.b + 1) } : {};
+    return { body: { type: 'gap.moved', data: { id, to, ...blockedBy, ...of } } };
   }
   return { body: { type: 'gap.severity_changed', data: { id: any(r.a), to: r.severity } } };
 }

@@ -178,7 +178,8 @@ export function nextCommand(view: SessionView, model: Model, s: Step): Command |
   const options: [weight: number, make: () => Command][] = [];
   if (gapTime) {
     options.push([20, () => ({ t: 'open', id: model.newId(), severity: s.severity, blocking: s.c % 2 === 0, ...(s.flag && ids.length > 0 ? { spawnedBy: pick(ids, s.b) } : {}) })]);
-    const moves = ids.flatMap((id) => ALLOWED_MOVES[model.gaps.get(id)!.state].map((to) => ({ id, to })));
+    // A withdrawal (R20) is not played here: the figures this model checks are R6's (gap-moves.test.ts covers R20).
+    const moves = ids.flatMap((id) => ALLOWED_MOVES[model.gaps.get(id)!.state].filter((to) => to !== 'DUPLICATE').map((to) => ({ id, to })));
     if (moves.length > 0) {
       options.push([30, () => {
         const { id, to } = pick(moves, s.a);
@@ -188,7 +189,8 @@ export function nextCommand(view: SessionView, model: Model, s: Step): Command |
     }
     const changes = ids
       .filter((id) => !isClosed(model.gaps.get(id)!.state))
-      .flatMap((id) => SEVERITY_LIST.filter((to) => to !== model.gaps.get(id)!.severity).map((to) => ({ id, to })));
+      // R23: no severity goes back to UNTRIAGED.
+      .flatMap((id) => SEVERITY_LIST.filter((to) => to !== model.gaps.get(id)!.severity && to !== 'UNTRIAGED').map((to) => ({ id, to })));
     if (changes.length > 0) options.push([6, () => ({ t: 'severity', ...pick(changes, s.a) })]);
     // Round 1 waits for a baseline, or most sessions would converge on an empty inventory at once.
     if (!view.roundOpen) options.push([view.rounds.length === 0 && ids.length < 3 ? 1 : 15, () => ({ t: 'start' })]);

@@ -45,6 +45,26 @@ function play(s: S): void {
   s.makeDecision('approve', { acceptCritical: true, rationale: 'good enough for the pilot' });
 }
 
+/** A session that uses issue 15's gap moves: untriaged gaps and their triage, a duplicate, a split, renames (of an open gap and of a closed one). */
+function playGapMoves(s: S): void {
+  s.openGap('G-1', 'HIGH', { title: 'parser' });
+  s.openGap('G-2', 'HIGH', { title: 'parser again' });
+  s.openGap('G-3', 'UNTRIAGED', { title: 'retries' });
+  s.openGap('G-4', 'MEDIUM', { spawnedBy: 'G-1' });
+  s.startRound();
+  s.moveGap('G-2', 'DUPLICATE', { of: 'G-1', reason: 'same parser bug' });
+  s.changeSeverity('G-3', 'LOW');
+  s.record({ type: 'gap.split', data: { id: 'G-1', into: [{ id: 'G-1.1', severity: 'HIGH' }, { id: 'G-1.2', severity: 'UNTRIAGED', title: 'parser errors' }] } });
+  s.closeRound();
+  s.record({ type: 'gap.renamed', data: { id: 'G-1.1', newId: 'PARSE-1' } });
+  s.record({ type: 'gap.renamed', data: { id: 'G-2', newId: 'PARSE-DUP' } });
+  s.startRound();
+  s.moveGap('G-4', 'IN_PROGRESS');
+  s.moveGap('G-4', 'BLOCKED', { blockedBy: 'PARSE-1' });
+  s.moveGap('G-3', 'RESOLVED');
+  s.closeRound();
+}
+
 function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'gapflow-replay-'));
   dirs.push(dir);
@@ -101,6 +121,28 @@ describe('replay', () => {
       }
     }
     expect(seen).toBe(views.length);
+  });
+
+  it('a session that splits, withdraws, renames and triages replays to the same state, status.md and views at every step', () => {
+    const dir = tempDir();
+    const fresh = createFileSession(dir);
+    playGapMoves(fresh);
+    const replayed = openFileSession(dir);
+    expect(toStateJson(replayed.view)).toEqual(toStateJson(fresh.view));
+    expect(renderStatus(replayed.view)).toBe(renderStatus(fresh.view));
+    const memory = Session.create(new MemoryLog());
+    const views = [memory.view];
+    const original = memory.record.bind(memory);
+    memory.record = (input) => {
+      const events = original(input);
+      views.push(memory.view);
+      return events;
+    };
+    playGapMoves(memory);
+    const events = memory.log.read();
+    expect(replay(events)).toEqual(memory.view);
+    for (const view of views.slice(1)) expect(replay(events.slice(0, view.lastSeq))).toEqual(view);
+    expect(memory.view.rounds.map((r) => r.withdrawn)).toEqual([1, 0]);
   });
 
   it('the log is one JSON event a line with v, seq, id, at, type, data and its checksum', () => {

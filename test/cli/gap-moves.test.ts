@@ -1,0 +1,91 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { atBaseline, expectRefused, inRoundOne, runCli, Sandbox } from './helpers.js';
+
+/*
+ * The CLI of issue 15's gap moves: `gap move ID DUPLICATE --of OTHER`,
+ * `gap split ID --into A:SEV,B:SEV`, `gap rename OLD NEW` and the UNTRIAGED
+ * severity, each word in any spelling, the same through `append`.
+ */
+
+let box: Sandbox;
+beforeEach(() => {
+  box = new Sandbox();
+});
+afterEach(() => box.remove());
+
+const lastEvent = () => JSON.parse(box.logLines().at(-1)!) as { v: number; type: string; data: Record<string, unknown> };
+
+describe('gap move ID DUPLICATE --of OTHER', { timeout: 60_000 }, () => {
+  it('withdraws the gap: the line says so, and the closed round shows it apart from resolved', () => {
+    inRoundOne(box);
+    const moved = box.ok('gap', 'move', 'GAP-M1', 'duplicate', '--of', 'GAP-H1');
+    expect(moved.stdout).toBe('GAP-M1: OPEN -> DUPLICATE of GAP-H1 (withdrawn: counts as neither resolved nor new); open count 1\n');
+    expect(lastEvent()).toMatchObject({ v: 5, type: 'gap.moved', data: { id: 'GAP-M1', to: 'DUPLICATE', of: 'GAP-H1' } });
+    box.ok('round', 'close');
+    const [round] = box.stateJson().rounds;
+    expect(round).toMatchObject({ resolved: 0, new: 0, withdrawn: 1, openStart: 2, openEnd: 1, state: 'FLAT' });
+  });
+
+  it('without --of it is a usage error and nothing is written', () => {
+    inRoundOne(box);
+    expectRefused(box, ['gap', 'move', 'GAP-M1', 'DUPLICATE'], ['gap move GAP-M1 DUPLICATE needs --of ID'], 2);
+  });
+});
+
+describe('gap split ID --into A:SEV,B:SEV', { timeout: 60_000 }, () => {
+  it('records one event with its parts, their severities in any spelling', () => {
+    inRoundOne(box);
+    const done = box.ok('gap', 'split', 'GAP-H1', '--into', 'GAP-H1.1:high,GAP-H1.2:Low');
+    expect(done.stdout).toContain('GAP-H1: split into GAP-H1.1 (HIGH), GAP-H1.2 (LOW)');
+    expect(lastEvent()).toMatchObject({ type: 'gap.split', data: { id: 'GAP-H1', into: [{ id: 'GAP-H1.1', severity: 'HIGH' }, { id: 'GAP-H1.2', severity: 'LOW' }] } });
+    box.ok('round', 'close');
+    // HIGH (4) into HIGH + LOW (5): one new gap, weighted new 1; no resolution.
+    expect(box.stateJson().rounds[0]).toMatchObject({ new: 1, resolved: 0, weightedNew: 1, openEnd: 3 });
+  });
+
+  it('a part without a severity is refused naming it, and nothing is written', () => {
+    inRoundOne(box);
+    expectRefused(box, ['gap', 'split', 'GAP-H1', '--into', 'A,B:LOW'], ['--into', 'part "A" needs a severity']);
+    expectRefused(box, ['gap', 'split', 'GAP-H1', '--into', 'A:HUGE,B:LOW'], ['--into', '"HUGE"', 'UNTRIAGED']);
+  });
+});
+
+describe('gap rename OLD NEW', { timeout: 60_000 }, () => {
+  it('renames the gap, counts nothing and retires the old id for good', () => {
+    atBaseline(box);
+    const done = box.ok('gap', 'rename', 'GAP-M1', 'RETRIES-1');
+    expect(done.stdout).toBe('GAP-M1 is now RETRIES-1 (a rename counts nothing; GAP-M1 is never used again)\n');
+    const state = box.stateJson();
+    expect(state.gaps.map((g) => g.id)).toEqual(['GAP-H1', 'RETRIES-1']);
+    expect(state).toMatchObject({ openGapCount: 2, renames: [{ from: 'GAP-M1', to: 'RETRIES-1', afterRound: 0 }] });
+    expectRefused(box, ['gap', 'open', 'GAP-M1', '--severity', 'LOW'], ['id GAP-M1 was used before', 'ids are never reused']);
+  });
+});
+
+describe('UNTRIAGED', { timeout: 60_000 }, () => {
+  it('opens in any spelling, weighs 2 and is counted in the round close', () => {
+    inRoundOne(box);
+    box.ok('gap', 'open', 'U1', '--severity', 'untriaged');
+    expect(box.stateJson()).toMatchObject({ weightedOpen: 4 + 2 + 2, untriagedGapCount: 1 });
+    const closed = box.ok('round', 'close');
+    expect(closed.stdout).toContain('Untriaged: 1 gap still without a severity');
+  });
+});
+
+describe('append knows the new events and words', { timeout: 60_000 }, () => {
+  it('takes gap.split, gap.renamed and a DUPLICATE move in any spelling and logs the canonical words', () => {
+    inRoundOne(box);
+    const lines = [
+      { type: 'Gap.Split', data: { id: 'GAP-H1', into: [{ id: 'A', severity: 'critical' }, { id: 'B', severity: 'Untriaged' }] } },
+      { type: 'gap.moved', data: { id: 'B', to: 'duplicate', of: 'A' } },
+      { type: 'GAP.RENAMED', data: { id: 'A', newId: 'A2' } },
+    ];
+    const result = runCli(['append', '--dir', box.dir], { cwd: box.root, stdin: lines.map((l) => `${JSON.stringify(l)}\n`).join('') });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const logged = box.logLines().slice(-3).map((line) => JSON.parse(line) as { type: string; data: unknown });
+    expect(logged.map((e) => e.type)).toEqual(['gap.split', 'gap.moved', 'gap.renamed']);
+    expect(logged[0]!.data).toMatchObject({ into: [{ severity: 'CRITICAL' }, { severity: 'UNTRIAGED' }] });
+    expect(logged[1]!.data).toMatchObject({ to: 'DUPLICATE', of: 'A' });
+  });
+});
