@@ -1,6 +1,7 @@
 import {
   AGENT_SESSION_MAX,
   DecisionKind,
+  EVENT_VERSION,
   GAP_ID_MAX,
   GAP_ID_PATTERN,
   GapState,
@@ -87,10 +88,11 @@ const DATA_CHECKS: Partial<Record<GapflowEvent['type'], { keys: readonly string[
 
 /** The event a sealed line of the current version holds, when it reads as gapflow writes it; null: parse it in full. */
 export function readAsWritten(stored: Record<string, unknown>): GapflowEvent | null {
-  const { v, seq, id, at, type, data } = stored;
+  const { seq, id, at, type, data } = stored;
   const check = isString(type) && Object.hasOwn(DATA_CHECKS, type) ? DATA_CHECKS[type as GapflowEvent['type']] : undefined;
   if (check === undefined || !isEventId(id) || !isTime(at) || typeof data !== 'object' || data === null || Array.isArray(data)) return null;
   const fields = data as Record<string, unknown>;
   for (const key in fields) if (!check.keys.includes(key)) return null;
-  return check.ok(fields) ? ({ v, seq, id, at, type, data } as GapflowEvent) : null;
+  // Read as the current version's, as `upcast` reads a line of a version that only gained words since.
+  return check.ok(fields) ? ({ v: EVENT_VERSION, seq, id, at, type, data } as GapflowEvent) : null;
 }

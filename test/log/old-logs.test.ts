@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openFileSession, Refusal, verifyFileSession, type GapflowEvent, type Session } from '../../src/index.js';
 import { type StateJson, toStateJson } from '../../src/core/index.js';
 import { renderStatus } from '../../src/render/index.js';
@@ -209,5 +209,27 @@ describe(`old logs: ${PRE_843E0BE}`, () => {
     const appended = openFileSession(dir).recordMetrics('atoms', { pending: 3, resolved: 2 }).events;
     expect(appended.map((e) => e.type)).toEqual(['round.started', 'metrics.recorded', 'round.closed']);
     expect(toStateJson(openFileSession(dir).view)).toMatchObject({ state: 'CONVERGING', round: 3 });
+  });
+});
+
+describe('version 4 lines on a version 5 reader', () => {
+  it('get the quick look a current line gets: a sealed gap line of a v4 log is never parsed against the schema on a read', async () => {
+    const { EVENT_VERSION, GapflowEvent: schema } = await import('../../events/index.js');
+    const { scanBytes } = await import('../../src/log/lines.js');
+    const bytes = readFileSync(join(OLD_LOGS, 'v4', 'gaps-converged', 'events.jsonl'));
+    const gapLines = bytes.toString('utf8').split('\n').filter((line) => /"type":"gap\.(opened|moved|severity_changed)"/.test(line)).length;
+    expect(gapLines).toBeGreaterThan(10);
+    const parse = vi.spyOn(schema, 'safeParse');
+    try {
+      const scan = scanBytes(bytes);
+      expect(scan.fault).toBeNull();
+      // Only the lines that carry nested structure (a start, a round close, a decision) get the full parse.
+      const full = scan.events.filter((event) => !['gap.opened', 'gap.moved', 'gap.severity_changed', 'round.started', 'session.bound'].includes(event.type)).length;
+      expect(parse.mock.calls.length).toBe(full);
+      // Read as the current version's, as upcast reads it.
+      expect(new Set(scan.events.map((event) => event.v))).toEqual(new Set([EVENT_VERSION]));
+    } finally {
+      parse.mockRestore();
+    }
   });
 });
