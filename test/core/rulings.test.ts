@@ -295,8 +295,8 @@ describe('R11: user decisions', () => {
     expect(s.view.machine).toMatchObject({ state: 'CONVERGING', flatCount: 0 });
   });
 
-  it('the prompt suggests deferring only spawned, non-blocking MEDIUM and LOW gaps', () => {
-    expect(renderPrompt(warned().view)).toContain('Suggestion: Defer M1 (');
+  it('the prompt suggests deferring the MEDIUM and LOW gaps spawned this round, flagged non-blocking or not (R28)', () => {
+    expect(renderPrompt(warned().view)).toContain('Suggestion: Defer M1, M2 (');
   });
 
   it('accept complexity records a new baseline of the open count and weighted open', () => {
