@@ -23,8 +23,19 @@ function countNew(round: RoundFigures, gap: Gap, reopened: boolean): void {
   if (gap.severity === 'CRITICAL') noteCritical(round, gap.id);
 }
 
-function noteCritical(round: RoundFigures, id: string): void {
-  if (!round.criticalIntroduced.includes(id)) round.criticalIntroduced.push(id);
+/**
+ * Notes a CRITICAL introduction (R5). R29 changed which moves are one: a
+ * parked gap escalated to CRITICAL is not (`before-r29` notes only what the
+ * older rule counted), one that returns to an open state as CRITICAL is
+ * (`r29`: only today's rule). A round whose rules disagree keeps the older
+ * list apart (`criticalBeforeR29`), for a close recorded without its outcome
+ * that is judged as it was then (R19).
+ */
+function noteCritical(round: RoundFigures, id: string, rule: 'both' | 'r29' | 'before-r29' = 'both'): void {
+  if (rule !== 'both' && round.criticalBeforeR29 === undefined) round.criticalBeforeR29 = [...round.criticalIntroduced];
+  if (rule !== 'before-r29' && !round.criticalIntroduced.includes(id)) round.criticalIntroduced.push(id);
+  const before = round.criticalBeforeR29;
+  if (before !== undefined && rule !== 'r29' && !before.includes(id)) before.push(id);
 }
 
 export function openGap(view: SessionView, event: EventOf<'gap.opened'>): void {
@@ -73,6 +84,7 @@ export function moveGap(view: SessionView, event: EventOf<'gap.moved'>): void {
   const round = currentRound(view);
   // R26: a move outside a chosen focus is recorded as any other, and flagged in its round.
   if (round && !view.focus.includes(gap.id) && !round.outsideFocus.includes(gap.id) && focusChosen(view)) round.outsideFocus.push(gap.id);
+  const wasParked = STATE_CLASS[gap.state] === 'parked';
   setState(view, gap, event.data.to);
   gap.reason = event.data.reason ?? null;
   gap.blockedBy = event.data.to === 'BLOCKED' ? (event.data.blockedBy ?? null) : null;
@@ -98,6 +110,9 @@ export function moveGap(view: SessionView, event: EventOf<'gap.moved'>): void {
     round.withdrawnGaps.push({ id: gap.id, severity: gap.severity, weight, of: gap.duplicateOf ?? '' });
   } else if (effect === 'reopened') {
     countNew(round, gap, true);
+  } else if (wasParked && STATE_CLASS[gap.state] === 'open' && gap.severity === 'CRITICAL') {
+    // R29: a deferred gap that comes back as CRITICAL brings a CRITICAL into the work.
+    noteCritical(round, gap.id, 'r29');
   }
 }
 
@@ -197,6 +212,7 @@ function renameInRound(round: RoundFigures, from: string, to: string): void {
   if (round.severityChanges.some(named)) round.severityChanges = round.severityChanges.map((e) => ({ ...e, id: swap(e.id) }));
   if (round.splits.some((e) => e.id === from || e.into.includes(from))) round.splits = round.splits.map((e) => ({ ...e, id: swap(e.id), into: e.into.map(swap) }));
   if (round.criticalIntroduced.includes(from)) round.criticalIntroduced = round.criticalIntroduced.map(swap);
+  if (round.criticalBeforeR29?.includes(from)) round.criticalBeforeR29 = round.criticalBeforeR29.map(swap);
 }
 
 export function changeSeverity(view: SessionView, event: EventOf<'gap.severity_changed'>): void {
@@ -208,8 +224,8 @@ export function changeSeverity(view: SessionView, event: EventOf<'gap.severity_c
   view.open.weighted += CLASS_FACTOR[STATE_CLASS[gap.state]] * (SEVERITY_WEIGHT[to] - SEVERITY_WEIGHT[from]);
   const round = currentRound(view);
   if (!round) return;
-  // R5: an escalation to CRITICAL warns whether the gap is open or parked.
-  if (to === 'CRITICAL') noteCritical(round, gap.id);
+  // R5: an escalation to CRITICAL warns; R29: not while the gap is parked (it warns when the gap returns to an open state).
+  if (to === 'CRITICAL') noteCritical(round, gap.id, STATE_CLASS[gap.state] === 'parked' ? 'before-r29' : 'both');
   // R7: only an open gap's change moves the round's weighted figures.
   if (STATE_CLASS[gap.state] !== 'open') return;
   const delta = SEVERITY_WEIGHT[to] - SEVERITY_WEIGHT[from];

@@ -58,6 +58,8 @@ export function closeRound(view: SessionView, event: SettledOf<'round.closed'>):
     // R4: no flat count for a round that ended in a warning; none either for the one that ended the session.
     flatCount: machine.state !== 'DIVERGENCE_WARNING' && machine.state !== 'COMPLETE' ? machine.flatCount : null,
   });
+  // The recorded outcome settled the round's CRITICAL introductions; the older rule's list served only to judge it.
+  delete round.criticalBeforeR29;
   view.roundOpen = false;
   const from = view.machine.state;
   view.machine = { ...machine };

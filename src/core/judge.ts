@@ -33,8 +33,12 @@ export function decisionEvent(view: SessionView, kind: DecisionKind): Convergenc
   return { type } as ConvergenceEvent;
 }
 
-/** The open round's figures as they stand at its close: the open counts now, the tallies so far. */
-function closingFigures(view: SessionView, round: RoundFigures): RoundOutcome['figures'] {
+/**
+ * The open round's figures as they stand at its close: the open counts now,
+ * the tallies so far. A close from before outcomes were recorded counts its
+ * CRITICAL introductions as the rule then did (R19: before R29).
+ */
+function closingFigures(view: SessionView, round: RoundFigures, rules: SessionRules): RoundOutcome['figures'] {
   return {
     openEnd: view.open.count,
     weightedOpenEnd: view.open.weighted,
@@ -43,7 +47,7 @@ function closingFigures(view: SessionView, round: RoundFigures): RoundOutcome['f
     weightedResolved: round.weightedResolved,
     weightedNew: round.weightedNew,
     ...(round.withdrawn > 0 ? { withdrawn: round.withdrawn, weightedWithdrawn: round.weightedWithdrawn } : {}),
-    criticalIntroduced: [...round.criticalIntroduced],
+    criticalIntroduced: [...(rules === 'before-v4' ? (round.criticalBeforeR29 ?? round.criticalIntroduced) : round.criticalIntroduced)],
   };
 }
 
@@ -57,7 +61,7 @@ export function roundClosedEvent(round: number, combined: Pick<CombinedVerdict, 
 export function judgeRoundClose(view: SessionView, rules: SessionRules = 'current'): RoundOutcome | null {
   const round = view.rounds.at(-1);
   if (!round || !view.roundOpen) return null;
-  const figures = closingFigures(view, round);
+  const figures = closingFigures(view, round, rules);
   const closing = { ...round, ...figures, unweightedNet: figures.resolved - figures.new, weightedNet: figures.weightedResolved - figures.weightedNew };
   const { verdicts, combined } = judgeRound(view, closing, view.config, rules);
   const { machine, steps } = stepMachine(view.machine, view.config, roundClosedEvent(round.round, combined, round.kind));

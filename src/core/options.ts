@@ -17,7 +17,7 @@ import type { Gap, RoundFigures, SessionView } from './view.js';
 export type Recommendation =
   /** A CRITICAL gap was introduced in the round, or is still open. */
   | 'critical'
-  /** The round spawned MEDIUM or LOW gaps that block nothing: deferring them narrows the scope. */
+  /** Open MEDIUM or LOW gaps spawned this round or marked non-blocking, none waited on: deferring them narrows the scope. */
   | 'spawned_minor_gaps'
   /** A stall in which gaps were still resolved: the new ones are the real scope. */
   | 'stall_with_progress'
@@ -35,6 +35,8 @@ export interface DecisionOption {
   kind: DecisionKind;
   /** The gaps the decision names or acts on: the ones to defer, to focus on, or left open by completing. */
   gaps: Gap[];
+  /** Narrow scope only: its gaps are R28's fallback (open MEDIUM/LOW gaps none waits on), as none was spawned this round or marked non-blocking. */
+  fallback?: true;
   /** Set on the one option recommended, saying why. */
   recommended: Recommendation | null;
   /** The request's fields the user must supply first (`data.gaps`: which gaps to defer); empty when `event` is whole. */
@@ -43,16 +45,33 @@ export interface DecisionOption {
   event: { type: 'decision.made'; data: { kind: DecisionKind; gaps?: string[] } } | null;
 }
 
+/** The gaps a narrow-scope decision is suggested to defer (R28), and on what ground. */
+export interface DeferralSuggestion {
+  /** Open MEDIUM and LOW gaps, in the order recorded. */
+  gaps: string[];
+  /**
+   * False when they were spawned this round or marked non-blocking (then
+   * narrow scope is the recommendation); true when none was, and these are
+   * the open MEDIUM and LOW gaps no other gap waits on, a place to start.
+   */
+  fallback: boolean;
+}
+
 /**
- * The gaps a narrow-scope decision is suggested to defer: MEDIUM and LOW
- * gaps the round spawned that block nothing and are still open.
+ * R28's narrow-scope suggestion: the open MEDIUM and LOW gaps the round
+ * spawned or that are marked non-blocking; when there are none, the open
+ * MEDIUM and LOW gaps no other gap is blocked by. A gap another gap waits
+ * on (BLOCKED by it) is never suggested: deferring it would park that one
+ * too. Reads only gaps not closed, which a head checkpoint holds.
  */
-export function suggestedDeferrals(view: Pick<SessionView, 'gaps'>, round: RoundFigures): string[] {
-  return round.newGaps
-    .filter((g) => g.spawnedBy && !g.reopened && (g.severity === 'MEDIUM' || g.severity === 'LOW'))
-    .map((g) => view.gaps.get(g.id))
-    .filter((g) => g !== undefined && !g.blocking && isOpen(g))
-    .map((g) => g!.id);
+export function suggestedDeferrals(view: Pick<SessionView, 'gaps'>, round: RoundFigures): DeferralSuggestion {
+  const waitedOn = new Set<string>();
+  for (const g of view.gaps.values()) if (g.blockedBy !== null && isOpen(g)) waitedOn.add(g.blockedBy);
+  const minor = [...view.gaps.values()].filter((g) => (g.severity === 'MEDIUM' || g.severity === 'LOW') && isOpen(g) && !waitedOn.has(g.id));
+  const spawned = new Set(round.newGaps.filter((g) => g.spawnedBy !== null && !g.reopened).map((g) => g.id));
+  const named = minor.filter((g) => spawned.has(g.id) || !g.blocking).map((g) => g.id);
+  if (named.length > 0) return { gaps: named, fallback: false };
+  return { gaps: minor.map((g) => g.id), fallback: true };
 }
 
 /** Whether the round that raised the warning got there through a stall (R4 records STALLED on the way). */
@@ -84,21 +103,22 @@ export function decisionOptions(view: SessionView): DecisionOption[] {
     return recommend(options, stalled ? ['pause', 'policies_stalled'] : ['accept_complexity', 'policies_diverged']);
   }
   const gap = (id: string) => view.gaps.get(id)!;
-  const defer = suggestedDeferrals(view, round);
+  const { gaps: defer, fallback } = suggestedDeferrals(view, round);
   const critical = unfinished.filter((g) => g.severity === 'CRITICAL' && isOpen(g));
   const narrow: DecisionOption =
     defer.length > 0
-      ? option('narrow_scope', defer.map(gap), defer)
+      ? { ...option('narrow_scope', defer.map(gap), defer), ...(fallback ? { fallback: true as const } : {}) }
       : { kind: 'narrow_scope', gaps: [], recommended: null, requires: ['data.gaps'], event: null };
   const options = [narrow, option('accept_complexity', [])];
   if (critical.length > 0) options.push(option('prioritize_critical', critical, critical.map((g) => g.id)));
   options.push(option('pause', []), option('force_complete', unfinished), option('abandon', []));
-  return recommend(options, recommendation(round, { critical: critical.length > 0, defer: defer.length > 0, stalled }));
+  return recommend(options, recommendation(round, { critical: critical.length > 0, defer: !fallback, stalled }));
 }
 
 /**
  * R28: a CRITICAL introduced or still open → prioritize critical; else
- * spawned MEDIUM or LOW gaps that block nothing → narrow scope; else a
+ * MEDIUM or LOW gaps spawned this round or marked non-blocking → narrow
+ * scope, naming them; else a
  * stall → accept complexity when the round still resolved gaps (new work
  * is replacing finished work), pause when it resolved none (the work is
  * stuck); else (the scope grew past the threshold) → accept complexity.

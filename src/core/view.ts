@@ -93,8 +93,15 @@ export interface RoundFigures {
   withdrawnGaps: WithdrawnEntry[];
   splits: SplitEntry[];
   severityChanges: SeverityChangeEntry[];
-  /** Gaps opened, reopened or escalated as CRITICAL this round (R5). */
+  /** Gaps opened, reopened or escalated as CRITICAL this round (R5), or back from deferral as CRITICAL (R29); not a deferred gap escalated. */
   criticalIntroduced: string[];
+  /**
+   * Only while the round is open, and only when R29 made a difference: the
+   * CRITICAL introductions as the rule before R29 counted them (a deferred
+   * gap's escalation was one, its return was not). A close recorded without
+   * its outcome, in a log from before outcomes, is judged with this (R19).
+   */
+  criticalBeforeR29?: string[];
   /** R26: gaps moved this round while a focus was set that did not name them, in the order first moved. */
   outsideFocus: string[];
   /** The state the round led to; null while it is open. */

@@ -52,13 +52,24 @@ const LABELS: Readonly<Record<DecisionKind, string>> = {
   prioritize: 'Prioritize',
 };
 
+/**
+ * Why these gaps are the ones suggested for deferral (R28): spawned this
+ * round or marked non-blocking when narrow scope is recommended; otherwise
+ * the fallback, open MEDIUM/LOW gaps no other gap waits on.
+ */
+export function deferralGround(option: Pick<DecisionOption, 'fallback'>): string {
+  return option.fallback !== true
+    ? 'MEDIUM/LOW, spawned this round or marked non-blocking, none waited on'
+    : 'MEDIUM/LOW, open, no other gap waits on them; none was spawned this round or marked non-blocking';
+}
+
 /** What taking the option does, with the session's figures. */
 function effect(view: SessionView, option: DecisionOption): string {
   const gaps = tracksGaps(view);
   switch (option.kind) {
     case 'narrow_scope':
       return option.gaps.length > 0
-        ? `Defers ${ids(option.gaps)} (MEDIUM/LOW, spawned, not blocking; a deferred gap counts half), resets the flat count and goes to CONVERGING`
+        ? `Defers ${ids(option.gaps)} (${deferralGround(option)}; a deferred gap counts half), resets the flat count and goes to CONVERGING`
         : 'Defers the open gaps you name in data.gaps (a deferred gap counts half), resets the flat count and goes to CONVERGING';
     case 'accept_complexity':
       return gaps
@@ -91,7 +102,7 @@ function why(view: SessionView, round: RoundFigures, option: DecisionOption, rea
         : `CRITICAL ${ids(option.gaps)} still open: settle it before anything else`;
     }
     case 'spawned_minor_gaps':
-      return `round ${round.round} spawned ${ids(option.gaps)} (MEDIUM/LOW, not blocking): deferring them narrows the scope back`;
+      return `${ids(option.gaps)} ${option.gaps.length === 1 ? 'is' : 'are'} MEDIUM/LOW, spawned in round ${round.round} or marked non-blocking, and no gap waits on ${option.gaps.length === 1 ? 'it' : 'them'}: deferring ${option.gaps.length === 1 ? 'it' : 'them'} narrows the scope back`;
     case 'stall_with_progress':
       return `no net progress for ${stallThreshold} rounds, though round ${round.round} resolved ${plural(round.resolved, 'gap')} (weighted ${round.weightedResolved}) against ${round.new} new (weighted ${round.weightedNew}): the new gaps look like the real scope`;
     case 'stall_without_progress':

@@ -1,6 +1,7 @@
 import type { GapState, Severity } from '../../events/index.js';
-import { isOpen, lastClosedRound, soleNarrator, suggestedDeferrals, tracksGaps, SEVERITIES, STATE_CLASS, type RoundFigures, type SessionView } from '../core/lean.js';
+import { decisionOptions, isOpen, lastClosedRound, soleNarrator, tracksGaps, SEVERITIES, STATE_CLASS, type RoundFigures, type SessionView } from '../core/lean.js';
 import { formatCount, signed, belowDivergence } from '../policies/lean.js';
+import { deferralGround, optionEntries } from './options.js';
 import { disagreementNote, netsDisagree } from './sections.js';
 
 type Trigger = 'critical' | 'divergence' | 'stall';
@@ -118,37 +119,50 @@ function inventoryLines(view: SessionView): string[] {
   return lines;
 }
 
-function options(view: SessionView, round: RoundFigures): string[] {
+/**
+ * The options, numbered as seed 003 numbers them, the one recommended (R28)
+ * marked in its heading and followed by why, with the figure that decided it.
+ */
+function options(view: SessionView): string[] {
   const gaps = [...view.gaps.values()];
-  const defer = suggestedDeferrals(view, round);
+  const entries = optionEntries(view);
+  const chosen = entries.find((e) => e.recommended);
+  const heading = (kind: string, text: string): string => (chosen?.kind === kind ? `${text} [RECOMMENDED]` : text);
+  const because = (kind: string): string[] => (chosen?.kind === kind && chosen.why !== null ? [`   Recommended because ${chosen.why}`] : []);
+  const narrow = decisionOptions(view).find((o) => o.kind === 'narrow_scope');
+  const defer = narrow?.gaps.map((g) => g.id) ?? [];
   const critical = gaps.filter((g) => g.severity === 'CRITICAL' && isOpen(g)).map((g) => g.id);
   const unfinished = gaps.filter((g) => isOpen(g) || g.state === 'USER_DEFERRED').length;
   const lines = [
-    '1. Narrow scope - Remove non-blocking gaps from focus',
+    heading('narrow_scope', '1. Narrow scope - Remove non-blocking gaps from focus'),
     defer.length > 0
-      ? `   Suggestion: Defer ${defer.join(', ')} (MEDIUM/LOW, spawned, not blocking)`
-      : '   Suggestion: no spawned non-blocking MEDIUM or LOW gap this round; name the gaps to defer',
+      ? `   Suggestion: Defer ${defer.join(', ')} (${deferralGround(narrow!)})`
+      : '   Suggestion: no open MEDIUM or LOW gap to suggest; name the gaps to defer',
     `   Run: gapflow decide narrow-scope --gaps ${defer.length > 0 ? defer.join(',') : 'ID[,ID...]'}`,
+    ...because('narrow_scope'),
     '',
-    '2. Accept complexity - Acknowledge scope expansion is warranted',
+    heading('accept_complexity', '2. Accept complexity - Acknowledge scope expansion is warranted'),
     `   Effect: Reset baseline to the current gap count (${formatCount(view.open.count)} open, weighted ${formatCount(view.open.weighted)}), continue`,
     '   Run: gapflow decide accept-complexity',
+    ...because('accept_complexity'),
     '',
   ];
   if (critical.length > 0) {
     lines.push(
-      `3. Prioritize CRITICAL - Focus next round exclusively on ${critical.join(', ')}`,
+      heading('prioritize_critical', `3. Prioritize CRITICAL - Focus next round exclusively on ${critical.join(', ')}`),
       '   Effect: Pause all other work until CRITICAL resolved',
       '   Run: gapflow decide prioritize-critical',
+      ...because('prioritize_critical'),
     );
   } else {
     lines.push('3. Prioritize CRITICAL - not available: no CRITICAL gap is open');
   }
   lines.push(
     '',
-    '4. Pause - Save session for later',
+    heading('pause', '4. Pause - Save session for later'),
     '   Effect: State preserved; resume returns to DIVERGENCE_WARNING',
     '   Run: gapflow decide pause',
+    ...because('pause'),
     '',
     '5. Force complete - Accept with known gaps',
     `   Effect: Final summary lists ${unfinished} unfinished gap${unfinished === 1 ? '' : 's'} in Known Limitations`,
@@ -186,7 +200,7 @@ export function renderPrompt(view: SessionView): string | null {
     ...inventoryLines(view),
     '',
     '=== Options ===',
-    ...options(view, round),
+    ...options(view),
     '',
   ].join('\n');
 }
@@ -209,7 +223,7 @@ function policyPrompt(view: SessionView, round: RoundFigures, combined: NonNulla
     primary,
     '',
   ];
-  if (gaps) lines.push('=== This Round ===', ...thisRound(round), '', '=== Current Gap Inventory ===', ...inventoryLines(view), '', '=== Options ===', ...options(view, round), '');
+  if (gaps) lines.push('=== This Round ===', ...thisRound(round), '', '=== Current Gap Inventory ===', ...inventoryLines(view), '', '=== Options ===', ...options(view), '');
   else {
     lines.push(
       '=== Options ===',

@@ -64,8 +64,34 @@ describe('next --json', () => {
     expect(critical.why).toContain('GAP-C1');
     expect(step.options.filter((o) => !o.recommended).every((o) => o.why === null)).toBe(true);
     for (const option of step.options) expect(option.effect.length, option.kind).toBeGreaterThan(10);
-    // No spawned gap this round: narrow scope needs the user to name the gaps, so there is no line to send yet.
-    expect(step.options[0]).toMatchObject({ kind: 'narrow_scope', requires: ['data.gaps'], event: null });
+    // No gap spawned this round or marked non-blocking: narrow scope falls back to the open MEDIUM/LOW gaps none waits on.
+    expect(step.options[0]).toMatchObject({ kind: 'narrow_scope', requires: [], gaps: [{ id: 'GAP-M1' }], event: { type: 'decision.made', data: { kind: 'narrow_scope', gaps: ['GAP-M1'] } } });
+    expect(step.options[0]!.effect).toContain('none was spawned this round or marked non-blocking');
+  });
+
+  it('R28: gaps spawned this round, with no --non-blocking flag, are what narrow scope (recommended) names; prompt and next --json agree', () => {
+    atBaseline(box);
+    box.steps(
+      'round start',
+      'gap open GAP-H2 --severity HIGH --title Cache',
+      'gap open GAP-H3 --severity HIGH --title Auth',
+      'gap open GAP-S1 --severity MEDIUM --title Backoff --spawned-by GAP-H1',
+      'gap open GAP-S2 --severity LOW --title Jitter --spawned-by GAP-H1',
+      'round close',
+    );
+    // Weighted net: nothing resolved, 2 HIGH + 1 MEDIUM + 1 LOW new, below the default divergence threshold of -8.
+    expect(-(2 * 4 + 2 + 1)).toBeLessThan(-8);
+    const step = next();
+    expect(step.action).toBe('ask_user');
+    const chosen = step.options.filter((o) => o.recommended);
+    expect(chosen.map((o) => o.kind)).toEqual(['narrow_scope']);
+    expect(chosen[0]!.event).toEqual({ type: 'decision.made', data: { kind: 'narrow_scope', gaps: ['GAP-S1', 'GAP-S2'] } });
+    expect(chosen[0]!.why).toContain('GAP-S1, GAP-S2 are MEDIUM/LOW, spawned in round 1');
+    const prompt = box.ok('prompt').stdout;
+    expect(prompt).toContain('1. Narrow scope - Remove non-blocking gaps from focus [RECOMMENDED]');
+    expect(prompt).toContain('Suggestion: Defer GAP-S1, GAP-S2 (MEDIUM/LOW, spawned this round or marked non-blocking');
+    expect(prompt).toContain(`   Recommended because ${chosen[0]!.why}`);
+    expect(prompt.match(/\[RECOMMENDED\]/g)).toHaveLength(1);
   });
 
   it.each([

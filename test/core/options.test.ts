@@ -28,7 +28,7 @@ describe('decision options', () => {
     expect(options.find((o) => o.kind === 'force_complete')!.gaps.map((g) => g.id)).toEqual(['C', 'A']);
   });
 
-  it('spawned MEDIUM/LOW gaps that block nothing: narrow scope is recommended and names them', () => {
+  it('MEDIUM/LOW gaps spawned this round, flagged non-blocking or not: narrow scope is recommended and names them', () => {
     const spawned = (id: string) => open(id, 'LOW', { spawnedBy: 'A', blocking: false });
     const { view } = given(start(), open('A', 'HIGH'), ...round(1, open('H', 'HIGH'), spawned('S1'), spawned('S2'), spawned('S3'), spawned('S4'), spawned('S5'), open('S6', 'LOW', { spawnedBy: 'A' })));
     expect(view.machine.state).toBe('DIVERGENCE_WARNING');
@@ -36,15 +36,45 @@ describe('decision options', () => {
     expect(kinds(options)).not.toContain('prioritize_critical');
     expect(recommended(options)).toEqual([['narrow_scope', 'spawned_minor_gaps']]);
     const narrow = options.find((o) => o.kind === 'narrow_scope')!;
-    expect(narrow.event).toEqual({ type: 'decision.made', data: { kind: 'narrow_scope', gaps: ['S1', 'S2', 'S3', 'S4', 'S5'] } });
+    // R28: spawned this round is enough; S6 needs no non-blocking flag.
+    expect(narrow.event).toEqual({ type: 'decision.made', data: { kind: 'narrow_scope', gaps: ['S1', 'S2', 'S3', 'S4', 'S5', 'S6'] } });
+    expect(narrow.fallback).toBeUndefined();
   });
 
-  it('the scope grew with gaps neither spawned nor minor: accept complexity; narrow scope needs the user to name the gaps (no request)', () => {
-    const { view } = given(start(), open('A', 'LOW'), ...round(1, open('H1', 'HIGH'), open('H2', 'HIGH'), open('H3', 'HIGH')));
+  it('R28: given a MEDIUM gap marked non-blocking in an earlier round, when a later round diverges, then narrow scope names it (not the blocking LOW)', () => {
+    const { view } = given(start(), open('A', 'HIGH'), open('N', 'MEDIUM', { blocking: false }), open('L', 'LOW'), ...round(1, open('H1', 'HIGH'), open('H2', 'HIGH'), open('H3', 'HIGH')));
+    expect(view.machine.state).toBe('DIVERGENCE_WARNING');
+    const options = decisionOptions(view);
+    expect(recommended(options)).toEqual([['narrow_scope', 'spawned_minor_gaps']]);
+    expect(options[0]!.event).toEqual({ type: 'decision.made', data: { kind: 'narrow_scope', gaps: ['N'] } });
+  });
+
+  it('R28: given a spawned MEDIUM gap another gap is BLOCKED by, when the round diverges, then it is not suggested', () => {
+    const { view } = given(
+      start(),
+      open('A', 'HIGH'),
+      open('B', 'HIGH'),
+      ...round(1, open('H1', 'HIGH'), open('H2', 'HIGH'), open('S1', 'MEDIUM', { spawnedBy: 'A' }), open('S2', 'MEDIUM', { spawnedBy: 'A' }), move('B', 'IN_PROGRESS'), move('B', 'BLOCKED', { blockedBy: 'S2' })),
+    );
+    expect(view.machine.state).toBe('DIVERGENCE_WARNING');
+    const options = decisionOptions(view);
+    expect(recommended(options)).toEqual([['narrow_scope', 'spawned_minor_gaps']]);
+    expect(options[0]!.event).toEqual({ type: 'decision.made', data: { kind: 'narrow_scope', gaps: ['S1'] } });
+  });
+
+  it('the scope grew with gaps neither spawned nor minor: accept complexity; narrow scope falls back to the open MEDIUM/LOW gaps none waits on', () => {
+    const { view } = given(start(), open('A', 'LOW'), open('W', 'LOW'), open('B', 'HIGH'), move('B', 'IN_PROGRESS'), move('B', 'BLOCKED', { blockedBy: 'W' }), ...round(1, open('H1', 'HIGH'), open('H2', 'HIGH'), open('H3', 'HIGH')));
     expect(view.machine.state).toBe('DIVERGENCE_WARNING');
     const options = decisionOptions(view);
     expect(recommended(options)).toEqual([['accept_complexity', 'scope_grew']]);
-    expect(options[0]).toEqual({ kind: 'narrow_scope', gaps: [], recommended: null, requires: ['data.gaps'], event: null });
+    // The fallback fills the suggestion but does not make narrow scope the recommendation; W is waited on by B.
+    expect(options[0]).toMatchObject({ kind: 'narrow_scope', recommended: null, fallback: true, requires: [], event: { type: 'decision.made', data: { kind: 'narrow_scope', gaps: ['A'] } } });
+  });
+
+  it('no open MEDIUM or LOW gap at all: narrow scope needs the user to name the gaps (no request)', () => {
+    const { view } = given(start(), open('A', 'HIGH'), ...round(1, open('H1', 'HIGH'), open('H2', 'HIGH'), open('H3', 'HIGH')));
+    expect(view.machine.state).toBe('DIVERGENCE_WARNING');
+    expect(decisionOptions(view)[0]).toEqual({ kind: 'narrow_scope', gaps: [], recommended: null, requires: ['data.gaps'], event: null });
   });
 
   it('a stall that still resolved gaps: accept complexity; a stall that resolved none: pause', () => {

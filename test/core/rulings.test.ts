@@ -295,8 +295,8 @@ describe('R11: user decisions', () => {
     expect(s.view.machine).toMatchObject({ state: 'CONVERGING', flatCount: 0 });
   });
 
-  it('the prompt suggests deferring only spawned, non-blocking MEDIUM and LOW gaps', () => {
-    expect(renderPrompt(warned().view)).toContain('Suggestion: Defer M1 (');
+  it('the prompt suggests deferring the MEDIUM and LOW gaps spawned this round, flagged non-blocking or not (R28)', () => {
+    expect(renderPrompt(warned().view)).toContain('Suggestion: Defer M1, M2 (');
   });
 
   it('accept complexity records a new baseline of the open count and weighted open', () => {
@@ -447,7 +447,7 @@ describe('R14: both nets shown', () => {
 });
 
 describe('rulings at their edges', () => {
-  it('R5: escalating a deferred gap to CRITICAL warns too', () => {
+  it('R29 (over R5): escalating a deferred gap to CRITICAL does not warn; its return to OPEN as CRITICAL does', () => {
     const s = newSession();
     baseline(s, 'HIGH', 2);
     baseline(s, 'LOW', 1, 'L');
@@ -459,7 +459,14 @@ describe('rulings at their edges', () => {
     const round = s.view.rounds[0]!;
     // R7: a parked gap's severity moves no weighted figure; only the resolve counts.
     expect(round.weightedNet).toBe(WEIGHT.HIGH);
-    expect(round.state).toBe('DIVERGENCE_WARNING');
+    expect(round.criticalIntroduced).toEqual([]);
+    expect(round.state).toBe('CONVERGING');
+    s.startRound();
+    s.moveGap('B-HIGH-2', 'RESOLVED');
+    s.moveGap('L-1', 'OPEN');
+    s.closeRound();
+    expect(s.view.rounds[1]!.criticalIntroduced).toEqual(['L-1']);
+    expect(s.view.rounds[1]!.state).toBe('DIVERGENCE_WARNING');
   });
 
   it('R11: a deferred CRITICAL or HIGH gap still needs its acknowledgment to approve over', () => {

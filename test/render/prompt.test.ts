@@ -14,8 +14,8 @@ describe('the decision prompt', () => {
     s.moveGap('GAP-FLOW-003', 'ACCEPTED');
     s.moveGap('GAP-UX-001', 'RESOLVED');
     s.openGap('GAP-FLOW-020', 'CRITICAL', { title: 'Parser validation undefined' });
-    s.openGap('GAP-COMM-010', 'MEDIUM', { spawnedBy: 'GAP-FLOW-003', blocking: false });
-    s.openGap('GAP-COMM-011', 'MEDIUM', { spawnedBy: 'GAP-FLOW-003', blocking: false });
+    s.openGap('GAP-COMM-010', 'MEDIUM', { spawnedBy: 'GAP-FLOW-003' });
+    s.openGap('GAP-COMM-011', 'MEDIUM', { spawnedBy: 'GAP-FLOW-003' });
     s.openGap('GAP-UX-010', 'MEDIUM', { spawnedBy: 'GAP-UX-001' });
     s.closeRound();
     const prompt = renderPrompt(s.view)!;
@@ -35,10 +35,11 @@ describe('the decision prompt', () => {
     expect(prompt).toContain('SECONDARY: Complex gap (GAP-FLOW-003) spawned 2 sub-gaps');
     expect(prompt).toContain('Open: 6 (1 CRITICAL, 0 HIGH, 3 MEDIUM, 2 LOW)');
     expect(prompt).toContain('Total open count: 6 (using lifecycle formula');
-    // R11: only spawned, non-blocking MEDIUM and LOW gaps are suggested; GAP-UX-010 blocks.
-    expect(prompt).toContain('Suggestion: Defer GAP-COMM-010, GAP-COMM-011 (');
-    expect(prompt).toContain('gapflow decide narrow-scope --gaps GAP-COMM-010,GAP-COMM-011');
-    expect(prompt).toContain('3. Prioritize CRITICAL - Focus next round exclusively on GAP-FLOW-020');
+    // R28: MEDIUM and LOW gaps spawned this round are suggested, with no non-blocking flag.
+    expect(prompt).toContain('Suggestion: Defer GAP-COMM-010, GAP-COMM-011, GAP-UX-010 (');
+    expect(prompt).toContain('gapflow decide narrow-scope --gaps GAP-COMM-010,GAP-COMM-011,GAP-UX-010');
+    expect(prompt).toContain('3. Prioritize CRITICAL - Focus next round exclusively on GAP-FLOW-020 [RECOMMENDED]');
+    expect(prompt).toContain('Recommended because round 1 introduced CRITICAL GAP-FLOW-020');
     expect(prompt).toContain('WARNING: Spec may be unimplementable');
   });
 
