@@ -14,11 +14,17 @@ export function renderPolicyCheck(view: SessionView, verbose: boolean): string {
       continue;
     }
     parts.push(`${name}: ${verdict.verdict} (${verdict.reason}): ${verdict.detail}\n`);
-    if (verbose) parts.push(renderCheckTree(checkTreeOf(view, policy, round)));
+    if (verbose) parts.push(renderCheckTree(completedTree(view, checkTreeOf(view, policy, round))));
   }
   // A session told in one policy's own words has no combination to show.
   if (round?.combined && !soleNarrator(view)) parts.push(`combined (${view.policies.completeWhen}): ${round.combined.verdict} (${round.combined.policies.join(', ')})\n`);
   return parts.join(verbose ? '\n' : '');
+}
+
+/** A COMPLETE session's tree ends in the session's own answer (a decision may have ended it while the last round's check said CONTINUE). */
+function completedTree<T extends { decision: string }>(view: SessionView, tree: T): T {
+  if (view.machine.state !== 'COMPLETE') return tree;
+  return { ...tree, decision: `COMPLETE (${view.machine.outcome}): the session is complete; the last round's check alone said ${tree.decision}` };
 }
 
 function checkTreeOf(view: SessionView, policy: AnyPolicy, round: SessionView['rounds'][number] | undefined) {
