@@ -15,6 +15,7 @@ import {
   stateFormatNotEnabled,
   stateLines,
   summaryNotDue,
+  terminalMarkdown,
   wroteLine,
 } from '../render/index.js';
 import { appendStepSummary, stepSummarySize, writeDecisionsFile, writeStatusFile } from '../log/index.js';
@@ -71,10 +72,11 @@ export const status: Command = (argv, io) => {
   const session = open(values, io);
   if (values.decisions) {
     const text = renderDecisions(session.view);
-    return values.json ? printJson(io, { decisions: text }) : io.stdout(text);
+    return values.json ? printJson(io, { decisions: text }) : io.stdout(terminalMarkdown(text));
   }
   const text = renderStatus(session.view);
-  if (!values.write) return io.stdout(text);
+  // Printed, the document reads without entities; written, it keeps the bytes status.md always had.
+  if (!values.write) return io.stdout(terminalMarkdown(text));
   const dir = sessionDir(values.dir, io);
   const path = writeStatusFile(dir, text);
   const decisions = writeDecisionsFile(dir, renderDecisions(session.view));
@@ -108,7 +110,7 @@ export const summary: Command = (argv, io) => {
   const session = open(values, io);
   const text = renderSummary(session.view);
   if (text === null) throw new Refusal(summaryNotDue(session.view));
-  io.stdout(values.json ? `${JSON.stringify({ summary: text })}\n` : text);
+  io.stdout(values.json ? `${JSON.stringify({ summary: text })}\n` : terminalMarkdown(text));
 };
 
 export const replay: Command = (argv, io) => {
