@@ -1,0 +1,78 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Sandbox } from './helpers.js';
+
+let box: Sandbox;
+
+beforeEach(() => {
+  box = new Sandbox();
+});
+afterEach(() => box.remove());
+
+describe('check --verbose on a COMPLETE session', () => {
+  it('ends its tree with the session being complete, not CONTINUE, when a decision ended it', () => {
+    box.steps('init', 'gap open G-1 --severity HIGH', 'gap open G-2 --severity HIGH', 'round start', 'gap move G-1 RESOLVED', 'round close', 'decide abandon');
+    const out = box.ok('check', '--verbose').stdout;
+    expect(out).toMatch(/└─ DECISION: COMPLETE \(ABANDONED\): the session is complete/);
+    expect(out).not.toMatch(/DECISION: CONTINUE$/m);
+  });
+
+  it('leaves the tree of a session still running as it was', () => {
+    box.steps('init', 'gap open G-1 --severity HIGH', 'gap open G-2 --severity HIGH', 'round start', 'gap move G-1 RESOLVED', 'round close');
+    expect(box.ok('check', '--verbose').stdout).toMatch(/└─ DECISION: CONTINUE\n/);
+  });
+});
+
+describe('init under --preset auto', () => {
+  it('says the thresholds it shows are provisional until round 1 starts', () => {
+    expect(box.ok('init', '--preset', 'auto').stdout).toMatch(/provisional.*round 1/);
+  });
+
+  it('says nothing of the kind under a fixed preset', () => {
+    expect(box.ok('init', '--preset', 'complex').stdout).not.toContain('provisional');
+  });
+});
+
+describe('terminal output shows no HTML entities', () => {
+  const title = 'a<b> & c';
+
+  function endedWithTitle(): void {
+    box.steps('init', 'round start');
+    box.ok('gap', 'open', 'G-1', '--severity', 'HIGH', '--title', title);
+    box.steps('round close', 'decide abandon');
+  }
+
+  it('summary and status print the title readably (backslash escapes), while status.md keeps its entities', () => {
+    endedWithTitle();
+    for (const command of [['summary'], ['status'], ['status', '--decisions']]) {
+      const out = box.ok(...command).stdout;
+      expect(out, command.join(' ')).not.toMatch(/&(lt|gt|amp);/);
+    }
+    expect(box.ok('summary').stdout).toContain('a\\<b\\> \\& c');
+    box.ok('status', '--write');
+    expect(readFileSync(join(box.dir, 'status.md'), 'utf8')).toContain('a&lt;b&gt; &amp; c');
+  });
+});
+
+describe('plural agreement in terminal output', () => {
+  it('says "1 event", "1 round" and "1 gap" where the count is one', () => {
+    box.ok('init');
+    expect(box.ok('replay').stdout).toMatch(/^Replayed 1 event: CONVERGING, 0 rounds closed,/);
+    expect(box.ok('verify').stdout).toContain(': 1 event, seq 1 to 1');
+    box.steps('gap open G-1 --severity HIGH', 'round start', 'gap move G-1 RESOLVED', 'round close');
+    expect(box.ok('replay').stdout).toMatch(/^Replayed 5 events: COMPLETE \(CONVERGED\), 1 round closed,/);
+    expect(box.ok('status').stdout).toContain('of 1 gap recorded.');
+  });
+
+  it('says "1 consecutive round" and "1 flat round" in the prompt of a session stalled at a threshold of one', () => {
+    box.steps('init --stall-threshold 1', 'gap open G-1 --severity HIGH', 'round start', 'gap open G-2 --severity HIGH', 'round close');
+    const prompt = box.ok('prompt').stdout;
+    expect(prompt).toContain('Resolved: 0 gaps');
+    expect(prompt).toContain('New: 1 gap (weighted: 4)');
+    expect(prompt).toContain('1 flat round)');
+    expect(prompt).toContain('for 1 consecutive round');
+    expect(prompt).not.toMatch(/\b1 (gaps|consecutive rounds|flat rounds)\b/);
+    expect(box.ok('next').stdout).not.toContain('1 consecutive rounds');
+  });
+});
