@@ -76,3 +76,14 @@ describe('plural agreement in terminal output', () => {
     expect(box.ok('next').stdout).not.toContain('1 consecutive rounds');
   });
 });
+
+describe('atoms at max_stall_count', () => {
+  it('the check tree says what the session does: it asks the user, as next does', () => {
+    box.ok('init', '--policy', 'atoms', '--atoms-max-stall-count', '2');
+    for (let i = 0; i < 3; i++) box.ok('record', 'atoms', '--pending', '5', '--resolved', '0');
+    expect(box.ok('next').stdout).toMatch(/^ask_user: DIVERGENCE_WARNING/);
+    const tree = box.ok('check', '--verbose').stdout;
+    expect(tree).toMatch(/└─ DECISION: ASK USER \(max_stall_count reached/);
+    expect(tree).not.toContain('STOP');
+  });
+});
