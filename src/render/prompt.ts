@@ -3,10 +3,9 @@ import { isOpen, lastClosedRound, soleNarrator, suggestedDeferrals, tracksGaps, 
 import { formatCount, signed, belowDivergence } from '../policies/lean.js';
 import { disagreementNote, netsDisagree } from './sections.js';
 import { counted } from './counted.js';
+import { sessionRemainingIssues } from './remaining.js';
 
 type Trigger = 'critical' | 'divergence' | 'stall';
-
-/** `1 gap`, `2 gaps`. */
 
 /** What led the last round into DIVERGENCE_WARNING: the history the machine wrote, and the verdict's reason code. */
 function triggerOf(view: SessionView, round: RoundFigures): Trigger {
@@ -205,6 +204,7 @@ function policyPrompt(view: SessionView, round: RoundFigures, combined: NonNulla
     '=== Policies ===',
     ...round.verdicts.map((v) => `${v.policy}: ${v.verdict} (${v.reason}): ${v.detail}`),
     '',
+    ...remainingIssueLines(view),
     '=== Cause Analysis ===',
     primary,
     '',
@@ -228,4 +228,10 @@ function policyPrompt(view: SessionView, round: RoundFigures, combined: NonNulla
     );
   }
   return lines.join('\n');
+}
+
+/** The Remaining Issues section: each policy's issues still in dispute (forge's concerns of the votes that did not agree); none when there are none. */
+function remainingIssueLines(view: SessionView): string[] {
+  const issues = sessionRemainingIssues(view);
+  return issues.length === 0 ? [] : ['=== Remaining Issues ===', ...issues.map((issue) => `- ${issue}`), ''];
 }

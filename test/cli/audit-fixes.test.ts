@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Sandbox } from './helpers.js';
@@ -85,5 +85,45 @@ describe('atoms at max_stall_count', () => {
     const tree = box.ok('check', '--verbose').stdout;
     expect(tree).toMatch(/└─ DECISION: ASK USER \(max_stall_count reached/);
     expect(tree).not.toContain('STOP');
+  });
+});
+
+describe("forge's remaining issues (the concerns of the votes that did not agree)", () => {
+  const round = {
+    critiques: [
+      { participant: 'alpha', score: 60, weaknesses: ['thin'] },
+      { participant: 'beta', score: 70 },
+    ],
+    draft: '# Draft\nsome text',
+    votes: [
+      { participant: 'alpha', reply: 'AGREES: no\nSCORE: 60\nCONCERNS:\n- retries are unbounded\n- none' },
+      { participant: 'beta', reply: 'AGREES: yes\nSCORE: 90\nCONCERNS:\n- a nit an agreeing voter raised' },
+    ],
+  };
+
+  function recordRounds(n: number): void {
+    writeFileSync(join(box.root, 'round.json'), JSON.stringify(round));
+    box.ok('init', '--policy', 'forge');
+    for (let i = 0; i < n; i++) box.ok('record', 'forge', '--json', join(box.root, 'round.json'));
+  }
+
+  it('check, check --verbose and status.md show the non-agreeing votes\' concerns, not the agreeing ones\'', () => {
+    recordRounds(1);
+    const check = box.ok('check').stdout;
+    expect(check).toContain('remaining issue: alpha: retries are unbounded');
+    expect(box.ok('check', '--verbose').stdout).toMatch(/Remaining issues: 1\n│ +└─ alpha: retries are unbounded/);
+    box.ok('status', '--write');
+    const status = readFileSync(join(box.dir, 'status.md'), 'utf8');
+    expect(status).toContain('- alpha: retries are unbounded');
+    for (const text of [check, status]) {
+      expect(text).not.toContain('a nit an agreeing voter raised');
+      expect(text).not.toMatch(/: none$/m);
+    }
+  });
+
+  it('the decision prompt lists them when the session asks the user', () => {
+    recordRounds(5);
+    expect(box.ok('next').stdout).toMatch(/^ask_user/);
+    expect(box.ok('prompt').stdout).toContain('=== Remaining Issues ===\n- forge: alpha: retries are unbounded\n');
   });
 });
