@@ -72,11 +72,10 @@ export const status: Command = (argv, io) => {
   const session = open(values, io);
   if (values.decisions) {
     const text = renderDecisions(session.view);
-    return values.json ? printJson(io, { decisions: text }) : io.stdout(terminalMarkdown(text));
+    return values.json ? printJson(io, { decisions: text }) : io.stdout(text);
   }
   const text = renderStatus(session.view);
-  // Printed, the document reads without entities; written, it keeps the bytes status.md always had.
-  if (!values.write) return io.stdout(terminalMarkdown(text));
+  if (!values.write) return io.stdout(text);
   const dir = sessionDir(values.dir, io);
   const path = writeStatusFile(dir, text);
   const decisions = writeDecisionsFile(dir, renderDecisions(session.view));
@@ -109,6 +108,7 @@ export const summary: Command = (argv, io) => {
   const { values } = parse(argv, {}, []);
   const session = open(values, io);
   const text = renderSummary(session.view);
+  // Printed on a terminal (no file keeps it), the summary reads without HTML entities.
   if (text === null) throw new Refusal(summaryNotDue(session.view));
   io.stdout(values.json ? `${JSON.stringify({ summary: text })}\n` : terminalMarkdown(text));
 };

@@ -43,12 +43,9 @@ describe('terminal output shows no HTML entities', () => {
     box.steps('round close', 'decide abandon');
   }
 
-  it('summary and status print the title readably (backslash escapes), while status.md keeps its entities', () => {
+  it('summary prints the title readably (backslash escapes), while status.md keeps its entities', () => {
     endedWithTitle();
-    for (const command of [['summary'], ['status'], ['status', '--decisions']]) {
-      const out = box.ok(...command).stdout;
-      expect(out, command.join(' ')).not.toMatch(/&(lt|gt|amp);/);
-    }
+    expect(box.ok('summary').stdout).not.toMatch(/&(lt|gt|amp);/);
     expect(box.ok('summary').stdout).toContain('a\\<b\\> \\& c');
     box.ok('status', '--write');
     expect(readFileSync(join(box.dir, 'status.md'), 'utf8')).toContain('a&lt;b&gt; &amp; c');
