@@ -12,7 +12,6 @@
 export {
   createFileSession,
   createMemorySession,
-  importedSession,
   LiveActor,
   openFileSession,
   recordDecided,
@@ -22,14 +21,12 @@ export {
   type BatchRecorded,
   type BatchRequest,
   type DecisionOptions,
-  type ImportedSession,
   type InspectOption,
   type Recorded,
   type SessionListener,
   type SessionOptions,
   type SessionUpdate,
   type StateChange,
-  type TimedRequest,
   type Verification,
   type WriteOptions,
 } from './session/index.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { importedSession, Refusal, replay, type TimedRequest } from '../../src/index.js';
+import { Refusal, replay } from '../../src/index.js';
+import { importedSession, type TimedRequest } from '../../src/session/index.js';
 
 const NOW = new Date('2026-03-01T00:00:00Z');
 
