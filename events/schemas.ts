@@ -225,6 +225,9 @@ const StoredRoundStarted = z.strictObject({ type: z.literal('round.started'), da
 const StoredRoundClosed = z.strictObject({ type: z.literal('round.closed'), data: RoundData.extend({ outcome: RoundOutcome.optional() }) });
 const StoredDecisionMade = z.strictObject({ type: z.literal('decision.made'), data: DecisionMadeData.extend({ outcome: DecisionOutcome.optional() }) });
 
+/** When an event happened: an ISO 8601 date-time with its offset (`Z` or `+02:00`). */
+export const EventTime = z.iso.datetime({ offset: true });
+
 const Envelope = {
   v: z.literal(EVENT_VERSION),
   seq: z.int().min(1),
@@ -232,7 +235,7 @@ const Envelope = {
   // ids a caller passes to make an append idempotent are held to EventId where they come in.
   // eslint-disable-next-line no-control-regex -- control characters are exactly what the rule keeps out
   id: z.string().min(1).max(128).regex(/^[^\u0000-\u001f\u007f]+$/, 'an event id has no control characters'),
-  at: z.iso.datetime({ offset: true }),
+  at: EventTime,
 };
 
 /** One line of the log: an event body in its envelope. */

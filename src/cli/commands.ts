@@ -21,6 +21,7 @@ export const COMMAND_LOADERS = {
   hook: async () => (await import('./loop-commands.js')).hook,
   next: async () => (await import('./loop-commands.js')).next,
   append: async () => (await import('./loop-commands.js')).append,
+  import: async () => (await import('./loop-commands.js')).importCommand,
   schema: async () => (await import('./loop-commands.js')).schema,
   record: async () => (await import('./record.js')).record,
   check: async () => (await import('./policy-commands.js')).check,

@@ -115,6 +115,9 @@ Loops
   append [--file F|-]             a JSONL batch ({"type","data","id"?} a line; stdin by
                                   default; at most 64 MiB), appended whole or not at all;
                                   a round's number may be left out
+  import FILE|-                   a recorded session as a new one, with its dates: append's
+                                  lines, each with "at" (ISO 8601, never going backwards
+                                  nor in the future), made whole or not at all
   schema                          the JSON Schema of every event (events/schema.json)
   hook claude [--max-blocks N] [--agent-type TYPE[,TYPE...]]
                                   Claude Code Stop/SubagentStop hook: reads its JSON on

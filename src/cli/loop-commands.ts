@@ -6,7 +6,7 @@ import { appendLines, type AppendedLine, type HookVerdict } from '../render/inde
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
 import { writePolicyReports } from './policy-commands.js';
 import { BATCH_INPUT, EVENT_INPUT, FileLog, MemoryLog, readTextFile } from '../log/index.js';
-import { openFileSession, openLoopView, peekHead, recordDecided, recordOnHead, Session, stamper, type BatchRecorded, type BatchRequest } from '../session/index.js';
+import { importedSession, openFileSession, openLoopView, peekHead, recordDecided, recordOnHead, Session, stamper, type BatchRecorded, type BatchRequest } from '../session/index.js';
 import { parse } from './args.js';
 import { readStdin } from './call.js';
 import { type CliIO, type Command, newSessionDir, open, parseUserJson, printJson, sessionDir } from './common.js';
@@ -48,10 +48,12 @@ export const next: Command = (argv, io) => {
 
 interface BatchLine extends BatchRequest {
   line: number;
+  /** The line's own `at`, kept apart from its body (only an import reads it). */
+  at?: unknown;
 }
 
-/** Parses a JSONL batch: one `{"type","data","id"?}` a line; blank lines are skipped but counted. */
-function parseBatch(text: string, source: string): BatchLine[] {
+/** Parses a JSONL batch: one `{"type","data","id"?}` a line (with `timed`, an `"at"` too); blank lines are skipped but counted. */
+function parseBatch(text: string, source: string, timed = false): BatchLine[] {
   const requests: BatchLine[] = [];
   text.split('\n').forEach((raw, index) => {
     if (raw.trim() === '') return;
@@ -66,6 +68,9 @@ function parseBatch(text: string, source: string): BatchLine[] {
       throw new Refusal(`${where}: not an object like {"type":"gap.opened","data":{...}}`);
     }
     const { id, ...body } = json as Record<string, unknown>;
+    // An import's time is the envelope's, not the body's (anywhere else an `at` is a field the body refuses).
+    const at = body.at;
+    if (timed) delete body.at;
     if (id !== undefined) {
       const parsed = EventId.safeParse(id, { reportInput: true });
       if (!parsed.success) {
@@ -75,7 +80,7 @@ function parseBatch(text: string, source: string): BatchLine[] {
     }
     // The session checks the body (parseBody, then the rules): the cast only hands it the raw object.
     // Words in any spelling, as the CLI takes them: from here on every step sees the log's own (`METRICS.RECORDED` is metrics.recorded).
-    requests.push({ line: index + 1, body: canonicalRequest(body) as BatchRequest['body'], id: id as string | undefined });
+    requests.push({ line: index + 1, body: canonicalRequest(body) as BatchRequest['body'], id: id as string | undefined, ...(timed ? { at } : {}) });
   });
   return requests;
 }
@@ -133,6 +138,28 @@ function appendNewSession(requests: readonly BatchLine[], where: (i: number) => 
   }
   io.stdout(appendLines(appended, events.length, [], view));
 }
+
+/**
+ * `gapflow import FILE|-`: a recorded session brought in with its dates, as
+ * a new session where `init` makes one. Each line is an `append` line with
+ * the `at` it happened; decided whole in memory, then written as one new
+ * log, so a refused line (or a time that goes backwards or lies in the
+ * future) leaves nothing behind.
+ */
+export const importCommand: Command = (argv, io) => {
+  const { values, args } = parse(argv, {}, ['FILE']);
+  const file = args[0] === '-' ? undefined : args[0];
+  const source = file ?? 'stdin';
+  const dir = newSessionDir(values.dir, io);
+  const log = new FileLog(dir);
+  if (log.exists()) throw new Refusal(`a session already lives in ${dir}: import makes a new one; name an empty folder with --dir`);
+  const text = file !== undefined ? readTextFile(resolve(io.cwd, file), BATCH_INPUT) : readStdin(io, BATCH_INPUT);
+  const requests = parseBatch(text, source, true);
+  const { events, view } = importedSession(requests, (i) => `${source} line ${requests[i]!.line}`);
+  log.create(events);
+  if (values.json) return printJson(io, { events, state: toStateJson(view) });
+  io.stdout(`imported ${events.length} ${events.length === 1 ? 'event' : 'events'} into ${dir}, ${events[0]!.at} to ${events.at(-1)!.at}\n`);
+};
 
 /** Each batch line's own event: the one of its type (a round.started before it, R8, or a policy's round.closed after it come with it). */
 function appendedLines(requests: readonly BatchLine[], { groups, appended }: BatchRecorded): AppendedLine[] {

@@ -15,6 +15,7 @@ import {
   stateFormatNotEnabled,
   stateLines,
   summaryNotDue,
+  terminalMarkdown,
   wroteLine,
 } from '../render/index.js';
 import { appendStepSummary, stepSummarySize, writeDecisionsFile, writeStatusFile } from '../log/index.js';
@@ -107,8 +108,9 @@ export const summary: Command = (argv, io) => {
   const { values } = parse(argv, {}, []);
   const session = open(values, io);
   const text = renderSummary(session.view);
+  // Printed on a terminal (no file keeps it), the summary reads without HTML entities.
   if (text === null) throw new Refusal(summaryNotDue(session.view));
-  io.stdout(values.json ? `${JSON.stringify({ summary: text })}\n` : text);
+  io.stdout(values.json ? `${JSON.stringify({ summary: text })}\n` : terminalMarkdown(text));
 };
 
 export const replay: Command = (argv, io) => {

@@ -2,7 +2,7 @@ import type { CliIO, Command } from './common.js';
 import { dispatch } from './dispatch.js';
 import { HELP } from './help.js';
 import { viz } from './viz-commands.js';
-import { append, hook, next, schema } from './loop-commands.js';
+import { append, hook, importCommand, next, schema } from './loop-commands.js';
 import { check } from './policy-commands.js';
 import { record } from './record.js';
 import { prompt, replay, state, status, summary } from './read-commands.js';
@@ -26,6 +26,7 @@ export const COMMANDS = {
   hook,
   next,
   append,
+  import: importCommand,
   schema,
   record,
   check,

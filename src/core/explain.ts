@@ -29,7 +29,7 @@ export function describeRoundStep(
 function tellRoundStep(step: Step, round: RoundFigures, config: ConvergenceConfig, machine: Machine, combined: CombinedVerdict, policies: PolicyView): string {
   const sole = soleNarrator({ policies });
   if (sole?.narrate) return sole.narrate(combined.reason, step, roundInput(round, config, machine.flatCount));
-  if (step.from === 'STALLED') return `stalled: no progress for ${config.stallThreshold} consecutive rounds`;
+  if (step.from === 'STALLED') return `stalled: no progress for ${config.stallThreshold} consecutive ${config.stallThreshold === 1 ? 'round' : 'rounds'}`;
   const why = `${combined.verdict}: ${combined.detail}`;
   if (step.to === 'STALLED') return `${why}; flat_count = ${machine.flatCount} reached stall_threshold ${config.stallThreshold}`;
   if (combined.verdict === 'flat') return `${why}; flat_count = ${machine.flatCount} (${machine.flatCount}/${config.stallThreshold} toward stall)`;

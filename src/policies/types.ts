@@ -100,6 +100,8 @@ export interface Policy<S, M> {
   recordCommand?: RecordCommand;
   /** Files an iteration leaves beside the log (quality's `scores.json`), for iteration `n` (1-based) of `history`. */
   reports?(settings: S, history: readonly M[], n: number): PolicyReport[];
+  /** What is still in dispute after its latest metrics (forge: the concerns of the votes that did not agree, seed 002's remaining issues), each as one line. */
+  remainingIssues?(settings: S, history: readonly M[]): string[];
   /** `state --format NAME` texts this policy offers (questions' `frontmatter`), from its metrics so far. */
   stateFormats?: Readonly<Record<string, (settings: S, history: readonly M[]) => string>>;
 }

@@ -3,6 +3,7 @@ import { oneLine } from './one-line.js';
 import type { BadValue, GapflowEvent } from '../../events/index.js';
 import type { Remedy, SessionView, LoopStep } from '../core/lean.js';
 import { formatCount } from '../policies/lean.js';
+import { counted } from './counted.js';
 
 /**
  * The CLI's words for what the core leaves as codes (a refusal's remedy), its
@@ -135,7 +136,7 @@ export function appendLines(lines: readonly AppendedLine[], appended: number, re
     return `line ${line}: seq ${own.seq} ${describe(own)}${auto}${already ? ' (already recorded; nothing appended)' : ''}\n`;
   });
   for (const report of reports) out.push(`Wrote ${report}\n`);
-  out.push(`Appended ${appended} events; ${view.machine.state}, open count ${formatCount(view.open.count)}\n`);
+  out.push(`Appended ${counted(appended, 'event')}; ${view.machine.state}, open count ${formatCount(view.open.count)}\n`);
   return out.join('');
 }
 
@@ -150,7 +151,7 @@ export { claudeHookAnswer, hookWarningLine } from './hook-answer.js';
 
 /** `verify` on a whole log: its extent and chain, then the audit's findings. */
 export function verifiedLines(result: { location: string; events: readonly unknown[]; lastSeq: number; lastSum: string; findings: readonly { line: number; type: string; message: string }[] }): string {
-  const lines = [`OK: ${result.location}: ${result.events.length} events, seq 1 to ${result.lastSeq}, checksum chain intact (last ${result.lastSum || 'none'})\n`];
+  const lines = [`OK: ${result.location}: ${counted(result.events.length, 'event')}, seq 1 to ${result.lastSeq}, checksum chain intact (last ${result.lastSum || 'none'})\n`];
   const { findings } = result;
   if (findings.length > 0) {
     lines.push(`Audit under today's rules: ${findings.length} finding${findings.length === 1 ? '' : 's'} (the history stands as recorded):\n`);
@@ -162,9 +163,9 @@ export function verifiedLines(result: { location: string; events: readonly unkno
 /** `repair`: what was cut, and where its bytes were kept. */
 export function repairedLine(report: { location: string; events: number; cut: { line: number; bytes: number; reason: string; backup: string | null } | null }): string {
   const { cut } = report;
-  if (cut === null) return `Nothing to repair: ${report.location} has no torn last line (${report.events} events).\n`;
+  if (cut === null) return `Nothing to repair: ${report.location} has no torn last line (${counted(report.events, 'event')}).\n`;
   if (cut.backup === null) return `Removed ${report.location}: ${cut.reason}. \`gapflow init\` starts a session there.\n`;
-  return `Cut line ${cut.line} (${cut.bytes} bytes: ${cut.reason}); ${report.events} events remain. The cut bytes are in ${cut.backup}\n`;
+  return `Cut line ${cut.line} (${counted(cut.bytes, 'byte')}: ${cut.reason}); ${counted(report.events, 'event')} ${report.events === 1 ? 'remains' : 'remain'}. The cut bytes are in ${cut.backup}\n`;
 }
 
 export function unmarkedChartLine(dir: string): string {
@@ -174,7 +175,7 @@ export function unmarkedChartLine(dir: string): string {
 /** `inspect` is up: what it replayed, and where to watch it. */
 export function inspectingLines(dir: string, view: SessionView, page: string, inspector: string, relay: string): string {
   return [
-    `Inspecting ${dir}: ${view.lastSeq} events replayed into a live actor (now ${view.machine.state}); events appended from now on follow as they are written.`,
+    `Inspecting ${dir}: ${counted(view.lastSeq, 'event')} replayed into a live actor (now ${view.machine.state}); events appended from now on follow as they are written.`,
     `Open ${page} in a browser to watch it in the Stately inspector (the page loads ${inspector}).`,
     `Inspection events: ${relay}. Press Ctrl-C to stop.`,
     '',

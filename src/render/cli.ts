@@ -9,6 +9,7 @@ import {
   type SessionView,
 } from '../core/index.js';
 import { renderRoundReport } from './round.js';
+import { counted } from './counted.js';
 
 /**
  * The CLI's human lines for the session's commands: each takes the view
@@ -26,6 +27,10 @@ export function initLines(dir: string, view: SessionView, writeStatus = false): 
     gaps
       ? `  stall_threshold ${c.stallThreshold}, divergence_threshold ${c.divergenceThreshold}, max_rounds ${c.maxRounds}, critical_override ${c.criticalOverride}${preset}`
       : `  stall_threshold ${c.stallThreshold}, max_rounds ${roundLimit(view) ?? "none (each policy's own maximum)"}${preset}`,
+    // R13: auto picks its preset from the baseline, which is known only when round 1 starts.
+    ...(gaps && view.settings?.preset === 'auto'
+      ? ['  These thresholds are provisional: preset auto sets them from the baseline gap count when round 1 starts (settings given here are kept).']
+      : []),
     ...(view.settings?.policies ? [`  policies ${view.policies.enabled.join(', ')} (complete when ${view.policies.completeWhen} converged)`] : []),
     ...(writeStatus ? [`  status.md is rewritten after every command that records an event`] : []),
     gaps ? '  Record the baseline gaps, then `gapflow round start`.' : '  Record each iteration with `gapflow record POLICY …`.',
@@ -80,7 +85,7 @@ export function stateLines(view: SessionView): string {
 
 export function replayLine(view: SessionView): string {
   const s = toStateJson(view);
-  return `Replayed ${view.lastSeq} events: ${s.state}${s.outcome ? ` (${s.outcome})` : ''}, ${s.round} rounds closed, open count ${formatCount(s.openGapCount)}\n`;
+  return `Replayed ${counted(view.lastSeq, 'event')}: ${s.state}${s.outcome ? ` (${s.outcome})` : ''}, ${counted(s.round, 'round')} closed, open count ${formatCount(s.openGapCount)}\n`;
 }
 
 export function nothingToDecideLine(view: SessionView): string {

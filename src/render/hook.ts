@@ -3,6 +3,7 @@ import { formatCount } from '../policies/lean.js';
 import { clip, fitLines, itemList, type ItemList, type Line } from './fit.js';
 import { focusIsChosen } from './focus.js';
 import { renderPrompt } from './prompt.js';
+import { counted } from './counted.js';
 
 /** A stop hook's decision with its words: what the agent reads, and what the user is shown. */
 export interface HookVerdict extends HookDecision {
@@ -110,7 +111,7 @@ function lastRoundLine(step: LoopStep): string {
 }
 
 function flatLine(view: SessionView): string {
-  return `The last round made no net progress (${view.machine.flatCount} of ${view.config.stallThreshold} flat rounds before a stall): change the approach rather than repeating it.`;
+  return `The last round made no net progress (${view.machine.flatCount} of ${counted(view.config.stallThreshold, 'flat round')} before a stall): change the approach rather than repeating it.`;
 }
 
 const SECTION = /^=== .+ ===$/;

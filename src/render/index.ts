@@ -1,4 +1,4 @@
-export { escapeMarkdown, table } from './markdown.js';
+export { escapeMarkdown, table, terminalMarkdown } from './markdown.js';
 export { renderPrompt } from './prompt.js';
 export { gapEntry, optionEntries, type GapEntry, type OptionEntry } from './options.js';
 export { renderRoundReport } from './round.js';

@@ -14,6 +14,19 @@ export function escapeMarkdown(text: string): string {
     .replace(/\r?\n|\r/g, ' ');
 }
 
+const TERMINAL_ESCAPES: Readonly<Record<string, string>> = { '&amp;': '\\&', '&lt;': '\\<', '&gt;': '\\>' };
+
+/**
+ * A Markdown document as a terminal shows it: the entities escapeMarkdown
+ * wrote (`&lt;`, unreadable on a terminal) become backslash escapes, the
+ * same Markdown to any renderer (`a&lt;b` and `a\<b` both show `a<b`).
+ * One pass, so text that itself read `&lt;` (escaped as `&amp;lt;`) stays
+ * `\&lt;`. Files keep the entities they always had.
+ */
+export function terminalMarkdown(text: string): string {
+  return text.replace(/&(?:amp|lt|gt);/g, (entity) => TERMINAL_ESCAPES[entity]!);
+}
+
 /** A GitHub-flavoured Markdown table; cells are taken as already escaped. */
 export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
   const head = `| ${headers.join(' | ')} |`;

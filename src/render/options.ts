@@ -1,6 +1,7 @@
 import type { DecisionKind } from '../../events/index.js';
 import { decisionOptions, lastClosedRound, tracksGaps, type DecisionOption, type Gap, type Recommendation, type RoundFigures, type SessionView } from '../core/lean.js';
 import { formatCount, signed } from '../policies/lean.js';
+import { counted } from './counted.js';
 
 /*
  * The user's options as `next --json` gives them to a loop in any language:
@@ -37,7 +38,6 @@ export function gapEntry(gap: Gap): GapEntry {
 }
 
 const ids = (gaps: readonly Gap[]): string => gaps.map((g) => g.id).join(', ');
-const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 const LABELS: Readonly<Record<DecisionKind, string>> = {
   narrow_scope: 'Narrow scope',
@@ -82,7 +82,7 @@ function effect(view: SessionView, option: DecisionOption): string {
     case 'force_complete': {
       if (!gaps) return 'Completes the session where it stands (outcome STALL_EXIT)';
       const critical = option.gaps.some((g) => g.severity === 'CRITICAL') ? '; CRITICAL gaps are open: the spec may be unimplementable' : '';
-      return `Completes the session (outcome STALL_EXIT); the final summary lists ${plural(option.gaps.length, 'unfinished gap')} under Known Limitations${critical}`;
+      return `Completes the session (outcome STALL_EXIT); the final summary lists ${counted(option.gaps.length, 'unfinished gap')} under Known Limitations${critical}`;
     }
     case 'abandon':
       return 'Stops here without completing the work (outcome ABANDONED)';
@@ -104,7 +104,7 @@ function why(view: SessionView, round: RoundFigures, option: DecisionOption, rea
     case 'spawned_minor_gaps':
       return `${ids(option.gaps)} ${option.gaps.length === 1 ? 'is' : 'are'} MEDIUM/LOW, spawned in round ${round.round} or marked non-blocking, and no gap waits on ${option.gaps.length === 1 ? 'it' : 'them'}: deferring ${option.gaps.length === 1 ? 'it' : 'them'} narrows the scope back`;
     case 'stall_with_progress':
-      return `no net progress for ${stallThreshold} rounds, though round ${round.round} resolved ${plural(round.resolved, 'gap')} (weighted ${round.weightedResolved}) against ${round.new} new (weighted ${round.weightedNew}): the new gaps look like the real scope`;
+      return `no net progress for ${stallThreshold} rounds, though round ${round.round} resolved ${counted(round.resolved, 'gap')} (weighted ${round.weightedResolved}) against ${round.new} new (weighted ${round.weightedNew}): the new gaps look like the real scope`;
     case 'stall_without_progress':
       return `no net progress for ${stallThreshold} rounds, and round ${round.round} resolved no gap: the work looks stuck and needs the user`;
     case 'scope_grew':

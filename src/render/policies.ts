@@ -1,6 +1,7 @@
 import { closedRounds, currentVerdict, lastClosedRound, metricPoliciesOf, roundInput, soleNarrator, type RoundFigures, type SessionView } from '../core/index.js';
 import { policyNamed, renderCheckTree, type AnyPolicy, type Figure } from '../policies/index.js';
 import { escapeMarkdown as md, table } from './markdown.js';
+import { remainingIssuesOf } from './remaining.js';
 
 /** One line per enabled policy: its current verdict and why; `verbose` adds its CONVERGENCE CHECK tree. */
 export function renderPolicyCheck(view: SessionView, verbose: boolean): string {
@@ -14,11 +15,18 @@ export function renderPolicyCheck(view: SessionView, verbose: boolean): string {
       continue;
     }
     parts.push(`${name}: ${verdict.verdict} (${verdict.reason}): ${verdict.detail}\n`);
-    if (verbose) parts.push(renderCheckTree(checkTreeOf(view, policy, round)));
+    if (!verbose) parts.push(...remainingIssuesOf(view, policy).map((issue) => `  remaining issue: ${issue}\n`));
+    if (verbose) parts.push(renderCheckTree(completedTree(view, checkTreeOf(view, policy, round))));
   }
   // A session told in one policy's own words has no combination to show.
   if (round?.combined && !soleNarrator(view)) parts.push(`combined (${view.policies.completeWhen}): ${round.combined.verdict} (${round.combined.policies.join(', ')})\n`);
   return parts.join(verbose ? '\n' : '');
+}
+
+/** A COMPLETE session's tree ends in the session's own answer (a decision may have ended it while the last round's check said CONTINUE). */
+function completedTree<T extends { decision: string }>(view: SessionView, tree: T): T {
+  if (view.machine.state !== 'COMPLETE') return tree;
+  return { ...tree, decision: `COMPLETE (${view.machine.outcome}): the session is complete; the last round's check alone said ${tree.decision}` };
 }
 
 function checkTreeOf(view: SessionView, policy: AnyPolicy, round: SessionView['rounds'][number] | undefined) {
@@ -52,6 +60,8 @@ export function policySections(view: SessionView): string[] {
     parts.push(`### Policy: ${name}`, rows.length > 0 ? table(headers, rows) : '_No round has closed yet._');
     const latest = currentVerdict(view, policy);
     if (latest) parts.push(`Latest: ${latest.verdict} (${md(latest.reason)}): ${md(latest.detail)}`);
+    const issues = remainingIssuesOf(view, policy);
+    if (issues.length > 0) parts.push(`Remaining issues (the concerns of the votes that did not agree):\n\n${issues.map((issue) => `- ${md(issue)}`).join('\n')}`);
   }
   return parts;
 }

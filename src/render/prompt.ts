@@ -3,11 +3,10 @@ import { decisionOptions, isOpen, lastClosedRound, soleNarrator, tracksGaps, SEV
 import { formatCount, signed, belowDivergence } from '../policies/lean.js';
 import { deferralGround, optionEntries } from './options.js';
 import { disagreementNote, netsDisagree } from './sections.js';
+import { counted } from './counted.js';
+import { sessionRemainingIssues } from './remaining.js';
 
 type Trigger = 'critical' | 'divergence' | 'stall';
-
-/** `1 gap`, `2 gaps`. */
-const plural = (count: number, noun: string): string => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
 /** What led the last round into DIVERGENCE_WARNING: the history the machine wrote, and the verdict's reason code. */
 function triggerOf(view: SessionView, round: RoundFigures): Trigger {
@@ -17,16 +16,16 @@ function triggerOf(view: SessionView, round: RoundFigures): Trigger {
 }
 
 function thisRound(round: RoundFigures): string[] {
-  const lines = [`Resolved: ${round.resolved} gaps (weighted: ${round.weightedResolved})`];
+  const lines = [`Resolved: ${counted(round.resolved, 'gap')} (weighted: ${round.weightedResolved})`];
   for (const g of round.resolvedGaps) lines.push(`  - ${g.id} (${g.severity}, weight ${g.weight}) -> ${g.to}`);
-  lines.push('', `New: ${round.new} gaps (weighted: ${round.weightedNew})`);
+  lines.push('', `New: ${counted(round.new, 'gap')} (weighted: ${round.weightedNew})`);
   for (const g of round.newGaps) {
     const tag = g.reopened ? '[REOPENED]' : '[NEW]';
     const about = g.spawnedBy ? `Spawned by ${g.spawnedBy}${g.title ? `: ${g.title}` : ''}` : g.title;
     lines.push(`  - ${g.id} (${g.severity}, weight ${g.weight}) ${tag}${about ? ` - ${about}` : ''}`);
   }
   if (round.withdrawn > 0) {
-    lines.push('', `Withdrawn as duplicates: ${plural(round.withdrawn, 'gap')} (weighted: ${round.weightedWithdrawn}; neither resolved nor new)`);
+    lines.push('', `Withdrawn as duplicates: ${counted(round.withdrawn, 'gap')} (weighted: ${round.weightedWithdrawn}; neither resolved nor new)`);
     for (const g of round.withdrawnGaps) lines.push(`  - ${g.id} (${g.severity}, weight ${g.weight}) duplicate of ${g.of}`);
   }
   if (round.splits.length > 0) {
@@ -51,7 +50,7 @@ function progress(view: SessionView, round: RoundFigures, trigger: Trigger): str
     belowDivergence(round.weightedNet, view.config)
       ? ' <-- DIVERGENCE TRIGGER'
       : trigger === 'stall'
-        ? ` <-- STALL (${view.config.stallThreshold} flat rounds)`
+        ? ` <-- STALL (${counted(view.config.stallThreshold, 'flat round')})`
         : ' <-- CRITICAL OVERRIDE';
   const lines = [
     `Unweighted Net: ${signed(round.unweightedNet)} (${round.resolved} resolved, ${round.new} new)`,
@@ -66,7 +65,7 @@ function causes(view: SessionView, round: RoundFigures, trigger: Trigger): strin
   const primary = {
     critical: `PRIMARY: CRITICAL gap introduced (${round.criticalIntroduced.join(', ')})`,
     divergence: `PRIMARY: Weighted net ${signed(round.weightedNet)} is below -${divergenceThreshold} (divergence threshold)`,
-    stall: `PRIMARY: No net progress for ${stallThreshold} consecutive rounds`,
+    stall: `PRIMARY: No net progress for ${counted(stallThreshold, 'consecutive round')}`,
   }[trigger];
   const secondary: string[] = [];
   if (trigger !== 'divergence' && belowDivergence(round.weightedNet, view.config)) {
@@ -107,8 +106,8 @@ function inventoryLines(view: SessionView): string[] {
     const inState = gaps.filter((g) => g.state === state);
     if (inState.length === 0) return `${label}: 0`;
     // UNTRIAGED is named only where there are some: a session that never uses it reads as it always did.
-    const counted = SEVERITIES.map((s: Severity) => [s, inState.filter((g) => g.severity === s).length] as const).filter(([s, n]) => s !== 'UNTRIAGED' || n > 0);
-    return `${label}: ${inState.length} (${counted.map(([s, n]) => `${n} ${s}`).join(', ')})`;
+    const bySeverity = SEVERITIES.map((s: Severity) => [s, inState.filter((g) => g.severity === s).length] as const).filter(([s, n]) => s !== 'UNTRIAGED' || n > 0);
+    return `${label}: ${inState.length} (${bySeverity.map(([s, n]) => `${n} ${s}`).join(', ')})`;
   });
   const deferred = gaps.filter((g) => g.state === 'USER_DEFERRED').length;
   lines.push(`User Deferred: ${deferred} (0.5 weight each)`);
@@ -209,7 +208,7 @@ export function renderPrompt(view: SessionView): string | null {
 function policyPrompt(view: SessionView, round: RoundFigures, combined: NonNullable<RoundFigures['combined']>): string {
   const stalled = view.history.some((h) => h.cause === 'round' && h.round === round.round && h.to === 'STALLED');
   const primary = stalled
-    ? `PRIMARY: No progress for ${view.config.stallThreshold} consecutive rounds (flat: ${combined.detail})`
+    ? `PRIMARY: No progress for ${counted(view.config.stallThreshold, 'consecutive round')} (flat: ${combined.detail})`
     : `PRIMARY: ${combined.verdict} (${combined.policies.join(', ')}): ${combined.detail}`;
   const gaps = tracksGaps(view);
   const lines = [
@@ -219,6 +218,7 @@ function policyPrompt(view: SessionView, round: RoundFigures, combined: NonNulla
     '=== Policies ===',
     ...round.verdicts.map((v) => `${v.policy}: ${v.verdict} (${v.reason}): ${v.detail}`),
     '',
+    ...remainingIssueLines(view),
     '=== Cause Analysis ===',
     primary,
     '',
@@ -242,4 +242,10 @@ function policyPrompt(view: SessionView, round: RoundFigures, combined: NonNulla
     );
   }
   return lines.join('\n');
+}
+
+/** The Remaining Issues section: each policy's issues still in dispute (forge's concerns of the votes that did not agree); none when there are none. */
+function remainingIssueLines(view: SessionView): string[] {
+  const issues = sessionRemainingIssues(view);
+  return issues.length === 0 ? [] : ['=== Remaining Issues ===', ...issues.map((issue) => `- ${issue}`), ''];
 }

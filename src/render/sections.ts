@@ -3,6 +3,7 @@ import { closedRoundCount, closedRounds, openCount, nextStep, tracksGaps, roundL
 import { formatCount, signed } from '../policies/lean.js';
 import { focusIsChosen } from './focus.js';
 import { escapeMarkdown as md, table } from './markdown.js';
+import { counted } from './counted.js';
 
 export function configTable(view: SessionView): string {
   const { config } = view;
@@ -138,7 +139,7 @@ const CLASS_ORDER = { open: 0, parked: 1, closed: 2 } as const;
 
 export function inventory(view: SessionView): string {
   const gaps = [...view.gaps.values()];
-  const total = `Open count: ${formatCount(view.open.count)} (weighted ${formatCount(view.open.weighted)}), of ${gaps.length} gaps recorded.`;
+  const total = `Open count: ${formatCount(view.open.count)} (weighted ${formatCount(view.open.weighted)}), of ${counted(gaps.length, 'gap')} recorded.`;
   // R23: untriaged gaps are listed as such, in a section of their own when there are any.
   const shown = SEVERITIES.filter((severity) => severity !== 'UNTRIAGED' || gaps.some((g) => g.severity === severity));
   const sections = shown.map((severity: Severity) => {

@@ -49,6 +49,14 @@ export function atomsFigures(history: readonly AtomsMetrics[]): AtomsFigures {
 
 type Step = Pick<PolicyVerdict, 'verdict' | 'reason' | 'detail'> & { stop: string | null };
 
+/**
+ * What the check tree says at max_stall_count. Seed 001 stops there; gapflow
+ * does not end a session on a stall on its own: the stall is flat rounds
+ * reaching the stall threshold (atoms alone: max_stall_count), and the
+ * session asks the user (DIVERGENCE_WARNING), so the tree says the same.
+ */
+const AT_STALL_LIMIT = 'ASK USER (max_stall_count reached: a stall; the session waits for the user to decide)';
+
 /** Seed 001's stop conditions in its priority order: redirect, manual stop, base case, stall, iteration limit; then the progress evaluation. */
 function atomsStep(s: AtomsSettings, last: AtomsMetrics, f: AtomsFigures): Step {
   if (last.redirectRequested) {
@@ -60,7 +68,7 @@ function atomsStep(s: AtomsSettings, last: AtomsMetrics, f: AtomsFigures): Step 
     return { verdict: 'converged', reason: 'base_case', detail: `base case satisfied: ${how}`, stop: 'completion' };
   }
   if (f.stallCount >= s.maxStallCount) {
-    return { verdict: 'flat', reason: 'max_stall_count', detail: `stall_count ${f.stallCount} >= max_stall_count ${s.maxStallCount}`, stop: 'max_stall_count exceeded' };
+    return { verdict: 'flat', reason: 'max_stall_count', detail: `stall_count ${f.stallCount} >= max_stall_count ${s.maxStallCount}`, stop: null };
   }
   if (f.iteration >= s.maxIterations) {
     return { verdict: 'limit', reason: 'max_iterations', detail: `iteration ${f.iteration} >= max_iterations ${s.maxIterations}`, stop: 'max_iterations reached' };
@@ -102,7 +110,7 @@ function check(s: AtomsSettings, history: readonly AtomsMetrics[]): CheckTree {
       { text: `Maximum reached: ${yesNo(f.iteration >= s.maxIterations)} (${f.iteration} ${f.iteration >= s.maxIterations ? '>=' : '<'} ${s.maxIterations})` },
     ],
     // Seed 001: a redirect interrupts the loop for a new direction; it is not a stop.
-    decision: step.stop ? `${last.redirectRequested ? 'INTERRUPT' : 'STOP'} (${step.stop})` : 'CONTINUE',
+    decision: step.reason === 'max_stall_count' ? AT_STALL_LIMIT : step.stop ? `${last.redirectRequested ? 'INTERRUPT' : 'STOP'} (${step.stop})` : 'CONTINUE',
   };
 }
 

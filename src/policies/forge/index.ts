@@ -113,6 +113,12 @@ function verdict(s: ForgeSettings, history: readonly ForgeMetrics[]): PolicyVerd
   };
 }
 
+/** Seed 002's remaining issues: the concerns of the latest round's votes that did not agree, each with who raised it. */
+function remainingIssues(_s: ForgeSettings, history: readonly ForgeMetrics[]): string[] {
+  if (history.length === 0) return [];
+  return scoreRound(history, history.length).votes.filter((v) => !v.agrees).flatMap((v) => v.concerns.map((c) => `${v.participant}: ${c}`));
+}
+
 function check(s: ForgeSettings, history: readonly ForgeMetrics[]): CheckTree {
   const n = history.length;
   const { scored, trend, stalled, step } = evaluate(s, history);
@@ -133,6 +139,9 @@ function check(s: ForgeSettings, history: readonly ForgeMetrics[]): CheckTree {
       { text: `Trend: ${trend.toUpperCase()}` },
     );
   }
+  // Shown from round 1 on: an unscored round's votes still say what is in dispute.
+  const issues = remainingIssues(s, history);
+  lines.push({ text: `Remaining issues: ${issues.length}`, notes: issues });
   if (s.maxRounds !== undefined) lines.push({ text: `Maximum reached: ${yesNo(n >= s.maxRounds)} (${n} ${n >= s.maxRounds ? '>=' : '<'} ${s.maxRounds})` });
   return { iteration: n, lines, decision: step.stop ? `STOP (${step.stop})` : 'CONTINUE' };
 }
@@ -146,6 +155,7 @@ export const forgeRules = policyRules<ForgeSettings, ForgeMetrics>({
   fromFlags: () => ({}),
   verdict,
   check,
+  remainingIssues,
   columns: [
     ['Score', 'score'],
     ['Agreeing', 'agreeing'],
