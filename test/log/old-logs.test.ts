@@ -108,10 +108,15 @@ function committed(name: string, file: string): string {
  * status.md's State Diagram is drawn from the machine this version runs (a
  * picture of the rules, not a figure of the session); and since event
  * version 4 every closed round in state.json carries the combined verdict
- * that drove the machine, which a gaps-only round before it did not show.
+ * that drove the machine, which a gaps-only round before it did not show;
+ * and since event version 5 a forge round's status.md lists the remaining
+ * issues (the concerns of the votes that did not agree), which the older
+ * versions kept in the log but did not show. The fixtures themselves are
+ * never edited: what this version adds is taken out of its own output.
  */
 const DIAGRAM = /(### State Diagram[^\n]*\n\n```mermaid\n)[\s\S]*?\n```\n/;
-const withoutDiagram = (status: string) => status.replace(DIAGRAM, '$1(drawn from the machine)\n```\n');
+const REMAINING_ISSUES = /\nRemaining issues \(the concerns of the votes that did not agree\):\n\n(?:- [^\n]*\n)+/g;
+const withoutDiagram = (status: string) => status.replace(DIAGRAM, '$1(drawn from the machine)\n```\n').replace(REMAINING_ISSUES, '');
 
 type Round = StateJson['rounds'][number];
 /** The rounds as the older version printed them, once each added verdict is checked to be the round's one policy verdict. */
