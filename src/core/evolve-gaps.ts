@@ -213,6 +213,8 @@ function renameInRound(round: RoundFigures, from: string, to: string): void {
   if (round.splits.some((e) => e.id === from || e.into.includes(from))) round.splits = round.splits.map((e) => ({ ...e, id: swap(e.id), into: e.into.map(swap) }));
   if (round.criticalIntroduced.includes(from)) round.criticalIntroduced = round.criticalIntroduced.map(swap);
   if (round.criticalBeforeR29?.includes(from)) round.criticalBeforeR29 = round.criticalBeforeR29.map(swap);
+  // R26's flags name the gap by its id now, as every other list of the round does.
+  if (round.outsideFocus.includes(from)) round.outsideFocus = round.outsideFocus.map(swap);
 }
 
 export function changeSeverity(view: SessionView, event: EventOf<'gap.severity_changed'>): void {

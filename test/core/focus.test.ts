@@ -50,6 +50,11 @@ describe('R26: prioritize names any open gaps as the focus', () => {
 describe('R26: a move outside the focus is recorded and flagged', () => {
   const focused = () => converging().and(prioritize('F-1', 'F-2'));
 
+  it('a gap flagged, then renamed, is flagged by its id now', () => {
+    const view = focused().and(...round(2, move('U-1', 'IN_PROGRESS'), { type: 'gap.renamed', data: { id: 'U-1', newId: 'U-9' } })).view;
+    expect(view.rounds[1]!.outsideFocus).toEqual(['U-9']);
+  });
+
   it('moves of gaps the focus does not name are recorded as any other, and flagged once each in the round', () => {
     const view = focused().and(...round(2, move('F-1', 'IN_PROGRESS'), move('U-1', 'IN_PROGRESS'), resolve('U-1'), resolve('F-2'))).view;
     const r2 = view.rounds[1]!;

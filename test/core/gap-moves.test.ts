@@ -54,6 +54,14 @@ describe('R20: duplicates are withdrawn, not resolved', () => {
     base().when(duplicate('G2', 'NOPE')).thenRefuses(/duplicated gap NOPE is unknown/);
   });
 
+  it('names a gap that lives on: not one withdrawn as a duplicate itself, nor one split into parts', () => {
+    // Else two gaps could withdraw each other, and a real gap leave the open count never resolved.
+    base().and(duplicate('G2', 'G1')).when(duplicate('G1', 'G2')).thenRefuses(/gap G2 is itself a duplicate \(of G1\): name that gap/);
+    base().and(duplicate('G2', 'G1')).when(duplicate('G3', 'G2')).thenRefuses(/gap G2 is itself a duplicate \(of G1\)/);
+    base().and(split('G1', ['A', 'LOW'], ['B', 'LOW'])).when(duplicate('G3', 'G1')).thenRefuses(/gap G1 was split \(into A, B\): name the part G3 duplicates/);
+    base().and(split('G1', ['A', 'LOW'], ['B', 'LOW'])).when(duplicate('G3', 'A')).then([duplicate('G3', 'A')]);
+  });
+
   it('a closed gap is not withdrawn (it was already counted); a duplicate may be reopened', () => {
     base().and(resolve('G2')).when(duplicate('G2', 'G1')).thenRefuses(/gap G2 is RESOLVED; moves allowed from RESOLVED: OPEN, NEEDS_REVISION, WONT_FIX$/);
     base().and(duplicate('G2', 'G1')).when(move('G2', 'OPEN')).then([move('G2', 'OPEN')]);
