@@ -1,12 +1,12 @@
 import { resolve } from 'node:path';
-import { canonicalRequest, EventId, readIssue, type BodyOf } from '../../events/index.js';
+import { canonicalRequest, EventId, readIssue } from '../../events/index.js';
 import { gapflowJsonSchemaText } from '../schema.js';
 import { hookStep, Refusal, toStateJson } from '../core/index.js';
 import { appendLines, type AppendedLine, type HookVerdict } from '../render/index.js';
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
 import { writePolicyReports } from './policy-commands.js';
-import { BATCH_INPUT, EVENT_INPUT, FileLog, MemoryLog, readTextFile } from '../log/index.js';
-import { importedSession, openFileSession, openLoopView, peekHead, recordDecided, recordOnHead, Session, stamper, type BatchRecorded, type BatchRequest } from '../session/index.js';
+import { BATCH_INPUT, EVENT_INPUT, FileLog, readTextFile } from '../log/index.js';
+import { draftSession, importedSession, openFileSession, openLoopView, peekHead, recordDecided, recordOnHead, stamper, type BatchRecorded, type BatchRequest } from '../session/index.js';
 import { parse } from './args.js';
 import { readStdin } from './call.js';
 import { type CliIO, type Command, newSessionDir, open, parseUserJson, printJson, sessionDir } from './common.js';
@@ -123,15 +123,9 @@ export const append: Command = (argv, io) => {
  */
 function appendNewSession(requests: readonly BatchLine[], where: (i: number) => string, expectSeq: number | undefined, values: { dir?: string | undefined; json?: boolean | undefined }, io: CliIO): void {
   if (expectSeq !== undefined && expectSeq !== 0) throw new Refusal(`--expect-seq ${expectSeq}: no session is here yet, so the log ends at seq 0`);
-  const [first, ...rest] = requests;
-  const draft = new MemoryLog();
-  const started = Session.init(draft, (first!.body as BodyOf<'session.started'>).data, {}, { eventId: first!.id });
-  const done = started.session.recordAll(rest, (i) => where(i + 1));
-  const events = draft.read();
+  const { events, view, groups } = draftSession(requests, where);
   new FileLog(newSessionDir(values.dir, io)).create(events);
-  const recorded = { groups: [started.events, ...done.groups], appended: events };
-  const appended = appendedLines(requests, recorded);
-  const { view } = started.session;
+  const appended = appendedLines(requests, { groups, appended: events });
   if (values.json) {
     const lines = appended.map(({ line, own, started: roundStarted, already }) => ({ line, seq: own.seq, id: own.id, type: own.type, roundStartedSeq: roundStarted, alreadyRecorded: already }));
     return printJson(io, { appended: lines, events, reports: [], state: toStateJson(view) });

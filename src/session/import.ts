@@ -31,17 +31,46 @@ export function importedSession(requests: readonly TimedRequest[], where: Reques
   const name = (i: number) => (where === null ? `request ${i + 1}` : where(i));
   if (requests.length === 0) throw new Refusal('nothing to import: the file holds no event');
   const times = checkedTimes(requests, name, options.now ?? new Date());
-  const [first, ...rest] = requests;
+  const [first] = requests;
   if (first!.body.type !== 'session.started') throw new Refusal(`${name(0)}: an imported session begins with session.started, not ${String(first!.body.type).slice(0, 40)}`);
   let current = times[0]!;
-  const draft = new MemoryLog();
-  const sessionOptions: SessionOptions = { clock: () => current, checkpoints: false, ...(options.newId ? { newId: options.newId } : {}) };
-  const { session } = Session.init(draft, (first!.body as BodyOf<'session.started'>).data, sessionOptions, { eventId: first!.id });
-  rest.forEach((request, i) => {
-    current = times[i + 1]!;
-    session.recordAll([request], () => name(i + 1));
+  const sessionOptions: SessionOptions = { clock: () => current, ...(options.newId ? { newId: options.newId } : {}) };
+  const { events, view } = draftSession(requests, name, sessionOptions, (i) => {
+    current = times[i]!;
   });
-  return { events: draft.read(), view: session.view };
+  return { events, view };
+}
+
+/** A new session decided in memory: its events, the view they leave, and each request's events (as `recordAll` groups them). */
+export interface DraftSession {
+  events: GapflowEvent[];
+  view: SessionView;
+  groups: GapflowEvent[][];
+}
+
+/**
+ * A new session decided whole in memory, for a caller that writes it as one
+ * new log (`append` of a batch that starts a session, `import`): the first
+ * request starts it as `init` would, the rest are recorded as on any
+ * session; nothing is written, so a refused request leaves nothing behind.
+ * With `at`, each request is recorded on its own, `at(i)` called first (an
+ * import sets its clock to the line's time); without, the rest are one batch.
+ */
+export function draftSession(requests: readonly BatchRequest[], where: (i: number) => string, options: SessionOptions = {}, at?: (i: number) => void): DraftSession {
+  const [first, ...rest] = requests;
+  const draft = new MemoryLog();
+  at?.(0);
+  const started = Session.init(draft, (first!.body as BodyOf<'session.started'>).data, { ...options, checkpoints: false }, { eventId: first!.id });
+  const { session } = started;
+  const groups: GapflowEvent[][] = [[...started.events]];
+  if (at === undefined) groups.push(...session.recordAll(rest, (i) => where(i + 1)).groups);
+  else {
+    rest.forEach((request, i) => {
+      at(i + 1);
+      groups.push(...session.recordAll([request], () => where(i + 1)).groups);
+    });
+  }
+  return { events: draft.read(), view: session.view, groups };
 }
 
 /** Each request's time, read and held to the rules before anything is decided. */

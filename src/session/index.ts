@@ -12,4 +12,4 @@ export { LiveActor, type ConvergenceActor, type InspectOption } from './live.js'
 export { recordOnFileHead, recordOnHead, type HeadRecorded } from './head-write.js';
 export { changeSeverityBody, closeRoundBody, moveGapBody, openGapBody, renameGapBody, splitGapBody, startRoundBody } from './request-bodies.js';
 export { stamper } from './stamp.js';
-export { importedSession, type ImportedSession, type TimedRequest } from './import.js';
+export { draftSession, importedSession, type DraftSession, type ImportedSession, type TimedRequest } from './import.js';
