@@ -1,9 +1,9 @@
 import type { EventOf, SettledOf } from '../../events/index.js';
 import { policyNamed } from '../policies/index.js';
 import { setState } from './evolve-gaps.js';
-import { decisionEffect, describeDecision, describeRoundStep } from './explain.js';
+import { decisionEffect, describeDecision, describeRoundStep, settledExtensionEffect } from './explain.js';
 import { closedRoundCount, unfinishedGaps } from './inventory.js';
-import { resolveConfig } from './policy-settings.js';
+import { resolveConfig, roundLimitProvisional } from './policy-settings.js';
 import { openingFigures } from './round-figures.js';
 import type { SessionView } from './view.js';
 
@@ -17,12 +17,29 @@ export { openingFigures } from './round-figures.js';
 export function startRound(view: SessionView, event: EventOf<'round.started'>): void {
   if (event.data.round === 1 && view.settings) {
     view.baselineGapCount = unfinishedGaps(view.gaps.values()).length;
+    const provisional = roundLimitProvisional(view);
     const config = resolveConfig(view.settings, view.baselineGapCount);
     // An extension decided before round 1 raises the limit round 1 resolves (an `auto` preset's included).
     view.config = { ...config, maxRounds: config.maxRounds + view.roundsExtended };
+    if (provisional) settleExtensions(view, config.maxRounds);
   }
   view.rounds.push({ ...openingFigures(event.data.round, view.open.count, view.open.weighted), kind: event.data.kind ?? 'work' });
   view.roundOpen = true;
+}
+
+/**
+ * R24: the extensions made before round 1 under preset auto added their
+ * rounds to a limit not yet known; now it is, each says the limit it left.
+ * (A line that recorded auto's provisional limit reads the same way: the
+ * session has run under the settled limit plus its rounds all along.)
+ */
+function settleExtensions(view: SessionView, settled: number): void {
+  let limit = settled;
+  for (const decision of view.decisions) {
+    if (decision.kind !== 'extend_rounds') continue;
+    limit += decision.rounds ?? 0;
+    decision.effect = settledExtensionEffect(decision.rounds ?? 0, limit, settled);
+  }
 }
 
 /**
@@ -90,7 +107,7 @@ export function applyDecision(view: SessionView, event: SettledOf<'decision.made
     view.roundsExtended += rounds;
     view.config = { ...view.config, maxRounds: outcome.maxRounds ?? view.config.maxRounds + rounds };
   }
-  const figures = { openCount: view.open.count, weightedOpen: view.open.weighted, maxRounds: view.config.maxRounds };
+  const figures = { openCount: view.open.count, weightedOpen: view.open.weighted, maxRounds: view.config.maxRounds, limitProvisional: kind === 'extend_rounds' && roundLimitProvisional(view) };
   view.decisions.push({
     afterRound,
     duringRound: view.roundOpen,

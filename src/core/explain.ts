@@ -42,6 +42,8 @@ export interface DecisionFigures {
   openCount: number;
   weightedOpen: number;
   maxRounds: number;
+  /** An extension made before round 1 under preset auto: the limit is auto's own until round 1 settles it (R24). */
+  limitProvisional?: boolean;
 }
 
 /** Why a decision led where it did; the user's rationale, if any, closes it. */
@@ -69,8 +71,8 @@ export function decisionEffect(data: DecisionData, outcome: Pick<DecisionOutcome
       // From a divergence warning it is the user's answer to it (as prioritize critical is); otherwise a focus only.
       return `user prioritized: focus on ${gaps}${outcome.steps.length > 0 ? '; flat_count reset to 0' : ''}`;
     case 'extend_rounds': {
-      const limit = figures ? `; max_rounds now ${figures.maxRounds}` : '';
-      return `user extended the round limit by ${data.rounds ?? 0} ${data.rounds === 1 ? 'round' : 'rounds'}${limit}`;
+      const limit = !figures ? '' : figures.limitProvisional ? `; max_rounds ${figures.maxRounds} for now: round 1 settles preset auto's limit, and the rounds are added to it` : `; max_rounds now ${figures.maxRounds}`;
+      return `${extendedBy(data.rounds ?? 0)}${limit}`;
     }
     case 'pause':
       return 'user paused the session';
@@ -85,4 +87,13 @@ export function decisionEffect(data: DecisionData, outcome: Pick<DecisionOutcome
       return `user approved: ${machine.outcome}${gaps ? ` over ${gaps}` : ''}${risk}`;
     }
   }
+}
+
+function extendedBy(rounds: number): string {
+  return `user extended the round limit by ${rounds} ${rounds === 1 ? 'round' : 'rounds'}`;
+}
+
+/** An extension made before round 1 under preset auto, once round 1 has settled the limit it adds to (R24). */
+export function settledExtensionEffect(rounds: number, maxRounds: number, settled: number): string {
+  return `${extendedBy(rounds)}; max_rounds ${maxRounds} from round 1 (preset auto settled ${settled} when it started)`;
 }

@@ -3,6 +3,7 @@ import type { ConvergenceEvent, RoundClosedEvent } from '../../machines/index.js
 import type { CombinedVerdict, NamedVerdict } from '../policies/index.js';
 import { severeUnfinished } from './inventory.js';
 import { judgeRound, type SessionRules } from './policies.js';
+import { roundLimitProvisional } from './policy-settings.js';
 import { stepMachine } from './step.js';
 import type { RoundFigures, SessionView } from './view.js';
 
@@ -81,11 +82,13 @@ function recordable(verdict: NamedVerdict): NamedVerdict {
 
 /**
  * What a decision decides: the machine's steps from the state it was made
- * in, and for an extension of the round limit (R24) the limit it leaves.
+ * in, and for an extension of the round limit (R24) the limit it leaves,
+ * when there is one yet (under preset auto round 1 settles it, and the
+ * extension is added to that).
  */
 export function judgeDecision(view: SessionView, data: Pick<DecisionData, 'kind' | 'rounds'>): DecisionOutcome {
   const { machine, steps } = stepMachine(view.machine, view.config, decisionEvent(view, data.kind));
-  if (data.kind !== 'extend_rounds') return { machine, steps };
+  if (data.kind !== 'extend_rounds' || roundLimitProvisional(view)) return { machine, steps };
   return { machine, steps, maxRounds: view.config.maxRounds + (data.rounds ?? 0) };
 }
 

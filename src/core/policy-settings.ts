@@ -102,3 +102,12 @@ export function resolveConfig(settings: SessionSettings, baselineGaps: number): 
   const solo = soloStallThreshold(settings);
   return { ...DEFAULT_CONFIG, ...fromPreset, ...autoMaxRounds, ...(solo === undefined ? {} : { stallThreshold: solo }), ...explicit };
 }
+
+/**
+ * The round limit is not known yet: preset `auto` sets it from the baseline
+ * when round 1 starts, unless the session gave max_rounds itself. Until then
+ * an extension (R24) can only say how many rounds it adds to that limit.
+ */
+export function roundLimitProvisional(view: { settings: SessionSettings | null; rounds: readonly unknown[] }): boolean {
+  return view.rounds.length === 0 && view.settings?.preset === 'auto' && view.settings.maxRounds === undefined;
+}

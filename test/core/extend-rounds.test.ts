@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loopStep, nextStep } from '../../src/core/index.js';
-import { closeRound, decision, given, metrics, open, round, start, startRound } from './given.js';
+import { closeRound, decision, fact, given, metrics, open, round, start, startRound } from './given.js';
 
 /*
  * R24: `extend rounds N` raises max_rounds by N, in any state but COMPLETE,
@@ -40,6 +40,53 @@ describe('R24: extending the round limit', () => {
     // auto sets max_rounds to max(10, ceil(0.6 × baseline)) when round 1 starts; with 3 baseline gaps that is 10.
     const auto = given(start({ preset: 'auto' }), open('M-1', 'MEDIUM'), extend(3)).and(startRound(1));
     expect(auto.view.config.maxRounds).toBe(Math.max(10, Math.ceil(0.6 * 1)) + 3);
+  });
+
+  describe('before round 1 under preset auto, the extension adds to the limit round 1 settles', () => {
+    // 20 baseline gaps: auto settles max_rounds at max(10, ceil(0.6 × 20)) = 12 when round 1 starts; before that it shows 10.
+    const twenty = Array.from({ length: 20 }, (_, i) => open(`L-${i + 1}`, 'LOW'));
+    const auto = () => given(start({ preset: 'auto' }), ...twenty);
+
+    it('records no limit, since none is settled yet', () => {
+      const [body] = auto().when(extend(3)).decided();
+      expect(body).toMatchObject({ type: 'decision.made', data: { kind: 'extend_rounds', rounds: 3 } });
+      expect(body!.data).toHaveProperty('outcome');
+      expect((body!.data as { outcome: object }).outcome).not.toHaveProperty('maxRounds');
+    });
+
+    it("says the limit is provisional until round 1, then names the settled one (12 + 3 + 2)", () => {
+      const before = auto().and(extend(3), extend(2));
+      expect(before.view.decisions.map((d) => d.effect)).toEqual([
+        "user extended the round limit by 3 rounds; max_rounds 13 for now: round 1 settles preset auto's limit, and the rounds are added to it",
+        "user extended the round limit by 2 rounds; max_rounds 15 for now: round 1 settles preset auto's limit, and the rounds are added to it",
+      ]);
+      const after = before.and(startRound(1));
+      expect(after.view.config.maxRounds).toBe(12 + 3 + 2);
+      expect(after.view.decisions.map((d) => d.effect)).toEqual([
+        'user extended the round limit by 3 rounds; max_rounds 15 from round 1 (preset auto settled 12 when it started)',
+        'user extended the round limit by 2 rounds; max_rounds 17 from round 1 (preset auto settled 12 when it started)',
+      ]);
+    });
+
+    it('a line that recorded the provisional limit (10 + 3) reads as the limit the session ran under (12 + 3)', () => {
+      const recorded = fact({ type: 'decision.made', data: { kind: 'extend_rounds', rounds: 3, outcome: { machine: { state: 'CONVERGING', flatCount: 0, outcome: null, pausedFrom: null }, steps: [], maxRounds: 13 } } });
+      const view = auto().and(recorded, startRound(1)).view;
+      expect(view.config.maxRounds).toBe(15);
+      expect(view.decisions[0]!.effect).toMatch(/max_rounds 15 from round 1/);
+    });
+
+    it('an extension after round 1 starts records the settled limit plus its rounds', () => {
+      auto()
+        .and(extend(3), startRound(1))
+        .when(extend(1))
+        .then([made(1, { steps: [], maxRounds: 12 + 3 + 1 })]);
+    });
+
+    it('with max_rounds given, auto settles nothing about the limit: the extension records it at once', () => {
+      given(start({ preset: 'auto', maxRounds: 6 }), ...twenty)
+        .when(extend(2))
+        .then([made(2, { steps: [], maxRounds: 8 })]);
+    });
   });
 
   it('may be made while the last round is open, and that round then does not end the session', () => {
