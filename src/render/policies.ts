@@ -2,6 +2,7 @@ import { closedRounds, currentVerdict, lastClosedRound, metricPoliciesOf, roundI
 import { policyNamed, renderCheckTree, type AnyPolicy, type Figure } from '../policies/index.js';
 import { escapeMarkdown as md, table } from './markdown.js';
 import { remainingIssuesOf } from './remaining.js';
+import { someRoundNotWork } from './sections.js';
 
 /** One line per enabled policy: its current verdict and why; `verbose` adds its CONVERGENCE CHECK tree. */
 export function renderPolicyCheck(view: SessionView, verbose: boolean): string {
@@ -68,12 +69,15 @@ export function policySections(view: SessionView): string[] {
 
 /** The round table of a session whose policies read no gap events: the combined verdict and where it led. */
 export function verdictTable(view: SessionView, rounds: readonly RoundFigures[] = closedRounds(view)): string {
+  // R25's Kind column as the gap round table has it: only once a round was not a work round, so other sessions read as before.
+  const kinds = someRoundNotWork(rounds);
   const rows = rounds.map((r) => [
     String(r.round),
+    ...(kinds ? [r.kind] : []),
     r.combined?.verdict ?? '-',
     md(r.combined?.policies.join(', ') ?? ''),
     r.state === 'COMPLETE' ? `COMPLETE (${view.machine.outcome})` : (r.state ?? ''),
     r.flatCount === null ? '-' : String(r.flatCount),
   ]);
-  return table(['Round', 'Verdict', 'Decided By', 'State', 'Flat Count'], rows);
+  return table(['Round', ...(kinds ? ['Kind'] : []), 'Verdict', 'Decided By', 'State', 'Flat Count'], rows);
 }

@@ -31,9 +31,14 @@ function presetLabel(view: SessionView): string {
 export function roundTable(view: SessionView, rounds: readonly RoundFigures[] = closedRounds(view)): string {
   // Columns shown only when some round needs them, so a session without either reads as before: R25's Kind once a
   // round was not a work round, R20's Withdrawn once a round withdrew a duplicate (Open End = Open Start - Resolved + New - Withdrawn).
-  const columns: RoundColumns = { kinds: rounds.some((r) => r.kind !== 'work'), withdrawals: rounds.some((r) => r.withdrawn > 0) };
+  const columns: RoundColumns = { kinds: someRoundNotWork(rounds), withdrawals: rounds.some((r) => r.withdrawn > 0) };
   const headers = ['Round', ...(columns.kinds ? ['Kind'] : []), 'Open Start', 'Resolved', 'New', ...(columns.withdrawals ? ['Withdrawn'] : []), 'Open End', 'Unweighted Net', 'Weighted Net', 'State', 'Flat Count'];
   return table(headers, rounds.map((r) => roundCells(view, r, columns)));
+}
+
+/** R25: every table of rounds shows a Kind column once one of its rounds was not a work round. */
+export function someRoundNotWork(rounds: readonly RoundFigures[]): boolean {
+  return rounds.some((r) => r.kind !== 'work');
 }
 
 /** The round table's optional columns. */

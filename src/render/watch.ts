@@ -1,5 +1,5 @@
 import { closedRoundCount, closedRounds, formatCount, nextStep, roundLimit, tracksGaps, type RoundFigures, type SessionView } from '../core/index.js';
-import { roundCells } from './sections.js';
+import { roundCells, someRoundNotWork } from './sections.js';
 
 /** What a `watch` frame fits into, and what it says besides the session. */
 export interface FrameOptions {
@@ -45,16 +45,21 @@ function stateCell(view: SessionView, round: RoundFigures): string {
 /** The round table (the gap figures, or each round's combined verdict in a session without gaps) for `rounds`. */
 function roundRows(view: SessionView, rounds: readonly RoundFigures[]): string[] {
   const flat = (r: RoundFigures) => (r.flatCount === null ? '-' : String(r.flatCount));
+  // A Kind column when some round shown was not a work round (R25), a Withdrawn one when some round withdrew a
+  // duplicate (R20), as in status.md; the words (kind, verdict, state) read left-aligned.
+  const kinds = someRoundNotWork(rounds);
+  const kindHeader = kinds ? ['Kind'] : [];
+  const shift = kinds ? 1 : 0;
   if (!tracksGaps(view)) {
-    const rows = rounds.map((r) => [String(r.round), r.combined?.verdict ?? '-', stateCell(view, r), flat(r)]);
-    return textTable(['Round', 'Verdict', 'State', 'Flat'], rows, new Set([1, 2]));
+    const rows = rounds.map((r) => [String(r.round), ...(kinds ? [r.kind] : []), r.combined?.verdict ?? '-', stateCell(view, r), flat(r)]);
+    return textTable(['Round', ...kindHeader, 'Verdict', 'State', 'Flat'], rows, new Set([1, 1 + shift, 2 + shift]));
   }
-  // status.md's cells, under shorter headings: a terminal is narrower than a page. A Withdrawn column when some round
-  // shown withdrew a duplicate (R20), as in status.md.
-  const columns = { kinds: false, withdrawals: rounds.some((r) => r.withdrawn > 0) };
+  // status.md's cells, under shorter headings: a terminal is narrower than a page.
+  const columns = { kinds, withdrawals: rounds.some((r) => r.withdrawn > 0) };
   const rows = rounds.map((r) => roundCells(view, r, columns));
-  const headers = ['Round', 'Open Start', 'Resolved', 'New', ...(columns.withdrawals ? ['Withdrawn'] : []), 'Open End', 'Net', 'Weighted', 'State', 'Flat'];
-  return textTable(headers, rows, new Set([columns.withdrawals ? 8 : 7]));
+  const headers = ['Round', ...kindHeader, 'Open Start', 'Resolved', 'New', ...(columns.withdrawals ? ['Withdrawn'] : []), 'Open End', 'Net', 'Weighted', 'State', 'Flat'];
+  const state = headers.indexOf('State');
+  return textTable(headers, rows, new Set(kinds ? [1, state] : [state]));
 }
 
 /**

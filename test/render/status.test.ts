@@ -102,3 +102,29 @@ describe('status.md', () => {
     expect(renderStatus(s.view)).toMatch(/\| G-1 \| OPEN \| rename snake_case_name \|/);
   });
 });
+
+/** A table's header cells. */
+function header(table: string): string[] {
+  return table.split('\n').find((line) => line.startsWith('| Round'))!.slice(2, -2).split(' | ');
+}
+
+describe('status.md in a session without gaps: the Kind column (R25)', () => {
+  it('the verdict table shows each round its kind once some round was not a work round', () => {
+    const s = newSession({ policies: ['quality'] });
+    s.recordMetrics('quality', { score: 70 });
+    s.startRound(undefined, 'review');
+    s.recordMetrics('quality', { score: 71 });
+    const progress = section(renderStatus(s.view), '### Round Progress');
+    expect(header(progress)).toEqual(['Round', 'Kind', 'Verdict', 'Decided By', 'State', 'Flat Count']);
+    expect(rows(progress).map((row) => row.slice(0, 2))).toEqual([
+      ['1', 'work'],
+      ['2', 'review'],
+    ]);
+  });
+
+  it('with work rounds only it reads as before, without the column', () => {
+    const s = newSession({ policies: ['quality'] });
+    s.recordMetrics('quality', { score: 70 });
+    expect(header(section(renderStatus(s.view), '### Round Progress'))).toEqual(['Round', 'Verdict', 'Decided By', 'State', 'Flat Count']);
+  });
+});

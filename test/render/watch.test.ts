@@ -64,3 +64,37 @@ describe('watch frame', () => {
     expect(frame).toContain('Following the log (updates on ws://127.0.0.1:9000); Ctrl-C to stop.');
   });
 });
+
+describe('watch frame: the Kind column (R25), as status.md has it', () => {
+  it('shows each round its kind, once some round was not a work round', () => {
+    const s = newSession({ maxRounds: 20 });
+    const [a, b] = baseline(s, 'HIGH', 2);
+    playRound(s, { resolve: [a!] });
+    s.startRound(undefined, 'review');
+    playRound(s, { resolve: [b!] });
+    const lines = renderWatchFrame(s.view, options()).split('\n');
+    expect(lines.find((line) => line.startsWith('Round'))!.split(/\s{2,}/)).toEqual(['Round', 'Kind', 'Open Start', 'Resolved', 'New', 'Open End', 'Net', 'Weighted', 'State', 'Flat']);
+    const rows = lines.filter((line) => /^\s+\d+\s/.test(line)).map((line) => line.trim().split(/\s+/));
+    // Round 1 (work): 2 open, one HIGH resolved; round 2 (review): 1 open, the other resolved, so none is left.
+    expect(rows).toEqual([
+      ['1', 'work', '2', '1', '0', '1', '+1', '+4', 'CONVERGING', '0'],
+      ['2', 'review', '1', '1', '0', '0', '+1', '+4', 'COMPLETE', '(CONVERGED)', '-'],
+    ]);
+  });
+
+  it('a session without gaps shows the kind beside the verdict', () => {
+    const s = newSession({ policies: ['quality'] });
+    s.recordMetrics('quality', { score: 70 });
+    s.startRound(undefined, 'consolidation');
+    s.recordMetrics('quality', { score: 71 });
+    const frame = renderWatchFrame(s.view, options());
+    expect(frame).toMatch(/Round\s+Kind\s+Verdict\s+State\s+Flat/);
+    expect(frame).toMatch(/\n\s+2\s+consolidation\s+\S+/);
+  });
+
+  it('work rounds alone show no Kind column', () => {
+    const s = newSession({ policies: ['quality'] });
+    s.recordMetrics('quality', { score: 70 });
+    expect(renderWatchFrame(s.view, options())).not.toContain('Kind');
+  });
+});
