@@ -26,6 +26,17 @@ import { type CliIO, type Command, jsonText, open, printJson, sessionDir } from 
 import { printStoredState } from './state-cache.js';
 
 /**
+ * A rendered Markdown document (status.md, decisions.md, a summary) as the
+ * terminal shows it: the HTML entities the files spell `<`, `>` and `&` in
+ * text from events with (`&lt;`) read as backslash escapes (`\<`), the same
+ * Markdown to any renderer. The files keep their bytes, and --json carries
+ * them as written; every human print of a document goes through here.
+ */
+function printMarkdown(io: CliIO, text: string): void {
+  io.stdout(terminalMarkdown(text));
+}
+
+/**
  * `gapflow state [--format NAME]`: where the session stands, or a format a
  * policy offers. `--json` prints its stored output when that is current, and
  * otherwise stores what it prints for the next call.
@@ -72,10 +83,10 @@ export const status: Command = (argv, io) => {
   const session = open(values, io);
   if (values.decisions) {
     const text = renderDecisions(session.view);
-    return values.json ? printJson(io, { decisions: text }) : io.stdout(text);
+    return values.json ? printJson(io, { decisions: text }) : printMarkdown(io, text);
   }
   const text = renderStatus(session.view);
-  if (!values.write) return io.stdout(text);
+  if (!values.write) return printMarkdown(io, text);
   const dir = sessionDir(values.dir, io);
   const path = writeStatusFile(dir, text);
   const decisions = writeDecisionsFile(dir, renderDecisions(session.view));
@@ -91,7 +102,7 @@ function jobSummary(values: { dir?: string | undefined; json?: boolean | undefin
   const size = path === null ? 0 : stepSummarySize(path);
   const text = renderGithubSummary(session.view, STEP_SUMMARY_MAX_BYTES - STEP_SUMMARY_HEADROOM_BYTES - size);
   if (text === null) throw new Refusal(jobSummaryTooBig(path, size, STEP_SUMMARY_MAX_BYTES));
-  if (path === null) return values.json ? printJson(io, { summary: text }) : io.stdout(text);
+  if (path === null) return values.json ? printJson(io, { summary: text }) : printMarkdown(io, text);
   appendStepSummary(path, text);
   io.stdout(values.json ? `${JSON.stringify({ written: path })}\n` : appendedSummaryLine(path));
 }
@@ -108,9 +119,8 @@ export const summary: Command = (argv, io) => {
   const { values } = parse(argv, {}, []);
   const session = open(values, io);
   const text = renderSummary(session.view);
-  // Printed on a terminal (no file keeps it), the summary reads without HTML entities.
   if (text === null) throw new Refusal(summaryNotDue(session.view));
-  io.stdout(values.json ? `${JSON.stringify({ summary: text })}\n` : terminalMarkdown(text));
+  return values.json ? io.stdout(`${JSON.stringify({ summary: text })}\n`) : printMarkdown(io, text);
 };
 
 export const replay: Command = (argv, io) => {

@@ -50,6 +50,33 @@ describe('terminal output shows no HTML entities', () => {
     box.ok('status', '--write');
     expect(readFileSync(join(box.dir, 'status.md'), 'utf8')).toContain('a&lt;b&gt; &amp; c');
   });
+  it('no command prints an entity for a title, reason or rationale with <, > and &, while the files keep theirs', () => {
+    const entity = /&(lt|gt|amp);/;
+    const printed: [string, string][] = [];
+    const step = (...argv: string[]) => printed.push([argv.join(' '), box.ok(...argv).stdout]);
+    step('init');
+    step('gap', 'open', 'G-1', '--severity', 'HIGH', '--title', title);
+    step('gap', 'open', 'G-2', '--severity', 'MEDIUM', '--title', `${title} two`);
+    step('round', 'start');
+    step('gap', 'move', 'G-2', 'WONT_FIX', '--reason', `${title} why`);
+    step('gap', 'open', 'C-1', '--severity', 'CRITICAL', '--title', `${title} critical`);
+    step('round', 'close');
+    for (const read of [['status'], ['status', '--decisions'], ['status', '--format', 'github'], ['prompt'], ['check'], ['check', '--verbose'], ['next'], ['state']]) step(...read);
+    step('decide', 'prioritize-critical', '--rationale', `${title} first`);
+    step('decide', 'abandon', '--rationale', `${title} done`);
+    for (const read of [['status'], ['status', '--decisions'], ['summary'], ['next']]) step(...read);
+    for (const [command, out] of printed) expect(out, `gapflow ${command}`).not.toMatch(entity);
+    const status = box.ok('status').stdout;
+    // The inventory's titles and the decision's rationale, as backslash escapes: the same Markdown as the file's entities.
+    expect(status).toContain('| G-1 | OPEN | a\\<b\\> \\& c |');
+    expect(status).toContain('rationale: a\\<b\\> \\& c done');
+    expect(box.ok('status', '--decisions').stdout).toContain('rationale: a\\<b\\> \\& c first');
+    box.ok('status', '--write');
+    expect(readFileSync(join(box.dir, 'status.md'), 'utf8')).toContain('| G-1 | OPEN | a&lt;b&gt; &amp; c |');
+    expect(readFileSync(join(box.dir, 'decisions.md'), 'utf8')).toContain('rationale: a&lt;b&gt; &amp; c first');
+    // Apart from that spelling, status prints what status.md holds.
+    expect(status.replaceAll('\\<', '&lt;').replaceAll('\\>', '&gt;').replaceAll('\\&', '&amp;')).toBe(readFileSync(join(box.dir, 'status.md'), 'utf8'));
+  });
 });
 
 describe('plural agreement in terminal output', () => {
