@@ -12,6 +12,7 @@
 export {
   createFileSession,
   createMemorySession,
+  importedSession,
   LiveActor,
   openFileSession,
   recordDecided,
@@ -21,12 +22,14 @@ export {
   type BatchRecorded,
   type BatchRequest,
   type DecisionOptions,
+  type ImportedSession,
   type InspectOption,
   type Recorded,
   type SessionListener,
   type SessionOptions,
   type SessionUpdate,
   type StateChange,
+  type TimedRequest,
   type Verification,
   type WriteOptions,
 } from './session/index.js';

@@ -155,6 +155,30 @@ describe('npm pack', () => {
     expect(readFileSync(resolved.stdout.trim(), 'utf8')).toBe(readFileSync(join(repoRoot, 'events', 'schema.json'), 'utf8'));
   });
 
+  it('exports importedSession: a recorded session of three timed lines comes in with its times', () => {
+    const lines = [
+      { type: 'session.started', data: {}, at: '2026-01-05T09:00:00Z' },
+      { type: 'gap.opened', data: { id: 'GAP-1', severity: 'HIGH' }, at: '2026-01-05T09:10:00Z' },
+      { type: 'round.started', data: {}, at: '2026-01-06T10:00:00Z' },
+    ];
+    writeFileSync(join(consumer, 'recorded.jsonl'), lines.map((line) => JSON.stringify(line)).join('\n'));
+    const script = [
+      "import { readFileSync } from 'node:fs';",
+      "import { importedSession } from 'gapflow';",
+      "const requests = readFileSync('recorded.jsonl', 'utf8').split('\\n').map((line) => { const { at, ...body } = JSON.parse(line); return { body, at }; });",
+      'const { events, view } = importedSession(requests);',
+      "console.log(JSON.stringify({ at: events.map((e) => e.at), types: events.map((e) => e.type), open: view.open.count, round: view.rounds.length }));",
+    ].join('\n');
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: consumer, encoding: 'utf8', timeout: 30_000 });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual({
+      at: ['2026-01-05T09:00:00.000Z', '2026-01-05T09:10:00.000Z', '2026-01-06T10:00:00.000Z'],
+      types: ['session.started', 'gap.opened', 'round.started'],
+      open: 1,
+      round: 1,
+    });
+  });
+
   it('types a TypeScript consumer from the shipped .d.ts: a known severity compiles, an unknown one does not', () => {
     writeFileSync(
       join(consumer, 'typed.ts'),
