@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runBin, type CliIO } from '../../src/cli/index.js';
 import { writeSessionConfig } from '../../src/log/index.js';
+import { terminalMarkdown } from '../../src/render/index.js';
 import { BIN } from './children.js';
 import { expectOneLineError, runCli, Sandbox } from './helpers.js';
 import { longSession } from './long-session.js';
@@ -22,10 +23,10 @@ afterEach(() => box.remove());
 
 const statusMd = () => readFileSync(box.statusPath, 'utf8');
 const removeStatus = () => rmSync(box.statusPath, { force: true });
-/** status.md is what `gapflow status` prints now. */
+/** status.md is what `gapflow status` prints now (which spells the file's `&gt;` as `\>`, the terminal's way). */
 function expectCurrent(): void {
   expect(existsSync(box.statusPath), 'status.md was not written').toBe(true);
-  expect(statusMd()).toBe(box.ok('status').stdout);
+  expect(terminalMarkdown(statusMd())).toBe(box.ok('status').stdout);
 }
 
 describe('init --write-status', () => {

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openFileSession, Refusal, verifyFileSession, type GapflowEvent, type Session } from '../../src/index.js';
 import { type StateJson, toStateJson } from '../../src/core/index.js';
-import { renderStatus } from '../../src/render/index.js';
+import { renderStatus, terminalMarkdown } from '../../src/render/index.js';
 import { runCli } from '../cli/helpers.js';
 
 /*
@@ -152,8 +152,9 @@ describe('old logs: the released versions’ logs open with the figures they pri
       expect(withoutDiagram(renderStatus(session.view))).toBe(withoutDiagram(committed(name, 'status.md')));
       const state = runCli(['state', '--json', '--dir', dir], { cwd: dir });
       expect({ ...state, stdout: asPrinted(JSON.parse(state.stdout) as StateJson, printed) }).toEqual({ code: 0, stdout: printed, stderr: '' });
+      // Printed, the same document with the terminal's spelling of <, > and & (backslash escapes, not the file's entities).
       const status = runCli(['status', '--dir', dir], { cwd: dir });
-      expect({ ...status, stdout: withoutDiagram(status.stdout) }).toEqual({ code: 0, stdout: withoutDiagram(committed(name, 'status.md')), stderr: '' });
+      expect({ ...status, stdout: withoutDiagram(status.stdout) }).toEqual({ code: 0, stdout: withoutDiagram(terminalMarkdown(committed(name, 'status.md'))), stderr: '' });
       expect(verifyFileSession(dir)).toMatchObject({ problem: null, findings: [] });
     });
 
