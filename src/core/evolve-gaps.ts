@@ -107,13 +107,32 @@ export function moveGap(view: SessionView, event: EventOf<'gap.moved'>): void {
     const weight = SEVERITY_WEIGHT[gap.severity];
     round.withdrawn += 1;
     round.weightedWithdrawn += weight;
-    round.withdrawnGaps.push({ id: gap.id, severity: gap.severity, weight, of: gap.duplicateOf ?? '' });
+    round.withdrawnGaps.push({ id: gap.id, severity: gap.severity, weight, of: gap.duplicateOf ?? '', parked: wasParked });
   } else if (effect === 'reopened') {
-    countNew(round, gap, true);
+    const withdrawal = round.withdrawnGaps.findIndex((entry) => entry.id === gap.id);
+    if (withdrawal === -1) countNew(round, gap, true);
+    else undoWithdrawal(round, gap, withdrawal);
   } else if (wasParked && STATE_CLASS[gap.state] === 'open' && gap.severity === 'CRITICAL') {
     // R29: a deferred gap that comes back as CRITICAL brings a CRITICAL into the work.
     noteCritical(round, gap.id, 'r29');
   }
+}
+
+/**
+ * R20: a gap withdrawn as a duplicate and reopened in the same round was
+ * never two gaps: the withdrawal is taken back, and the reopen counts
+ * nothing (not new, so no CRITICAL introduction either), as if the gap had
+ * not moved. Only a gap that was deferred before its withdrawal and comes
+ * back open as CRITICAL is one (R29), as that return would be without the
+ * detour. A duplicate reopened in a later round is new there, as any closed
+ * gap reopened is (R6).
+ */
+function undoWithdrawal(round: RoundFigures, gap: Gap, index: number): void {
+  const [entry] = round.withdrawnGaps.splice(index, 1);
+  if (!entry) return;
+  round.withdrawn -= 1;
+  round.weightedWithdrawn -= entry.weight;
+  if (entry.parked === true && STATE_CLASS[gap.state] === 'open' && gap.severity === 'CRITICAL') noteCritical(round, gap.id, 'r29');
 }
 
 /**

@@ -26,6 +26,19 @@ describe('gap move ID DUPLICATE --of OTHER', { timeout: 60_000 }, () => {
     expect(round).toMatchObject({ resolved: 0, new: 0, withdrawn: 1, openStart: 2, openEnd: 1, state: 'FLAT' });
   });
 
+  it('a CRITICAL duplicate reopened in the same round takes the withdrawal back: nothing withdrawn or new, no CRITICAL override', () => {
+    box.ok('init');
+    box.steps('gap open GAP-C1 --severity CRITICAL', 'gap open GAP-C2 --severity CRITICAL', 'gap open GAP-L1 --severity LOW', 'round start');
+    box.steps('gap move GAP-C2 DUPLICATE --of GAP-C1', 'gap move GAP-C2 OPEN', 'gap move GAP-L1 RESOLVED');
+    const closed = box.ok('round', 'close');
+    expect(closed.stdout).toMatch(/^Round 1 closed: CONVERGING\n/);
+    expect(closed.stdout).not.toContain('Withdrawn');
+    const [round] = box.stateJson().rounds;
+    // GAP-L1 (LOW, 1) resolved is the round's only figure: 3 open at the start, 2 at the end.
+    expect(round).toMatchObject({ resolved: 1, new: 0, weightedResolved: 1, weightedNew: 0, openStart: 3, openEnd: 2, state: 'CONVERGING' });
+    expect(round).not.toHaveProperty('withdrawn');
+  });
+
   it('without --of it is a usage error and nothing is written', () => {
     inRoundOne(box);
     expectRefused(box, ['gap', 'move', 'GAP-M1', 'DUPLICATE'], ['gap move GAP-M1 DUPLICATE needs --of ID'], 2);

@@ -94,6 +94,46 @@ describe('R20: duplicates are withdrawn, not resolved', () => {
     expect(played.view.gaps.get('G2')?.duplicateOf).toBeUndefined();
   });
 
+  it('a duplicate reopened in the same round takes its withdrawal back: neither withdrawn nor new, and the open counts still add up', () => {
+    const played = base().and(duplicate('G2', 'G1'), move('G2', 'OPEN'), resolve('G3'));
+    expect(played.view.rounds[0]).toMatchObject({ withdrawn: 0, weightedWithdrawn: 0, withdrawnGaps: [], new: 0, newGaps: [] });
+    const figures = closing(played, 1).figures;
+    expect(figures).toMatchObject({ resolved: 1, new: 0, weightedResolved: W.LOW, weightedNew: 0 });
+    expect('withdrawn' in figures).toBe(false);
+    expectOpenEndAddsUp(3, figures);
+  });
+
+  it('a CRITICAL duplicate reopened in the same round is no CRITICAL introduction: the override does not fire', () => {
+    const played = given(start(), open('C1', 'CRITICAL'), open('C2', 'CRITICAL'), open('G3', 'LOW'), startRound(1), duplicate('C2', 'C1'), move('C2', 'NEEDS_REVISION'), resolve('G3'));
+    const outcome = closing(played, 1);
+    expect(outcome.figures).toMatchObject({ new: 0, weightedNew: 0, weightedResolved: W.LOW, criticalIntroduced: [] });
+    expect(outcome.machine.state).toBe('CONVERGING');
+  });
+
+  it('a duplicate reopened after a move between closed states in the same round still takes its withdrawal back', () => {
+    const played = base().and(duplicate('G2', 'G1'), move('G2', 'WONT_FIX'), move('G2', 'OPEN'));
+    expect(played.view.rounds[0]).toMatchObject({ withdrawn: 0, new: 0, resolved: 0 });
+  });
+
+  it('withdrawn, reopened and withdrawn again in one round: withdrawn once', () => {
+    const played = base().and(duplicate('G2', 'G1'), move('G2', 'OPEN'), duplicate('G2', 'G1'));
+    expect(played.view.rounds[0]).toMatchObject({ withdrawn: 1, weightedWithdrawn: W.HIGH, new: 0, withdrawnGaps: [{ id: 'G2', of: 'G1' }] });
+  });
+
+  it('a deferred CRITICAL withdrawn and reopened in the same round comes back to the work as CRITICAL (R29), as without the detour', () => {
+    const played = given(start(), open('C1', 'CRITICAL'), open('C2', 'CRITICAL'), open('G3', 'LOW'), move('C2', 'USER_DEFERRED'), startRound(1), duplicate('C2', 'C1'), move('C2', 'OPEN'));
+    const outcome = closing(played, 1);
+    expect(outcome.figures).toMatchObject({ new: 0, criticalIntroduced: ['C2'] });
+    expect(outcome.machine.state).toBe('DIVERGENCE_WARNING');
+  });
+
+  it('a CRITICAL duplicate reopened in a later round is new there, and a CRITICAL introduction (R5: reopened as CRITICAL)', () => {
+    const played = given(start(), open('C1', 'CRITICAL'), open('C2', 'CRITICAL'), open('G3', 'LOW'), ...round(1, duplicate('C2', 'C1')), move('C2', 'OPEN'));
+    const outcome = closing(played, 2);
+    expect(outcome.figures).toMatchObject({ new: 1, weightedNew: W.CRITICAL, criticalIntroduced: ['C2'] });
+    expect(outcome.machine.state).toBe('DIVERGENCE_WARNING');
+  });
+
   it('a round close with no duplicate records no withdrawn figures (its line reads as version 4 wrote it)', () => {
     const figures = closing(base().and(resolve('G3')), 1).figures;
     expect('withdrawn' in figures).toBe(false);
