@@ -1,4 +1,4 @@
-import type { EventOf } from '../../events/index.js';
+import type { EventOf, Severity } from '../../events/index.js';
 import { closedRoundCount } from './inventory.js';
 import { CLASS_FACTOR, moveEffect, SEVERITY_WEIGHT, STATE_CLASS } from './rules.js';
 import type { Gap, RoundFigures, SessionView } from './view.js';
@@ -69,6 +69,11 @@ function focusChosen(view: SessionView): boolean {
   return view.decisions.findLast((d) => d.kind === 'prioritize' || d.kind === 'prioritize_critical')?.kind === 'prioritize';
 }
 
+/** R26: a move (a split among them) of a gap outside a chosen focus is recorded as any other, and flagged once in its round. */
+function flagOutsideFocus(view: SessionView, round: RoundFigures | null, id: string): void {
+  if (round && !view.focus.includes(id) && !round.outsideFocus.includes(id) && focusChosen(view)) round.outsideFocus.push(id);
+}
+
 /** Moves a gap and keeps the open counts (R9) in step. */
 export function setState(view: SessionView, gap: Gap, to: Gap['state']): void {
   const change = CLASS_FACTOR[STATE_CLASS[to]] - CLASS_FACTOR[STATE_CLASS[gap.state]];
@@ -82,8 +87,7 @@ export function moveGap(view: SessionView, event: EventOf<'gap.moved'>): void {
   if (!gap) return;
   const effect = moveEffect(gap.state, event.data.to);
   const round = currentRound(view);
-  // R26: a move outside a chosen focus is recorded as any other, and flagged in its round.
-  if (round && !view.focus.includes(gap.id) && !round.outsideFocus.includes(gap.id) && focusChosen(view)) round.outsideFocus.push(gap.id);
+  flagOutsideFocus(view, round, gap.id);
   const wasParked = STATE_CLASS[gap.state] === 'parked';
   setState(view, gap, event.data.to);
   gap.reason = event.data.reason ?? null;
@@ -150,6 +154,7 @@ export function splitGap(view: SessionView, event: EventOf<'gap.split'>): void {
   const parts = event.data.into.filter((part, i, all) => !view.gaps.has(part.id) && all.findIndex((p) => p.id === part.id) === i);
   if (parts.length === 0) return;
   const round = currentRound(view);
+  flagOutsideFocus(view, round, parent.id);
   const ids = parts.map((part) => part.id);
   const parentWeight = SEVERITY_WEIGHT[parent.severity];
   setState(view, parent, 'SPLIT');
@@ -186,12 +191,23 @@ export function splitGap(view: SessionView, event: EventOf<'gap.split'>): void {
   if (!round) return;
   const delta = partsWeight - parentWeight;
   round.splits.push({ id: parent.id, into: ids, delta });
-  if (delta > 0) {
-    round.weightedNew += delta;
-    round.bySeverity[parent.severity].weightedNew += delta;
-  } else {
-    round.weightedResolved -= delta;
-    round.bySeverity[parent.severity].weightedResolved -= delta;
+  if (delta > 0) round.weightedNew += delta;
+  else round.weightedResolved -= delta;
+  bookSplitBySeverity(round, parent.severity, parts);
+}
+
+/**
+ * A split's weight in the severity rows: the parent's weight leaves its
+ * row and each part's joins its own, netted per row as a severity change
+ * is (R7): a row that gains weight shows it as weighted new, one that
+ * loses it as weighted resolved. The rows' nets add up to the round's.
+ */
+function bookSplitBySeverity(round: RoundFigures, parentSeverity: Severity, parts: readonly { severity: Severity }[]): void {
+  const change = new Map<Severity, number>([[parentSeverity, -SEVERITY_WEIGHT[parentSeverity]]]);
+  for (const part of parts) change.set(part.severity, (change.get(part.severity) ?? 0) + SEVERITY_WEIGHT[part.severity]);
+  for (const [severity, delta] of change) {
+    if (delta > 0) round.bySeverity[severity].weightedNew += delta;
+    else round.bySeverity[severity].weightedResolved -= delta;
   }
 }
 

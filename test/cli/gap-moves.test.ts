@@ -56,6 +56,20 @@ describe('gap split ID --into A:SEV,B:SEV', { timeout: 60_000 }, () => {
     expect(box.stateJson().rounds[0]).toMatchObject({ new: 1, resolved: 0, weightedNew: 1, openEnd: 3 });
   });
 
+  it('a split outside a chosen focus is flagged, and its weight lands in the parts\' own severity rows', () => {
+    box.ok('init');
+    box.steps('gap open GAP-H1 --severity HIGH', 'gap open GAP-M1 --severity MEDIUM', 'gap open GAP-L1 --severity LOW', 'round start', 'gap move GAP-L1 RESOLVED', 'round close');
+    box.steps('decide prioritize --gaps GAP-M1', 'gap split GAP-H1 --into A:HIGH,B:MEDIUM,C:LOW');
+    const closed = box.ok('round', 'close');
+    expect(closed.stdout).toContain('Outside the focus: GAP-H1');
+    const status = box.ok('status').stdout;
+    // HIGH (4) into HIGH + MEDIUM + LOW: the HIGH row loses 4 and gains 4; MEDIUM gains 2, LOW 1; two new gaps, weighted net -3.
+    expect(status).toContain('| HIGH | 0 | 0 | 0 |');
+    expect(status).toContain('| MEDIUM | 0 | 1 | -2 |');
+    expect(status).toContain('| LOW | 0 | 1 | -1 |');
+    expect(status).toContain('| **Total** | **0** (weight: 0) | **2** (weight: 3) | **-3** |');
+  });
+
   it('a part without a severity is refused naming it, and nothing is written', () => {
     inRoundOne(box);
     expectRefused(box, ['gap', 'split', 'GAP-H1', '--into', 'A,B:LOW'], ['--into', 'part "A" needs a severity']);

@@ -164,6 +164,24 @@ describe('R21: a split is a severity change spread over its parts', () => {
     expect(figures).toMatchObject({ new: 1, resolved: 0, weightedNew: 0, weightedResolved: W.HIGH - 2 * W.LOW });
   });
 
+  /** Each severity row's weighted net (weighted resolved - weighted new), as status.md's Severity Breakdown shows it. */
+  const rowNets = (view: SessionView) => Object.fromEntries(Object.entries(view.rounds[0]!.bySeverity).map(([s, f]) => [s, f.weightedResolved - f.weightedNew]));
+
+  it("the severity rows: the parent's weight leaves its row, each part's joins its own, and the rows add up to the round", () => {
+    const { view } = base().and(split('G1', ['A', 'HIGH'], ['B', 'MEDIUM'], ['C', 'LOW']));
+    // HIGH: the parent (4) leaves, part A (4) joins; MEDIUM and LOW each gain a part.
+    expect(rowNets(view)).toEqual({ CRITICAL: 0, HIGH: W.HIGH - W.HIGH, MEDIUM: -W.MEDIUM, LOW: -W.LOW, UNTRIAGED: 0 });
+    expect(view.rounds[0]!.bySeverity).toMatchObject({ HIGH: { new: 0 }, MEDIUM: { new: 1 }, LOW: { new: 1 } });
+    const round1 = view.rounds[0]!;
+    expect(Object.values(rowNets(view)).reduce((a, b) => a + b, 0)).toBe(round1.weightedResolved - round1.weightedNew);
+  });
+
+  it('the severity rows of a split into lighter parts: the parent\'s row gains what it lost, the parts\' row what they weigh', () => {
+    const { view } = base().and(split('G1', ['A', 'LOW'], ['B', 'LOW']));
+    expect(rowNets(view)).toEqual({ CRITICAL: 0, HIGH: W.HIGH, MEDIUM: 0, LOW: -2 * W.LOW, UNTRIAGED: 0 });
+    expect(view.rounds[0]!.bySeverity.HIGH).toMatchObject({ resolved: 0, weightedResolved: W.HIGH, weightedNew: 0 });
+  });
+
   it('a CRITICAL part of a gap that was not CRITICAL is a CRITICAL introduction (R5 then warns)', () => {
     const outcome = closing(base().and(split('G1', ['A', 'CRITICAL'], ['B', 'LOW'])), 1);
     expect(outcome.figures.criticalIntroduced).toEqual(['A']);
