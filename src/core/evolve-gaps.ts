@@ -1,5 +1,4 @@
 import type { EventOf, Severity } from '../../events/index.js';
-import { closedRoundCount } from './inventory.js';
 import { CLASS_FACTOR, moveEffect, SEVERITY_WEIGHT, STATE_CLASS } from './rules.js';
 import type { Gap, RoundFigures, SessionView } from './view.js';
 
@@ -209,47 +208,6 @@ function bookSplitBySeverity(round: RoundFigures, parentSeverity: Severity, part
     if (delta > 0) round.bySeverity[severity].weightedNew += delta;
     else round.bySeverity[severity].weightedResolved -= delta;
   }
-}
-
-/**
- * R22: the gap keeps everything but its id, which changes everywhere the
- * view names it (other gaps' links, the focus, decisions, the rounds'
- * lists); nothing is counted, and the old id is retired for good.
- */
-export function renameGap(view: SessionView, event: EventOf<'gap.renamed'>): void {
-  const { id: from, newId: to } = event.data;
-  const gap = view.gaps.get(from);
-  if (!gap || view.gaps.has(to)) return;
-  const swap = (id: string): string => (id === from ? to : id);
-  // Rebuilt, not deleted and set again: the inventory lists gaps in the order they were recorded.
-  view.gaps = new Map([...view.gaps].map(([id, g]) => [swap(id), g]));
-  gap.id = to;
-  for (const g of view.gaps.values()) {
-    if (g.spawnedBy === from) g.spawnedBy = to;
-    if (g.blockedBy === from) g.blockedBy = to;
-    if (g.duplicateOf === from) g.duplicateOf = to;
-    if (g.splitFrom === from) g.splitFrom = to;
-    if (g.splitInto?.includes(from)) g.splitInto = g.splitInto.map(swap);
-  }
-  if (view.focus.includes(from)) view.focus = view.focus.map(swap);
-  for (const decision of view.decisions) if (decision.gaps.includes(from)) decision.gaps = decision.gaps.map(swap);
-  for (const round of view.rounds) renameInRound(round, from, to);
-  view.renames.push({ from, to, afterRound: closedRoundCount(view) });
-}
-
-/** The round's lists with `from` named `to`; a list that does not name it is left as it is (a head's stand-in rounds are frozen). */
-function renameInRound(round: RoundFigures, from: string, to: string): void {
-  const swap = (id: string): string => (id === from ? to : id);
-  const named = (entry: { id: string }) => entry.id === from;
-  if (round.newGaps.some((e) => e.id === from || e.spawnedBy === from)) round.newGaps = round.newGaps.map((e) => ({ ...e, id: swap(e.id), spawnedBy: e.spawnedBy === null ? null : swap(e.spawnedBy) }));
-  if (round.resolvedGaps.some(named)) round.resolvedGaps = round.resolvedGaps.map((e) => ({ ...e, id: swap(e.id) }));
-  if (round.withdrawnGaps.some((e) => e.id === from || e.of === from)) round.withdrawnGaps = round.withdrawnGaps.map((e) => ({ ...e, id: swap(e.id), of: swap(e.of) }));
-  if (round.severityChanges.some(named)) round.severityChanges = round.severityChanges.map((e) => ({ ...e, id: swap(e.id) }));
-  if (round.splits.some((e) => e.id === from || e.into.includes(from))) round.splits = round.splits.map((e) => ({ ...e, id: swap(e.id), into: e.into.map(swap) }));
-  if (round.criticalIntroduced.includes(from)) round.criticalIntroduced = round.criticalIntroduced.map(swap);
-  if (round.criticalBeforeR29?.includes(from)) round.criticalBeforeR29 = round.criticalBeforeR29.map(swap);
-  // R26's flags name the gap by its id now, as every other list of the round does.
-  if (round.outsideFocus.includes(from)) round.outsideFocus = round.outsideFocus.map(swap);
 }
 
 export function changeSeverity(view: SessionView, event: EventOf<'gap.severity_changed'>): void {

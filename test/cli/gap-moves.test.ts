@@ -89,6 +89,27 @@ describe('gap rename OLD NEW', { timeout: 60_000 }, () => {
   });
 });
 
+describe('gap rename OLD NEW after a decision named the gap', { timeout: 60_000 }, () => {
+  it('decisions.md, status.md, the prompt, check and state --json all name it by its id now', () => {
+    atBaseline(box);
+    box.steps('round start', 'gap open GAP-C1 --severity CRITICAL', 'round close', 'gap rename GAP-C1 SCHEMA-1');
+    // Renamed while the warning waits for a decision: the prompt and the next step name it by its id now.
+    const prompt = box.ok('prompt').stdout + box.ok('next').stdout;
+    expect(prompt).not.toContain('GAP-C1');
+    expect(prompt).toContain('triggered by CRITICAL introduction (SCHEMA-1)');
+    box.steps('decide prioritize-critical --gaps SCHEMA-1 --rationale schema-first', 'round start', 'gap rename SCHEMA-1 SCHEMA-2');
+    const outputs = {
+      decisions: box.ok('status', '--decisions').stdout,
+      status: box.ok('status').stdout,
+      check: box.ok('check').stdout,
+      state: JSON.stringify({ ...box.stateJson(), renames: [] }),
+    };
+    for (const [where, text] of Object.entries(outputs)) expect(text, where).not.toMatch(/GAP-C1|SCHEMA-1\b/);
+    expect(outputs.decisions).toContain('| prioritize critical | SCHEMA-2 | rationale: schema-first | user prioritized CRITICAL: focus on SCHEMA-2; flat_count reset to 0 |');
+    expect(outputs.status).toContain('triggered by CRITICAL introduction (SCHEMA-2)');
+  });
+});
+
 describe('UNTRIAGED', { timeout: 60_000 }, () => {
   it('opens in any spelling, weighs 2 and is counted in the round close', () => {
     inRoundOne(box);

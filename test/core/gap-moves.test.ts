@@ -245,6 +245,21 @@ describe('R22: ids are unique; a rename keeps the gap', () => {
     expect([...view.gaps.keys()]).toEqual(['PARSER-1', 'G2', 'G3']);
   });
 
+  it("the words the view keeps name the gap by its id now: a decision's effect and history reason, a round's verdicts and history reason", () => {
+    const warned = given(start(), open('G1', 'HIGH'), ...round(1, open('C1', 'CRITICAL'), open('C10', 'CRITICAL')), decision('prioritize_critical', { gaps: ['C1'], rationale: 'C1 first' }));
+    const { view } = warned.and(rename('C1', 'SCHEMA-1'));
+    const words = JSON.stringify({ decisions: view.decisions, history: view.history, verdicts: view.rounds[0]!.verdicts, combined: view.rounds[0]!.combined });
+    // Only the user's own rationale (kept in the decision and closing its history reason) still says C1; C10, another gap, is untouched.
+    expect(words.match(/\bC1\b/g)).toEqual(['C1', 'C1']);
+    expect(view.decisions[0]!.effect).toBe('user prioritized CRITICAL: focus on SCHEMA-1; flat_count reset to 0');
+    expect(view.history.map((h) => h.reason)).toEqual([
+      'weighted_net = -32, triggered by CRITICAL introduction (SCHEMA-1, C10)',
+      'user prioritized CRITICAL: focus on SCHEMA-1; flat_count reset to 0; rationale: C1 first',
+    ]);
+    expect(view.rounds[0]!.verdicts[0]).toMatchObject({ detail: 'CRITICAL introduced (SCHEMA-1, C10)', figures: { criticalIntroduced: 'SCHEMA-1, C10' } });
+    expect(view.rounds[0]!.combined?.detail).toContain('(SCHEMA-1, C10)');
+  });
+
   it('a rename counts nothing: the open counts and the open round figures are as they were', () => {
     const before = base().and(startRound(2), resolve('G3'));
     const after = before.and(rename('G1', 'PARSER-1'));
