@@ -90,7 +90,9 @@ function renameInRoundWords(view: SessionView, round: RoundFigures, renamed: str
       figures: Object.fromEntries(Object.entries(v.figures).map(([name, value]) => [name, value === list.join(', ') ? renamed.join(', ') : value])),
     }));
   }
-  if (round.combined) round.combined = { ...round.combined, detail: inParentheses(round.combined.detail) };
+  const combined = round.combined;
+  const detail = combined ? inParentheses(combined.detail) : null;
+  if (combined && detail !== null && detail !== combined.detail) round.combined = { ...combined, detail };
 }
 
 /**
