@@ -1,5 +1,4 @@
-import type { EventOf } from '../../events/index.js';
-import { closedRoundCount } from './inventory.js';
+import type { EventOf, Severity } from '../../events/index.js';
 import { CLASS_FACTOR, moveEffect, SEVERITY_WEIGHT, STATE_CLASS } from './rules.js';
 import type { Gap, RoundFigures, SessionView } from './view.js';
 
@@ -69,6 +68,11 @@ function focusChosen(view: SessionView): boolean {
   return view.decisions.findLast((d) => d.kind === 'prioritize' || d.kind === 'prioritize_critical')?.kind === 'prioritize';
 }
 
+/** R26: a move (a split among them) of a gap outside a chosen focus is recorded as any other, and flagged once in its round. */
+function flagOutsideFocus(view: SessionView, round: RoundFigures | null, id: string): void {
+  if (round && !view.focus.includes(id) && !round.outsideFocus.includes(id) && focusChosen(view)) round.outsideFocus.push(id);
+}
+
 /** Moves a gap and keeps the open counts (R9) in step. */
 export function setState(view: SessionView, gap: Gap, to: Gap['state']): void {
   const change = CLASS_FACTOR[STATE_CLASS[to]] - CLASS_FACTOR[STATE_CLASS[gap.state]];
@@ -82,8 +86,7 @@ export function moveGap(view: SessionView, event: EventOf<'gap.moved'>): void {
   if (!gap) return;
   const effect = moveEffect(gap.state, event.data.to);
   const round = currentRound(view);
-  // R26: a move outside a chosen focus is recorded as any other, and flagged in its round.
-  if (round && !view.focus.includes(gap.id) && !round.outsideFocus.includes(gap.id) && focusChosen(view)) round.outsideFocus.push(gap.id);
+  flagOutsideFocus(view, round, gap.id);
   const wasParked = STATE_CLASS[gap.state] === 'parked';
   setState(view, gap, event.data.to);
   gap.reason = event.data.reason ?? null;
@@ -107,13 +110,32 @@ export function moveGap(view: SessionView, event: EventOf<'gap.moved'>): void {
     const weight = SEVERITY_WEIGHT[gap.severity];
     round.withdrawn += 1;
     round.weightedWithdrawn += weight;
-    round.withdrawnGaps.push({ id: gap.id, severity: gap.severity, weight, of: gap.duplicateOf ?? '' });
+    round.withdrawnGaps.push({ id: gap.id, severity: gap.severity, weight, of: gap.duplicateOf ?? '', parked: wasParked });
   } else if (effect === 'reopened') {
-    countNew(round, gap, true);
+    const withdrawal = round.withdrawnGaps.findIndex((entry) => entry.id === gap.id);
+    if (withdrawal === -1) countNew(round, gap, true);
+    else undoWithdrawal(round, gap, withdrawal);
   } else if (wasParked && STATE_CLASS[gap.state] === 'open' && gap.severity === 'CRITICAL') {
     // R29: a deferred gap that comes back as CRITICAL brings a CRITICAL into the work.
     noteCritical(round, gap.id, 'r29');
   }
+}
+
+/**
+ * R20: a gap withdrawn as a duplicate and reopened in the same round was
+ * never two gaps: the withdrawal is taken back, and the reopen counts
+ * nothing (not new, so no CRITICAL introduction either), as if the gap had
+ * not moved. Only a gap that was deferred before its withdrawal and comes
+ * back open as CRITICAL is one (R29), as that return would be without the
+ * detour. A duplicate reopened in a later round is new there, as any closed
+ * gap reopened is (R6).
+ */
+function undoWithdrawal(round: RoundFigures, gap: Gap, index: number): void {
+  const [entry] = round.withdrawnGaps.splice(index, 1);
+  if (!entry) return;
+  round.withdrawn -= 1;
+  round.weightedWithdrawn -= entry.weight;
+  if (entry.parked === true && STATE_CLASS[gap.state] === 'open' && gap.severity === 'CRITICAL') noteCritical(round, gap.id, 'r29');
 }
 
 /**
@@ -131,6 +153,7 @@ export function splitGap(view: SessionView, event: EventOf<'gap.split'>): void {
   const parts = event.data.into.filter((part, i, all) => !view.gaps.has(part.id) && all.findIndex((p) => p.id === part.id) === i);
   if (parts.length === 0) return;
   const round = currentRound(view);
+  flagOutsideFocus(view, round, parent.id);
   const ids = parts.map((part) => part.id);
   const parentWeight = SEVERITY_WEIGHT[parent.severity];
   setState(view, parent, 'SPLIT');
@@ -167,54 +190,24 @@ export function splitGap(view: SessionView, event: EventOf<'gap.split'>): void {
   if (!round) return;
   const delta = partsWeight - parentWeight;
   round.splits.push({ id: parent.id, into: ids, delta });
-  if (delta > 0) {
-    round.weightedNew += delta;
-    round.bySeverity[parent.severity].weightedNew += delta;
-  } else {
-    round.weightedResolved -= delta;
-    round.bySeverity[parent.severity].weightedResolved -= delta;
-  }
+  if (delta > 0) round.weightedNew += delta;
+  else round.weightedResolved -= delta;
+  bookSplitBySeverity(round, parent.severity, parts);
 }
 
 /**
- * R22: the gap keeps everything but its id, which changes everywhere the
- * view names it (other gaps' links, the focus, decisions, the rounds'
- * lists); nothing is counted, and the old id is retired for good.
+ * A split's weight in the severity rows: the parent's weight leaves its
+ * row and each part's joins its own, netted per row as a severity change
+ * is (R7): a row that gains weight shows it as weighted new, one that
+ * loses it as weighted resolved. The rows' nets add up to the round's.
  */
-export function renameGap(view: SessionView, event: EventOf<'gap.renamed'>): void {
-  const { id: from, newId: to } = event.data;
-  const gap = view.gaps.get(from);
-  if (!gap || view.gaps.has(to)) return;
-  const swap = (id: string): string => (id === from ? to : id);
-  // Rebuilt, not deleted and set again: the inventory lists gaps in the order they were recorded.
-  view.gaps = new Map([...view.gaps].map(([id, g]) => [swap(id), g]));
-  gap.id = to;
-  for (const g of view.gaps.values()) {
-    if (g.spawnedBy === from) g.spawnedBy = to;
-    if (g.blockedBy === from) g.blockedBy = to;
-    if (g.duplicateOf === from) g.duplicateOf = to;
-    if (g.splitFrom === from) g.splitFrom = to;
-    if (g.splitInto?.includes(from)) g.splitInto = g.splitInto.map(swap);
+function bookSplitBySeverity(round: RoundFigures, parentSeverity: Severity, parts: readonly { severity: Severity }[]): void {
+  const change = new Map<Severity, number>([[parentSeverity, -SEVERITY_WEIGHT[parentSeverity]]]);
+  for (const part of parts) change.set(part.severity, (change.get(part.severity) ?? 0) + SEVERITY_WEIGHT[part.severity]);
+  for (const [severity, delta] of change) {
+    if (delta > 0) round.bySeverity[severity].weightedNew += delta;
+    else round.bySeverity[severity].weightedResolved -= delta;
   }
-  if (view.focus.includes(from)) view.focus = view.focus.map(swap);
-  for (const decision of view.decisions) if (decision.gaps.includes(from)) decision.gaps = decision.gaps.map(swap);
-  for (const round of view.rounds) renameInRound(round, from, to);
-  view.renames.push({ from, to, afterRound: closedRoundCount(view) });
-}
-
-/** The round's lists with `from` named `to`; a list that does not name it is left as it is (a head's stand-in rounds are frozen). */
-function renameInRound(round: RoundFigures, from: string, to: string): void {
-  const swap = (id: string): string => (id === from ? to : id);
-  const named = (entry: { id: string }) => entry.id === from;
-  if (round.newGaps.some((e) => e.id === from || e.spawnedBy === from)) round.newGaps = round.newGaps.map((e) => ({ ...e, id: swap(e.id), spawnedBy: e.spawnedBy === null ? null : swap(e.spawnedBy) }));
-  if (round.resolvedGaps.some(named)) round.resolvedGaps = round.resolvedGaps.map((e) => ({ ...e, id: swap(e.id) }));
-  if (round.withdrawnGaps.some((e) => e.id === from || e.of === from)) round.withdrawnGaps = round.withdrawnGaps.map((e) => ({ ...e, id: swap(e.id), of: swap(e.of) }));
-  if (round.severityChanges.some(named)) round.severityChanges = round.severityChanges.map((e) => ({ ...e, id: swap(e.id) }));
-  if (round.splits.some((e) => e.id === from || e.into.includes(from))) round.splits = round.splits.map((e) => ({ ...e, id: swap(e.id), into: e.into.map(swap) }));
-  if (round.criticalIntroduced.includes(from)) round.criticalIntroduced = round.criticalIntroduced.map(swap);
-  if (round.criticalBeforeR29?.includes(from)) round.criticalBeforeR29 = round.criticalBeforeR29.map(swap);
-  // R26's flags name the gap by its id now, as every other list of the round does.
-  if (round.outsideFocus.includes(from)) round.outsideFocus = round.outsideFocus.map(swap);
 }
 
 export function changeSeverity(view: SessionView, event: EventOf<'gap.severity_changed'>): void {

@@ -1,7 +1,8 @@
 import { enableMapSet, Immer, produce } from 'immer';
 import type { SettledEvent } from '../../events/index.js';
 import { deepFreeze } from './freeze.js';
-import { changeSeverity, moveGap, openGap, renameGap, splitGap } from './evolve-gaps.js';
+import { changeSeverity, moveGap, openGap, splitGap } from './evolve-gaps.js';
+import { renameGap } from './evolve-rename.js';
 import { applyDecision, closeRound, recordMetrics, startRound } from './evolve-rounds.js';
 import { initialPolicies } from './policies.js';
 import { policiesFor, resolveConfig } from './policy-settings.js';

@@ -52,6 +52,8 @@ export interface WithdrawnEntry {
   severity: Severity;
   weight: number;
   of: string;
+  /** Whether the gap was deferred (parked) before it was withdrawn: a reopen in the same round takes the withdrawal back to that. */
+  parked?: boolean;
 }
 
 /** A gap split this round (R21): its parts, and the weight they add (positive) or take away (negative). */

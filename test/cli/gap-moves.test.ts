@@ -26,6 +26,19 @@ describe('gap move ID DUPLICATE --of OTHER', { timeout: 60_000 }, () => {
     expect(round).toMatchObject({ resolved: 0, new: 0, withdrawn: 1, openStart: 2, openEnd: 1, state: 'FLAT' });
   });
 
+  it('a CRITICAL duplicate reopened in the same round takes the withdrawal back: nothing withdrawn or new, no CRITICAL override', () => {
+    box.ok('init');
+    box.steps('gap open GAP-C1 --severity CRITICAL', 'gap open GAP-C2 --severity CRITICAL', 'gap open GAP-L1 --severity LOW', 'round start');
+    box.steps('gap move GAP-C2 DUPLICATE --of GAP-C1', 'gap move GAP-C2 OPEN', 'gap move GAP-L1 RESOLVED');
+    const closed = box.ok('round', 'close');
+    expect(closed.stdout).toMatch(/^Round 1 closed: CONVERGING\n/);
+    expect(closed.stdout).not.toContain('Withdrawn');
+    const [round] = box.stateJson().rounds;
+    // GAP-L1 (LOW, 1) resolved is the round's only figure: 3 open at the start, 2 at the end.
+    expect(round).toMatchObject({ resolved: 1, new: 0, weightedResolved: 1, weightedNew: 0, openStart: 3, openEnd: 2, state: 'CONVERGING' });
+    expect(round).not.toHaveProperty('withdrawn');
+  });
+
   it('without --of it is a usage error and nothing is written', () => {
     inRoundOne(box);
     expectRefused(box, ['gap', 'move', 'GAP-M1', 'DUPLICATE'], ['gap move GAP-M1 DUPLICATE needs --of ID'], 2);
@@ -41,6 +54,20 @@ describe('gap split ID --into A:SEV,B:SEV', { timeout: 60_000 }, () => {
     box.ok('round', 'close');
     // HIGH (4) into HIGH + LOW (5): one new gap, weighted new 1; no resolution.
     expect(box.stateJson().rounds[0]).toMatchObject({ new: 1, resolved: 0, weightedNew: 1, openEnd: 3 });
+  });
+
+  it('a split outside a chosen focus is flagged, and its weight lands in the parts\' own severity rows', () => {
+    box.ok('init');
+    box.steps('gap open GAP-H1 --severity HIGH', 'gap open GAP-M1 --severity MEDIUM', 'gap open GAP-L1 --severity LOW', 'round start', 'gap move GAP-L1 RESOLVED', 'round close');
+    box.steps('decide prioritize --gaps GAP-M1', 'gap split GAP-H1 --into A:HIGH,B:MEDIUM,C:LOW');
+    const closed = box.ok('round', 'close');
+    expect(closed.stdout).toContain('Outside the focus: GAP-H1');
+    const status = box.ok('status').stdout;
+    // HIGH (4) into HIGH + MEDIUM + LOW: the HIGH row loses 4 and gains 4; MEDIUM gains 2, LOW 1; two new gaps, weighted net -3.
+    expect(status).toContain('| HIGH | 0 | 0 | 0 |');
+    expect(status).toContain('| MEDIUM | 0 | 1 | -2 |');
+    expect(status).toContain('| LOW | 0 | 1 | -1 |');
+    expect(status).toContain('| **Total** | **0** (weight: 0) | **2** (weight: 3) | **-3** |');
   });
 
   it('a part without a severity is refused naming it, and nothing is written', () => {
@@ -59,6 +86,27 @@ describe('gap rename OLD NEW', { timeout: 60_000 }, () => {
     expect(state.gaps.map((g) => g.id)).toEqual(['GAP-H1', 'RETRIES-1']);
     expect(state).toMatchObject({ openGapCount: 2, renames: [{ from: 'GAP-M1', to: 'RETRIES-1', afterRound: 0 }] });
     expectRefused(box, ['gap', 'open', 'GAP-M1', '--severity', 'LOW'], ['id GAP-M1 was used before', 'ids are never reused']);
+  });
+});
+
+describe('gap rename OLD NEW after a decision named the gap', { timeout: 60_000 }, () => {
+  it('decisions.md, status.md, the prompt, check and state --json all name it by its id now', () => {
+    atBaseline(box);
+    box.steps('round start', 'gap open GAP-C1 --severity CRITICAL', 'round close', 'gap rename GAP-C1 SCHEMA-1');
+    // Renamed while the warning waits for a decision: the prompt and the next step name it by its id now.
+    const prompt = box.ok('prompt').stdout + box.ok('next').stdout;
+    expect(prompt).not.toContain('GAP-C1');
+    expect(prompt).toContain('triggered by CRITICAL introduction (SCHEMA-1)');
+    box.steps('decide prioritize-critical --gaps SCHEMA-1 --rationale schema-first', 'round start', 'gap rename SCHEMA-1 SCHEMA-2');
+    const outputs = {
+      decisions: box.ok('status', '--decisions').stdout,
+      status: box.ok('status').stdout,
+      check: box.ok('check').stdout,
+      state: JSON.stringify({ ...box.stateJson(), renames: [] }),
+    };
+    for (const [where, text] of Object.entries(outputs)) expect(text, where).not.toMatch(/GAP-C1|SCHEMA-1\b/);
+    expect(outputs.decisions).toContain('| prioritize critical | SCHEMA-2 | rationale: schema-first | user prioritized CRITICAL: focus on SCHEMA-2; flat_count reset to 0 |');
+    expect(outputs.status).toContain('triggered by CRITICAL introduction (SCHEMA-2)');
   });
 });
 

@@ -57,6 +57,19 @@ describe('R27: decisions.md', () => {
     ]);
   });
 
+  it('after a rename, the Gaps and Effect columns name the gap by its id now (R22: the id changes everywhere)', () => {
+    const view = given(
+      start(),
+      open('G-1', 'HIGH'),
+      ...round(1, open('C-1', 'CRITICAL'), open('C-10', 'CRITICAL')),
+      decision('prioritize_critical', { gaps: ['C-1', 'C-10'] }),
+      { type: 'gap.renamed', data: { id: 'C-1', newId: 'SCHEMA-1' } },
+    ).view;
+    expect(rows(renderDecisions(view))).toEqual([
+      ['1', 'after round 1', 'prioritize critical', 'SCHEMA-1, C-10', '-', 'user prioritized CRITICAL: focus on SCHEMA-1, C-10; flat_count reset to 0'],
+    ]);
+  });
+
   it('text a user gave is escaped, so it cannot break the table', () => {
     const view = given(start(), open('M-1', 'MEDIUM'), ...round(1), decision('prioritize', { gaps: ['M-1'], rationale: 'a | b <i>' })).view;
     expect(rows(renderDecisions(view))[0]![4]).toBe('rationale: a \\| b &lt;i&gt;');

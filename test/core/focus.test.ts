@@ -68,6 +68,14 @@ describe('R26: a move outside the focus is recorded and flagged', () => {
     expect(focused().and(...round(2, open('N-1', 'LOW'))).view.rounds[1]!.outsideFocus).toEqual([]);
   });
 
+  it('a split of a gap outside the focus is flagged, as any move of it is; a split of a focused gap is not', () => {
+    const split = (id: string, ...parts: string[]) => ({ type: 'gap.split' as const, data: { id, into: parts.map((part) => ({ id: part, severity: 'LOW' as const })) } });
+    expect(focused().and(...round(2, split('U-1', 'U-1a', 'U-1b'))).view.rounds[1]!.outsideFocus).toEqual(['U-1']);
+    const inFocus = focused().and(...round(2, split('F-2', 'F-2a', 'F-2b'))).view;
+    expect(inFocus.rounds[1]!.outsideFocus).toEqual([]);
+    expect(inFocus.focus).toEqual(['F-1', 'F-2a', 'F-2b']);
+  });
+
   it('with no focus set, nothing is flagged', () => {
     expect(converging().and(...round(2, move('U-1', 'IN_PROGRESS'))).view.rounds[1]!.outsideFocus).toEqual([]);
   });

@@ -94,6 +94,46 @@ describe('R20: duplicates are withdrawn, not resolved', () => {
     expect(played.view.gaps.get('G2')?.duplicateOf).toBeUndefined();
   });
 
+  it('a duplicate reopened in the same round takes its withdrawal back: neither withdrawn nor new, and the open counts still add up', () => {
+    const played = base().and(duplicate('G2', 'G1'), move('G2', 'OPEN'), resolve('G3'));
+    expect(played.view.rounds[0]).toMatchObject({ withdrawn: 0, weightedWithdrawn: 0, withdrawnGaps: [], new: 0, newGaps: [] });
+    const figures = closing(played, 1).figures;
+    expect(figures).toMatchObject({ resolved: 1, new: 0, weightedResolved: W.LOW, weightedNew: 0 });
+    expect('withdrawn' in figures).toBe(false);
+    expectOpenEndAddsUp(3, figures);
+  });
+
+  it('a CRITICAL duplicate reopened in the same round is no CRITICAL introduction: the override does not fire', () => {
+    const played = given(start(), open('C1', 'CRITICAL'), open('C2', 'CRITICAL'), open('G3', 'LOW'), startRound(1), duplicate('C2', 'C1'), move('C2', 'NEEDS_REVISION'), resolve('G3'));
+    const outcome = closing(played, 1);
+    expect(outcome.figures).toMatchObject({ new: 0, weightedNew: 0, weightedResolved: W.LOW, criticalIntroduced: [] });
+    expect(outcome.machine.state).toBe('CONVERGING');
+  });
+
+  it('a duplicate reopened after a move between closed states in the same round still takes its withdrawal back', () => {
+    const played = base().and(duplicate('G2', 'G1'), move('G2', 'WONT_FIX'), move('G2', 'OPEN'));
+    expect(played.view.rounds[0]).toMatchObject({ withdrawn: 0, new: 0, resolved: 0 });
+  });
+
+  it('withdrawn, reopened and withdrawn again in one round: withdrawn once', () => {
+    const played = base().and(duplicate('G2', 'G1'), move('G2', 'OPEN'), duplicate('G2', 'G1'));
+    expect(played.view.rounds[0]).toMatchObject({ withdrawn: 1, weightedWithdrawn: W.HIGH, new: 0, withdrawnGaps: [{ id: 'G2', of: 'G1' }] });
+  });
+
+  it('a deferred CRITICAL withdrawn and reopened in the same round comes back to the work as CRITICAL (R29), as without the detour', () => {
+    const played = given(start(), open('C1', 'CRITICAL'), open('C2', 'CRITICAL'), open('G3', 'LOW'), move('C2', 'USER_DEFERRED'), startRound(1), duplicate('C2', 'C1'), move('C2', 'OPEN'));
+    const outcome = closing(played, 1);
+    expect(outcome.figures).toMatchObject({ new: 0, criticalIntroduced: ['C2'] });
+    expect(outcome.machine.state).toBe('DIVERGENCE_WARNING');
+  });
+
+  it('a CRITICAL duplicate reopened in a later round is new there, and a CRITICAL introduction (R5: reopened as CRITICAL)', () => {
+    const played = given(start(), open('C1', 'CRITICAL'), open('C2', 'CRITICAL'), open('G3', 'LOW'), ...round(1, duplicate('C2', 'C1')), move('C2', 'OPEN'));
+    const outcome = closing(played, 2);
+    expect(outcome.figures).toMatchObject({ new: 1, weightedNew: W.CRITICAL, criticalIntroduced: ['C2'] });
+    expect(outcome.machine.state).toBe('DIVERGENCE_WARNING');
+  });
+
   it('a round close with no duplicate records no withdrawn figures (its line reads as version 4 wrote it)', () => {
     const figures = closing(base().and(resolve('G3')), 1).figures;
     expect('withdrawn' in figures).toBe(false);
@@ -122,6 +162,24 @@ describe('R21: a split is a severity change spread over its parts', () => {
   it('parts weighing less than the parent add the difference to weighted resolved', () => {
     const figures = closing(base().and(split('G1', ['A', 'LOW'], ['B', 'LOW'])), 1).figures;
     expect(figures).toMatchObject({ new: 1, resolved: 0, weightedNew: 0, weightedResolved: W.HIGH - 2 * W.LOW });
+  });
+
+  /** Each severity row's weighted net (weighted resolved - weighted new), as status.md's Severity Breakdown shows it. */
+  const rowNets = (view: SessionView) => Object.fromEntries(Object.entries(view.rounds[0]!.bySeverity).map(([s, f]) => [s, f.weightedResolved - f.weightedNew]));
+
+  it("the severity rows: the parent's weight leaves its row, each part's joins its own, and the rows add up to the round", () => {
+    const { view } = base().and(split('G1', ['A', 'HIGH'], ['B', 'MEDIUM'], ['C', 'LOW']));
+    // HIGH: the parent (4) leaves, part A (4) joins; MEDIUM and LOW each gain a part.
+    expect(rowNets(view)).toEqual({ CRITICAL: 0, HIGH: W.HIGH - W.HIGH, MEDIUM: -W.MEDIUM, LOW: -W.LOW, UNTRIAGED: 0 });
+    expect(view.rounds[0]!.bySeverity).toMatchObject({ HIGH: { new: 0 }, MEDIUM: { new: 1 }, LOW: { new: 1 } });
+    const round1 = view.rounds[0]!;
+    expect(Object.values(rowNets(view)).reduce((a, b) => a + b, 0)).toBe(round1.weightedResolved - round1.weightedNew);
+  });
+
+  it('the severity rows of a split into lighter parts: the parent\'s row gains what it lost, the parts\' row what they weigh', () => {
+    const { view } = base().and(split('G1', ['A', 'LOW'], ['B', 'LOW']));
+    expect(rowNets(view)).toEqual({ CRITICAL: 0, HIGH: W.HIGH, MEDIUM: 0, LOW: -2 * W.LOW, UNTRIAGED: 0 });
+    expect(view.rounds[0]!.bySeverity.HIGH).toMatchObject({ resolved: 0, weightedResolved: W.HIGH, weightedNew: 0 });
   });
 
   it('a CRITICAL part of a gap that was not CRITICAL is a CRITICAL introduction (R5 then warns)', () => {
@@ -185,6 +243,21 @@ describe('R22: ids are unique; a rename keeps the gap', () => {
     expect(view.gaps.get('G3')?.spawnedBy).toBe('PARSER-1');
     expect(view.gaps.get('G2')?.blockedBy).toBe('PARSER-1');
     expect([...view.gaps.keys()]).toEqual(['PARSER-1', 'G2', 'G3']);
+  });
+
+  it("the words the view keeps name the gap by its id now: a decision's effect and history reason, a round's verdicts and history reason", () => {
+    const warned = given(start(), open('G1', 'HIGH'), ...round(1, open('C1', 'CRITICAL'), open('C10', 'CRITICAL')), decision('prioritize_critical', { gaps: ['C1'], rationale: 'C1 first' }));
+    const { view } = warned.and(rename('C1', 'SCHEMA-1'));
+    const words = JSON.stringify({ decisions: view.decisions, history: view.history, verdicts: view.rounds[0]!.verdicts, combined: view.rounds[0]!.combined });
+    // Only the user's own rationale (kept in the decision and closing its history reason) still says C1; C10, another gap, is untouched.
+    expect(words.match(/\bC1\b/g)).toEqual(['C1', 'C1']);
+    expect(view.decisions[0]!.effect).toBe('user prioritized CRITICAL: focus on SCHEMA-1; flat_count reset to 0');
+    expect(view.history.map((h) => h.reason)).toEqual([
+      'weighted_net = -32, triggered by CRITICAL introduction (SCHEMA-1, C10)',
+      'user prioritized CRITICAL: focus on SCHEMA-1; flat_count reset to 0; rationale: C1 first',
+    ]);
+    expect(view.rounds[0]!.verdicts[0]).toMatchObject({ detail: 'CRITICAL introduced (SCHEMA-1, C10)', figures: { criticalIntroduced: 'SCHEMA-1, C10' } });
+    expect(view.rounds[0]!.combined?.detail).toContain('(SCHEMA-1, C10)');
   });
 
   it('a rename counts nothing: the open counts and the open round figures are as they were', () => {
