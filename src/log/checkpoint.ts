@@ -144,7 +144,7 @@ export function readCheckpoint(dir: string, format: string, file = CHECKPOINT_FI
   return found === null ? null : { ...found, body: found.body.toString('utf8') };
 }
 
-/** As `readCheckpoint`, with the body as the bytes stored: for one searched in place (the closed gaps' index), never decoded whole. */
+/** As `readCheckpoint`, with the body as the bytes stored. */
 export function readCheckpointBytesOf(dir: string, format: string, file = CHECKPOINT_FILE): StoredCheckpoint<Buffer> | null {
   const bytes = readCheckpointBytes(join(dir, file));
   if (bytes === null) return null;
