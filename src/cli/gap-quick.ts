@@ -4,8 +4,8 @@ import { parseArgs } from 'node:util';
 import { nanoid } from 'nanoid';
 import type { Decided, EventBodyInput, SettledEvent } from '../../events/index.js';
 import { canonicalWord, EVENT_VERSION, GAP_ID_MAX, GAP_ID_PATTERN, GAP_STATE_WORDS, PLAIN_TEXT_PATTERN, REASON_MAX, SEVERITY_WORDS, TITLE_MAX } from '../../events/lean.js';
-import { changeSeverity, decideGapEvent, decodeMarkedHead, encodeHead, HEAD_ROUNDS, moveGap, openGap, type SessionView } from '../core/lean.js';
-import { appendSealed, CLOSED_FILE, hasSessionConfig, HEAD_FILE, LOG_FILE, openRegularFile, readCheckpointBytesOf, readCurrent, readRange, withLock, writeCheckpoint } from '../log/lean.js';
+import { changeSeverity, closedIndexLookUp, decideGapEvent, decodeMarkedHead, encodeHead, HEAD_ROUNDS, moveGap, openGap, type ClosedIndexParts, type SessionView } from '../core/lean.js';
+import { appendSealed, CLOSED_FILE, hasSessionConfig, HEAD_FILE, LOG_FILE, openCheckpointParts, openRegularFile, readCurrent, readRange, withLock, writeCheckpoint } from '../log/lean.js';
 import { gapMovedLine, gapOpenedLine, renderAnnouncement, severityChangedLine } from '../render/lean.js';
 import { closedIndexFormat, headFormat } from '../session/formats.js';
 import { extendedIndex, newlyClosedLines, sameMark, withClosedGaps } from '../session/head-decide.js';
@@ -107,7 +107,8 @@ interface Planned {
   key: { end: number; seq: number; sum: string; lineBytes: number };
   lastLine: Buffer;
   head: SessionView;
-  index: Buffer;
+  /** The closed gaps' index the head names, read in parts (the buckets a lookup needed, and the whole only if a gap closes). */
+  index: ClosedIndexParts;
   mark: { seq: number; sum: string };
   event: SettledEvent;
   /** The head with the event folded in. */
@@ -120,12 +121,13 @@ function plan(dir: string, body: EventBodyInput): Planned | null {
   if (hasSessionConfig(dir)) return null;
   const current = readCurrent(dir, headFormat(), HEAD_FILE, join(dir, LOG_FILE));
   const marked = current === null ? null : decodeMarkedHead(current.body.toString('utf8'));
-  const index = readCheckpointBytesOf(dir, closedIndexFormat(), CLOSED_FILE);
+  const index = openCheckpointParts(dir, closedIndexFormat(), CLOSED_FILE);
   if (current === null || marked?.closed == null || index === null || !sameMark(marked.closed, index.key)) return null;
   const head = marked.view;
   // decide's own first rules (a session started, not COMPLETE): refusals are the full command's to word.
   if (head.settings === null || head.machine.state === 'COMPLETE') return null;
-  const judged = withClosedGaps(head, [body], index.body);
+  const lookUp = closedIndexLookUp(index);
+  const judged = lookUp === null ? null : withClosedGaps(head, [body], lookUp);
   if (judged === null) return null;
   let decided: Decided[];
   try {
@@ -142,7 +144,7 @@ function plan(dir: string, body: EventBodyInput): Planned | null {
   else if (event.type === 'gap.moved') moveGap(view, event);
   else if (event.type === 'gap.severity_changed') changeSeverity(view, event);
   const { key } = current;
-  return { dir, key, lastLine: current.lastLine, head, index: index.body, mark: marked.closed, event, view };
+  return { dir, key, lastLine: current.lastLine, head, index, mark: marked.closed, event, view };
 }
 
 /** Appends the planned event under the log's lock if the log still ends with the head's line; null (nothing written) if it does not. */
@@ -179,6 +181,9 @@ function saveHead(planned: Planned, written: { end: number; sum: string; lastLin
   const key = (format: string) => ({ format, seq: event.seq, end: written.end, lineBytes: written.lastLine.length, sum: written.sum });
   const added = newlyClosedLines(view, [event]);
   let mark: { seq: number; sum: string } | null = planned.mark;
-  if (added !== '') mark = writeCheckpoint(dir, key(closedIndexFormat()), extendedIndex(planned.index, added), CLOSED_FILE) === null ? null : { seq: event.seq, sum: written.sum };
+  if (added !== '') {
+    const index = extendedIndex(planned.index, added);
+    mark = index === null || writeCheckpoint(dir, key(closedIndexFormat()), index, CLOSED_FILE) === null ? null : { seq: event.seq, sum: written.sum };
+  }
   writeCheckpoint(dir, key(headFormat()), encodeHead(view, HEAD_ROUNDS, mark), HEAD_FILE);
 }

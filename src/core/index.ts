@@ -6,7 +6,22 @@ export { judgeDecision, judgeRoundClose, machineEventOf } from './judge.js';
 export { settle } from './settle.js';
 export { decodeView, encodeView, VIEW_SHAPE } from './view-codec.js';
 export { decodeHead, decodeMarkedHead, encodeHead, HEAD_ROUNDS, headOf, type IndexMark } from './view-head.js';
-export { closedIndexLines, encodeClosedIndex, lookUpClosed, type ClosedGap } from './closed-index.js';
+export {
+  CLOSED_BUCKETS,
+  checkedBucket,
+  closedBucketOf,
+  closedIndexLines,
+  closedIndexLookUp,
+  closedIndexOf,
+  closedTableOf,
+  DamagedIndex,
+  encodeClosedIndex,
+  extendClosedIndex,
+  lookUpClosed,
+  type ClosedBucket,
+  type ClosedGap,
+  type ClosedIndexParts,
+} from './closed-index.js';
 export { auditHistory, type Finding } from './audit.js';
 export { closedRoundCount, closedRounds, isOpen, lastClosedRound, openCount, severeUnfinished, unfinishedGaps } from './inventory.js';
 export { nextStep, type NextAction } from './next.js';

@@ -17,6 +17,6 @@ export { decodeHead, decodeMarkedHead, encodeHead, HEAD_ROUNDS, headOf, type Ind
 export { VIEW_SHAPE } from './view-json.js';
 export type * from './view.js';
 export { formatCount, signed } from '../policies/lean.js';
-export { closedIndexLines, lookUpClosed, type ClosedGap } from './closed-index.js';
+export { closedIndexLines, closedIndexLookUp, DamagedIndex, extendClosedIndex, lookUpClosed, type ClosedGap, type ClosedIndexParts } from './closed-index.js';
 export { changeSeverity, moveGap, openGap } from './evolve-gaps.js';
 export { decideGapEvent } from './decide-gaps.js';

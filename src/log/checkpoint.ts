@@ -17,7 +17,8 @@ import { openRegularFile, readRange, type OpenedFile } from './text-file.js';
  * (`end`, a byte offset), its length and its checksum. A reader trusts the
  * body only when that line is still there, byte for byte where it was, and
  * the body is whole (its length and sha256; crc32 for CLOSED_FILE and
- * STATE_FILE); anything else (an edited, stale or foreign checkpoint, a log
+ * STATE_FILE, and for CLOSED_FILE of its first line alone: see there);
+ * anything else (an edited, stale or foreign checkpoint, a log
  * repaired or replaced under it, another build's format) is ignored, and the
  * reader replays the log and writes a new one. The closed gaps' index is the
  * one exception: it is trusted when the current head names it (its seq and
@@ -35,11 +36,14 @@ export const CHECKPOINT_FILE = 'checkpoint.json';
 export const HEAD_FILE = 'checkpoint.head.json';
 /**
  * The closed gaps' index: one `ID SEVERITY STATE` line per gap in a closed
- * state, which the head leaves out. A write decided on the head looks a gap
- * up here (is this id taken? is that gap known?) instead of loading the whole
- * view; the head names the one index it goes with (`ClosedAt`). Checked by
- * length and crc32, as STATE_FILE is: every gap write reads it whole (6 MiB
- * at 1M events, where sha256 costs 15 ms and crc32 1 ms).
+ * state, which the head leaves out, spread over buckets (src/core/closed-index.ts).
+ * A write decided on the head looks a gap up here (is this id taken? is
+ * that gap known?) instead of loading the whole view; the head names the one
+ * index it goes with (`ClosedAt`). Its body starts with a table line that
+ * gives each bucket's length and crc32; the header's sum is the crc32 of
+ * that line alone and its length the whole body's, so a lookup reads the
+ * header, the table and the one bucket it needs (checked by its own crc),
+ * never the 7 MiB a million-event log's index runs to (`openCheckpointParts`).
  */
 export const CLOSED_FILE = 'checkpoint.closed.json';
 /**
@@ -73,21 +77,33 @@ export interface StoredCheckpoint<Body = string> {
   bodyBytes: number;
 }
 
-interface Header extends CheckpointKey {
+export interface Header extends CheckpointKey {
   checkpoint: number;
   bodyBytes: number;
   bodySum: string;
 }
 
-function bodySum(body: string | Buffer, file: string): string {
-  return file === STATE_FILE || file === CLOSED_FILE ? `crc32-${crc32(body).toString(16).padStart(8, '0')}` : hash('sha256', body, 'hex').slice(0, 32);
+/** The header's `bodySum` of `body`: sha256, or crc32 for the files read on every call (of CLOSED_FILE's first line alone, which sums the rest). */
+export function bodySum(body: string | Buffer, file: string): string {
+  if (file === CLOSED_FILE) return crcSum(firstLine(typeof body === 'string' ? Buffer.from(body, 'utf8') : body));
+  return file === STATE_FILE ? crcSum(body) : hash('sha256', body, 'hex').slice(0, 32);
+}
+
+function crcSum(body: string | Buffer): string {
+  return `crc32-${crc32(body).toString(16).padStart(8, '0')}`;
+}
+
+/** `body`'s first line, newline included (all of it when it has none). */
+function firstLine(body: Buffer): Buffer {
+  const newline = body.indexOf(0x0a);
+  return newline === -1 ? body : body.subarray(0, newline + 1);
 }
 
 /** A header line is never longer than this (its format names a shape and a version). */
-const MAX_HEADER_BYTES = 1024;
+export const MAX_HEADER_BYTES = 1024;
 
 /** A checkpoint is never bigger than this (a view's JSON runs below its log's size); a bigger file is not read. */
-const MAX_CHECKPOINT_BYTES = 2 * MAX_LOG_BYTES;
+export const MAX_CHECKPOINT_BYTES = 2 * MAX_LOG_BYTES;
 /** A temp file this old is a crashed writer's: the next writer removes it. */
 const STALE_TEMP_MS = 60_000;
 
@@ -106,7 +122,7 @@ function readCheckpointBytes(path: string): Buffer | null {
  * closed after; null when it cannot be opened or read: a cache that cannot be
  * read is not there, and a log that cannot is not the one it was keyed to.
  */
-function withCheckpointFile<T>(path: string, read: (file: OpenedFile) => T | null, why = 'a checkpoint must be a regular file'): T | null {
+export function withCheckpointFile<T>(path: string, read: (file: OpenedFile) => T | null, why = 'a checkpoint must be a regular file'): T | null {
   let file;
   try {
     file = openRegularFile(path, false, why);
@@ -128,7 +144,7 @@ export function readCheckpoint(dir: string, format: string, file = CHECKPOINT_FI
   return found === null ? null : { ...found, body: found.body.toString('utf8') };
 }
 
-/** As `readCheckpoint`, with the body as the bytes stored: for one searched in place (the closed gaps' index), never decoded whole. */
+/** As `readCheckpoint`, with the body as the bytes stored. */
 export function readCheckpointBytesOf(dir: string, format: string, file = CHECKPOINT_FILE): StoredCheckpoint<Buffer> | null {
   const bytes = readCheckpointBytes(join(dir, file));
   if (bytes === null) return null;
@@ -144,7 +160,7 @@ export function readCheckpointBytesOf(dir: string, format: string, file = CHECKP
   return { key: { format, seq, end, lineBytes, sum }, body, bodyBytes };
 }
 
-function parseHeader(text: string): Header | null {
+export function parseHeader(text: string): Header | null {
   let header: unknown;
   try {
     header = JSON.parse(text);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GapflowEvent } from '../../events/index.js';
-import { canWriteCheckpoint, CLOSED_FILE, HEAD_FILE, keyLineEnd, readCheckpoint, readCheckpointBytesOf, readCheckpointKey, readCurrent, removeCheckpoint, STATE_FILE, writeCheckpoint } from './checkpoint.js';
+import { canWriteCheckpoint, CLOSED_FILE, HEAD_FILE, keyLineEnd, readCheckpoint, readCheckpointKey, readCurrent, removeCheckpoint, STATE_FILE, writeCheckpoint } from './checkpoint.js';
 import { appendSealed } from './append.js';
 import { IdIndex } from './id-index.js';
 import { LOG_FILE } from './log-name.js';
@@ -13,6 +13,7 @@ import { waitForWriter } from './lock-holder.js';
 import { followLog, type FollowOptions } from './follow.js';
 import { readCurrentHead } from './head.js';
 import { holdsNoSession, placeNewLog, readFrom, readLogBytes } from './log-path.js';
+import { openCheckpointParts } from './checkpoint-parts.js';
 import { assertExpected, LogError, type Batch, type ClosedAt, type EventStore, type Expected, type HeadForWrite, type Resumed } from './types.js';
 
 export { LOG_FILE };
@@ -138,10 +139,10 @@ export class FileLog implements EventStore {
     const current = readCurrent(this.dir, headFormat, HEAD_FILE, this.location);
     if (current === null) return null;
     const { key, body, lastLine } = current;
-    const index = readCheckpointBytesOf(this.dir, indexFormat, CLOSED_FILE);
+    const index = openCheckpointParts(this.dir, indexFormat, CLOSED_FILE);
     this.#known = { end: key.end, point: { seq: key.seq, sum: key.sum, sealed: true }, lastLine };
     this.#checkpoint = null;
-    return { head: body.toString('utf8'), index: index === null ? null : { at: { seq: index.key.seq, sum: index.key.sum }, body: index.body } };
+    return { head: body.toString('utf8'), index: index === null ? null : { at: { seq: index.key.seq, sum: index.key.sum }, parts: index } };
   }
 
   saveClosedIndex(format: string, seq: number, body: string | Buffer): ClosedAt | null {

@@ -1,6 +1,7 @@
 export { CHECKPOINT_MIN_TAIL_BYTES, FileLog, LOG_FILE } from './file-log.js';
 export { FOLLOW_INTERVAL_MS, type FollowOptions } from './follow.js';
 export { CHECKPOINT_FILE, CLOSED_FILE, HEAD_FILE, STATE_FILE } from './checkpoint.js';
+export { openCheckpointParts, type CheckpointParts } from './checkpoint-parts.js';
 export { readStateCache } from './state-cache.js';
 export { BATCH_INPUT, EVENT_INPUT, formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES, type InputLimit } from './limits.js';
 export { chainSum, eventContent, formatLines, parseLines, sealLine } from './lines.js';
@@ -10,7 +11,7 @@ export { MemoryLog } from './memory-log.js';
 export { writeDecisionsFile, writeStatusFile } from './status-file.js';
 export { appendStepSummary, stepSummarySize } from './step-summary.js';
 export { CONFIG_FILE, hasSessionConfig, readSessionConfig, writeSessionConfig, type SessionConfig } from './session-config.js';
-export { LogError, VersionConflict, type Batch, type EventStore, type Expected, type Resumed, type ClosedAt, type HeadForWrite } from './types.js';
+export { LogError, VersionConflict, type Batch, type EventStore, type Expected, type Resumed, type ClosedAt, type HeadForWrite, type BodyParts } from './types.js';
 export { inspectLog, repairLog, type LogInspection, type RepairReport } from './verify.js';
 export { readHookBlocks, writeHookBlocks } from './hook-state.js';
 export { findSessionDir, SESSION_FOLDER } from './find-session.js';

@@ -125,11 +125,18 @@ export interface ClosedAt {
   sum: string;
 }
 
-/** What `resumeForWrite` finds: the head's body, and the index (its body and what names it). */
+/** What `resumeForWrite` finds: the head's body, and the index (read in parts, and what names it). */
 export interface HeadForWrite {
   head: string;
-  /** The index's bytes as stored (looked up as bytes, never decoded whole). */
-  index: { at: ClosedAt; body: Buffer } | null;
+  /** The index's first line (its table of buckets, checked) and the rest of its bytes by range: a lookup reads the one bucket it needs. */
+  index: { at: ClosedAt; parts: BodyParts } | null;
+}
+
+/** A checkpoint body read in parts: its first bytes (the first line whole), its length, and any range of it (null when that cannot be read as it was). */
+export interface BodyParts {
+  first: Buffer;
+  bodyBytes: number;
+  range(offset: number, length: number): Buffer | null;
 }
 
 /** Where a reader starts (`EventStore.resume`). */

@@ -15,14 +15,18 @@ export function viewFormat(): string {
   return `${VIEW_SHAPE}/gapflow-${packageVersion() ?? 'unknown'}`;
 }
 
-/** The head checkpoint's format (`closed-1`: it names the closed gaps' index it goes with). */
+/** The head checkpoint's format (`closed-2`: it names the closed gaps' index it goes with). */
 export function headFormat(): string {
-  return `${viewFormat()}/head-${HEAD_ROUNDS}-closed-1`;
+  return `${viewFormat()}/head-${HEAD_ROUNDS}-closed-2`;
 }
 
-/** The closed gaps' index format (the index goes with heads of `headFormat`). */
+/**
+ * The closed gaps' index format (the index goes with heads of `headFormat`):
+ * `closed-2` spreads its lines over buckets behind a table line; an index of
+ * `closed-1` (the lines alone) is ignored, and rebuilt by the next write.
+ */
 export function closedIndexFormat(): string {
-  return `${viewFormat()}/closed-1`;
+  return `${viewFormat()}/closed-2`;
 }
 
 export { stateFormat } from './state-format.js';

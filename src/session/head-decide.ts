@@ -1,5 +1,5 @@
 import type { EventBodyInput, GapflowEvent } from '../../events/index.js';
-import { closedIndexLines, lookUpClosed, type Gap, type IndexMark, type SessionView } from '../core/lean.js';
+import { closedIndexLines, DamagedIndex, extendClosedIndex, type ClosedGap, type ClosedIndexParts, type Gap, type IndexMark, type SessionView } from '../core/lean.js';
 
 /*
  * What a write decided on the head needs beyond the head itself: whether
@@ -15,18 +15,27 @@ export function sameMark(a: IndexMark, b: IndexMark): boolean {
 
 /**
  * The head with the closed gaps the requests name put back as the index
- * knows them (id, severity, state), so the rules judge them as the whole
- * view would; null when a request moves a closed gap (a reopen needs the
- * gap whole).
+ * (`lookUp`) knows them (id, severity, state), so the rules judge them as
+ * the whole view would; null when a request moves a closed gap (a reopen
+ * needs the gap whole) or the index turns out damaged where it is read.
  */
-export function withClosedGaps(head: SessionView, bodies: readonly EventBodyInput[], index: Buffer): SessionView | null {
+export function withClosedGaps(head: SessionView, bodies: readonly EventBodyInput[], lookUp: (id: string) => ClosedGap | null): SessionView | null {
+  try {
+    return namingClosedGaps(head, bodies, lookUp);
+  } catch (error) {
+    if (error instanceof DamagedIndex) return null;
+    throw error;
+  }
+}
+
+function namingClosedGaps(head: SessionView, bodies: readonly EventBodyInput[], lookUp: (id: string) => ClosedGap | null): SessionView | null {
   const named = new Map<string, Gap>();
   for (const body of bodies) {
     const data = (body as { data?: Record<string, unknown> }).data ?? {};
     for (const key of ['id', 'spawnedBy', 'blockedBy', 'of']) {
       const id = data[key];
       if (typeof id !== 'string' || head.gaps.has(id)) continue;
-      const closed = named.get(id) ?? lookUpClosed(index, id);
+      const closed = named.get(id) ?? lookUp(id);
       if (closed === null) continue;
       // Checked for every request that names it, not only the first: a batch may name a closed gap, then move it.
       if (body.type === 'gap.moved' && key === 'id') return null;
@@ -36,9 +45,15 @@ export function withClosedGaps(head: SessionView, bodies: readonly EventBodyInpu
   return named.size === 0 ? head : { ...head, gaps: new Map([...head.gaps, ...named]) };
 }
 
-/** `index` with `lines` added: the bytes an index write takes. */
-export function extendedIndex(index: Buffer, lines: string): Buffer {
-  return Buffer.concat([index, Buffer.from(lines, 'utf8')]);
+/**
+ * The index `parts` hold with `lines` added: the bytes an index write
+ * takes. Reads it whole (a write that closes a gap rewrites it whole);
+ * null when it can no longer be read as it was, or a bucket it changes is
+ * damaged (the head then names no index, and the next write rebuilds one).
+ */
+export function extendedIndex(parts: ClosedIndexParts, lines: string): Buffer | null {
+  const body = parts.range(0, parts.bodyBytes);
+  return body === null ? null : extendClosedIndex(body, lines);
 }
 
 /** The index lines for the gaps `appended` moved that end the batch closed (none was listed before: a listed gap is never moved on the head). */

@@ -1,5 +1,5 @@
 import type { EventBodyInput, GapflowEvent } from '../../events/index.js';
-import { decodeMarkedHead, encodeHead, HEAD_ROUNDS, type IndexMark, type SessionView } from '../core/index.js';
+import { closedIndexLookUp, decodeMarkedHead, encodeHead, HEAD_ROUNDS, type ClosedIndexParts, type IndexMark, type SessionView } from '../core/index.js';
 import { extendedIndex, newlyClosedLines, sameMark, withClosedGaps } from './head-decide.js';
 import { FileLog, type EventStore } from '../log/index.js';
 import { closedIndexFormat, headFormat } from './formats.js';
@@ -53,8 +53,9 @@ export function recordOnHead(
   // A request worded from the session (a round's number) is worded from the head.
   const requests = typeof batch === 'function' ? batch(head) : batch;
   if (!headDecides(requests)) return null;
-  const index = found.index.body;
-  const working = withClosedGaps(head, requests.map((request) => request.body), index);
+  const index = found.index.parts;
+  const lookUp = closedIndexLookUp(index);
+  const working = lookUp === null ? null : withClosedGaps(head, requests.map((request) => request.body), lookUp);
   if (working === null) return null;
   let done;
   try {
@@ -81,10 +82,12 @@ function headDecides(requests: readonly BatchRequest[]): boolean {
  * does not hold its closed gaps; if the index cannot be written the head
  * names none).
  */
-function saveHead(store: EventStore, view: SessionView, appended: readonly GapflowEvent[], index: Buffer, mark: IndexMark): void {
+function saveHead(store: EventStore, view: SessionView, appended: readonly GapflowEvent[], index: ClosedIndexParts, mark: IndexMark): void {
   const added = newlyClosedLines(view, appended);
   store.saveHead?.(headFormat(), view.lastSeq, () => {
-    const next = added === '' ? mark : (store.saveClosedIndex?.(closedIndexFormat(), view.lastSeq, extendedIndex(index, added)) ?? null);
+    if (added === '') return encodeHead(view, HEAD_ROUNDS, mark);
+    const body = extendedIndex(index, added);
+    const next = body === null ? null : (store.saveClosedIndex?.(closedIndexFormat(), view.lastSeq, body) ?? null);
     return encodeHead(view, HEAD_ROUNDS, next);
   });
 }

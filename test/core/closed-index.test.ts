@@ -1,5 +1,19 @@
+import { crc32 } from 'node:zlib';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { closedIndexLines, lookUpClosed, type Gap } from '../../src/core/index.js';
+import {
+  CLOSED_BUCKETS,
+  closedBucketOf,
+  closedIndexLines,
+  closedIndexLookUp,
+  closedIndexOf,
+  closedTableOf,
+  DamagedIndex,
+  extendClosedIndex,
+  lookUpClosed,
+  type ClosedGap,
+  type Gap,
+} from '../../src/core/index.js';
 
 const gap = (id: string, severity: Gap['severity'], state: Gap['state']): Gap => ({
   id,
@@ -32,3 +46,144 @@ describe('the closed gaps index', () => {
     expect(lookUpClosed(Buffer.alloc(0), 'G-1')).toBeNull();
   });
 });
+
+/** An index body read as a lookup reads one on disk: its first bytes, and ranges of it (counted, to see what a lookup reads). */
+function parts(body: Buffer, first = 8192) {
+  const reads: { offset: number; length: number }[] = [];
+  return {
+    reads,
+    first: body.subarray(0, first),
+    bodyBytes: body.length,
+    range: (offset: number, length: number) => {
+      reads.push({ offset, length });
+      return offset + length <= body.length ? body.subarray(offset, offset + length) : null;
+    },
+  };
+}
+
+const lookUpIn = (body: Buffer) => closedIndexLookUp(parts(body))!;
+const CLOSED_STATES = ['RESOLVED', 'WONT_FIX', 'ACCEPTED', 'DUPLICATE', 'SPLIT'] as const;
+const OPEN_STATES = ['OPEN', 'IN_PROGRESS', 'BLOCKED', 'USER_DEFERRED'] as const;
+
+describe('the closed gaps index, spread over buckets', () => {
+  it('puts an id in the bucket the crc32 of its bytes names, modulo the bucket count', () => {
+    expect(CLOSED_BUCKETS).toBe(256);
+    for (const id of ['G-1', 'G-10', 'A.b_c', 'é-1']) expect(closedBucketOf(id)).toBe(crc32(Buffer.from(id, 'utf8')) % 256);
+    // The standard CRC-32 (as zlib, Python or any other computes it) of 'G-1' is 0xfb601882: a hash that is the same in every process and version.
+    expect(closedBucketOf('G-1')).toBe(0x82);
+  });
+
+  it('stores a table line (each bucket\'s length and crc32) then the buckets, each line in its own bucket', () => {
+    const body = closedIndexOf('G-1 HIGH RESOLVED\nG-10 LOW WONT_FIX\nA.b_c CRITICAL RESOLVED\n');
+    const text = body.toString('utf8');
+    const tableLine = text.slice(0, text.indexOf('\n'));
+    const entries = tableLine.split(' ');
+    expect(entries).toHaveLength(256);
+    let at = tableLine.length + 1;
+    const found: string[] = [];
+    for (const [bucket, entry] of entries.entries()) {
+      const [bytes, crc] = entry.split('/');
+      const content = body.subarray(at, at + Number(bytes));
+      expect(crc).toBe(crc32(content).toString(16).padStart(8, '0'));
+      for (const line of content.toString('utf8').split('\n').filter(Boolean)) {
+        expect(closedBucketOf(line.split(' ')[0]!)).toBe(bucket);
+        found.push(line);
+      }
+      at += Number(bytes);
+    }
+    expect(at).toBe(body.length);
+    expect(found.sort()).toEqual(['A.b_c CRITICAL RESOLVED', 'G-1 HIGH RESOLVED', 'G-10 LOW WONT_FIX']);
+    // An empty index is a table of empty buckets.
+    expect(closedIndexOf('').toString('utf8')).toBe(`${new Array(256).fill('0/00000000').join(' ')}\n`);
+  });
+
+  it('finds every closed gap of a few hundred, with its severity and state, reading only its bucket; an open or unknown id is not found', () => {
+    const gapArb = fc.record({
+      severity: fc.constantFrom('CRITICAL', 'HIGH', 'MEDIUM', 'LOW'),
+      state: fc.constantFrom(...CLOSED_STATES, ...OPEN_STATES),
+    });
+    fc.assert(
+      fc.property(fc.array(gapArb, { minLength: 200, maxLength: 500 }), fc.string({ minLength: 1, maxLength: 6 }), (drawn, prefix) => {
+        const safe = prefix.replace(/\s/g, '_');
+        const gaps = drawn.map((g, n) => gap(`${safe}-${n}`, g.severity as Gap['severity'], g.state as Gap['state']));
+        const body = closedIndexOf(closedIndexLines(gaps));
+        const read = parts(body);
+        const lookUp = closedIndexLookUp(read)!;
+        const buckets = new Set<number>();
+        for (const g of gaps) {
+          const closed = (CLOSED_STATES as readonly string[]).includes(g.state);
+          const reads = read.reads.length;
+          expect(lookUp(g.id)).toEqual(closed ? ({ id: g.id, severity: g.severity, state: g.state } satisfies ClosedGap) : null);
+          // At most one read, of the id's own bucket, and none for a bucket read before.
+          expect(read.reads.length - reads).toBeLessThanOrEqual(buckets.has(closedBucketOf(g.id)) ? 0 : 1);
+          if (read.reads.length > reads) buckets.add(closedBucketOf(g.id));
+        }
+        for (const absent of [`${safe}-${gaps.length}`, `${safe}-`, safe, `x${safe}-0`, `${safe}-0 `]) expect(lookUp(absent)).toBeNull();
+        // Nothing is ever read beyond one bucket at a time.
+        expect(Math.max(...read.reads.map((r) => r.length))).toBeLessThan(body.length / 4);
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('a bucket that does not match its crc (or cannot be read) makes its lookup throw, never answer absent', () => {
+    const body = closedIndexOf('G-1 HIGH RESOLVED\nG-10 LOW WONT_FIX\n');
+    const at = body.indexOf('G-1 HIGH');
+    const damaged = Buffer.from(body);
+    damaged.write('X', at, 'utf8');
+    expect(() => lookUpIn(damaged)('G-1')).toThrow(DamagedIndex);
+    // A bucket not read is not checked: G-10's answer stands.
+    if (closedBucketOf('G-10') !== closedBucketOf('G-1')) expect(lookUpIn(damaged)('G-10')).toEqual({ id: 'G-10', severity: 'LOW', state: 'WONT_FIX' });
+    const unreadable = { ...parts(body), range: () => null };
+    expect(() => closedIndexLookUp(unreadable)!('G-1')).toThrow(DamagedIndex);
+  });
+
+  it('a table line that is cut, malformed or does not add up to the body is no index', () => {
+    const body = closedIndexOf('G-1 HIGH RESOLVED\n');
+    const tableEnd = body.indexOf(0x0a) + 1;
+    expect(closedTableOf(body, body.length)?.buckets).toHaveLength(256);
+    // The body one byte longer or shorter than its buckets.
+    expect(closedTableOf(body, body.length + 1)).toBeNull();
+    expect(closedTableOf(body, body.length - 1)).toBeNull();
+    // No newline: the table is cut.
+    expect(closedTableOf(body.subarray(0, tableEnd - 1), body.length)).toBeNull();
+    const table = body.toString('utf8', 0, tableEnd - 1);
+    for (const bad of [table.replace(/^0\//, '00/'), table.replace(/^0\/00000000 /, ''), `${table} 0/00000000`, table.replace(/^0\/0{8}/, '0/0000000g'), table.replace(/^0\/0{8}/, '-0/00000000')]) {
+      expect(closedTableOf(Buffer.from(`${bad}\n`), body.length - tableEnd + bad.length + 1)).toBeNull();
+    }
+    expect(closedIndexLookUp(parts(Buffer.from('G-1 HIGH RESOLVED\n')))).toBeNull();
+  });
+
+  it('extending adds each line to the end of its bucket: the lookups then answer as an index written whole', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.integer({ min: 0, max: 2000 }), { minLength: 1, maxLength: 300 }), fc.nat(), (ids, cut) => {
+        const all = ids.map((n) => `G-${n} ${n % 2 === 0 ? 'HIGH' : 'LOW'} ${n % 3 === 0 ? 'WONT_FIX' : 'RESOLVED'}\n`);
+        const at = cut % (all.length + 1);
+        const extended = extendClosedIndex(closedIndexOf(all.slice(0, at).join('')), all.slice(at).join(''))!;
+        const whole = closedIndexOf(all.join(''));
+        // Each bucket keeps its lines in the order written, so extending in order gives the same bytes.
+        expect(extended.equals(whole)).toBe(true);
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it('extending checks the buckets it changes, and carries the others as they are (their damage found when they are read)', () => {
+    const body = closedIndexOf('G-1 HIGH RESOLVED\nG-10 LOW WONT_FIX\n');
+    expect(closedBucketOf('G-1')).not.toBe(closedBucketOf('G-10'));
+    const damaged = Buffer.from(body);
+    damaged.write('X', damaged.indexOf('G-1 HIGH'), 'utf8');
+    // G-1's bucket changes: its damage is found.
+    expect(extendClosedIndex(damaged, 'G-1x LOW RESOLVED\n'.replace('G-1x', sameBucketAs('G-1')))).toBeNull();
+    // G-1's bucket is carried: the new index holds it, damaged, still under its old crc.
+    const carried = extendClosedIndex(damaged, 'G-10b LOW RESOLVED\n'.replace('G-10b', sameBucketAs('G-10')))!;
+    expect(() => lookUpIn(carried)('G-1')).toThrow(DamagedIndex);
+    expect(lookUpIn(carried)(sameBucketAs('G-10'))).toEqual({ id: sameBucketAs('G-10'), severity: 'LOW', state: 'RESOLVED' });
+    expect(extendClosedIndex(Buffer.from('G-1 HIGH RESOLVED\n'), 'G-2 LOW RESOLVED\n')).toBeNull();
+  });
+});
+
+/** Another id in `id`'s bucket. */
+function sameBucketAs(id: string): string {
+  for (let n = 0; ; n++) if (closedBucketOf(`${id}-${n}`) === closedBucketOf(id)) return `${id}-${n}`;
+}

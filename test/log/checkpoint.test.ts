@@ -5,14 +5,22 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createFileSession, FileLog, openFileSession, Session, type EventStore } from '../../src/index.js';
-import { toStateJson } from '../../src/core/index.js';
+import { closedBucketOf, closedIndexLines, closedIndexLookUp, closedIndexOf, toStateJson } from '../../src/core/index.js';
 import { renderPrompt, renderStatus } from '../../src/render/index.js';
-import { CHECKPOINT_FILE, CHECKPOINT_MIN_TAIL_BYTES, CLOSED_FILE, HEAD_FILE } from '../../src/log/index.js';
+import { CHECKPOINT_FILE, CHECKPOINT_MIN_TAIL_BYTES, CLOSED_FILE, HEAD_FILE, openCheckpointParts } from '../../src/log/index.js';
 import { verifyFileSession } from '../../src/session/index.js';
-import { runCli } from '../cli/helpers.js';
+import { runBin } from '../../src/cli/index.js';
+import { runCli, type CliResult } from '../cli/helpers.js';
 import { diverge, fixedStamps, tempDirs } from '../support.js';
 
 const tempDir = tempDirs('gapflow-checkpoint-');
+
+/** One call through the bin's loader, which takes its short path (src/cli/gap-quick.ts) for a gap write when it can, in-process. */
+async function viaBin(argv: string[], cwd: string): Promise<CliResult> {
+  const out = { code: 0, stdout: '', stderr: '' };
+  out.code = await runBin(argv, { stdout: (text) => void (out.stdout += text), stderr: (text) => void (out.stderr += text), env: {}, cwd }, () => Promise.resolve());
+  return out;
+}
 
 /**
  * Plays `rounds` rounds of a session with every kind of move: gaps opened,
@@ -444,8 +452,8 @@ describe('gap writes on the head', { timeout: 60_000 }, () => {
     const newline = text.indexOf('\n');
     const header = JSON.parse(text.slice(0, newline)) as Record<string, unknown>;
     const body = edit(text.slice(newline + 1));
-    // The closed gaps' index is summed by crc32, the head by sha256 (src/log/checkpoint.ts).
-    const bodySum = file === CLOSED_FILE ? `crc32-${crc32(body).toString(16).padStart(8, '0')}` : createHash('sha256').update(body).digest('hex').slice(0, 32);
+    // The head is summed by sha256 (src/log/checkpoint.ts).
+    const bodySum = createHash('sha256').update(body).digest('hex').slice(0, 32);
     writeFileSync(join(dir, file), `${JSON.stringify({ ...header, bodyBytes: Buffer.byteLength(body), bodySum })}\n${body}`);
   }
 
@@ -464,39 +472,122 @@ describe('gap writes on the head', { timeout: 60_000 }, () => {
     expect(verifyFileSession(dir).problem).toBeNull();
   });
 
-  it('an index that is cut, edited, foreign or not the one the head names is not used: the write takes the whole view', () => {
+  /** Rewrites the closed gaps' index in `dir` to list what `edit` makes of its lines, bucketed and summed as a writer would, under its header. */
+  function rewriteIndex(dir: string, edit: (lines: string) => string): void {
+    const text = readFileSync(join(dir, CLOSED_FILE), 'utf8');
+    const newline = text.indexOf('\n');
+    const header = JSON.parse(text.slice(0, newline)) as Record<string, unknown>;
+    const body = text.slice(newline + 1);
+    const rebuilt = closedIndexOf(edit(body.slice(body.indexOf('\n') + 1)));
+    // The index's header sums its table line alone (src/log/checkpoint.ts); the table sums each bucket.
+    const table = rebuilt.subarray(0, rebuilt.indexOf(0x0a) + 1);
+    const bodySum = `crc32-${crc32(table).toString(16).padStart(8, '0')}`;
+    writeFileSync(join(dir, CLOSED_FILE), Buffer.concat([Buffer.from(`${JSON.stringify({ ...header, bodyBytes: rebuilt.length, bodySum })}\n`), rebuilt]));
+  }
+
+  it('an index with a damaged bucket or table, cut, foreign or not the one the head names is not used: the write takes the whole view', async () => {
     const dir = tempDir();
     longSession(dir);
     opened(dir);
     const index = readFileSync(join(dir, CLOSED_FILE), 'utf8');
     expect(index).toContain('\nG-0-a HIGH RESOLVED\n');
-    const reuse = () => runCli(['gap', 'open', 'G-0-a', '--severity', 'LOW', '--dir', dir], { cwd: dir });
+    const headerEnd = index.indexOf('\n') + 1;
+    const tableEnd = index.indexOf('\n', headerEnd) + 1;
+    const entries = index.slice(headerEnd, tableEnd - 1).split(' ');
+    const bucket = closedBucketOf('G-0-a');
+    const reuse = (id = 'G-0-a') => runCli(['gap', 'open', id, '--severity', 'LOW', '--dir', dir], { cwd: dir });
     const refused = 'gapflow: refused: gap.opened G-0-a: gap G-0-a already exists (HIGH, RESOLVED)\n';
+    /** The index with G-0-a's table entry replaced, its header's sum left as it was or made to match. */
+    const withEntry = (entry: string, resum: boolean) => {
+      const table = `${entries.map((old, at) => (at === bucket ? entry : old)).join(' ')}\n`;
+      const header = resum ? index.slice(0, headerEnd).replace(/"bodySum":"[^"]*"/, `"bodySum":"crc32-${crc32(table).toString(16).padStart(8, '0')}"`) : index.slice(0, headerEnd);
+      return `${header}${table}${index.slice(tableEnd)}`;
+    };
+    const [bytes] = entries[bucket]!.split('/');
     const tamper = [
-      // Edited in place, its sum left as it was.
+      // G-0-a's bucket edited in place (as long as it was), its crc left as it was.
       () => writeFileSync(join(dir, CLOSED_FILE), index.replace('\nG-0-a HIGH RESOLVED\n', '\nG-0-x HIGH RESOLVED\n')),
-      // Cut short.
-      () => writeFileSync(join(dir, CLOSED_FILE), index.slice(0, index.indexOf('\nG-0-a '))),
-      // Whole, but of another format (another gapflow version).
-      () => writeFileSync(join(dir, CLOSED_FILE), index.replace(/"format":"[^"]*"/, '"format":"view-1/gapflow-0.0.1/closed-1"')),
+      // Its table entry edited, the header's sum left as it was.
+      () => writeFileSync(join(dir, CLOSED_FILE), withEntry(`${bytes}/00000000`, false)),
+      // Its table entry edited and the header summed again: the bucket no longer matches its crc.
+      () => writeFileSync(join(dir, CLOSED_FILE), withEntry(`${bytes}/00000000`, true)),
+      // Cut short: in G-0-a's line, and by its last byte.
+      () => writeFileSync(join(dir, CLOSED_FILE), index.slice(0, index.indexOf('\nG-0-a ') + 4)),
+      () => writeFileSync(join(dir, CLOSED_FILE), index.slice(0, -1)),
+      // Whole, but of another format (another gapflow version, or the index before it had buckets).
+      () => writeFileSync(join(dir, CLOSED_FILE), index.replace(/"format":"[^"]*"/, '"format":"view-1/gapflow-0.0.1/closed-2"')),
+      () => writeFileSync(join(dir, CLOSED_FILE), index.replace(/"format":"([^"]*)\/closed-2"/, '"format":"$1/closed-1"')),
       // Whole and well formed, but written at another line than the one the head names.
       () => {
-        rewrite(dir, CLOSED_FILE, (body) => body.replace('G-0-a HIGH RESOLVED\n', ''));
+        rewriteIndex(dir, (lines) => lines.replace('G-0-a HIGH RESOLVED\n', ''));
         const text = readFileSync(join(dir, CLOSED_FILE), 'utf8');
         writeFileSync(join(dir, CLOSED_FILE), text.replace(/"seq":(\d+)/, (_, seq: string) => `"seq":${Number(seq) - 1}`));
       },
     ];
-    for (const damage of tamper) {
+    for (const [n, damage] of tamper.entries()) {
       damage();
-      // Judged on the whole view, the reused id is refused as ever (an index believed without G-0-a would let it in).
-      expect(reuse().stderr).toBe(refused);
+      // Judged on the whole view, the reused id is refused as ever (an index believed without G-0-a would let it in),
+      // by the session's head write and by the bin's short path alike.
+      expect({ n, ...reuse() }).toEqual({ n, code: 1, stdout: '', stderr: refused });
+      expect({ n, ...(await viaBin(['gap', 'open', 'G-0-a', '--severity', 'LOW', '--dir', dir], dir)) }).toEqual({ n, code: 1, stdout: '', stderr: refused });
       writeFileSync(join(dir, CLOSED_FILE), index);
     }
-    // The same index rewritten whole (its sum recomputed) and still named by the head is believed, as a checkpoint is.
-    rewrite(dir, CLOSED_FILE, (body) => body.replace('G-0-a HIGH RESOLVED\n', ''));
-    expect(reuse().code).toBe(0);
+    // Damage to a bucket the write does not read goes unseen by it (and the next full write rebuilds the index).
+    const other = closedBucketOf('G-1-a') === bucket ? 'G-2-a' : 'G-1-a';
+    expect(closedBucketOf(other)).not.toBe(bucket);
+    writeFileSync(join(dir, CLOSED_FILE), index.replace(`\n${other} HIGH RESOLVED\n`, `\n${other.replace('G', 'X')} HIGH RESOLVED\n`));
+    expect(reuse().stderr).toBe(refused);
+    writeFileSync(join(dir, CLOSED_FILE), index);
+    // The same index rewritten whole (its sums made to match) and still named by the head is believed, as a checkpoint is, on either path.
+    rewriteIndex(dir, (lines) => lines.replace('G-0-a HIGH RESOLVED\n', '').replace('G-1-a HIGH RESOLVED\n', ''));
+    expect((await viaBin(['gap', 'open', 'G-0-a', '--severity', 'LOW', '--dir', dir], dir)).code).toBe(0);
+    expect(reuse('G-1-a').code).toBe(0);
     // verify reads the log alone, and finds the id reused.
     expect(verifyFileSession(dir).findings.length).toBeGreaterThan(0);
+  });
+
+  it('an index of the layout before buckets (`closed-1`) beside the log is ignored, and the next write rebuilds it in buckets', () => {
+    const dir = tempDir();
+    longSession(dir);
+    opened(dir);
+    // The index as the version before wrote it: the lines alone, summed whole, under its format.
+    const lines = openFileSession(dir, { checkpoints: false }).view;
+    const body = closedIndexLines(lines.gaps.values());
+    const old = readFileSync(join(dir, CLOSED_FILE), 'utf8');
+    const header = JSON.parse(old.slice(0, old.indexOf('\n'))) as Record<string, unknown>;
+    const format = (header.format as string).replace(/closed-2$/, 'closed-1');
+    expect(format).not.toBe(header.format);
+    const oldHeader = { ...header, format, bodyBytes: Buffer.byteLength(body), bodySum: `crc32-${crc32(body).toString(16).padStart(8, '0')}` };
+    writeFileSync(join(dir, CLOSED_FILE), `${JSON.stringify(oldHeader)}\n${body}`);
+    expect(runCli(['gap', 'open', 'G-0-a', '--severity', 'LOW', '--dir', dir], { cwd: dir }).stderr).toBe('gapflow: refused: gap.opened G-0-a: gap G-0-a already exists (HIGH, RESOLVED)\n');
+    expect(runCli(['gap', 'open', 'N-1', '--severity', 'LOW', '--dir', dir], { cwd: dir }).code).toBe(0);
+    const rebuilt = openCheckpointParts(dir, header.format as string, CLOSED_FILE);
+    // Rebuilt at the write's last event, in buckets.
+    expect(rebuilt?.key.seq).toBe(openFileSession(dir, { checkpoints: false }).view.lastSeq);
+    expect(rebuilt!.key.seq).toBeGreaterThan(lines.lastSeq);
+    const lookUp = closedIndexLookUp(rebuilt!)!;
+    expect(lookUp('G-0-a')).toEqual({ id: 'G-0-a', severity: 'HIGH', state: 'RESOLVED' });
+    expect(lookUp('N-1')).toBeNull();
+  });
+
+  it('a write reads the index\'s header, table and the bucket it needs, not the whole', () => {
+    const dir = tempDir();
+    longSession(dir, 120);
+    opened(dir);
+    const size = statSync(join(dir, CLOSED_FILE)).size;
+    const parts = openCheckpointParts(dir, (JSON.parse(readFileSync(join(dir, CLOSED_FILE), 'utf8').split('\n', 1)[0]!) as { format: string }).format, CLOSED_FILE)!;
+    const reads: number[] = [];
+    const range = parts.range.bind(parts);
+    const lookUp = closedIndexLookUp({ ...parts, range: (offset, length) => (reads.push(length), range(offset, length)) })!;
+    expect(lookUp('G-0-a')).toEqual({ id: 'G-0-a', severity: 'HIGH', state: 'RESOLVED' });
+    expect(lookUp('G-119-a')).toBeNull();
+    expect(reads.length).toBeLessThanOrEqual(2);
+    expect(Math.max(...reads)).toBeLessThan(size / 20);
+    // A file replaced since (renamed over, as every writer does) is not read as the one opened.
+    const text = readFileSync(join(dir, CLOSED_FILE));
+    rmSync(join(dir, CLOSED_FILE));
+    writeFileSync(join(dir, CLOSED_FILE), text);
+    expect(parts.range(0, 10)).toBeNull();
   });
 
   it('a write that lands without a new head (a crash before it, another writer) leaves the head behind, and the next write takes the whole view', () => {
