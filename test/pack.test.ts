@@ -102,7 +102,7 @@ describe('npm pack', () => {
 
   it('ships the CLI, the library with its types, the JSON Schema, the README and the LICENSE', () => {
     const paths = packed.files.map((f) => f.path);
-    for (const path of ['package.json', 'README.md', 'LICENSE', 'dist/gapflow.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'events/schema.json']) expect(paths).toContain(path);
+    for (const path of ['package.json', 'README.md', 'LICENSE', 'dist/gapflow.js', 'dist/chain-worker.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'events/schema.json']) expect(paths).toContain(path);
     expect(paths.some((p) => p.startsWith('dist/chunks/'))).toBe(true); // the commands the bin loads lazily
   });
 

@@ -4,7 +4,8 @@ export { CHECKPOINT_FILE, CLOSED_FILE, HEAD_FILE, STATE_FILE } from './checkpoin
 export { openCheckpointParts, type CheckpointParts } from './checkpoint-parts.js';
 export { readStateCache } from './state-cache.js';
 export { BATCH_INPUT, EVENT_INPUT, formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES, type InputLimit } from './limits.js';
-export { chainSum, eventContent, formatLines, parseLines, sealLine } from './lines.js';
+export { chainSum, eventContent, formatLines, parseLines, scanBytes, sealLine } from './lines.js';
+export { chainLinks, PARALLEL_CHAIN_BYTES } from './chain-check.js';
 export { STALE_AFTER_MS, WAIT_FOR_LOCK_MS, withLock, type Lease, type LockTiming } from './lock.js';
 export { mayBeWriting } from './lock-holder.js';
 export { MemoryLog } from './memory-log.js';

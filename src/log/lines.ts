@@ -2,6 +2,7 @@ import { isAscii, isUtf8 } from 'node:buffer';
 import { formatIssue, GapflowEvent, READ_AS_CURRENT, upcast, versionProblem } from '../../events/index.js';
 import { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
 import { readAsWritten } from './trusted.js';
+import { startChainCheck } from './chain-check.js';
 import { chainSum } from './seal.js';
 import { LogError } from './types.js';
 import { storedSum, SUM_SUFFIX_LENGTH } from './sum-field.js';
@@ -52,6 +53,8 @@ export interface Scan {
   fault: LineFault | null;
   /** The fault is on the last line only and its bytes are not as sealed: an interrupted write that `repair` may cut. */
   torn: boolean;
+  /** 'parallel' when the checksum chain was walked on a worker thread (a long log); absent: on the reader's own. */
+  chainWalked?: 'parallel';
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -62,16 +65,31 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * (bytes, JSON, version, seq, schema, checksum), but whether a last line is
  * torn depends only on whether its bytes are as sealed.
  */
-export function scanBytes(bytes: Uint8Array, from: ChainPoint = CHAIN_START, startOffset = 0, depth: ScanDepth = 'sealed'): Scan {
+export function scanBytes(
+  bytes: Uint8Array,
+  from: ChainPoint = CHAIN_START,
+  startOffset = 0,
+  depth: ScanDepth = 'sealed',
+  parallel: Parameters<typeof startChainCheck>[2] = {},
+): Scan {
   if (bytes.length > MAX_LOG_BYTES) {
     throw new LogError(`the log is ${formatBytes(bytes.length)}, over the ${formatBytes(MAX_LOG_BYTES)} limit this gapflow reads`);
   }
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   // All ASCII (as gapflow's own lines mostly are): a line's bytes are its characters, no need to count them.
   // (Checked, then decoded, by Node's own validators: a third of the time a fatal TextDecoder took.)
-  if (isAscii(buffer)) return scanText(buffer.toString('latin1'), from, startOffset, depth, true);
-  if (!isUtf8(buffer)) return scanUntilBadUtf8(bytes, from, startOffset, depth);
-  return scanText(buffer.toString('utf8'), from, startOffset, depth);
+  const ascii = isAscii(buffer);
+  if (!ascii && !isUtf8(buffer)) return scanUntilBadUtf8(bytes, from, startOffset, depth);
+  const text = buffer.toString(ascii ? 'latin1' : 'utf8');
+  // A long log's chain is walked on a second thread while this one reads the lines, taking each stored sum on trust
+  // until the walk confirms them all; anything short of that, and the lines are read again with the chain walked here.
+  const check = startChainCheck(buffer, from.sum, parallel);
+  if (check !== null) {
+    const scan = scanText(text, from, startOffset, depth, ascii, true);
+    const verdict = check.verdict();
+    if (scan.fault === null && verdict !== null && verdict.mismatch === 0 && verdict.lines === scan.events.length) return { ...scan, chainWalked: 'parallel' };
+  }
+  return scanText(text, from, startOffset, depth, ascii);
 }
 
 /** Slow path, only for a log with invalid UTF-8: finds the line that holds it. */
@@ -100,7 +118,8 @@ function scanUntilBadUtf8(bytes: Uint8Array, from: ChainPoint, startOffset: numb
   };
 }
 
-function scanText(text: string, from: ChainPoint, startOffset: number, depth: ScanDepth, ascii = false): Scan {
+/** `trustSums`: take each line's stored sum as the chain's (a worker is checking them). */
+function scanText(text: string, from: ChainPoint, startOffset: number, depth: ScanDepth, ascii = false, trustSums = false): Scan {
   const events: GapflowEvent[] = [];
   let point = from;
   let offset = startOffset;
@@ -119,7 +138,7 @@ function scanText(text: string, from: ChainPoint, startOffset: number, depth: Sc
     const line = newline === -1 ? text.slice(start) : text.slice(start, newline);
     const isLast = newline === -1 || newline === text.length - 1;
     const lineNumber = point.seq + 1;
-    const checked = validateLine(line, point, depth);
+    const checked = validateLine(line, point, depth, trustSums);
     const bytes = (ascii ? line.length : Buffer.byteLength(line, 'utf8')) + 1;
     if (newline === -1) {
       const reason = checked.fault ? `the line has no newline at its end (${checked.fault})` : "the line has no newline at its end";
@@ -145,7 +164,7 @@ type Checked =
   | { fault: string; sealed: boolean; readable: boolean };
 
 /** Judges one line (without its newline) against the point before it. */
-function validateLine(line: string, before: ChainPoint, depth: ScanDepth): Checked {
+function validateLine(line: string, before: ChainPoint, depth: ScanDepth, trustSums: boolean): Checked {
   const expectedSeq = before.seq + 1;
   // A line longer in UTF-16 units than the byte limit is surely over it; only a line near the limit is measured in bytes.
   if (line.length > MAX_LINE_BYTES || (line.length * 3 > MAX_LINE_BYTES && Buffer.byteLength(line) > MAX_LINE_BYTES)) {
@@ -161,8 +180,7 @@ function validateLine(line: string, before: ChainPoint, depth: ScanDepth): Check
   const stored = json as Record<string, unknown>;
   const hasSum = 'sum' in stored;
   const written = hasSum ? storedSum(line) : null;
-  const content = written !== null ? `${line.slice(0, -SUM_SUFFIX_LENGTH)}}` : line;
-  const sum = chainSum(before.sum, content);
+  const sum = trustSums && written !== null ? written : chainSum(before.sum, written !== null ? `${line.slice(0, -SUM_SUFFIX_LENGTH)}}` : line);
   const sealed = written !== null ? written === sum && stored.sum === sum : !before.sealed && stored.v === 1;
   const problem = versionProblem(stored.v);
   if (problem) return { fault: problem, sealed, readable: true };

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, futimesSync, openSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
 import { breakStale, readHolder, type Holder } from './lock-holder.js';
 import { currentOwner, onThisMachine, ownerRuns } from './lock-owner.js';
 import { isCode, LogError } from './types.js';

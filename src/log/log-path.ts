@@ -1,5 +1,6 @@
 import { closeSync, linkSync, lstatSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { PARALLEL_CHAIN_BYTES } from './chain-check.js';
 import { formatBytes, formatSize, MAX_LOG_BYTES } from './limits.js';
 import { withLock } from './lock.js';
 import { openRegularFile, readRange, type OpenedFile } from './text-file.js';
@@ -25,7 +26,8 @@ export function readLogBytes(path: string, dir: string, start = 0): Buffer {
     if (file.size > MAX_LOG_BYTES) {
       throw new LogError(`${path} is ${formatSize(file.size)}, over the ${formatBytes(MAX_LOG_BYTES)} limit of a log; it was not read (gapflow never writes one that big)`);
     }
-    return readRange(file.fd, start, file.size - start);
+    const length = file.size - start;
+    return readRange(file.fd, start, length, length >= PARALLEL_CHAIN_BYTES);
   } finally {
     closeSync(file.fd);
   }

@@ -88,8 +88,9 @@ export function readUpTo(fd: number, maxBytes: number, start: number | null = nu
 }
 
 /** `length` bytes of `fd` from `start`, fewer if the file is shorter by now. */
-export function readRange(fd: number, start: number, length: number): Buffer {
-  const bytes = Buffer.allocUnsafe(Math.max(0, length));
+export function readRange(fd: number, start: number, length: number, shared = false): Buffer {
+  // Shared: memory a worker thread can read too, with no copy (chain-check.ts).
+  const bytes = shared ? Buffer.from(new SharedArrayBuffer(Math.max(0, length))) : Buffer.allocUnsafe(Math.max(0, length));
   let read = 0;
   while (read < bytes.length) {
     const n = readSync(fd, bytes, read, bytes.length - read, start + read);

@@ -1,15 +1,21 @@
 import {
   AGENT_SESSION_MAX,
+  COMBINED_TEXT_MAX,
+  CONVERGENCE_STATES,
   DecisionKind,
   EVENT_VERSION,
   GAP_ID_MAX,
   GAP_ID_PATTERN,
   GapState,
+  Outcome,
   PLAIN_TEXT_PATTERN,
   REASON_MAX,
   RoundKind,
+  ResumableState,
   Severity,
   TITLE_MAX,
+  Verdict,
+  VERDICT_TEXT_MAX,
   type GapflowEvent,
 } from '../../events/index.js';
 
@@ -20,11 +26,13 @@ import {
  * says the bytes are still those; but the checksum has no key, so a line
  * another writer sealed is looked at for everything the fold files and
  * shows: the type, gap ids (the pattern), the values it counts by, and text
- * a terminal or a table would show (length, no control characters). The
- * events that carry nested structure (a session's settings, a round close's
- * or a decision's recorded outcome) come a few per round, so they always
- * get the full parse. Anything that fails here gets the full parse too,
- * whose message names what is wrong. `verify` parses every line in full.
+ * a terminal or a table would show (length, no control characters). A
+ * round close is looked at whole, key by key as its schema has it: one
+ * comes every twenty-odd lines, and its full parse was a tenth of a cold
+ * read. The rarer events that carry nested structure (a session's
+ * settings, a decision's recorded outcome, metrics) always get the full
+ * parse. Anything that fails here gets the full parse too, whose message
+ * names what is wrong. `verify` parses every line in full.
  */
 
 const isString = (value: unknown): value is string => typeof value === 'string';
@@ -56,7 +64,17 @@ function dayInMonth(time: string): boolean {
   return true;
 }
 
-let vocabulary: { severities: Set<unknown>; states: Set<unknown>; kinds: Set<unknown>; roundKinds: Set<unknown> } | null = null;
+interface Vocabulary {
+  severities: Set<unknown>;
+  states: Set<unknown>;
+  kinds: Set<unknown>;
+  roundKinds: Set<unknown>;
+  verdicts: Set<unknown>;
+  machineStates: Set<unknown>;
+  outcomes: Set<unknown>;
+  resumable: Set<unknown>;
+}
+let vocabulary: Vocabulary | null = null;
 
 /** The value sets, taken from the vocabulary's own enums the first time a line is looked at. */
 function words() {
@@ -65,12 +83,81 @@ function words() {
     states: new Set(GapState.options),
     kinds: new Set(DecisionKind.options),
     roundKinds: new Set(RoundKind.options),
+    verdicts: new Set(Verdict.options),
+    machineStates: new Set(CONVERGENCE_STATES),
+    outcomes: new Set(Outcome.options),
+    resumable: new Set(ResumableState.options),
   };
   return vocabulary;
 }
 
+const isCount = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;
+const isNumber = (value: unknown): boolean => typeof value === 'number';
+const isShort = (max: number) => (value: unknown): boolean => isString(value) && value.length <= max;
+const POLICY_NAME = /^[a-z][a-z0-9_]*$/;
+const isPolicy = (value: unknown): boolean => isShort(32)(value) && POLICY_NAME.test(value as string);
+const isListOf = (value: unknown, max: number, check: (item: unknown) => boolean): boolean => Array.isArray(value) && value.length <= max && value.every(check);
+
+/** An object with no key but `keys` (one left out reads as undefined, for the checks that follow to judge). */
+function hasOnly(value: unknown, keys: readonly string[]): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  for (const key in value) if (!keys.includes(key)) return false;
+  return true;
+}
+
+const FIGURES = ['openEnd', 'weightedOpenEnd', 'resolved', 'new', 'weightedResolved', 'weightedNew', 'withdrawn', 'weightedWithdrawn', 'criticalIntroduced'];
+const isFigure = (value: unknown): boolean => value === null || isNumber(value) || typeof value === 'boolean' || isShort(VERDICT_TEXT_MAX)(value);
+
+function isNamedVerdict(verdict: unknown): boolean {
+  if (!hasOnly(verdict, ['policy', 'verdict', 'reason', 'detail', 'figures'])) return false;
+  const { figures } = verdict;
+  if (typeof figures !== 'object' || figures === null || Array.isArray(figures)) return false;
+  if (!Object.entries(figures).every(([key, value]) => key.length <= 64 && isFigure(value))) return false;
+  return isPolicy(verdict.policy) && words().verdicts.has(verdict.verdict) && isShort(64)(verdict.reason) && isShort(VERDICT_TEXT_MAX)(verdict.detail);
+}
+
+/** A round close's recorded outcome, as RoundOutcome reads it. */
+function isRoundOutcome(outcome: unknown): boolean {
+  if (!hasOnly(outcome, ['figures', 'verdicts', 'combined', 'machine', 'steps', 'kind'])) return false;
+  const { figures, combined, machine } = outcome;
+  const w = words();
+  const figuresOk =
+    hasOnly(figures, FIGURES) &&
+    isNumber(figures.openEnd) &&
+    isNumber(figures.weightedOpenEnd) &&
+    isCount(figures.resolved) &&
+    isCount(figures.new) &&
+    isNumber(figures.weightedResolved) &&
+    isNumber(figures.weightedNew) &&
+    isOptional(figures.withdrawn, isCount) &&
+    isOptional(figures.weightedWithdrawn, isNumber) &&
+    isListOf(figures.criticalIntroduced, Infinity, isGapId);
+  const combinedOk =
+    hasOnly(combined, ['verdict', 'reason', 'policies', 'detail']) &&
+    w.verdicts.has(combined.verdict) &&
+    isShort(64)(combined.reason) &&
+    isListOf(combined.policies, 16, isPolicy) &&
+    isShort(COMBINED_TEXT_MAX)(combined.detail);
+  const machineOk =
+    hasOnly(machine, ['state', 'flatCount', 'outcome', 'pausedFrom']) &&
+    w.machineStates.has(machine.state) &&
+    isCount(machine.flatCount) &&
+    (machine.outcome === null || w.outcomes.has(machine.outcome)) &&
+    (machine.pausedFrom === null || w.resumable.has(machine.pausedFrom));
+  const isStep = (step: unknown) => hasOnly(step, ['from', 'to']) && w.machineStates.has(step.from) && w.machineStates.has(step.to);
+  return (
+    figuresOk &&
+    combinedOk &&
+    machineOk &&
+    isListOf(outcome.verdicts, 16, isNamedVerdict) &&
+    isListOf(outcome.steps, 8, isStep) &&
+    isOptional(outcome.kind, (kind) => kind !== 'work' && w.roundKinds.has(kind))
+  );
+}
+
 /** Per type: the data's keys it may have, and whether their values read as the schema would take them. */
 const DATA_CHECKS: Partial<Record<GapflowEvent['type'], { keys: readonly string[]; ok: (data: Record<string, unknown>) => boolean }>> = {
+  'round.closed': { keys: ['round', 'outcome'], ok: (d) => isRound(d.round) && isRoundOutcome(d.outcome) },
   'round.started': { keys: ['round', 'kind'], ok: (d) => isRound(d.round) && isOptional(d.kind, (kind) => words().roundKinds.has(kind)) },
   'gap.opened': {
     keys: ['id', 'severity', 'title', 'spawnedBy', 'blocking'],

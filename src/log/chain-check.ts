@@ -1,0 +1,148 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type * as Os from 'node:os';
+import type * as Threads from 'node:worker_threads';
+import { chainSum } from './seal.js';
+import { storedSum, SUM_SUFFIX_LENGTH } from './sum-field.js';
+
+/*
+ * The checksum chain of a long log, walked on a second thread while the
+ * reader parses and folds the same bytes on its own. Each line's sum is a
+ * sha256 (seal.ts), a fixed cost per line that is a quarter to two fifths of
+ * what JSON.parse costs for the same line; on two cores it runs beside the
+ * parse instead of after it. A worker takes 20 to 30 ms to start, so only a
+ * log of a few MiB is worth one (PARALLEL_CHAIN_BYTES).
+ *
+ * The worker only says whether every line's stored sum is the one the chain
+ * gives, and where the first that is not stands. It never decides what a
+ * reader reports: on any doubt (a mismatch, a fault the reader found, a
+ * worker that failed or went quiet) the reader scans again on its own
+ * thread, exactly as it does for a short log, so what it says about a bad
+ * line never depends on the worker.
+ */
+
+// Loaded only when a worker is started: importing worker_threads costs a short command (a stop hook's) 2 ms.
+const load = createRequire(import.meta.url);
+
+/** A log at least this long has its chain walked on a worker thread. */
+export const PARALLEL_CHAIN_BYTES = 4 * 1024 * 1024;
+/** A worker that has not moved on in this long is given up on (the reader walks the chain itself). */
+const QUIET_MS = 5_000;
+
+/** What the reader hands the worker: the log's bytes and a few words to answer in, both shared. */
+export interface ChainCheckData {
+  buffer: SharedArrayBuffer;
+  offset: number;
+  length: number;
+  /** The sum the first line chains to ('' for a log's first line). */
+  previous: string;
+  answer: SharedArrayBuffer;
+}
+
+// The answer's words.
+const STATUS = 0;
+const PROGRESS = 1;
+const MISMATCH = 2;
+const LINES = 3;
+const RUNNING = 0;
+const DONE = 1;
+const FAILED = 2;
+
+/** The chain as the worker found it: the lines it walked (up to the first without a newline) and the first whose stored sum is wrong (0: none). */
+export interface ChainVerdict {
+  lines: number;
+  mismatch: number;
+}
+
+/**
+ * Walks the chain of `bytes` from `previous`, as scanText computes it line
+ * by line (a line with a stored sum is checked against it; one without is
+ * chained as it stands), and answers in `answer`. Runs on the worker.
+ */
+export function chainLinks(bytes: Buffer, previous: string, answer: Int32Array): void {
+  let status = FAILED;
+  try {
+    let sum = previous;
+    let start = 0;
+    let lines = 0;
+    let mismatch = 0;
+    while (start < bytes.length) {
+      const newline = bytes.indexOf(0x0a, start);
+      if (newline === -1) break;
+      const line = bytes.toString('utf8', start, newline);
+      const written = storedSum(line);
+      sum = chainSum(sum, written !== null ? `${line.slice(0, -SUM_SUFFIX_LENGTH)}}` : line);
+      lines++;
+      if (written !== null && written !== sum) {
+        mismatch = lines;
+        break;
+      }
+      if ((lines & 0xfff) === 0) Atomics.store(answer, PROGRESS, lines);
+      start = newline + 1;
+    }
+    Atomics.store(answer, MISMATCH, mismatch);
+    Atomics.store(answer, LINES, lines);
+    status = DONE;
+  } finally {
+    Atomics.store(answer, STATUS, status);
+    Atomics.notify(answer, STATUS);
+  }
+}
+
+/** A chain walk under way on a worker; `verdict` waits for it (null: no answer to trust, walk the chain here). */
+export interface ChainCheck {
+  verdict(): ChainVerdict | null;
+}
+
+/** The worker's file beside this module (the library's build) or beside the bundle that holds it (the bin's); null when neither is there (the sources, run by a test). */
+function workerFile(): URL | null {
+  for (const relative of ['./chain-worker.js', '../chain-worker.js']) {
+    const url = new URL(relative, import.meta.url);
+    if (existsSync(url)) return url;
+  }
+  return null;
+}
+
+/**
+ * Starts walking the chain of `bytes` on a worker, when they are long
+ * enough to be worth it and there is a second core to do it on; null
+ * otherwise, or when no worker could be started. `options` are for tests.
+ */
+export function startChainCheck(bytes: Uint8Array, previous: string, options: { fromBytes?: number; file?: URL; quietMs?: number } = {}): ChainCheck | null {
+  const file = options.file ?? workerFile();
+  const quietMs = options.quietMs ?? QUIET_MS;
+  if (bytes.length < (options.fromBytes ?? PARALLEL_CHAIN_BYTES) || file === null) return null;
+  const threads = load('node:worker_threads') as typeof Threads;
+  if ((load('node:os') as typeof Os).availableParallelism() < 2) return null;
+  const answer = new SharedArrayBuffer(4 * Int32Array.BYTES_PER_ELEMENT);
+  const words = new Int32Array(answer);
+  let data: ChainCheckData;
+  if (bytes.buffer instanceof SharedArrayBuffer) {
+    data = { buffer: bytes.buffer, offset: bytes.byteOffset, length: bytes.length, previous, answer };
+  } else {
+    const buffer = new SharedArrayBuffer(bytes.length);
+    new Uint8Array(buffer).set(bytes);
+    data = { buffer, offset: 0, length: bytes.length, previous, answer };
+  }
+  let worker: Threads.Worker;
+  try {
+    worker = new threads.Worker(file, { workerData: data });
+  } catch {
+    return null;
+  }
+  // Never what keeps a process alive: a reader that stops waiting leaves it to end on its own.
+  worker.unref();
+  return {
+    verdict() {
+      let progress = -1;
+      while (Atomics.load(words, STATUS) === RUNNING) {
+        if (Atomics.wait(words, STATUS, RUNNING, quietMs) === 'timed-out' && Atomics.load(words, PROGRESS) === progress) {
+          void worker.terminate();
+          return null;
+        }
+        progress = Atomics.load(words, PROGRESS);
+      }
+      return Atomics.load(words, STATUS) === DONE ? { lines: Atomics.load(words, LINES), mismatch: Atomics.load(words, MISMATCH) } : null;
+    },
+  };
+}

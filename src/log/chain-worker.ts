@@ -1,0 +1,11 @@
+import { workerData } from 'node:worker_threads';
+import { chainLinks, type ChainCheckData } from './chain-check.js';
+
+/*
+ * The worker thread of chain-check.ts: walks the checksum chain of the log
+ * bytes it shares with the reader, and answers in the shared words (a
+ * failure too, so the reader never waits on a worker that died).
+ */
+
+const { buffer, offset, length, previous, answer } = workerData as ChainCheckData;
+chainLinks(Buffer.from(buffer, offset, length), previous, new Int32Array(answer));

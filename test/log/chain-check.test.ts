@@ -1,0 +1,116 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createFileSession } from '../../src/index.js';
+import { chainLinks, scanBytes } from '../../src/log/index.js';
+import { baseline, tempDirs } from '../support.js';
+
+/*
+ * A long log's checksum chain is walked on a worker thread (chain-check.ts)
+ * while the reader parses the lines. The worker runs the built code (a
+ * worker cannot load TypeScript); `npm test` builds before it runs.
+ */
+
+const WORKER = new URL('../../dist/src/log/chain-worker.js', import.meta.url);
+/** Any length is long enough here: a few lines stand for a long log. */
+const ALWAYS = { fromBytes: 0, file: WORKER };
+const tempDir = tempDirs('gapflow-chain-');
+
+/** A 60-gap session's log, as bytes and lines. */
+function sessionLog(): { bytes: Buffer; lines: string[]; dir: string } {
+  const dir = tempDir();
+  const session = createFileSession(dir);
+  baseline(session, 'HIGH', 30);
+  session.startRound();
+  baseline(session, 'LOW', 30, 'N-LOW');
+  session.closeRound();
+  const bytes = readFileSync(join(dir, 'events.jsonl'));
+  return { bytes, lines: bytes.toString('utf8').split('\n').slice(0, -1), dir };
+}
+
+const bytesOf = (lines: readonly string[], tail = '\n') => Buffer.from(lines.join('\n') + tail, 'utf8');
+/** Line `n` (1-based) with its gap's severity changed, its stored sum left as it was: valid JSON, valid event, wrong sum. */
+const edited = (lines: readonly string[], n: number) => lines.map((line, i) => (i === n - 1 ? line.replace('"HIGH"', '"LOW"') : line));
+
+describe('the checksum chain of a long log, walked on a worker thread', () => {
+  it('the worker is built where the reader looks for it', () => {
+    expect(existsSync(WORKER)).toBe(true);
+  });
+
+  it('reads a sound log to the same events and chain end as a walk on one thread, and says the worker walked it', () => {
+    const { bytes } = sessionLog();
+    const alone = scanBytes(bytes);
+    const beside = scanBytes(bytes, undefined, 0, 'sealed', ALWAYS);
+    expect(alone.chainWalked).toBeUndefined();
+    expect(beside.chainWalked).toBe('parallel');
+    expect(beside.fault).toBeNull();
+    expect(beside.events).toEqual(alone.events);
+    expect(beside.end).toEqual(alone.end);
+    expect(beside.goodBytes).toBe(bytes.length);
+  });
+
+  it('an edited line in the middle is reported exactly as a walk on one thread reports it', () => {
+    const { lines } = sessionLog();
+    const bytes = bytesOf(edited(lines, 20));
+    const alone = scanBytes(bytes);
+    const beside = scanBytes(bytes, undefined, 0, 'sealed', ALWAYS);
+    expect(alone.fault).toMatchObject({ line: 20, reason: expect.stringMatching(/checksum mismatch/) });
+    expect(beside).toEqual(alone);
+  });
+
+  it('a torn last line is reported exactly as a walk on one thread reports it (torn, so repair may cut it)', () => {
+    const { lines } = sessionLog();
+    const bytes = bytesOf([...lines.slice(0, -1), lines.at(-1)!.slice(0, 40)], '');
+    const beside = scanBytes(bytes, undefined, 0, 'sealed', ALWAYS);
+    expect(beside.torn).toBe(true);
+    expect(beside).toEqual(scanBytes(bytes));
+  });
+
+  it('a scan of a tail chains from the point it starts after', () => {
+    const { bytes, lines } = sessionLog();
+    const head = bytesOf(lines.slice(0, 10));
+    const first = scanBytes(head);
+    const tail = bytes.subarray(head.length);
+    const beside = scanBytes(tail, first.end, head.length, 'sealed', ALWAYS);
+    expect(beside.chainWalked).toBe('parallel');
+    expect(beside.events.map((event) => event.seq)).toEqual(lines.slice(10).map((_, i) => i + 11));
+    expect(beside.end).toEqual(scanBytes(bytes).end);
+  });
+
+  it('a worker that never answers is given up on: the reader walks the chain itself and reads the same log', () => {
+    const { bytes, dir } = sessionLog();
+    const silent = join(dir, 'silent-worker.mjs');
+    writeFileSync(silent, 'setInterval(() => {}, 1000);\n');
+    const started = performance.now();
+    const scan = scanBytes(bytes, undefined, 0, 'sealed', { ...ALWAYS, file: new URL(`file://${silent}`), quietMs: 200 });
+    expect(scan.chainWalked).toBeUndefined();
+    expect(scan.events).toEqual(scanBytes(bytes).events);
+    // Two quiet spells, not the default five seconds each: the wait is bounded by what it was told.
+    expect(performance.now() - started).toBeLessThan(4_000);
+  });
+});
+
+describe('chainLinks (the walk the worker runs)', () => {
+  const answer = () => new Int32Array(new SharedArrayBuffer(16));
+
+  it('counts the lines of a sound log and finds no mismatch', () => {
+    const { bytes, lines } = sessionLog();
+    const words = answer();
+    chainLinks(bytes, '', words);
+    expect([...words]).toEqual([1, expect.any(Number), 0, lines.length]);
+  });
+
+  it('names the first line whose stored sum is not the chain’s', () => {
+    const { lines } = sessionLog();
+    const words = answer();
+    chainLinks(bytesOf(edited(lines, 25)), '', words);
+    expect(words[2]).toBe(25);
+  });
+
+  it('a chain started from the wrong sum breaks on its first line', () => {
+    const { bytes } = sessionLog();
+    const words = answer();
+    chainLinks(bytes, '0000000000000000', words);
+    expect(words[2]).toBe(1);
+  });
+});

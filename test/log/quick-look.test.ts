@@ -1,0 +1,132 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { EVENT_VERSION } from '../../events/index.js';
+import { createFileSession } from '../../src/index.js';
+import { scanBytes, sealLine } from '../../src/log/index.js';
+import { baseline, tempDirs } from '../support.js';
+
+/*
+ * A sealed line of the current version gets a quick look on reads instead of
+ * a full schema parse (`verify` always parses). The quick look must never
+ * take a line the schema refuses, nor read one differently: whatever it
+ * takes, a read at 'schema' depth takes too, to the same event.
+ */
+
+const tempDir = tempDirs('gapflow-quick-');
+
+/** A session whose first round closes with a verdict, a step and a CRITICAL introduced: the log's lines, and the index of the round close. */
+function sessionLines(): { lines: string[]; close: number } {
+  const dir = tempDir();
+  const session = createFileSession(dir);
+  baseline(session, 'HIGH', 4);
+  session.startRound();
+  session.moveGap('B-HIGH-1', 'RESOLVED');
+  session.openGap('N-1', 'CRITICAL');
+  session.closeRound();
+  const lines = readFileSync(join(dir, 'events.jsonl'), 'utf8').split('\n').slice(0, -1);
+  return { lines, close: lines.findIndex((line) => line.includes('"round.closed"')) };
+}
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** Every path into `value` (the empty path included). */
+function pathsOf(value: Json, at: (string | number)[] = []): (string | number)[][] {
+  const inner = Array.isArray(value)
+    ? value.flatMap((item, i) => pathsOf(item, [...at, i]))
+    : typeof value === 'object' && value !== null
+      ? Object.entries(value).flatMap(([key, item]) => pathsOf(item, [...at, key]))
+      : [];
+  return [at, ...inner];
+}
+
+type Change = { kind: 'set'; value: Json } | { kind: 'drop' } | { kind: 'add'; key: string; value: Json };
+
+/** `data` with one change at `path` (a copy). */
+function changed(data: Json, path: (string | number)[], change: Change): Json {
+  const copy = structuredClone(data) as Json;
+  if (path.length === 0) return change.kind === 'set' ? change.value : copy;
+  const parent = path.slice(0, -1).reduce<Json>((node, key) => (node as Record<string | number, Json>)[key]!, copy) as Record<string | number, Json> | Json[];
+  const last = path.at(-1)!;
+  if (change.kind === 'set') (parent as Record<string | number, Json>)[last] = change.value;
+  else if (change.kind === 'drop') {
+    if (Array.isArray(parent)) parent.splice(Number(last), 1);
+    else Reflect.deleteProperty(parent, last);
+  } else {
+    const target = (parent as Record<string | number, Json>)[last];
+    if (typeof target === 'object' && target !== null && !Array.isArray(target)) target[change.key] = change.value;
+  }
+  return copy;
+}
+
+/** The log with its line `at` replaced by `event` (sealed in the chain), cut after it. */
+function withLine(lines: readonly string[], at: number, event: Record<string, unknown>): Buffer {
+  let previous = '';
+  const out: string[] = [];
+  for (const line of lines.slice(0, at)) {
+    out.push(`${line}\n`);
+    previous = (JSON.parse(line) as { sum: string }).sum;
+  }
+  const { sum: _sum, ...content } = event;
+  out.push(sealLine(JSON.stringify(content), previous).line);
+  return Buffer.from(out.join(''), 'utf8');
+}
+
+/** Values that sit at an edge of some rule of the schema. */
+const TELLING: Json[] = [-1, 0, 1, 1.5, 2 ** 60, '', 'x'.repeat(70), 'x'.repeat(20_001), 'work', 'review', 'CONVERGING', 'MAX_ROUNDS', 'progress', 'gaps', 'G-1', 'bad id', true, null, [], {}, ['G-1'], { from: 'FLAT', to: 'STALLED' }];
+
+const readBoth = (bytes: Buffer) => [scanBytes(bytes, undefined, 0, 'sealed'), scanBytes(bytes, undefined, 0, 'schema')] as const;
+
+describe('the quick look a sealed round close gets on reads', () => {
+  it('is taken by a round close as gapflow writes it, to the event a full parse gives', () => {
+    const { lines, close } = sessionLines();
+    const event = JSON.parse(lines[close]!) as Record<string, unknown>;
+    expect(event.v).toBe(EVENT_VERSION);
+    const [quick, full] = readBoth(withLine(lines, close, event));
+    expect(quick.fault).toBeNull();
+    expect(quick.events).toEqual(full.events);
+  });
+
+  it('never takes a close the schema refuses, for each telling value put at each place in its data, or added to each object in it', { timeout: 60_000 }, () => {
+    const { lines, close } = sessionLines();
+    const event = JSON.parse(lines[close]!) as Record<string, Json>;
+    const paths = pathsOf(event.data!);
+    const changes: Change[] = [
+      { kind: 'drop' },
+      ...TELLING.map((value) => ({ kind: 'set' as const, value })),
+      ...['extra', 'kind', 'withdrawn', 'weightedWithdrawn', '__proto__'].flatMap((key) => TELLING.map((value) => ({ kind: 'add' as const, key, value }))),
+    ];
+    let tried = 0;
+    for (const path of paths) {
+      for (const what of changes) {
+        const [quick, full] = readBoth(withLine(lines, close, { ...event, data: changed(event.data!, path, what) }));
+        expect(quick.fault === null, `${JSON.stringify(path)} ${JSON.stringify(what).slice(0, 80)}`).toBe(full.fault === null);
+        expect(quick.events).toEqual(full.events);
+        tried++;
+      }
+    }
+    expect(tried).toBeGreaterThan(1_000);
+  });
+
+  it('never takes a close the schema refuses, nor reads one differently (any one change anywhere in its data)', { timeout: 60_000 }, () => {
+    const { lines, close } = sessionLines();
+    const event = JSON.parse(lines[close]!) as Record<string, Json>;
+    const paths = pathsOf(event.data!);
+    const value = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom(...TELLING));
+    const change: fc.Arbitrary<Change> = fc.oneof(
+      value.map((v) => ({ kind: 'set' as const, value: v as Json })),
+      fc.constant({ kind: 'drop' as const }),
+      fc.tuple(fc.constantFrom('extra', 'kind', 'withdrawn', '__proto__', 'constructor'), value).map(([key, v]) => ({ kind: 'add' as const, key, value: v as Json })),
+    );
+    fc.assert(
+      fc.property(fc.constantFrom(...paths), change, (path, what) => {
+        const data = changed(event.data!, path, what);
+        const [quick, full] = readBoth(withLine(lines, close, { ...event, data }));
+        expect(quick.fault === null).toBe(full.fault === null);
+        expect(quick.events).toEqual(full.events);
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+});
