@@ -2,6 +2,7 @@ import { toStateJson, type SessionView } from '../core/index.js';
 import { renderWatchFrame } from '../render/index.js';
 import { openFileSession, type SessionUpdate } from '../session/index.js';
 import { parse } from './args.js';
+import { stdoutStream } from './out.js';
 import { sessionDir, type CliIO } from './common.js';
 import { closeAll, listen, LOOPBACK, portOption } from './serve.js';
 
@@ -16,7 +17,7 @@ export interface Terminal {
 }
 
 export function processTerminal(): Terminal {
-  const out = process.stdout;
+  const out = stdoutStream();
   return {
     isTTY: out.isTTY === true,
     size: () => ({ columns: out.columns || 80, rows: out.rows || 24 }),
