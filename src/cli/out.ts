@@ -7,12 +7,17 @@ import { writeSync } from 'node:fs';
  * in 90. A descriptor that takes no more for now (EAGAIN: a non-blocking
  * pipe that is full) hands what is left, and everything after it, to the
  * stream, which waits for the reader; so does `watch`, which draws through
- * the stream (stdoutStream). A reader that went away (EPIPE) ends the call
- * with its exit code, as `gapflow status | head -1` expects.
+ * the stream (stdoutStream). A reader that went away (EPIPE, as under
+ * `gapflow status | head -1`) gets nothing more, and the call runs to its
+ * end (a write still rewrites status.md) and exits with its own code; a
+ * stream's EPIPE, which comes once the call has answered (or to `watch`,
+ * which would draw for no one), ends the process with that code.
  */
 
 type Fd = 1 | 2;
 const streams = new Map<Fd, NodeJS.WriteStream>();
+/** The descriptors whose reader went away: what is written to them is dropped. */
+const gone = new Set<Fd>();
 
 function readerGone(): never {
   process.exit(process.exitCode ?? 0);
@@ -38,6 +43,7 @@ export function stdoutStream(): NodeJS.WriteStream {
 
 /** Writes `data` whole to `fd`, now if it takes it, else through its stream. */
 export function write(fd: Fd, data: string | Uint8Array): void {
+  if (gone.has(fd)) return;
   const stream = streams.get(fd);
   if (stream !== undefined) {
     stream.write(data);
@@ -49,7 +55,10 @@ export function write(fd: Fd, data: string | Uint8Array): void {
       bytes = bytes.subarray(writeSync(fd, bytes));
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EPIPE') readerGone();
+      if (code === 'EPIPE') {
+        gone.add(fd);
+        return;
+      }
       if (code !== 'EAGAIN') throw error;
       streamOf(fd).write(bytes);
       return;

@@ -132,9 +132,13 @@ export function startChainCheck(bytes: Uint8Array, previous: string, options: { 
   }
   // Never what keeps a process alive: a reader that stops waiting leaves it to end on its own.
   worker.unref();
+  // A worker that fails (its file unreadable, an exception) has answered FAILED or never answers: the reader walks
+  // the chain itself either way, so its error event is nothing to act on, and must not end the process unheard.
+  worker.on('error', () => undefined);
   return {
     verdict() {
-      let progress = -1;
+      // A worker that has not even started in one quiet spell is given up on too.
+      let progress = 0;
       while (Atomics.load(words, STATUS) === RUNNING) {
         if (Atomics.wait(words, STATUS, RUNNING, quietMs) === 'timed-out' && Atomics.load(words, PROGRESS) === progress) {
           void worker.terminate();

@@ -42,7 +42,10 @@ export function openCheckpointParts(dir: string, format: string, file: string): 
     if (header === null || header.format !== format || header.bodyBytes !== opened.size - newline - 1) return null;
     let lineEnd = start.indexOf(0x0a, newline + 1);
     while (lineEnd === -1 && start.length < opened.size && start.length < MAX_HEADER_BYTES + MAX_FIRST_BYTES) {
-      start = readRange(opened.fd, 0, Math.min(opened.size, start.length * 2));
+      const longer = readRange(opened.fd, 0, Math.min(opened.size, start.length * 2));
+      // A file cut short under the reader gives no more bytes: no table line, no index.
+      if (longer.length <= start.length) return null;
+      start = longer;
       lineEnd = start.indexOf(0x0a, newline + 1);
     }
     if (lineEnd === -1 || bodySum(start.subarray(newline + 1, lineEnd + 1), file) !== header.bodySum) return null;

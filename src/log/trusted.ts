@@ -92,7 +92,8 @@ function words() {
 }
 
 const isCount = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;
-const isNumber = (value: unknown): boolean => typeof value === 'number';
+// Finite, as the schema's numbers are: JSON.parse reads 1e999 as Infinity.
+const isNumber = (value: unknown): boolean => Number.isFinite(value);
 const isShort = (max: number) => (value: unknown): boolean => isString(value) && value.length <= max;
 const POLICY_NAME = /^[a-z][a-z0-9_]*$/;
 const isPolicy = (value: unknown): boolean => isShort(32)(value) && POLICY_NAME.test(value as string);
@@ -111,7 +112,8 @@ const isFigure = (value: unknown): boolean => value === null || isNumber(value) 
 function isNamedVerdict(verdict: unknown): boolean {
   if (!hasOnly(verdict, ['policy', 'verdict', 'reason', 'detail', 'figures'])) return false;
   const { figures } = verdict;
-  if (typeof figures !== 'object' || figures === null || Array.isArray(figures)) return false;
+  // An own `__proto__` key (JSON.parse makes one) is dropped by the schema's record: the full parse reads it so.
+  if (typeof figures !== 'object' || figures === null || Array.isArray(figures) || Object.hasOwn(figures, '__proto__')) return false;
   if (!Object.entries(figures).every(([key, value]) => key.length <= 64 && isFigure(value))) return false;
   return isPolicy(verdict.policy) && words().verdicts.has(verdict.verdict) && isShort(64)(verdict.reason) && isShort(VERDICT_TEXT_MAX)(verdict.detail);
 }
@@ -173,8 +175,12 @@ const DATA_CHECKS: Partial<Record<GapflowEvent['type'], { keys: readonly string[
   'session.bound': { keys: ['agentSession'], ok: (d) => isText(AGENT_SESSION_MAX)(d.agentSession) && (d.agentSession as string).length > 0 },
 };
 
+const ENVELOPE = new Set(['v', 'seq', 'id', 'at', 'type', 'data', 'sum']);
+
 /** The event a sealed line of the current version holds, when it reads as gapflow writes it; null: parse it in full. */
 export function readAsWritten(stored: Record<string, unknown>): GapflowEvent | null {
+  // The envelope is as strict as the schema's: a key it does not know sends the line to the full parse.
+  for (const key in stored) if (!ENVELOPE.has(key)) return null;
   const { seq, id, at, type, data } = stored;
   const check = isString(type) && Object.hasOwn(DATA_CHECKS, type) ? DATA_CHECKS[type as GapflowEvent['type']] : undefined;
   if (check === undefined || !isEventId(id) || !isTime(at) || typeof data !== 'object' || data === null || Array.isArray(data)) return null;

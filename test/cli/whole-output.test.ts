@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFileSession } from '../../src/index.js';
@@ -104,5 +106,36 @@ describe('the bin prints all of its output, however slow the reader', () => {
     const whole = runCli(['state', '--json', '--dir', box.dir], { cwd: box.root }).stdout;
     expect(result.stdout.length).toBeGreaterThanOrEqual(10);
     expect(whole.startsWith(result.stdout.subarray(0, 10).toString('utf8'))).toBe(true);
+  }, 60_000);
+});
+
+/** Runs the bin with its stdout and stderr closed by the reader before it writes a byte; resolves with its exit code. */
+function withReaderGone(argv: string[], cwd: string): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...argv], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    child.stderr.destroy();
+    child.on('error', reject);
+    child.on('exit', (code, signal) => resolve({ code, signal }));
+  });
+}
+
+describe('a reader gone before the bin writes', () => {
+  it('a write still finishes (status.md is rewritten after the announcement) and exits 0', async () => {
+    const fresh = new Sandbox();
+    try {
+      runCli(['init', '--write-status', '--dir', fresh.dir], { cwd: fresh.root });
+      const result = await withReaderGone(['gap', 'open', 'GONE-1', '--severity', 'low', '--title', 'nobody reads this', '--dir', fresh.dir], fresh.root);
+      expect(result).toEqual({ code: 0, signal: null });
+      expect(readFileSync(join(fresh.dir, 'status.md'), 'utf8')).toContain('GONE-1');
+    } finally {
+      fresh.remove();
+    }
+  }, 60_000);
+
+  it('a refused call exits with its own code (1), not 0', async () => {
+    const result = await withReaderGone(['gap', 'move', 'NO-SUCH-GAP', 'resolved', '--dir', box.dir], box.root);
+    expect(result).toEqual({ code: 1, signal: null });
+    expect(runCli(['gap', 'move', 'NO-SUCH-GAP', 'resolved', '--dir', box.dir], { cwd: box.root }).code).toBe(1);
   }, 60_000);
 });

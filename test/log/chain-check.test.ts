@@ -85,8 +85,17 @@ describe('the checksum chain of a long log, walked on a worker thread', () => {
     const scan = scanBytes(bytes, undefined, 0, 'sealed', { ...ALWAYS, file: new URL(`file://${silent}`), quietMs: 200 });
     expect(scan.chainWalked).toBeUndefined();
     expect(scan.events).toEqual(scanBytes(bytes).events);
-    // Two quiet spells, not the default five seconds each: the wait is bounded by what it was told.
+    // One quiet spell (it never started), not the default five seconds: the wait is bounded by what it was told.
     expect(performance.now() - started).toBeLessThan(4_000);
+  });
+
+  it('a worker that throws as it starts is given up on, and its error does not end the process', () => {
+    const { bytes, dir } = sessionLog();
+    const failing = join(dir, 'failing-worker.mjs');
+    writeFileSync(failing, 'throw new Error("this worker fails as it starts");\n');
+    const scan = scanBytes(bytes, undefined, 0, 'sealed', { ...ALWAYS, file: new URL(`file://${failing}`), quietMs: 200 });
+    expect(scan.chainWalked).toBeUndefined();
+    expect(scan.events).toEqual(scanBytes(bytes).events);
   });
 });
 

@@ -60,8 +60,8 @@ function changed(data: Json, path: (string | number)[], change: Change): Json {
   return copy;
 }
 
-/** The log with its line `at` replaced by `event` (sealed in the chain), cut after it. */
-function withLine(lines: readonly string[], at: number, event: Record<string, unknown>): Buffer {
+/** The log with its line `at` replaced by `event` (sealed in the chain), cut after it; `edit` changes the line's JSON text before it is sealed. */
+function withLine(lines: readonly string[], at: number, event: Record<string, unknown>, edit: (json: string) => string = (json) => json): Buffer {
   let previous = '';
   const out: string[] = [];
   for (const line of lines.slice(0, at)) {
@@ -69,7 +69,7 @@ function withLine(lines: readonly string[], at: number, event: Record<string, un
     previous = (JSON.parse(line) as { sum: string }).sum;
   }
   const { sum: _sum, ...content } = event;
-  out.push(sealLine(JSON.stringify(content), previous).line);
+  out.push(sealLine(edit(JSON.stringify(content)), previous).line);
   return Buffer.from(out.join(''), 'utf8');
 }
 
@@ -86,6 +86,30 @@ describe('the quick look a sealed round close gets on reads', () => {
     const [quick, full] = readBoth(withLine(lines, close, event));
     expect(quick.fault).toBeNull();
     expect(quick.events).toEqual(full.events);
+  });
+
+  it.each([
+    ['an infinite figure (1e999, which JSON.parse reads as Infinity)', (json: string) => json.replace(/"openEnd":\d+/, '"openEnd":1e999')],
+    ['an infinite verdict figure', (json: string) => json.replace(/"figures":\{"openCount":/, '"figures":{"x":-1e999,"openCount":')],
+    ['an own __proto__ key in a verdict’s figures (the schema’s record drops it)', (json: string) => json.replace(/"figures":\{"openCount":/, '"figures":{"__proto__":1,"openCount":')],
+    ['a key the envelope does not have', (json: string) => json.replace(/^\{/, '{"extra":1,')],
+  ])('reads a close with %s as a full parse does', (_name, edit) => {
+    const { lines, close } = sessionLines();
+    const event = JSON.parse(lines[close]!) as Record<string, unknown>;
+    const bytes = withLine(lines, close, event, edit);
+    expect(bytes.toString('utf8')).not.toBe(withLine(lines, close, event).toString('utf8'));
+    const [quick, full] = readBoth(bytes);
+    expect(quick.fault === null).toBe(full.fault === null);
+    expect(quick.events).toEqual(full.events);
+  });
+
+  it('reads a gap line with a key the envelope does not have as a full parse does (refused)', () => {
+    const { lines } = sessionLines();
+    const at = lines.findIndex((line) => line.includes('"gap.opened"'));
+    const bytes = withLine(lines, at, JSON.parse(lines[at]!) as Record<string, unknown>, (json) => json.replace(/^\{/, '{"extra":1,'));
+    const [quick, full] = readBoth(bytes);
+    expect(full.fault).not.toBeNull();
+    expect(quick.fault).toEqual(full.fault);
   });
 
   it('never takes a close the schema refuses, for each telling value put at each place in its data, or added to each object in it', { timeout: 60_000 }, () => {
