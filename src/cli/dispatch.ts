@@ -100,6 +100,15 @@ export function failure(error: unknown, io: Pick<CliIO, 'stderr'>, json = false)
   return report.code === 'usage' ? 2 : 1;
 }
 
+/**
+ * A LogError, from this bundle or the short path's (dist/head-answers.js is
+ * bundled whole, with its own copy of the class; an error reading standard
+ * input there is handed on to the full command, which words it).
+ */
+function isLogError(error: unknown): error is LogError {
+  return error instanceof LogError || (error instanceof Error && error.name === 'LogError');
+}
+
 /** What failed, as `--json` reports it and as the one line of text says it. */
 function reportOf(error: unknown): { report: FailureReport; line: string } {
   if (error instanceof UsageError) return { report: { code: 'usage', message: error.message, remedy: USAGE_HINT }, line: usageErrorLine(error.message) };
@@ -108,7 +117,7 @@ function reportOf(error: unknown): { report: FailureReport; line: string } {
     const hint = remedy ? REMEDY_HINT[remedy] : bad ? valueRemedy(bad) : null;
     return { report: { code: bad ? 'invalid_value' : 'refused', message, remedy: hint, bad }, line: refusalLine(message, remedy) };
   }
-  if (error instanceof LogError) return { report: { code: 'log_error', message: error.message, remedy: null }, line: errorLine(error.message) };
+  if (isLogError(error)) return { report: { code: 'log_error', message: error.message, remedy: null }, line: errorLine(error.message) };
   const line = environmentErrorLine(error);
   return { report: { code: 'error', message: line.slice('gapflow: '.length, -1), remedy: null }, line };
 }

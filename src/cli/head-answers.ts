@@ -64,16 +64,19 @@ function hookFromHead(argv: string[], io: CliIO): boolean {
  * so the full command reads what the short path read before it gave way.
  */
 export function replayable(read: (limit: InputLimit) => string = readStandardInput): (limit: InputLimit) => string {
-  const seen = new Map<InputLimit, { text: string } | { error: unknown }>();
+  // Keyed by the limit's words, not the object: the short path is its own bundle (dist/head-answers.js), so
+  // the full command that reads after it holds its own copy of each limit.
+  const seen = new Map<string, { text: string } | { error: unknown }>();
   return (limit) => {
-    let outcome = seen.get(limit);
+    const key = `${limit.name} ${limit.maxBytes}`;
+    let outcome = seen.get(key);
     if (outcome === undefined) {
       try {
         outcome = { text: read(limit) };
       } catch (error) {
         outcome = { error };
       }
-      seen.set(limit, outcome);
+      seen.set(key, outcome);
     }
     if ('error' in outcome) throw outcome.error;
     return outcome.text;
