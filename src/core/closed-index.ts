@@ -1,4 +1,4 @@
-import { crc32 } from 'node:zlib';
+import { crc32 } from './crc32.js';
 import type { GapState, Severity } from '../../events/index.js';
 import { STATE_CLASS } from './rules.js';
 import type { Gap, SessionView } from './view.js';

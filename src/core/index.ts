@@ -57,3 +57,4 @@ export {
   type PolicyState,
 } from './policies.js';
 export { enabledPolicies, resolveConfig } from './policy-settings.js';
+export { crc32 } from './crc32.js';

@@ -20,3 +20,4 @@ export { formatCount, signed } from '../policies/lean.js';
 export { closedIndexLines, closedIndexLookUp, DamagedIndex, extendClosedIndex, lookUpClosed, type ClosedGap, type ClosedIndexParts } from './closed-index.js';
 export { changeSeverity, moveGap, openGap } from './evolve-gaps.js';
 export { decideGapEvent } from './decide-gaps.js';
+export { crc32 } from './crc32.js';

@@ -1,6 +1,7 @@
 import { crc32 } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { crc32 as ownCrc32 } from '../../src/core/index.js';
 import {
   CLOSED_BUCKETS,
   closedBucketOf,
@@ -187,3 +188,16 @@ describe('the closed gaps index, spread over buckets', () => {
 function sameBucketAs(id: string): string {
   for (let n = 0; ; n++) if (closedBucketOf(`${id}-${n}`) === closedBucketOf(id)) return `${id}-${n}`;
 }
+
+describe('crc32 (the index’s own, without zlib)', () => {
+  it('is zlib’s CRC-32 for any bytes and any string (as its UTF-8 bytes)', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.uint8Array({ maxLength: 300 }), fc.string({ unit: 'grapheme', maxLength: 60 })), (data) => {
+        expect(ownCrc32(data)).toBe(crc32(data));
+      }),
+      { numRuns: 500 },
+    );
+    expect(ownCrc32('')).toBe(0);
+    expect(ownCrc32('123456789')).toBe(0xcbf43926);
+  });
+});
