@@ -17,6 +17,13 @@ export function versionProblem(v: unknown): string | null {
 }
 
 /**
+ * The versions whose lines read as the current version's as they stand
+ * (version 5 only added words and fields): a sealed line of one of these
+ * gets the reader's quick look, as a current line does.
+ */
+export const READ_AS_CURRENT: ReadonlySet<unknown> = new Set([4, EVENT_VERSION]);
+
+/**
  * Brings a stored event of a readable version to the shape this build
  * writes, before the schema judges it. Version 1 lacks the line checksum,
  * which the log handles; versions 1 and 2 lack the outcome of a round close
@@ -25,13 +32,6 @@ export function versionProblem(v: unknown): string | null {
  * Version 3 outcomes are reshaped as they stand; version 4 lines are
  * current but for their number.
  */
-/**
- * The versions whose lines read as the current version's as they stand
- * (version 5 only added words and fields): a sealed line of one of these
- * gets the reader's quick look, as a current line does.
- */
-export const READ_AS_CURRENT: ReadonlySet<unknown> = new Set([4, EVENT_VERSION]);
-
 export function upcast(stored: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
   if (stored.v === 1 || stored.v === 2) return { ...stored, v: EVENT_VERSION };
   if (stored.v === 3) return { ...stored, v: EVENT_VERSION, data: outcomeToV4(stored.data) };

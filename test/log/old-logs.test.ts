@@ -18,8 +18,8 @@ const OLD_LOGS = fileURLToPath(new URL('../fixtures/old-logs', import.meta.url))
 /** Written before 843e0be with a setting today's rules refuse: it opens all the same (R19), and verify names the line. */
 const PRE_843E0BE = 'pre-843e0be-atoms-divergence-threshold';
 
-/** Folders of each later event version, written by the same commands.sh (v3: round closes and decisions carry their outcome; v4: every round close carries its combined verdict). */
-const VERSIONED = ['v3', 'v4'];
+/** Folders of each later event version, written by the same commands.sh (v3: round closes and decisions carry their outcome; v4: every round close carries its combined verdict; v5: the gap moves of issue 15, with `gap-moves` of its own). */
+const VERSIONED = ['v3', 'v4', 'v5'];
 
 const folders = (under: string) =>
   readdirSync(join(OLD_LOGS, under), { withFileTypes: true })
@@ -61,6 +61,13 @@ const NEXT: Record<string, NextStep | { complete: string }> = {
   forge: { complete: 'CONVERGED' },
   quality: { complete: 'CONVERGED' },
   abandoned: { complete: 'ABANDONED' },
+  'gap-moves': {
+    // Round 3 closed with the focus standing; one more resolution opens round 4 under the raised limit.
+    append: (_session, dir) => viaCli(dir, 'gap', 'move', 'GAP-4', 'RESOLVED'),
+    expect: (state) => {
+      expect(state).toMatchObject({ state: 'CONVERGING', round: 3, roundOpen: true, openGapCount: 1, config: { maxRounds: 13 } });
+    },
+  },
   mixed: {
     // Round 5 is open, waiting for quality: 84 -> 85.5 converges only if the earlier iterations count.
     append: (session) => session.recordMetrics('quality', { score: 85.5 }).events,
