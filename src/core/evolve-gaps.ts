@@ -12,6 +12,24 @@ export function currentRound(view: SessionView): RoundFigures | null {
   return view.roundOpen ? (view.rounds.at(-1) ?? null) : null;
 }
 
+/**
+ * R19: a close recorded by the build before R20's take-back counted a
+ * duplicate reopened in its round as withdrawn and as new; when the
+ * recorded figures say so, the lists and severity rows are put back to
+ * match them. A close recorded under today's rule drops what was kept.
+ */
+export function settleTakenBack(round: RoundFigures, recordedWithdrawn: number): void {
+  const takenBack = round.withdrawalsTakenBack ?? [];
+  delete round.withdrawalsTakenBack;
+  if (recordedWithdrawn < round.withdrawn + takenBack.length) return;
+  for (const { entry, gap } of takenBack) {
+    round.withdrawnGaps.push(entry);
+    round.withdrawn += 1;
+    round.weightedWithdrawn += entry.weight;
+    countNew(round, gap, true);
+  }
+}
+
 function countNew(round: RoundFigures, gap: Gap, reopened: boolean): void {
   const weight = SEVERITY_WEIGHT[gap.severity];
   round.new += 1;
@@ -135,6 +153,7 @@ function undoWithdrawal(round: RoundFigures, gap: Gap, index: number): void {
   if (!entry) return;
   round.withdrawn -= 1;
   round.weightedWithdrawn -= entry.weight;
+  (round.withdrawalsTakenBack ??= []).push({ entry, gap: { ...gap } });
   if (entry.parked === true && STATE_CLASS[gap.state] === 'open' && gap.severity === 'CRITICAL') noteCritical(round, gap.id, 'r29');
 }
 

@@ -49,6 +49,10 @@ function renameInRound(round: RoundFigures, from: string, to: string): void {
   if (round.splits.some((e) => e.id === from || e.into.includes(from))) round.splits = round.splits.map((e) => ({ ...e, id: swap(e.id), into: e.into.map(swap) }));
   if (round.criticalIntroduced.includes(from)) round.criticalIntroduced = round.criticalIntroduced.map(swap);
   if (round.criticalBeforeR29?.includes(from)) round.criticalBeforeR29 = round.criticalBeforeR29.map(swap);
+  const takenBack = round.withdrawalsTakenBack;
+  if (takenBack?.some(({ entry }) => entry.id === from || entry.of === from)) {
+    round.withdrawalsTakenBack = takenBack.map(({ entry, gap }) => ({ entry: { ...entry, id: swap(entry.id), of: swap(entry.of) }, gap: { ...gap, id: swap(gap.id) } }));
+  }
   // R26's flags name the gap by its id now, as every other list of the round does.
   if (round.outsideFocus.includes(from)) round.outsideFocus = round.outsideFocus.map(swap);
 }

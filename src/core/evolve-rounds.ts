@@ -1,6 +1,6 @@
 import type { EventOf, SettledOf } from '../../events/index.js';
 import { policyNamed } from '../policies/index.js';
-import { setState } from './evolve-gaps.js';
+import { setState, settleTakenBack } from './evolve-gaps.js';
 import { decisionEffect, describeDecision, describeRoundStep, settledExtensionEffect } from './explain.js';
 import { closedRoundCount, unfinishedGaps } from './inventory.js';
 import { resolveConfig, roundLimitProvisional } from './policy-settings.js';
@@ -61,6 +61,8 @@ export function closeRound(view: SessionView, event: SettledOf<'round.closed'>):
   // Only the open round can close; a close naming another round (a hand-edited log) is not applied.
   if (!round || !view.roundOpen || round.round !== event.data.round) return;
   const { figures, verdicts, combined, machine, steps } = event.data.outcome;
+  // Before the recorded figures are applied: whatever the lists are settled to, the figures are the recorded ones.
+  settleTakenBack(round, figures.withdrawn ?? 0);
   Object.assign(round, {
     ...figures,
     criticalIntroduced: [...figures.criticalIntroduced],

@@ -104,6 +104,13 @@ export interface RoundFigures {
    * its outcome, in a log from before outcomes, is judged with this (R19).
    */
   criticalBeforeR29?: string[];
+  /**
+   * Only while the round is open: the withdrawals a reopen in the same round
+   * took back (R20), with the gap as it was reopened. A close recorded by the
+   * build before that rule counted each as withdrawn and as new; the fold
+   * puts them back then, so the lists agree with the figures recorded (R19).
+   */
+  withdrawalsTakenBack?: { entry: WithdrawnEntry; gap: Gap }[];
   /** R26: gaps moved this round while a focus was set that did not name them, in the order first moved. */
   outsideFocus: string[];
   /** The state the round led to; null while it is open. */

@@ -61,6 +61,14 @@ const NEXT: Record<string, NextStep | { complete: string }> = {
   forge: { complete: 'CONVERGED' },
   quality: { complete: 'CONVERGED' },
   abandoned: { complete: 'ABANDONED' },
+  'duplicate-reopened': {
+    // Recorded as withdrawn and new in round 1 (the older rule); a move now opens round 2 as any other.
+    append: (_session, dir) => viaCli(dir, 'gap', 'move', 'A-3', 'RESOLVED'),
+    expect: (state) => {
+      expect(state).toMatchObject({ state: 'CONVERGING', round: 1, roundOpen: true, openGapCount: 1 });
+      expect(state.rounds[0]).toMatchObject({ withdrawn: 1, new: 1 });
+    },
+  },
   'gap-moves': {
     // Round 3 closed with the focus standing; one more resolution opens round 4 under the raised limit.
     append: (_session, dir) => viaCli(dir, 'gap', 'move', 'GAP-4', 'RESOLVED'),
@@ -125,6 +133,16 @@ const DIAGRAM = /(### State Diagram[^\n]*\n\n```mermaid\n)[\s\S]*?\n```\n/;
 const REMAINING_ISSUES = /\nRemaining issues \(the concerns of the votes that did not agree\):\n\n(?:- [^\n]*\n)+/g;
 const withoutDiagram = (status: string) => status.replace(DIAGRAM, '$1(drawn from the machine)\n```\n').replace(REMAINING_ISSUES, '');
 
+/**
+ * What `verify`'s audit says of a fixture whose rules changed since (R19:
+ * the log opens with what it recorded; the audit says where today's rules
+ * would have decided otherwise). Every other fixture has no finding.
+ */
+const AUDIT: Record<string, unknown[]> = {
+  // Round 1 counted a duplicate reopened in its round as withdrawn and new; today's rule takes the withdrawal back.
+  'v5/duplicate-reopened': [{ kind: 'decided_differently', line: 9, type: 'round.closed' }],
+};
+
 type Round = StateJson['rounds'][number];
 /** The rounds as the older version printed them, once each added verdict is checked to be the round's one policy verdict. */
 function asPrinted(state: StateJson, printed: { rounds: Round[] }): StateJson {
@@ -162,7 +180,7 @@ describe('old logs: the released versions’ logs open with the figures they pri
       // Printed, the same document with the terminal's spelling of <, > and & (backslash escapes, not the file's entities).
       const status = runCli(['status', '--dir', dir], { cwd: dir });
       expect({ ...status, stdout: withoutDiagram(status.stdout) }).toEqual({ code: 0, stdout: withoutDiagram(terminalMarkdown(committed(name, 'status.md'))), stderr: '' });
-      expect(verifyFileSession(dir)).toMatchObject({ problem: null, findings: [] });
+      expect(verifyFileSession(dir)).toMatchObject({ problem: null, findings: AUDIT[name] ?? [] });
     });
 
     it('takes the next event its state allows, appended after the old lines', { timeout: 30_000 }, () => {
