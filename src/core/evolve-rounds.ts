@@ -63,20 +63,24 @@ export function closeRound(view: SessionView, event: SettledOf<'round.closed'>):
   const { figures, verdicts, combined, machine, steps } = event.data.outcome;
   // Before the recorded figures are applied: whatever the lists are settled to, the figures are the recorded ones.
   settleTakenBack(round, figures.withdrawn ?? 0);
-  Object.assign(round, {
-    ...figures,
-    criticalIntroduced: [...figures.criticalIntroduced],
-    // R20: a close records its withdrawn figures only when there are some (every line before version 5 has none).
-    withdrawn: figures.withdrawn ?? 0,
-    weightedWithdrawn: figures.weightedWithdrawn ?? 0,
-    unweightedNet: figures.resolved - figures.new,
-    weightedNet: figures.weightedResolved - figures.weightedNew,
-    verdicts,
-    combined,
-    state: machine.state,
-    // R4: no flat count for a round that ended in a warning; none either for the one that ended the session.
-    flatCount: machine.state !== 'DIVERGENCE_WARNING' && machine.state !== 'COMPLETE' ? machine.flatCount : null,
-  });
+  // Field by field rather than one spread: a spread of the figures was most of a close's cost in a replay.
+  round.openEnd = figures.openEnd;
+  round.weightedOpenEnd = figures.weightedOpenEnd;
+  round.resolved = figures.resolved;
+  round.new = figures.new;
+  round.weightedResolved = figures.weightedResolved;
+  round.weightedNew = figures.weightedNew;
+  round.criticalIntroduced = [...figures.criticalIntroduced];
+  // R20: a close records its withdrawn figures only when there are some (every line before version 5 has none).
+  round.withdrawn = figures.withdrawn ?? 0;
+  round.weightedWithdrawn = figures.weightedWithdrawn ?? 0;
+  round.unweightedNet = figures.resolved - figures.new;
+  round.weightedNet = figures.weightedResolved - figures.weightedNew;
+  round.verdicts = verdicts;
+  round.combined = combined;
+  round.state = machine.state;
+  // R4: no flat count for a round that ended in a warning; none either for the one that ended the session.
+  round.flatCount = machine.state !== 'DIVERGENCE_WARNING' && machine.state !== 'COMPLETE' ? machine.flatCount : null;
   // The recorded outcome settled the round's CRITICAL introductions; the older rule's list served only to judge it.
   delete round.criticalBeforeR29;
   view.roundOpen = false;

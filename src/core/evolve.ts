@@ -1,6 +1,6 @@
 import { enableMapSet, Immer, produce } from 'immer';
 import type { SettledEvent } from '../../events/index.js';
-import { deepFreeze } from './freeze.js';
+import { freezeNew } from './freeze.js';
 import { changeSeverity, moveGap, openGap, splitGap } from './evolve-gaps.js';
 import { renameGap } from './evolve-rename.js';
 import { applyDecision, closeRound, recordMetrics, startRound } from './evolve-rounds.js';
@@ -69,22 +69,48 @@ export function foresee(view: SessionView, events: readonly SettledEvent[]): Ses
   });
 }
 
+/** A fold taken one event at a time: `take` each in order, then `finish` for the view. */
+export interface Folding<E> {
+  take(event: E): void;
+  /** How many events were taken. */
+  readonly taken: number;
+  /** The view the events leave, frozen like any other view; the folding takes no more events after. */
+  finish(): SessionView;
+}
+
 /**
- * Folds a whole history as a plain mutable fold (one immutable copy per
- * event would make replay quadratic): `settle` hands each event with its
- * outcome (or null: an old line that cannot be judged, folded as nothing but
- * its seq), seeing the view just before it; the result is frozen like any
- * other view.
+ * Folds a history as a plain mutable fold (one immutable copy per event
+ * would make replay quadratic): `settle` hands each event with its outcome
+ * (or null: an old line that cannot be judged, folded as nothing but its
+ * seq), seeing the view just before it. Taken one event at a time, so a
+ * reader can fold the lines as it reads them and never hold the list.
  */
-export function fold<E extends { seq: number }>(events: Iterable<E>, settle: (view: SessionView, event: E, index: number) => SettledEvent | null): SessionView {
+export function startFold<E extends { seq: number }>(settle: (view: SessionView, event: E, index: number) => SettledEvent | null): Folding<E> {
   const view = initialView();
-  let index = 0;
-  for (const event of events) {
-    const settled = settle(view, event, index++);
-    if (settled) apply(view, settled);
-    else view.lastSeq = event.seq;
-  }
-  return deepFreeze(view);
+  let taken = 0;
+  let finished = false;
+  return {
+    take(event) {
+      if (finished) throw new Error('this fold is finished: it takes no more events');
+      const settled = settle(view, event, taken++);
+      if (settled) apply(view, settled);
+      else view.lastSeq = event.seq;
+    },
+    get taken() {
+      return taken;
+    },
+    finish() {
+      finished = true;
+      return freezeNew(view);
+    },
+  };
+}
+
+/** Folds a whole history at once (`startFold`); the result is frozen like any other view. */
+export function fold<E extends { seq: number }>(events: Iterable<E>, settle: (view: SessionView, event: E, index: number) => SettledEvent | null): SessionView {
+  const folding = startFold(settle);
+  for (const event of events) folding.take(event);
+  return folding.finish();
 }
 
 /** Mutates `view` by one event: called on an immer draft, or on the private working copy of `fold`. */

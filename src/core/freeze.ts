@@ -29,3 +29,34 @@ export function deepFreeze<T>(value: T): T {
   }
   return Object.freeze(value);
 }
+
+/**
+ * Freezes a tree built just now (a fold's working copy, a decoded
+ * checkpoint) as `deepFreeze` does, without asking each part whether it is
+ * frozen already: nothing in a fresh tree is, and on a long log's view the
+ * asking was a third of the freezing. A part that is frozen after all is
+ * only frozen again (a no-op), save a Map, whose writers are replaced once.
+ */
+export function freezeNew<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) freezeTree(value);
+  return value;
+}
+
+function freezeTree(value: object): void {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (typeof item === 'object' && item !== null) freezeTree(item);
+    }
+  } else if (value instanceof Map) {
+    if (Object.isFrozen(value)) return;
+    for (const item of value.values() as Iterable<unknown>) if (typeof item === 'object' && item !== null) freezeTree(item);
+    Object.assign(value, { set: refuseWrite, delete: refuseWrite, clear: refuseWrite });
+  } else {
+    for (const key in value) {
+      const item = (value as Record<string, unknown>)[key];
+      if (typeof item === 'object' && item !== null) freezeTree(item);
+    }
+  }
+  Object.freeze(value);
+}

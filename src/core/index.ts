@@ -1,7 +1,7 @@
 export { decide, parseBody } from './decide.js';
 export { whyNoMetricPolicy } from './decide-rounds.js';
 export { policyReports, policyStateFormat, stateFormatNames } from './policy-outputs.js';
-export { evolve, evolveMany, fold, initialView } from './evolve.js';
+export { evolve, evolveMany, fold, initialView, startFold, type Folding } from './evolve.js';
 export { judgeDecision, judgeRoundClose, machineEventOf } from './judge.js';
 export { settle } from './settle.js';
 export { decodeView, encodeView, VIEW_SHAPE } from './view-codec.js';

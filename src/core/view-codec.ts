@@ -1,4 +1,4 @@
-import { deepFreeze } from './freeze.js';
+import { freezeNew } from './freeze.js';
 import { readView } from './view-json.js';
 import type { SessionView } from './view.js';
 
@@ -12,5 +12,5 @@ export { encodeView, VIEW_SHAPE } from './view-json.js';
  */
 export function decodeView(text: string): SessionView | null {
   const view = readView(text);
-  return view === null ? null : deepFreeze(view);
+  return view === null ? null : freezeNew(view);
 }

@@ -14,7 +14,7 @@ import { followLog, type FollowOptions } from './follow.js';
 import { readCurrentHead } from './head.js';
 import { holdsNoSession, placeNewLog, readFrom, readLogBytes } from './log-path.js';
 import { openCheckpointParts } from './checkpoint-parts.js';
-import { assertExpected, LogError, type Batch, type ClosedAt, type EventStore, type Expected, type HeadForWrite, type Resumed } from './types.js';
+import { assertExpected, LogError, type Batch, type ClosedAt, type EventSink, type EventStore, type Expected, type HeadForWrite, type Resumed } from './types.js';
 
 export { LOG_FILE };
 
@@ -80,15 +80,21 @@ export class FileLog implements EventStore {
   }
 
   read(from = 0): GapflowEvent[] {
-    let scan = this.#scanFile();
-    // A torn tail may be a write still under way: look again once its writer lets go (waiting, never locking).
-    if (scan.torn && waitForWriter(this.location)) scan = this.#scanFile();
-    if (scan.fault) throw new LogError(faultMessage(this.location, scan));
+    const scan = this.#readWhole();
     // seq runs 1, 2, 3… with no gap, so the events after version `from` start at index `from`.
     return from === 0 ? scan.events : scan.events.slice(from);
   }
 
-  resume(format: string): Resumed {
+  /** Every line, checked; with `sink`, the events go to it rather than into the scan's list. */
+  #readWhole(sink?: () => EventSink): Scan {
+    let scan = this.#scanFile(sink);
+    // A torn tail may be a write still under way: look again once its writer lets go (waiting, never locking).
+    if (scan.torn && waitForWriter(this.location)) scan = this.#scanFile(sink);
+    if (scan.fault) throw new LogError(faultMessage(this.location, scan));
+    return scan;
+  }
+
+  resume(format: string, fold?: () => EventSink): Resumed {
     const found = readCheckpoint(this.dir, format);
     if (found !== null) {
       const { key, body, bodyBytes } = found;
@@ -109,7 +115,7 @@ export class FileLog implements EventStore {
       }
     }
     this.#checkpoint = null;
-    return { checkpoint: null, events: this.read() };
+    return { checkpoint: null, events: this.#readWhole(fold).events };
   }
 
   saveCheckpoint(format: string, seq: number, body: () => string): void {
@@ -260,9 +266,9 @@ export class FileLog implements EventStore {
     });
   }
 
-  #scanFile(): Scan {
+  #scanFile(sink?: () => EventSink): Scan {
     const bytes = readLogBytes(this.location, this.dir);
-    const scan = scanBytes(bytes);
+    const scan = scanBytes(bytes, CHAIN_START, 0, 'sealed', {}, sink);
     if (!scan.fault) this.#remember(bytes, scan, CHAIN_START, 0);
     return scan;
   }

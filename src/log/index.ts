@@ -12,7 +12,7 @@ export { MemoryLog } from './memory-log.js';
 export { writeDecisionsFile, writeStatusFile } from './status-file.js';
 export { appendStepSummary, stepSummarySize } from './step-summary.js';
 export { CONFIG_FILE, hasSessionConfig, readSessionConfig, writeSessionConfig, type SessionConfig } from './session-config.js';
-export { LogError, VersionConflict, type Batch, type EventStore, type Expected, type Resumed, type ClosedAt, type HeadForWrite, type BodyParts } from './types.js';
+export { LogError, VersionConflict, type Batch, type EventStore, type Expected, type Resumed, type EventSink, type ClosedAt, type HeadForWrite, type BodyParts } from './types.js';
 export { inspectLog, repairLog, type LogInspection, type RepairReport } from './verify.js';
 export { readHookBlocks, writeHookBlocks } from './hook-state.js';
 export { findSessionDir, SESSION_FOLDER } from './find-session.js';

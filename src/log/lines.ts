@@ -4,7 +4,7 @@ import { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
 import { readAsWritten } from './trusted.js';
 import { startChainCheck } from './chain-check.js';
 import { chainSum } from './seal.js';
-import { LogError } from './types.js';
+import { LogError, type EventSink } from './types.js';
 import { storedSum, SUM_SUFFIX_LENGTH } from './sum-field.js';
 
 export { storedSum } from './sum-field.js';
@@ -43,6 +43,7 @@ export interface ChainPoint {
 export const CHAIN_START: ChainPoint = { seq: 0, sum: '', sealed: false };
 
 export interface Scan {
+  /** The good events, in order; empty when they went to a sink instead (`scanBytes`' `sink`). */
   events: GapflowEvent[];
   /** The point after the last good line. */
   end: ChainPoint;
@@ -64,6 +65,14 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * good event: the checks run in the order a reader learns most from
  * (bytes, JSON, version, seq, schema, checksum), but whether a last line is
  * torn depends only on whether its bytes are as sealed.
+ *
+ * With `sink`, each good event goes to a sink it makes (`sink()`) instead of
+ * into `events`, so a reader that folds the log as it reads holds no list of
+ * every event (on a long log, the list was most of a cold read's memory and
+ * much of its garbage collection). A scan that reads the lines again (the
+ * chain walk on a worker could not vouch for them) asks for a new sink, and
+ * only the last one made has seen the scan's events; after a fault, what it
+ * saw is the good lines before the fault.
  */
 export function scanBytes(
   bytes: Uint8Array,
@@ -71,6 +80,7 @@ export function scanBytes(
   startOffset = 0,
   depth: ScanDepth = 'sealed',
   parallel: Parameters<typeof startChainCheck>[2] = {},
+  sink?: () => EventSink,
 ): Scan {
   if (bytes.length > MAX_LOG_BYTES) {
     throw new LogError(`the log is ${formatBytes(bytes.length)}, over the ${formatBytes(MAX_LOG_BYTES)} limit this gapflow reads`);
@@ -79,21 +89,21 @@ export function scanBytes(
   // All ASCII (as gapflow's own lines mostly are): a line's bytes are its characters, no need to count them.
   // (Checked, then decoded, by Node's own validators: a third of the time a fatal TextDecoder took.)
   const ascii = isAscii(buffer);
-  if (!ascii && !isUtf8(buffer)) return scanUntilBadUtf8(bytes, from, startOffset, depth);
+  if (!ascii && !isUtf8(buffer)) return scanUntilBadUtf8(bytes, from, startOffset, depth, sink);
   const text = buffer.toString(ascii ? 'latin1' : 'utf8');
   // A long log's chain is walked on a second thread while this one reads the lines, taking each stored sum on trust
   // until the walk confirms them all; anything short of that, and the lines are read again with the chain walked here.
   const check = startChainCheck(buffer, from.sum, parallel);
   if (check !== null) {
-    const scan = scanText(text, from, startOffset, depth, ascii, true);
+    const scan = scanText(text, from, startOffset, depth, sink?.(), ascii, true);
     const verdict = check.verdict();
-    if (scan.fault === null && verdict !== null && verdict.mismatch === 0 && verdict.lines === scan.events.length) return { ...scan, chainWalked: 'parallel' };
+    if (scan.fault === null && verdict !== null && verdict.mismatch === 0 && verdict.lines === scan.end.seq - from.seq) return { ...scan, chainWalked: 'parallel' };
   }
-  return scanText(text, from, startOffset, depth, ascii);
+  return scanText(text, from, startOffset, depth, sink?.(), ascii);
 }
 
 /** Slow path, only for a log with invalid UTF-8: finds the line that holds it. */
-function scanUntilBadUtf8(bytes: Uint8Array, from: ChainPoint, startOffset: number, depth: ScanDepth): Scan {
+function scanUntilBadUtf8(bytes: Uint8Array, from: ChainPoint, startOffset: number, depth: ScanDepth, sink?: () => EventSink): Scan {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   let start = 0;
   let goodText = '';
@@ -107,7 +117,7 @@ function scanUntilBadUtf8(bytes: Uint8Array, from: ChainPoint, startOffset: numb
     }
     start = stop;
   }
-  const scan = scanText(goodText, from, startOffset, depth);
+  const scan = scanText(goodText, from, startOffset, depth, sink?.());
   if (scan.fault) return scan;
   const line = scan.end.seq + 1;
   const isLast = buffer.indexOf(0x0a, start) === -1 || buffer.indexOf(0x0a, start) === buffer.length - 1;
@@ -118,8 +128,8 @@ function scanUntilBadUtf8(bytes: Uint8Array, from: ChainPoint, startOffset: numb
   };
 }
 
-/** `trustSums`: take each line's stored sum as the chain's (a worker is checking them). */
-function scanText(text: string, from: ChainPoint, startOffset: number, depth: ScanDepth, ascii = false, trustSums = false): Scan {
+/** `take`: where each good event goes (else into `events`); `trustSums`: take each line's stored sum as the chain's (a worker is checking them). */
+function scanText(text: string, from: ChainPoint, startOffset: number, depth: ScanDepth, take?: EventSink, ascii = false, trustSums = false): Scan {
   const events: GapflowEvent[] = [];
   let point = from;
   let offset = startOffset;
@@ -150,7 +160,8 @@ function scanText(text: string, from: ChainPoint, startOffset: number, depth: Sc
       // never cut, never repaired.
       return done({ line: lineNumber, offset, reason: checked.fault, unsealed: !checked.sealed }, isLast && !checked.readable);
     }
-    events.push(checked.event);
+    if (take) take(checked.event);
+    else events.push(checked.event);
     point = { seq: lineNumber, sum: checked.sum, sealed: point.sealed || checked.hasSum };
     offset += bytes;
     lastLineBytes = bytes;

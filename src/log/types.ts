@@ -60,8 +60,13 @@ export interface EventStore {
    * after it; or, when none matches, no checkpoint and every event. Throws
    * LogError as `read` does for a bad line after the checkpoint. Optional:
    * a store without checkpoints is read whole with `read`.
+   *
+   * `fold`, when given: with no checkpoint that matches, the store may hand
+   * every event to a sink it gets from `fold()` as it reads them, instead of
+   * returning them (then `events` is empty); a read that starts over asks
+   * for a new sink, and only the last one made counts.
    */
-  resume?(format: string): Resumed;
+  resume?(format: string, fold?: () => EventSink): Resumed;
   /**
    * Keeps `body()` as the checkpoint of `format` for the stream as this store
    * last saw it end, at `seq` (a store that has seen it end elsewhere, or
@@ -140,9 +145,12 @@ export interface BodyParts {
 }
 
 /** Where a reader starts (`EventStore.resume`). */
+/** Takes each good event as a reader reads it. */
+export type EventSink = (event: GapflowEvent) => void;
+
 export interface Resumed {
   checkpoint: { seq: number; body: string } | null;
-  /** The events after the checkpoint (all of them, without one). */
+  /** The events after the checkpoint (all of them, without one, unless they went to `resume`'s `fold`). */
   events: GapflowEvent[];
 }
 

@@ -1,5 +1,5 @@
 import type { GapflowEvent, SettledEvent } from '../../events/index.js';
-import { auditHistory, decodeView, fold, settle, type Finding, type SessionView } from '../core/index.js';
+import { auditHistory, decodeView, fold, settle, startFold, type Finding, type Folding, type SessionView } from '../core/index.js';
 import { viewFormat } from './formats.js';
 import { inspectLog, LogError, type EventStore, type LogInspection } from '../log/index.js';
 import { catchUp } from './writes.js';
@@ -33,10 +33,21 @@ export function replay(
  * The view a store holds, read from its checkpoint and the events after it
  * (a replay of every event when it has none that matches, or one that does
  * not decode). `fresh`: no checkpoint was used, so one is worth writing.
+ * With no checkpoint at all, a store that can fold the events as it reads
+ * them does (`resume`'s `fold`), so a long log is never held as a list.
  */
 export function resumeView(store: EventStore): { view: SessionView; fresh: boolean } {
+  const folded: { by: Folding<GapflowEvent> | null } = { by: null };
+  const startReplay = () => {
+    folded.by = startFold((view, event: GapflowEvent) => settle(view, event));
+    return (event: GapflowEvent) => folded.by!.take(event);
+  };
   // A store without checkpoints (memory, a caller's own) is read whole.
-  const { checkpoint, events } = store.resume?.(viewFormat()) ?? { checkpoint: null, events: store.read() };
+  const { checkpoint, events } = store.resume?.(viewFormat(), startReplay) ?? { checkpoint: null, events: store.read() };
+  if (checkpoint === null && folded.by !== null) {
+    if (folded.by.taken === 0) throw new LogError(emptyLog(store.location), 1);
+    return { view: folded.by.finish(), fresh: false };
+  }
   const base = checkpoint === null ? null : decodeView(checkpoint.body);
   if (base !== null && base.lastSeq === checkpoint?.seq) {
     return { view: events.length > 0 ? catchUp(base, events).view : base, fresh: false };

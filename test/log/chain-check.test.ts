@@ -97,6 +97,42 @@ describe('the checksum chain of a long log, walked on a worker thread', () => {
     expect(scan.chainWalked).toBeUndefined();
     expect(scan.events).toEqual(scanBytes(bytes).events);
   });
+
+  it('with a sink, each event goes to it once, in order, and a scan that reads the lines again starts a new sink', () => {
+    const { bytes, dir } = sessionLog();
+    const seqs = (depth: 'sealed' | 'schema', options: Parameters<typeof scanBytes>[4]) => {
+      const sinks: number[][] = [];
+      const scan = scanBytes(bytes, undefined, 0, depth, options, () => {
+        const seen: number[] = [];
+        sinks.push(seen);
+        return (event) => seen.push(event.seq);
+      });
+      return { scan, sinks };
+    };
+    const all = scanBytes(bytes).events.map((event) => event.seq);
+    // On one thread: one sink, every event, none kept in the scan's list.
+    const alone = seqs('sealed', {});
+    expect(alone.sinks).toEqual([all]);
+    expect(alone.scan.events).toEqual([]);
+    expect(alone.scan.end).toEqual(scanBytes(bytes).end);
+    // Beside a worker that vouches for the chain: still one sink.
+    expect(seqs('sealed', ALWAYS).sinks).toEqual([all]);
+    // Beside a worker that fails: the lines are read again, into a second sink that sees them all once.
+    const failing = join(dir, 'failing-worker.mjs');
+    writeFileSync(failing, 'throw new Error("this worker fails as it starts");\n');
+    const again = seqs('sealed', { ...ALWAYS, file: new URL(`file://${failing}`), quietMs: 200 });
+    expect(again.sinks).toHaveLength(2);
+    expect(again.sinks.at(-1)).toEqual(all);
+  });
+
+  it('with a sink, an edited line stops the scan there: the sink has seen the lines before it, and the fault is the same', () => {
+    const { lines } = sessionLog();
+    const bytes = bytesOf(edited(lines, 20));
+    const seen: number[] = [];
+    const scan = scanBytes(bytes, undefined, 0, 'sealed', {}, () => (event) => seen.push(event.seq));
+    expect(scan.fault).toEqual(scanBytes(bytes).fault);
+    expect(seen).toEqual(Array.from({ length: 19 }, (_, i) => i + 1));
+  });
 });
 
 describe('chainLinks (the walk the worker runs)', () => {
