@@ -21,3 +21,4 @@ export { closedIndexLines, closedIndexLookUp, DamagedIndex, extendClosedIndex, l
 export { changeSeverity, moveGap, openGap } from './evolve-gaps.js';
 export { decideGapEvent } from './decide-gaps.js';
 export { crc32 } from './crc32.js';
+export { deepFreeze, freezeNew } from './freeze.js';
