@@ -143,12 +143,15 @@ function scanText(text: string, from: ChainPoint, startOffset: number, depth: Sc
     fault,
     torn,
   });
+  // No string in an ASCII text without a backslash or DEL can hold a control character: the quick look need not seek them, line by line.
+  const plainText = ascii && !text.includes('\\') && !text.includes('\x7f');
   while (start < text.length) {
     const newline = text.indexOf('\n', start);
     const line = newline === -1 ? text.slice(start) : text.slice(start, newline);
     const isLast = newline === -1 || newline === text.length - 1;
     const lineNumber = point.seq + 1;
-    const checked = validateLine(line, point, depth, trustSums);
+    const plain = plainText || (ascii && !line.includes('\\') && !line.includes('\x7f'));
+    const checked = validateLine(line, point, depth, trustSums, plain);
     const bytes = (ascii ? line.length : Buffer.byteLength(line, 'utf8')) + 1;
     if (newline === -1) {
       const reason = checked.fault ? `the line has no newline at its end (${checked.fault})` : "the line has no newline at its end";
@@ -175,7 +178,8 @@ type Checked =
   | { fault: string; sealed: boolean; readable: boolean };
 
 /** Judges one line (without its newline) against the point before it. */
-function validateLine(line: string, before: ChainPoint, depth: ScanDepth, trustSums: boolean): Checked {
+/** `plain`: the line's strings hold no control character (`readAsWritten`). */
+function validateLine(line: string, before: ChainPoint, depth: ScanDepth, trustSums: boolean, plain: boolean): Checked {
   const expectedSeq = before.seq + 1;
   // A line longer in UTF-16 units than the byte limit is surely over it; only a line near the limit is measured in bytes.
   if (line.length > MAX_LINE_BYTES || (line.length * 3 > MAX_LINE_BYTES && Buffer.byteLength(line) > MAX_LINE_BYTES)) {
@@ -203,7 +207,7 @@ function validateLine(line: string, before: ChainPoint, depth: ScanDepth, trustS
   if (stored.v === 1 && hasSum) return { fault: 'a version 1 line with a checksum (version 1 lines have none)', sealed: false, readable: true };
   // A sealed line of this version was checked against this schema when gapflow wrote it: looked at, not parsed again.
   // Version 4 lines too: a version 5 reader that parsed every line of a log written before it would read it at half speed.
-  const trusted = depth === 'sealed' && sealed && READ_AS_CURRENT.has(stored.v) ? readAsWritten(stored) : null;
+  const trusted = depth === 'sealed' && sealed && READ_AS_CURRENT.has(stored.v) ? readAsWritten(stored, plain) : null;
   if (trusted !== null) return { fault: null, event: trusted, sum, hasSum, sealed: true };
   const { sum: _sum, ...unsealed } = stored;
   const parsed = GapflowEvent.safeParse(upcast(unsealed));

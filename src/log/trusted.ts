@@ -39,13 +39,14 @@ const isString = (value: unknown): value is string => typeof value === 'string';
 const isRound = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 1;
 const isOptional = (value: unknown, check: (value: unknown) => boolean): boolean => value === undefined || check(value);
 const isGapId = (value: unknown): boolean => isString(value) && value.length <= GAP_ID_MAX && GAP_ID_PATTERN.test(value);
-const isText = (max: number) => (value: unknown): boolean => isString(value) && value.length <= max && PLAIN_TEXT_PATTERN.test(value);
+/** Shown text: bounded, and with no control characters, which a `plain` line (see `readAsWritten`) cannot hold. */
+const isText = (value: unknown, max: number, plain: boolean): boolean => isString(value) && value.length <= max && (plain || PLAIN_TEXT_PATTERN.test(value));
 
 // eslint-disable-next-line no-control-regex -- control characters are exactly what an event id may not hold
 const EVENT_ID = /^[^\u0000-\u001f\u007f]{1,128}$/;
 // Month, day, hour, minute and second in range, the day checked against its month below (Date.parse per line cost a tenth of a cold read, and let 30 February through).
 const ISO_TIME = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,9})?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
-const isEventId = (value: unknown): boolean => isString(value) && EVENT_ID.test(value);
+const isEventId = (value: unknown, plain: boolean): boolean => isString(value) && (plain ? value.length >= 1 && value.length <= 128 : EVENT_ID.test(value));
 const isTime = (value: unknown): boolean => isString(value) && ISO_TIME.test(value) && dayInMonth(value);
 
 /** The last date `dayInMonth` accepted: a log's lines mostly share their day, so most are not worked out again. */
@@ -158,34 +159,44 @@ function isRoundOutcome(outcome: unknown): boolean {
 }
 
 /** Per type: the data's keys it may have, and whether their values read as the schema would take them. */
-const DATA_CHECKS: Partial<Record<GapflowEvent['type'], { keys: readonly string[]; ok: (data: Record<string, unknown>) => boolean }>> = {
+const DATA_CHECKS: Partial<Record<GapflowEvent['type'], { keys: readonly string[]; ok: (data: Record<string, unknown>, plain: boolean) => boolean }>> = {
   'round.closed': { keys: ['round', 'outcome'], ok: (d) => isRound(d.round) && isRoundOutcome(d.outcome) },
   'round.started': { keys: ['round', 'kind'], ok: (d) => isRound(d.round) && isOptional(d.kind, (kind) => words().roundKinds.has(kind)) },
   'gap.opened': {
     keys: ['id', 'severity', 'title', 'spawnedBy', 'blocking'],
-    ok: (d) =>
-      isGapId(d.id) && words().severities.has(d.severity) && isText(TITLE_MAX)(d.title) && typeof d.blocking === 'boolean' && isOptional(d.spawnedBy, isGapId),
+    ok: (d, plain) =>
+      isGapId(d.id) && words().severities.has(d.severity) && isText(d.title, TITLE_MAX, plain) && typeof d.blocking === 'boolean' && isOptional(d.spawnedBy, isGapId),
   },
   'gap.moved': {
     keys: ['id', 'to', 'reason', 'blockedBy', 'of'],
-    ok: (d) =>
-      isGapId(d.id) && words().states.has(d.to) && isOptional(d.reason, isText(REASON_MAX)) && isOptional(d.blockedBy, isGapId) && isOptional(d.of, isGapId),
+    ok: (d, plain) =>
+      isGapId(d.id) &&
+      words().states.has(d.to) &&
+      (d.reason === undefined || isText(d.reason, REASON_MAX, plain)) &&
+      isOptional(d.blockedBy, isGapId) &&
+      isOptional(d.of, isGapId),
   },
   'gap.severity_changed': { keys: ['id', 'to'], ok: (d) => isGapId(d.id) && words().severities.has(d.to) },
-  'session.bound': { keys: ['agentSession'], ok: (d) => isText(AGENT_SESSION_MAX)(d.agentSession) && (d.agentSession as string).length > 0 },
+  'session.bound': { keys: ['agentSession'], ok: (d, plain) => isText(d.agentSession, AGENT_SESSION_MAX, plain) && (d.agentSession as string).length > 0 },
 };
 
 const ENVELOPE = new Set(['v', 'seq', 'id', 'at', 'type', 'data', 'sum']);
 
-/** The event a sealed line of the current version holds, when it reads as gapflow writes it; null: parse it in full. */
-export function readAsWritten(stored: Record<string, unknown>): GapflowEvent | null {
+/**
+ * The event a sealed line of the current version holds, when it reads as
+ * gapflow writes it; null: parse it in full. `plain`: the line's text is
+ * ASCII with no `\\` and no DEL, so none of its strings can hold a control
+ * character (JSON takes none raw, and it would need an escape), and the
+ * checks for them are skipped.
+ */
+export function readAsWritten(stored: Record<string, unknown>, plain = false): GapflowEvent | null {
   // The envelope is as strict as the schema's: a key it does not know sends the line to the full parse.
   for (const key in stored) if (!ENVELOPE.has(key)) return null;
   const { seq, id, at, type, data } = stored;
   const check = isString(type) && Object.hasOwn(DATA_CHECKS, type) ? DATA_CHECKS[type as GapflowEvent['type']] : undefined;
-  if (check === undefined || !isEventId(id) || !isTime(at) || typeof data !== 'object' || data === null || Array.isArray(data)) return null;
+  if (check === undefined || !isEventId(id, plain) || !isTime(at) || typeof data !== 'object' || data === null || Array.isArray(data)) return null;
   const fields = data as Record<string, unknown>;
   for (const key in fields) if (!check.keys.includes(key)) return null;
   // Read as the current version's, as `upcast` reads a line of a version that only gained words since.
-  return check.ok(fields) ? ({ v: EVENT_VERSION, seq, id, at, type, data } as GapflowEvent) : null;
+  return check.ok(fields, plain) ? ({ v: EVENT_VERSION, seq, id, at, type, data } as GapflowEvent) : null;
 }

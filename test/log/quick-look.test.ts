@@ -154,3 +154,60 @@ describe('the quick look a sealed round close gets on reads', () => {
     );
   });
 });
+
+describe('the quick look and control characters in shown text', () => {
+  /** Shown text put in each place a line carries it: a title, a move's reason, an agent session, an event id. */
+  const PLACES: { type: string; put: (event: Record<string, Json>, text: string) => Record<string, Json> }[] = [
+    { type: 'gap.opened', put: (event, text) => ({ ...event, data: { ...(event.data as Record<string, Json>), title: text } }) },
+    { type: 'gap.opened', put: (event, text) => ({ ...event, id: text }) },
+    { type: 'gap.moved', put: (event, text) => ({ ...event, data: { ...(event.data as Record<string, Json>), reason: text } }) },
+  ];
+
+  /** A session with a move, and (`escaped`) a title holding a quote, so some line of the log has a backslash in its text. */
+  function linesWithMove(escaped: boolean): string[] {
+    const dir = tempDir();
+    const session = createFileSession(dir);
+    baseline(session, 'HIGH', 2);
+    session.startRound();
+    session.moveGap('B-HIGH-1', 'RESOLVED');
+    if (escaped) session.openGap('N-1', 'LOW', { title: 'a "quoted" title' });
+    return readFileSync(join(dir, 'events.jsonl'), 'utf8').split('\n').slice(0, -1);
+  }
+
+  const CONTROL = ['\u0000', '\u0007', '\n', '\t', '\u001f', '\u007f', '\u0085', '\u009f', '\u2028', '\u2029', '\u202e', '\u2066', '\u2069'];
+
+  it('a line whose text holds a control character is never taken, whether or not the rest of the log has escapes; plain text is', () => {
+    let refused = 0;
+    for (const escaped of [false, true]) {
+      const lines = linesWithMove(escaped);
+      for (const { type, put } of PLACES) {
+        const at = lines.findIndex((line) => line.includes(`"${type}"`));
+        const event = JSON.parse(lines[at]!) as Record<string, Json>;
+        for (const text of [...CONTROL.map((c) => `before${c}after`), 'plain text', 'a "quoted" one', 'back\\slash']) {
+          const [quick, full] = readBoth(withLine(lines, at, put(event, text)));
+          expect(quick.fault === null, `${type} ${JSON.stringify(text)} (escaped log: ${escaped})`).toBe(full.fault === null);
+          expect(quick.events).toEqual(full.events);
+          if (full.fault !== null) refused++;
+        }
+      }
+    }
+    // In both logs: every control character in a title and in a reason; in an event id, those below space and DEL (what an id may not hold).
+    const inId = CONTROL.filter((c) => c <= '\u001f' || c === '\u007f').length;
+    expect(inId).toBe(6);
+    expect(refused).toBe((CONTROL.length * 2 + inId) * 2);
+  });
+
+  it('any text in a title, a reason or an id reads as a full parse reads it', { timeout: 60_000 }, () => {
+    const logs = [linesWithMove(false), linesWithMove(true)];
+    fc.assert(
+      fc.property(fc.constantFrom(0, 1), fc.constantFrom(...PLACES), fc.string({ unit: 'binary', maxLength: 40 }), (which, { type, put }, text) => {
+        const lines = logs[which]!;
+        const at = lines.findIndex((line) => line.includes(`"${type}"`));
+        const [quick, full] = readBoth(withLine(lines, at, put(JSON.parse(lines[at]!) as Record<string, Json>, text)));
+        expect(quick.fault === null).toBe(full.fault === null);
+        expect(quick.events).toEqual(full.events);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+});
