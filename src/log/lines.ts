@@ -177,13 +177,26 @@ type Checked =
   | { fault: null; event: GapflowEvent; sum: string; hasSum: boolean; sealed: true }
   | { fault: string; sealed: boolean; readable: boolean };
 
-/** Judges one line (without its newline) against the point before it. */
-/** `plain`: the line's strings hold no control character (`readAsWritten`). */
+/**
+ * Judges one line (without its newline) against the point before it.
+ * `plain`: the line's strings hold no control character (`readAsWritten`).
+ */
 function validateLine(line: string, before: ChainPoint, depth: ScanDepth, trustSums: boolean, plain: boolean): Checked {
-  const expectedSeq = before.seq + 1;
   // A line longer in UTF-16 units than the byte limit is surely over it; only a line near the limit is measured in bytes.
   if (line.length > MAX_LINE_BYTES || (line.length * 3 > MAX_LINE_BYTES && Buffer.byteLength(line) > MAX_LINE_BYTES)) {
     return { fault: `the line is over the ${formatBytes(MAX_LINE_BYTES)} limit`, sealed: false, readable: false };
+  }
+  // A line sealed as gapflow seals it (`…,"sum":"<16 hex digits>"}`): the content its sum covers is parsed, the very
+  // string hashed. The line itself parses to that object with `sum` added (the last key wins), unless the content is
+  // `{}`: then it does not parse at all, and the whole line is read below, as every other line is.
+  const written = storedSum(line);
+  if (written !== null && HEX_SUM.test(written)) {
+    const content = `${line.slice(0, -SUM_SUFFIX_LENGTH)}}`;
+    const members = objectWithMembers(content);
+    if (members !== null) {
+      const sum = trustSums ? written : chainSum(before.sum, content);
+      return judgeLine(members, before, depth, plain, { hasSum: true, sum, sealed: written === sum });
+    }
   }
   let json: unknown;
   try {
@@ -194,9 +207,30 @@ function validateLine(line: string, before: ChainPoint, depth: ScanDepth, trustS
   if (typeof json !== 'object' || json === null || Array.isArray(json)) return { fault: 'not a JSON object', sealed: false, readable: false };
   const stored = json as Record<string, unknown>;
   const hasSum = 'sum' in stored;
-  const written = hasSum ? storedSum(line) : null;
-  const sum = trustSums && written !== null ? written : chainSum(before.sum, written !== null ? `${line.slice(0, -SUM_SUFFIX_LENGTH)}}` : line);
-  const sealed = written !== null ? written === sum && stored.sum === sum : !before.sealed && stored.v === 1;
+  // Here no sum is stored as a sealed line stores it (that form was read above): the chain's sum is of the whole line.
+  const sum = chainSum(before.sum, line);
+  return judgeLine(stored, before, depth, plain, { hasSum, sum, sealed: !before.sealed && stored.v === 1 });
+}
+
+const HEX_SUM = /^[0-9a-f]{16}$/;
+
+/** The JSON object `text` holds when it has a member at least; else null. */
+function objectWithMembers(text: string): Record<string, unknown> | null {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return null;
+  for (const _key in json) return json as Record<string, unknown>;
+  return null;
+}
+
+/** The rest of a line's judgement, from its stored object and what its checksum says. */
+function judgeLine(stored: Record<string, unknown>, before: ChainPoint, depth: ScanDepth, plain: boolean, seal: { hasSum: boolean; sum: string; sealed: boolean }): Checked {
+  const { hasSum, sum, sealed } = seal;
+  const expectedSeq = before.seq + 1;
   const problem = versionProblem(stored.v);
   if (problem) return { fault: problem, sealed, readable: true };
   if (stored.seq !== expectedSeq) {

@@ -211,3 +211,41 @@ describe('the quick look and control characters in shown text', () => {
     );
   });
 });
+
+describe('a line is read as its whole text parses', () => {
+  /** What JSON.parse makes of the whole line: an object, or null when it is not one. */
+  const wholeLine = (line: string): Record<string, unknown> | null => {
+    try {
+      const json: unknown = JSON.parse(line);
+      return typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : null;
+    } catch {
+      return null;
+    }
+  };
+
+  it('a last line edited near its checksum (or anywhere) is "not a JSON object" exactly when its whole text is not one', { timeout: 60_000 }, () => {
+    const { lines } = sessionLines();
+    const last = lines.at(-1)!;
+    const before = lines.slice(0, -1);
+    const edit = fc.record({
+      at: fc.oneof(fc.integer({ min: last.length - 40, max: last.length }), fc.integer({ min: 0, max: last.length })),
+      cut: fc.integer({ min: 0, max: 3 }),
+      put: fc.stringMatching(/^[{}[\],":\\a0 ]{0,4}$/),
+    });
+    const sealedEdge = ['{}', '{ }', '{"sum":"0123456789abcdef"}'];
+    fc.assert(
+      fc.property(fc.array(edit, { minLength: 1, maxLength: 3 }), (edits) => {
+        const line = edits.reduce((text, { at, cut, put }) => text.slice(0, at) + put + text.slice(at + cut), last);
+        const scan = scanBytes(Buffer.from([...before, line].join('\n') + '\n', 'utf8'));
+        const whole = wholeLine(line);
+        expect(scan.fault?.reason === 'not a JSON object', line).toBe(whole === null);
+      }),
+      { numRuns: 3_000 },
+    );
+    // Lines whose content without the checksum is an empty object, or whose checksum is not hex digits.
+    for (const line of [...sealedEdge.map((body) => body.replace(/\}$/, ',"sum":"0123456789abcdef"}')), '{,"sum":"0123456789abcdef"}', `${last.slice(0, -18)}"01234567890abc"}`, `${last.slice(0, -18)}0123456789abcd\\"}`]) {
+      const scan = scanBytes(Buffer.from([...before, line].join('\n') + '\n', 'utf8'));
+      expect(scan.fault?.reason === 'not a JSON object', line).toBe(wholeLine(line) === null);
+    }
+  });
+});
