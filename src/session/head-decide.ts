@@ -17,7 +17,9 @@ export function sameMark(a: IndexMark, b: IndexMark): boolean {
  * The head with the closed gaps the requests name put back as the index
  * (`lookUp`) knows them (id, severity, state), so the rules judge them as
  * the whole view would; null when a request moves a closed gap (a reopen
- * needs the gap whole) or the index turns out damaged where it is read.
+ * needs the gap whole), names as the gap it duplicates one withdrawn or
+ * split (the refusal names where that one went), or the index turns out
+ * damaged where it is read.
  */
 export function withClosedGaps(head: SessionView, bodies: readonly EventBodyInput[], lookUp: (id: string) => ClosedGap | null): SessionView | null {
   try {
@@ -39,6 +41,8 @@ function namingClosedGaps(head: SessionView, bodies: readonly EventBodyInput[], 
       if (closed === null) continue;
       // Checked for every request that names it, not only the first: a batch may name a closed gap, then move it.
       if (body.type === 'gap.moved' && key === 'id') return null;
+      // A duplicate of a gap itself withdrawn or split is refused naming where that gap went, which the index does not keep.
+      if (key === 'of' && (closed.state === 'DUPLICATE' || closed.state === 'SPLIT')) return null;
       named.set(id, { title: '', spawnedBy: null, blocking: false, openedInRound: 0, reason: null, blockedBy: null, ...closed });
     }
   }

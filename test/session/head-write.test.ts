@@ -162,4 +162,29 @@ describe('a gap or round write decided on the head', () => {
     expect(tally.fellBack).toBeGreaterThan(5);
     expect(tally.roundsClosed).toBeGreaterThan(10);
   }, TIMEOUT);
+
+  it('a duplicate of a gap withdrawn or split is left to the whole view, whose refusal names where that gap went', () => {
+    const dirs = [mkdtempSync(join(tmpdir(), 'gapflow-head-write-')), mkdtempSync(join(tmpdir(), 'gapflow-head-write-'))];
+    try {
+      for (const dir of dirs) {
+        const session = Session.create(store(dir));
+        for (const id of ['A', 'B', 'C', 'D']) session.openGap(id, 'HIGH');
+        session.moveGap('B', 'DUPLICATE', { of: 'A' });
+        session.recordAll([{ body: { type: 'gap.split', data: { id: 'D', into: [{ id: 'D1', severity: 'HIGH' }, { id: 'D2', severity: 'LOW' }] } } }], null);
+        session.saveCheckpoints();
+      }
+      const [onHead, whole] = dirs as [string, string];
+      for (const [of, named] of [
+        ['B', /gap B is itself a duplicate \(of A\)/],
+        ['D', /gap D was split \(into D1, D2\)/],
+      ] as const) {
+        const batch: BatchRequest[] = [{ body: { type: 'gap.moved', data: { id: 'C', to: 'DUPLICATE', of } } }];
+        // Both gaps are closed, so the head holds neither: only the index knows them, and not where they went.
+        expect(recordOnHead(store(onHead), batch, null, {}, stamper(stampOf(0)))).toBeNull();
+        expect(outcome(() => Session.open(store(whole)).recordAll(batch, null))).toEqual({ refused: expect.stringMatching(named) });
+      }
+    } finally {
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
