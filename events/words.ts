@@ -70,4 +70,5 @@ export const EVENT_TYPES = [
   'decision.made',
   'session.bound',
   'metrics.recorded',
+  'verification.ran',
 ] as const;

@@ -3,8 +3,8 @@ import { decidedLine, gapMovedLine, gapOpenedLine, gapRenamedLine, gapSplitLine,
 import { FileLog, writeSessionConfig } from '../log/index.js';
 import { changeSeverityBody, closeRoundBody, moveGapBody, openGapBody, recordOnFileHead, renameGapBody, Session, splitGapBody, startRoundBody } from '../session/index.js';
 import type { BodyOf, EventBodyInput, SessionSettings, Severity } from '../../events/index.js';
-import { DECISION_KIND_WORDS, GAP_STATE_WORDS, PRESET_WORDS, ROUND_KIND_WORDS, SEVERITY_WORDS, shownValue } from '../../events/lean.js';
-import { dashed, list, parse, unknownVerb, UsageError, wholeNumber, wordOf } from './args.js';
+import { DECISION_KIND_WORDS, GAP_STATE_WORDS, PRESET_WORDS, ROUND_KIND_WORDS, SEVERITY_WORDS, shownValue, VERIFY_TIMEOUT_MAX } from '../../events/lean.js';
+import { DECIMAL, dashed, list, parse, unknownVerb, UsageError, wholeNumber, wordOf } from './args.js';
 import { announce, type CliIO, type Command, newSessionDir, open, sessionDir } from './common.js';
 import { policyInitOptions, policyInitSettings } from './policy-commands.js';
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
@@ -21,6 +21,9 @@ export const init: Command = (argv, io) => {
       'no-critical-override': { type: 'boolean' },
       'agent-session': { type: 'string' },
       'write-status': { type: 'boolean' },
+      'ping-pong': { type: 'string' },
+      verify: { type: 'string' },
+      'verify-timeout': { type: 'string' },
       ...policyInitOptions(),
       ...WRITE_OPTIONS,
     },
@@ -32,6 +35,8 @@ export const init: Command = (argv, io) => {
     divergenceThreshold: wholeNumber('divergence-threshold', values['divergence-threshold']),
     maxRounds: wholeNumber('max-rounds', values['max-rounds']),
     criticalOverride: values['no-critical-override'] ? false : undefined,
+    pingPong: wholeNumber('ping-pong', values['ping-pong']),
+    verify: verifySetting(values.verify, values['verify-timeout']),
     ...policyInitSettings(values),
   };
   const dir = newSessionDir(values.dir, io);
@@ -49,6 +54,24 @@ export const init: Command = (argv, io) => {
   writeSessionConfig(dir, { writeStatus });
   announce(io, session, { events, duplicate: made.duplicate }, values.json, () => initLines(dir, session.view, writeStatus));
 };
+
+/** The verification gate's time limit when `--verify-timeout` is not given, in seconds. */
+export const DEFAULT_VERIFY_TIMEOUT = 600;
+
+/** `--verify CMD [--verify-timeout S]`: the gate's command and time limit (session.started's schema judges the rest). */
+function verifySetting(command: string | undefined, timeout: string | undefined): SessionSettings['verify'] {
+  if (command === undefined) {
+    if (timeout !== undefined) throw new UsageError('--verify-timeout goes with --verify');
+    return undefined;
+  }
+  if (command.trim() === '') throw new UsageError('--verify needs a command');
+  if (timeout === undefined) return { command, timeoutSeconds: DEFAULT_VERIFY_TIMEOUT };
+  const seconds = DECIMAL.test(timeout.trim()) ? Number(timeout) : Number.NaN;
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > VERIFY_TIMEOUT_MAX) {
+    throw new Refusal(`--verify-timeout takes a number of seconds above 0 and at most ${VERIFY_TIMEOUT_MAX}, not ${shownValue(timeout)}`, undefined, { field: '--verify-timeout', value: timeout, valid: null, suggestion: null });
+  }
+  return { command, timeoutSeconds: seconds };
+}
 
 export const gap: Command = (argv, io) => {
   const [verb, ...rest] = argv;

@@ -21,3 +21,5 @@ export { closedIndexLines, closedIndexLookUp, DamagedIndex, extendClosedIndex, l
 export { changeSeverity, moveGap, openGap } from './evolve-gaps.js';
 export { decideGapEvent } from './decide-gaps.js';
 export { crc32 } from './crc32.js';
+export { ALTERNATING_ROUNDS, alternatingOpenCount, alternatingWords, DEFAULT_PING_PONG, pingPongGaps, pingPongThreshold, pingPongWords, standingCauses, type AlternatingOpenCount, type PingPongGap } from './ping-pong.js';
+export { formatSeconds, freshRun, GATED_OUTCOMES, gatedCompletion, runWords } from './gate.js';
