@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ACKNOWLEDGMENT_WORDS, AGENT_SESSION_MAX, COMPLETE_WHEN_WORDS, EVENT_VERSION, REASON_MAX, SPLIT_PARTS_MAX, TITLE_MAX, VERIFY_COMMAND_MAX, VERIFY_OUTPUT_MAX, VERIFY_OUTPUT_PATTERN, VERIFY_TIMEOUT_MAX } from './lean.js';
+import { ACKNOWLEDGMENT_WORDS, AGENT_SESSION_MAX, COMPLETE_WHEN_WORDS, EVENT_VERSION, GATES_WORDS, REASON_MAX, SPLIT_PARTS_MAX, TITLE_MAX, VERIFY_COMMAND_MAX, VERIFY_OUTPUT_MAX, VERIFY_OUTPUT_PATTERN, VERIFY_TIMEOUT_MAX } from './lean.js';
 import { ConvergenceState, DecisionKind, GapId, GapState, Outcome, PolicyName, Preset, ResumableState, RoundKind, Severity, Text, Verdict } from './vocabulary.js';
 
 /**
@@ -99,7 +99,7 @@ const VerificationRanData = z.strictObject({
   timedOut: z.boolean(),
   output: z.string().max(VERIFY_OUTPUT_MAX).regex(VERIFY_OUTPUT_PATTERN, 'printable text, one line per line').default(''),
   /** What the run was for: the round close or the approval it gates. */
-  gates: z.enum(['round_close', 'approve']),
+  gates: z.enum(GATES_WORDS),
 });
 
 /** The agent session (a Claude Code `session_id`) whose stop hook may drive this session. */

@@ -8,6 +8,7 @@ import { DECIMAL, dashed, list, parse, unknownVerb, UsageError, wholeNumber, wor
 import { announce, type CliIO, type Command, newSessionDir, open, sessionDir } from './common.js';
 import { policyInitOptions, policyInitSettings } from './policy-commands.js';
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
+import { throughGate } from './gate.js';
 
 /** `gapflow init`: a new session with its settings (and, with `--agent-session`, bound to that agent). */
 export const init: Command = (argv, io) => {
@@ -182,7 +183,8 @@ export const round: Command = (argv, io) => {
     return recordAndAnnounce(io, values, (view) => startRoundBody(view, kind), (_, after) => roundStartedLine(after));
   }
   const { values } = parse(rest, { ...WRITE_OPTIONS }, []);
-  recordAndAnnounce(io, values, closeRoundBody, (_, after) => roundClosedLines(after));
+  // A close that would complete a session with a verification check runs the check first (gate.ts).
+  throughGate(io, () => open(values, io), 'round_close', values.json, () => recordAndAnnounce(io, values, closeRoundBody, (_, after) => roundClosedLines(after)));
 };
 
 /**
@@ -202,13 +204,12 @@ export const decide: Command = (argv, io) => {
   );
   const rounds = kind === 'extend_rounds' ? roundsToAdd(args[0]!) : undefined;
   const session = open(values, io);
-  const before = session.view;
-  const events = session.makeDecision(kind, {
-    gaps: list(values.gaps),
-    acceptCritical: values['accept-critical'],
-    rationale: values.rationale,
-    rounds,
-  }, writeOptions(values));
+  let before = session.view;
+  // An approval that would complete a session with a verification check runs the check first (gate.ts).
+  const events = throughGate(io, () => session, 'approve', values.json, () => {
+    before = session.view;
+    return session.makeDecision(kind, { gaps: list(values.gaps), acceptCritical: values['accept-critical'], rationale: values.rationale, rounds }, writeOptions(values));
+  });
   announce(io, session, events, values.json, () => decidedLine(dashed(kind), before, session.view));
 };
 

@@ -50,7 +50,8 @@ export function refuseUnverified(view: SessionView, decided: readonly Decided[],
   if (run?.passed) return;
   const command = view.settings!.verify!.command;
   if (run !== null) {
-    refuse(`the verification check failed (${runWords(run)}): ${command}; the session stays ${view.machine.state}${gates === 'round_close' ? ` with round ${view.rounds.length} open` : ''}: fix what it reports and try again`, 'run_verification');
+    const where = gates === 'round_close' && view.roundOpen ? ` with round ${view.rounds.length} open` : '';
+    refuse(`the verification check failed (${runWords(run)}): ${command}; the session stays ${view.machine.state}${where} until it passes`, 'run_verification');
   }
   refuse(`this session completes only when its verification check passes (${command}); the check runs just before (gapflow's commands run it themselves)`, 'run_verification');
 }
@@ -63,8 +64,9 @@ export function decideVerification(view: SessionView, body: BodyOf<'verification
   return [body];
 }
 
-/** Milliseconds as people read a duration: `0.4 s`, `2.1 s`, `95 s`. */
+/** Milliseconds as people read a duration: `7 ms`, `2.1 s`, `95 s`. */
 export function formatSeconds(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
   const seconds = ms / 1000;
   return `${seconds < 10 ? Number(seconds.toFixed(1)) : Math.round(seconds)} s`;
 }
