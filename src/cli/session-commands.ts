@@ -1,4 +1,4 @@
-import { parseBody, Refusal, type SessionView } from '../core/index.js';
+import { GATE_DEFAULT_TIMEOUT_SECONDS, GATE_FLAG, GATE_TIMEOUT_FLAG, parseBody, Refusal, type SessionView } from '../core/index.js';
 import { decidedLine, gapMovedLine, gapOpenedLine, gapRenamedLine, gapSplitLine, initLines, renderAnnouncement, roundClosedLines, roundStartedLine, severityChangedLine } from '../render/index.js';
 import { FileLog, writeSessionConfig } from '../log/index.js';
 import { changeSeverityBody, closeRoundBody, moveGapBody, openGapBody, recordOnFileHead, renameGapBody, Session, splitGapBody, startRoundBody } from '../session/index.js';
@@ -23,8 +23,8 @@ export const init: Command = (argv, io) => {
       'agent-session': { type: 'string' },
       'write-status': { type: 'boolean' },
       'ping-pong': { type: 'string' },
-      verify: { type: 'string' },
-      'verify-timeout': { type: 'string' },
+      [GATE_FLAG]: { type: 'string' },
+      [GATE_TIMEOUT_FLAG]: { type: 'string' },
       ...policyInitOptions(),
       ...WRITE_OPTIONS,
     },
@@ -37,7 +37,7 @@ export const init: Command = (argv, io) => {
     maxRounds: wholeNumber('max-rounds', values['max-rounds']),
     criticalOverride: values['no-critical-override'] ? false : undefined,
     pingPong: wholeNumber('ping-pong', values['ping-pong']),
-    verify: verifySetting(values.verify, values['verify-timeout']),
+    verify: gateSetting(values[GATE_FLAG], values[GATE_TIMEOUT_FLAG]),
     ...policyInitSettings(values),
   };
   const dir = newSessionDir(values.dir, io);
@@ -56,20 +56,18 @@ export const init: Command = (argv, io) => {
   announce(io, session, { events, duplicate: made.duplicate }, values.json, () => initLines(dir, session.view, writeStatus));
 };
 
-/** The verification gate's time limit when `--verify-timeout` is not given, in seconds. */
-export const DEFAULT_VERIFY_TIMEOUT = 600;
-
-/** `--verify CMD [--verify-timeout S]`: the gate's command and time limit (session.started's schema judges the rest). */
-function verifySetting(command: string | undefined, timeout: string | undefined): SessionSettings['verify'] {
+/** The verification gate's flags at init: its command and time limit (session.started's schema judges the rest). */
+function gateSetting(command: string | undefined, timeout: string | undefined): SessionSettings['verify'] {
+  const [flag, timeoutFlag] = [`--${GATE_FLAG}`, `--${GATE_TIMEOUT_FLAG}`];
   if (command === undefined) {
-    if (timeout !== undefined) throw new UsageError('--verify-timeout goes with --verify');
+    if (timeout !== undefined) throw new UsageError(`${timeoutFlag} goes with ${flag}`);
     return undefined;
   }
-  if (command.trim() === '') throw new UsageError('--verify needs a command');
-  if (timeout === undefined) return { command, timeoutSeconds: DEFAULT_VERIFY_TIMEOUT };
+  if (command.trim() === '') throw new UsageError(`${flag} needs a command`);
+  if (timeout === undefined) return { command, timeoutSeconds: GATE_DEFAULT_TIMEOUT_SECONDS };
   const seconds = DECIMAL.test(timeout.trim()) ? Number(timeout) : Number.NaN;
   if (!Number.isFinite(seconds) || seconds <= 0 || seconds > VERIFY_TIMEOUT_MAX) {
-    throw new Refusal(`--verify-timeout takes a number of seconds above 0 and at most ${VERIFY_TIMEOUT_MAX}, not ${shownValue(timeout)}`, undefined, { field: '--verify-timeout', value: timeout, valid: null, suggestion: null });
+    throw new Refusal(`${timeoutFlag} takes a number of seconds above 0 and at most ${VERIFY_TIMEOUT_MAX}, not ${shownValue(timeout)}`, undefined, { field: timeoutFlag, value: timeout, valid: null, suggestion: null });
   }
   return { command, timeoutSeconds: seconds };
 }

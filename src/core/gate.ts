@@ -12,6 +12,15 @@ import type { SessionView } from './view.js';
  * gated: a broken check must not trap a session that is ending anyway.
  */
 
+/**
+ * The `init` flags that set the gate, declared here beside the rule, as a
+ * policy declares its own (the CLI names none: atoms' `record` flags happen
+ * to share these words), and the time limit without the second.
+ */
+export const GATE_FLAG = 'verify';
+export const GATE_TIMEOUT_FLAG = 'verify-timeout';
+export const GATE_DEFAULT_TIMEOUT_SECONDS = 600;
+
 /** The outcomes that say the work is done, which the gate guards. */
 export const GATED_OUTCOMES: ReadonlySet<Outcome> = new Set<Outcome>(['CONVERGED', 'GOOD_ENOUGH', 'USER_APPROVED']);
 

@@ -67,6 +67,12 @@ describe('the verification gate on the command line', { timeout: TIMEOUT }, () =
     expect(runs()).toBe(2);
   });
 
+  it('a session that keeps status.md written shows the failing run there, though the close was refused', () => {
+    readyToConverge(['--write-status']);
+    expect(box.gf('round', 'close').code).toBe(1);
+    expect(readFileSync(box.statusPath, 'utf8')).toMatch(/Last run for the close of round 1: \*\*failed\*\* \(exit 3 after \d+ ms\)/);
+  });
+
   it('a check that runs past --verify-timeout is killed and fails as timed out', () => {
     box = new Sandbox();
     box.ok('init', '--verify', 'sleep 20', '--verify-timeout', '0.5');
