@@ -97,6 +97,21 @@ describe('the verification gate on the command line', { timeout: TIMEOUT }, () =
     expect(box.stateJson()).toMatchObject({ state: 'COMPLETE', outcome: 'GOOD_ENOUGH', verification: { lastRun: { gates: 'approve', passed: true } } });
   });
 
+  it('record: metrics that would close the round and complete run the check; failing, they are recorded and the round stays open', () => {
+    box = new Sandbox();
+    box.ok('init', '--policy', 'quality', '--verify', CHECK);
+    box.ok('record', 'quality', '--score', '90');
+    const recorded = box.gf('record', 'quality', '--score', '90');
+    expect(recorded.code, recorded.stderr).toBe(0);
+    expect(recorded.stderr).toContain('Verification check failed (exit 3 after');
+    expect(box.stateJson()).toMatchObject({ state: 'CONVERGING', round: 1, roundOpen: true, verification: { lastRun: { passed: false } } });
+    writeFileSync(join(box.root, 'ok'), '');
+    const closed = box.gf('round', 'close');
+    expect(closed.code, closed.stderr).toBe(0);
+    expect(box.stateJson()).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED', round: 2 });
+    expect(runs()).toBe(2);
+  });
+
   it('reads and replays never run the check again: status, state, verify, and a replay without checkpoints', () => {
     readyToConverge();
     box.gf('round', 'close');

@@ -107,3 +107,9 @@ describe('an open count alternating between two values', () => {
     expect(loopStep(drifting.view).openCountAlternating).toBeNull();
   });
 });
+
+describe('the ping-pong setting', () => {
+  it("is the gap policy's: a session without it refuses the setting rather than ignore it", () => {
+    given().when(start({ policies: ['quality'], pingPong: 3 })).thenRefuses(/pingPong: a setting of the gap policy, which this session does not enable/, 'enable_gap_policy');
+  });
+});
