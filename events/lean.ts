@@ -12,7 +12,15 @@ export { canonicalRequest, canonicalWord, nearestWord, oneOf, REQUEST_WORDS, SHO
 /**
  * The version this build writes (schemas.ts says what each version carries).
  */
-export const EVENT_VERSION = 5;
+export const EVENT_VERSION = 6;
+
+/** The verification gate: the longest command, the longest time limit in seconds, and the most of its output's tail a run keeps. */
+export const VERIFY_COMMAND_MAX = 2000;
+export const VERIFY_TIMEOUT_MAX = 86_400;
+export const VERIFY_OUTPUT_MAX = 2048;
+/** A run's output as recorded: lines of printable text (tabs and control characters were made spaces or dropped). */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what the rule keeps out
+export const VERIFY_OUTPUT_PATTERN = /^[^\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]*$/;
 
 /** The most parts one gap may be split into. */
 export const SPLIT_PARTS_MAX = 100;

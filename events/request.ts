@@ -11,6 +11,7 @@ import {
   RoundStarted,
   SessionBound,
   SessionStarted,
+  VerificationRan,
 } from './schemas.js';
 import { EventBody } from './schemas.js';
 import { EventId } from './vocabulary.js';
@@ -33,6 +34,7 @@ export const EventRequest = z.discriminatedUnion('type', [
   DecisionMade.extend(withId),
   SessionBound.extend(withId),
   MetricsRecorded.extend(withId),
+  VerificationRan.extend(withId),
 ]);
 export type EventRequest = z.infer<typeof EventRequest>;
 

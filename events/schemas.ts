@@ -1,9 +1,11 @@
 import * as z from 'zod';
-import { ACKNOWLEDGMENT_WORDS, AGENT_SESSION_MAX, COMPLETE_WHEN_WORDS, EVENT_VERSION, REASON_MAX, SPLIT_PARTS_MAX, TITLE_MAX } from './lean.js';
+import { ACKNOWLEDGMENT_WORDS, AGENT_SESSION_MAX, COMPLETE_WHEN_WORDS, EVENT_VERSION, GATES_WORDS, REASON_MAX, SPLIT_PARTS_MAX, TITLE_MAX, VERIFY_COMMAND_MAX, VERIFY_OUTPUT_MAX, VERIFY_OUTPUT_PATTERN, VERIFY_TIMEOUT_MAX } from './lean.js';
 import { ConvergenceState, DecisionKind, GapId, GapState, Outcome, PolicyName, Preset, ResumableState, RoundKind, Severity, Text, Verdict } from './vocabulary.js';
 
 /**
- * The version this build writes. Version 5 adds the gap moves real sessions
+ * The version this build writes. Version 6 adds the ping-pong setting and
+ * the verification gate (`verify` at session.started, `verification.ran`);
+ * version 5 lines are version 6 lines that use neither. Version 5 adds the gap moves real sessions
  * made: a move to DUPLICATE naming the gap it duplicates (`of`), a split
  * (`gap.split`), a rename (`gap.renamed`), the UNTRIAGED severity, and a
  * round close's withdrawn figures; version 4 lines are version 5 lines that
@@ -29,6 +31,15 @@ const SessionStartedData = z.strictObject({
   policySettings: z.record(PolicyName, z.record(z.string().max(64), z.unknown())).optional(),
   /** Whether every enabled policy (`all`, the default) or any one (`any`) must have converged to complete. */
   completeWhen: z.enum(COMPLETE_WHEN_WORDS).optional(),
+  /** Ping-pong: how many reopens after a resolve name a gap as going back and forth (2 when absent). */
+  pingPong: z.int().min(1).max(1000).optional(),
+  /** The verification gate: a shell command that must pass, run when the session would complete as done (converged or approved). */
+  verify: z
+    .strictObject({
+      command: Text(VERIFY_COMMAND_MAX).refine((command) => command.trim() !== '', 'the command is empty'),
+      timeoutSeconds: z.number().gt(0).max(VERIFY_TIMEOUT_MAX),
+    })
+    .optional(),
 });
 
 const RoundData = z.strictObject({ round: z.int().min(1) });
@@ -74,6 +85,22 @@ const GapSplitData = z.strictObject({
 const GapRenamedData = z.strictObject({ id: GapId, newId: GapId });
 
 const GapSeverityChangedData = z.strictObject({ id: GapId, to: Severity });
+
+/**
+ * One run of the verification gate, as the edge ran it when the session
+ * would have completed: recorded so that replay reads it and never runs the
+ * command again. `output` is the tail of what it printed, made safe to show.
+ */
+const VerificationRanData = z.strictObject({
+  command: Text(VERIFY_COMMAND_MAX),
+  /** null when the command was killed (its time limit, a signal) or could not start. */
+  exitCode: z.int().nullable(),
+  durationMs: z.number().min(0),
+  timedOut: z.boolean(),
+  output: z.string().max(VERIFY_OUTPUT_MAX).regex(VERIFY_OUTPUT_PATTERN, 'printable text, one line per line').default(''),
+  /** What the run was for: the round close or the approval it gates. */
+  gates: z.enum(GATES_WORDS),
+});
 
 /** The agent session (a Claude Code `session_id`) whose stop hook may drive this session. */
 const SessionBoundData = z.strictObject({ agentSession: Text(AGENT_SESSION_MAX).min(1) });
@@ -192,6 +219,7 @@ export const GapRenamed = z.strictObject({ type: z.literal('gap.renamed'), data:
 export const DecisionMade = z.strictObject({ type: z.literal('decision.made'), data: DecisionMadeData });
 export const SessionBound = z.strictObject({ type: z.literal('session.bound'), data: SessionBoundData });
 export const MetricsRecorded = z.strictObject({ type: z.literal('metrics.recorded'), data: MetricsRecordedData });
+export const VerificationRan = z.strictObject({ type: z.literal('verification.ran'), data: VerificationRanData });
 
 export const EventBody = z.discriminatedUnion('type', [
   SessionStarted,
@@ -205,6 +233,7 @@ export const EventBody = z.discriminatedUnion('type', [
   DecisionMade,
   SessionBound,
   MetricsRecorded,
+  VerificationRan,
 ]);
 export type EventBody = z.infer<typeof EventBody>;
 /** What a caller may pass: defaults (title, blocking) not yet filled in. */
@@ -251,6 +280,7 @@ export const GapflowEvent = z.discriminatedUnion('type', [
   StoredDecisionMade.extend(Envelope),
   SessionBound.extend(Envelope),
   MetricsRecorded.extend(Envelope),
+  VerificationRan.extend(Envelope),
 ]);
 export type GapflowEvent = z.infer<typeof GapflowEvent>;
 

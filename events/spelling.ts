@@ -1,4 +1,4 @@
-import { ACKNOWLEDGMENT_WORDS, COMPLETE_WHEN_WORDS, DECISION_KIND_WORDS, EVENT_TYPES, GAP_STATE_WORDS, PRESET_WORDS, ROUND_KIND_WORDS, SEVERITY_WORDS } from './words.js';
+import { ACKNOWLEDGMENT_WORDS, COMPLETE_WHEN_WORDS, DECISION_KIND_WORDS, EVENT_TYPES, GAP_STATE_WORDS, GATES_WORDS, PRESET_WORDS, ROUND_KIND_WORDS, SEVERITY_WORDS } from './words.js';
 
 /*
  * One vocabulary, however it is spelled. A word gapflow takes (a severity, a
@@ -108,6 +108,7 @@ export const REQUEST_WORDS: Readonly<Record<string, Readonly<Record<string, read
   'gap.moved': { to: GAP_STATE_WORDS },
   'gap.severity_changed': { to: SEVERITY_WORDS },
   'decision.made': { kind: DECISION_KIND_WORDS, acknowledgment: ACKNOWLEDGMENT_WORDS },
+  'verification.ran': { gates: GATES_WORDS },
 };
 
 /** The words a request's field takes (`decision.made`, `data.kind`); undefined for a field that takes free text or a number. */

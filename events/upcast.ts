@@ -18,10 +18,10 @@ export function versionProblem(v: unknown): string | null {
 
 /**
  * The versions whose lines read as the current version's as they stand
- * (version 5 only added words and fields): a sealed line of one of these
+ * (versions 5 and 6 only added words and fields): a sealed line of one of these
  * gets the reader's quick look, as a current line does.
  */
-export const READ_AS_CURRENT: ReadonlySet<unknown> = new Set([4, EVENT_VERSION]);
+export const READ_AS_CURRENT: ReadonlySet<unknown> = new Set([4, 5, EVENT_VERSION]);
 
 /**
  * Brings a stored event of a readable version to the shape this build
@@ -35,8 +35,8 @@ export const READ_AS_CURRENT: ReadonlySet<unknown> = new Set([4, EVENT_VERSION])
 export function upcast(stored: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
   if (stored.v === 1 || stored.v === 2) return { ...stored, v: EVENT_VERSION };
   if (stored.v === 3) return { ...stored, v: EVENT_VERSION, data: outcomeToV4(stored.data) };
-  // Version 5 only added words and fields: a version 4 line is a version 5 line as it stands.
-  if (stored.v === 4) return { ...stored, v: EVENT_VERSION };
+  // Versions 5 and 6 only added words and fields: a version 4 or 5 line is a version 6 line as it stands.
+  if (stored.v === 4 || stored.v === 5) return { ...stored, v: EVENT_VERSION };
   return stored;
 }
 

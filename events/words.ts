@@ -54,6 +54,9 @@ export const ROUND_KIND_WORDS = ['work', 'review', 'consolidation'] as const;
 /** Whether every enabled policy or any one must have converged for a session to complete. */
 export const COMPLETE_WHEN_WORDS = ['any', 'all'] as const;
 
+/** What a run of the verification gate was for: the round close or the approval that would complete the session. */
+export const GATES_WORDS = ['round_close', 'approve'] as const;
+
 /** What an approval over open CRITICAL gaps acknowledges. */
 export const ACKNOWLEDGMENT_WORDS = ['critical_risk'] as const;
 
@@ -70,4 +73,5 @@ export const EVENT_TYPES = [
   'decision.made',
   'session.bound',
   'metrics.recorded',
+  'verification.ran',
 ] as const;

@@ -54,8 +54,12 @@ export function attempt(argv: string[], io: CliIO, commands: Commands): number |
       return 0;
     }
     const afterWrite = statusAfterWrite(name, rest, io);
-    command(rest, io);
-    afterWrite?.();
+    try {
+      command(rest, io);
+    } finally {
+      // Also after a refusal that recorded something: a failing verification check's run, which status.md shows.
+      afterWrite?.();
+    }
     return 0;
   } catch (error) {
     return error instanceof UsageError ? error : failure(error, io, asksForJson(argv));

@@ -1,4 +1,4 @@
-import { stateFormatNames } from '../core/index.js';
+import { GATE_DEFAULT_TIMEOUT_SECONDS, GATE_FLAG, GATE_TIMEOUT_FLAG, stateFormatNames } from '../core/index.js';
 import { metricPolicies, POLICY_NAMES, type AnyPolicy, type FlagSpec } from '../policies/index.js';
 
 const WIDTH = 80;
@@ -65,6 +65,9 @@ Session
        [--divergence-threshold D] [--max-rounds M] [--no-critical-override]
        [--agent-session ID]       (ID: the agent session whose stop hook drives it)
        [--write-status]           rewrite status.md after every command that records
+       [--ping-pong N]            name a gap reopened N times after a resolve (2)
+       [--${GATE_FLAG} CMD [--${GATE_TIMEOUT_FLAG} S]]   CMD must pass (run then, S seconds
+                                  at most, ${GATE_DEFAULT_TIMEOUT_SECONDS}) to complete as converged or approved
        [--policy ${POLICY_NAMES.join('|')}[,...]] [--complete-when all|any]
        [--<policy>-<setting> VALUE ...]   each policy's settings (under Policies)
                                   create the session log (refuses if one exists)

@@ -9,6 +9,7 @@ import { announce, type CliIO, type Command, open, parseUserJson } from './commo
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
 import { writePolicyReports } from './policy-commands.js';
 import { runRecordCommand } from './record-command.js';
+import { throughGate } from './gate.js';
 
 /** `record POLICY …`: one iteration's metrics, from the policy's own flags or `--json FILE|-`. */
 export const record: Command = (argv, io) => {
@@ -31,8 +32,11 @@ export const record: Command = (argv, io) => {
   const metrics = input !== undefined ? readMetricsJson(input, io) : policy.fromFlags(values as FlagValues);
   const session = open(values, io);
   const write = writeOptions(values as Parameters<typeof writeOptions>[0]);
-  const withRun = command ? withCommandRun(command, values, { session, policy: policy.name, metrics, write }, io) : metrics;
-  const recorded = session.recordMetrics(policy.name, withRun, write);
+  // Metrics that would close the round and complete a session with a verification check run the check first (gate.ts).
+  const recorded = throughGate(io, () => session, 'round_close', values.json as boolean | undefined, () => {
+    const withRun = command ? withCommandRun(command, values, { session, policy: policy.name, metrics, write }, io) : metrics;
+    return session.recordMetrics(policy.name, withRun, write);
+  });
   const written = writePolicyReports(session, io, values.dir, recorded.events);
   announce(io, session, recorded, values.json, () => recordedLines(session.view, policy.name, recorded.events, written));
 };

@@ -1,13 +1,14 @@
-import { parseBody, Refusal, type SessionView } from '../core/index.js';
+import { GATE_DEFAULT_TIMEOUT_SECONDS, GATE_FLAG, GATE_TIMEOUT_FLAG, parseBody, Refusal, type SessionView } from '../core/index.js';
 import { decidedLine, gapMovedLine, gapOpenedLine, gapRenamedLine, gapSplitLine, initLines, renderAnnouncement, roundClosedLines, roundStartedLine, severityChangedLine } from '../render/index.js';
 import { FileLog, writeSessionConfig } from '../log/index.js';
 import { changeSeverityBody, closeRoundBody, moveGapBody, openGapBody, recordOnFileHead, renameGapBody, Session, splitGapBody, startRoundBody } from '../session/index.js';
 import type { BodyOf, EventBodyInput, SessionSettings, Severity } from '../../events/index.js';
-import { DECISION_KIND_WORDS, GAP_STATE_WORDS, PRESET_WORDS, ROUND_KIND_WORDS, SEVERITY_WORDS, shownValue } from '../../events/lean.js';
-import { dashed, list, parse, unknownVerb, UsageError, wholeNumber, wordOf } from './args.js';
+import { DECISION_KIND_WORDS, GAP_STATE_WORDS, PRESET_WORDS, ROUND_KIND_WORDS, SEVERITY_WORDS, shownValue, VERIFY_TIMEOUT_MAX } from '../../events/lean.js';
+import { DECIMAL, dashed, list, parse, unknownVerb, UsageError, wholeNumber, wordOf } from './args.js';
 import { announce, type CliIO, type Command, newSessionDir, open, sessionDir } from './common.js';
 import { policyInitOptions, policyInitSettings } from './policy-commands.js';
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
+import { throughGate } from './gate.js';
 
 /** `gapflow init`: a new session with its settings (and, with `--agent-session`, bound to that agent). */
 export const init: Command = (argv, io) => {
@@ -21,6 +22,9 @@ export const init: Command = (argv, io) => {
       'no-critical-override': { type: 'boolean' },
       'agent-session': { type: 'string' },
       'write-status': { type: 'boolean' },
+      'ping-pong': { type: 'string' },
+      [GATE_FLAG]: { type: 'string' },
+      [GATE_TIMEOUT_FLAG]: { type: 'string' },
       ...policyInitOptions(),
       ...WRITE_OPTIONS,
     },
@@ -32,6 +36,8 @@ export const init: Command = (argv, io) => {
     divergenceThreshold: wholeNumber('divergence-threshold', values['divergence-threshold']),
     maxRounds: wholeNumber('max-rounds', values['max-rounds']),
     criticalOverride: values['no-critical-override'] ? false : undefined,
+    pingPong: wholeNumber('ping-pong', values['ping-pong']),
+    verify: gateSetting(values[GATE_FLAG], values[GATE_TIMEOUT_FLAG]),
     ...policyInitSettings(values),
   };
   const dir = newSessionDir(values.dir, io);
@@ -49,6 +55,22 @@ export const init: Command = (argv, io) => {
   writeSessionConfig(dir, { writeStatus });
   announce(io, session, { events, duplicate: made.duplicate }, values.json, () => initLines(dir, session.view, writeStatus));
 };
+
+/** The verification gate's flags at init: its command and time limit (session.started's schema judges the rest). */
+function gateSetting(command: string | undefined, timeout: string | undefined): SessionSettings['verify'] {
+  const [flag, timeoutFlag] = [`--${GATE_FLAG}`, `--${GATE_TIMEOUT_FLAG}`];
+  if (command === undefined) {
+    if (timeout !== undefined) throw new UsageError(`${timeoutFlag} goes with ${flag}`);
+    return undefined;
+  }
+  if (command.trim() === '') throw new UsageError(`${flag} needs a command`);
+  if (timeout === undefined) return { command, timeoutSeconds: GATE_DEFAULT_TIMEOUT_SECONDS };
+  const seconds = DECIMAL.test(timeout.trim()) ? Number(timeout) : Number.NaN;
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > VERIFY_TIMEOUT_MAX) {
+    throw new Refusal(`${timeoutFlag} takes a number of seconds above 0 and at most ${VERIFY_TIMEOUT_MAX}, not ${shownValue(timeout)}`, undefined, { field: timeoutFlag, value: timeout, valid: null, suggestion: null });
+  }
+  return { command, timeoutSeconds: seconds };
+}
 
 export const gap: Command = (argv, io) => {
   const [verb, ...rest] = argv;
@@ -159,7 +181,8 @@ export const round: Command = (argv, io) => {
     return recordAndAnnounce(io, values, (view) => startRoundBody(view, kind), (_, after) => roundStartedLine(after));
   }
   const { values } = parse(rest, { ...WRITE_OPTIONS }, []);
-  recordAndAnnounce(io, values, closeRoundBody, (_, after) => roundClosedLines(after));
+  // A close that would complete a session with a verification check runs the check first (gate.ts).
+  throughGate(io, () => open(values, io), 'round_close', values.json, () => recordAndAnnounce(io, values, closeRoundBody, (_, after) => roundClosedLines(after)));
 };
 
 /**
@@ -179,13 +202,12 @@ export const decide: Command = (argv, io) => {
   );
   const rounds = kind === 'extend_rounds' ? roundsToAdd(args[0]!) : undefined;
   const session = open(values, io);
-  const before = session.view;
-  const events = session.makeDecision(kind, {
-    gaps: list(values.gaps),
-    acceptCritical: values['accept-critical'],
-    rationale: values.rationale,
-    rounds,
-  }, writeOptions(values));
+  let before = session.view;
+  // An approval that would complete a session with a verification check runs the check first (gate.ts).
+  const events = throughGate(io, () => session, 'approve', values.json, () => {
+    before = session.view;
+    return session.makeDecision(kind, { gaps: list(values.gaps), acceptCritical: values['accept-critical'], rationale: values.rationale, rounds }, writeOptions(values));
+  });
   announce(io, session, events, values.json, () => decidedLine(dashed(kind), before, session.view));
 };
 

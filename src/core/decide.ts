@@ -3,6 +3,7 @@ import { decideDecision } from './decide-decisions.js';
 import { decideGapEvent, decideRename } from './decide-gaps.js';
 import { decideMetrics, decideRoundClose, decideRoundStart } from './decide-rounds.js';
 import { policySettingsProblem, respelledPolicySettings } from './policy-settings.js';
+import { decideVerification, refuseUnverified, withoutUnverifiedClose } from './gate.js';
 import { Refusal } from './refusal.js';
 import { refusePaused, refuser, type Refuse } from './refuse.js';
 import type { SessionView } from './view.js';
@@ -48,9 +49,9 @@ export function decide(view: SessionView, input: EventBodyInput | EventBody): De
     case 'round.started':
       return decideRoundStart(view, body);
     case 'round.closed':
-      return decideRoundClose(view, body);
+      return verified(view, decideRoundClose(view, body), refuse);
     case 'metrics.recorded':
-      return decideMetrics(view, body);
+      return verified(view, withoutUnverifiedClose(view, decideMetrics(view, body)), refuse);
     case 'gap.opened':
     case 'gap.moved':
     case 'gap.severity_changed':
@@ -59,10 +60,18 @@ export function decide(view: SessionView, input: EventBodyInput | EventBody): De
     case 'gap.renamed':
       return decideRename(view, body);
     case 'decision.made':
-      return decideDecision(view, body);
+      return verified(view, decideDecision(view, body), refuse);
     case 'session.bound':
       return decideBinding(view, body, refuse);
+    case 'verification.ran':
+      return decideVerification(view, body, refuse);
   }
+}
+
+/** `decided`, when the verification gate lets it complete what it completes (gate.ts). */
+function verified(view: SessionView, decided: Decided[], refuse: Refuse): Decided[] {
+  refuseUnverified(view, decided, refuse);
+  return decided;
 }
 
 function decideStart(view: SessionView, body: BodyOf<'session.started'>, refuse: Refuse): Decided[] {

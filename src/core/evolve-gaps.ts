@@ -106,6 +106,7 @@ export function moveGap(view: SessionView, event: EventOf<'gap.moved'>): void {
   const round = currentRound(view);
   flagOutsideFocus(view, round, gap.id);
   const wasParked = STATE_CLASS[gap.state] === 'parked';
+  countPingPong(gap, effect, gap.state);
   setState(view, gap, event.data.to);
   gap.reason = event.data.reason ?? null;
   gap.blockedBy = event.data.to === 'BLOCKED' ? (event.data.blockedBy ?? null) : null;
@@ -137,6 +138,17 @@ export function moveGap(view: SessionView, event: EventOf<'gap.moved'>): void {
     // R29: a deferred gap that comes back as CRITICAL brings a CRITICAL into the work.
     noteCritical(round, gap.id, 'r29');
   }
+}
+
+/**
+ * Ping-pong: a move counted resolved raises the gap's resolve count, and a
+ * reopen from a state it was resolved into (not DUPLICATE or SPLIT, which
+ * say nothing of the fix) its reopen count. Counted whether a round is open
+ * or not: a fix that breaks between rounds broke all the same.
+ */
+function countPingPong(gap: Gap, effect: ReturnType<typeof moveEffect>, from: Gap['state']): void {
+  if (effect === 'resolved') gap.resolves = (gap.resolves ?? 0) + 1;
+  else if (effect === 'reopened' && from !== 'DUPLICATE' && from !== 'SPLIT') gap.reopens = (gap.reopens ?? 0) + 1;
 }
 
 /**
@@ -193,6 +205,8 @@ export function splitGap(view: SessionView, event: EventOf<'gap.split'>): void {
       reason: null,
       blockedBy: null,
       splitFrom: parent.id,
+      ...(parent.resolves !== undefined ? { resolves: parent.resolves } : {}),
+      ...(parent.reopens !== undefined ? { reopens: parent.reopens } : {}),
     };
     const weight = SEVERITY_WEIGHT[gap.severity];
     partsWeight += weight;

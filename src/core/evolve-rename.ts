@@ -34,6 +34,7 @@ export function renameGap(view: SessionView, event: EventOf<'gap.renamed'>): voi
   for (const round of view.rounds) {
     if (round.criticalIntroduced.includes(from)) renameInRoundWords(view, round, round.criticalIntroduced.map(swap));
     renameInRound(round, from, to);
+    renameInPingPong(view, round, from, to);
   }
   view.renames.push({ from, to, afterRound: closedRoundCount(view) });
 }
@@ -97,6 +98,20 @@ function renameInRoundWords(view: SessionView, round: RoundFigures, renamed: str
   const combined = round.combined;
   const detail = combined ? inParentheses(combined.detail) : null;
   if (combined && detail !== null && detail !== combined.detail) round.combined = { ...combined, detail };
+}
+
+/**
+ * A closed round's words that name a gap for ping-pong (`A (resolved 2×,
+ * reopened 2×)`, in the gap policy's detail and `pingPong` figure, the
+ * combined detail, and the history told from it): told with the id now.
+ */
+function renameInPingPong(view: SessionView, round: RoundFigures, from: string, to: string): void {
+  const told = new RegExp(`(^|: |, )${from.replace(/[.-]/g, '\\$&')} \\(resolved `, 'g');
+  const swap = (text: string): string => text.replace(told, `$1${to} (resolved `);
+  if (!round.verdicts.some((v) => typeof v.figures.pingPong === 'string' && swap(v.figures.pingPong) !== v.figures.pingPong)) return;
+  round.verdicts = round.verdicts.map((v) => (typeof v.figures.pingPong === 'string' ? { ...v, detail: swap(v.detail), figures: { ...v.figures, pingPong: swap(v.figures.pingPong) } } : v));
+  if (round.combined) round.combined = { ...round.combined, detail: swap(round.combined.detail) };
+  for (const entry of view.history) if (entry.cause === 'round' && entry.round === round.round) entry.reason = swap(entry.reason);
 }
 
 /**

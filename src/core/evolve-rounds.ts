@@ -1,3 +1,4 @@
+import { ALTERNATING_ROUNDS } from './ping-pong.js';
 import type { EventOf, SettledOf } from '../../events/index.js';
 import { policyNamed } from '../policies/index.js';
 import { setState, settleTakenBack } from './evolve-gaps.js';
@@ -84,6 +85,7 @@ export function closeRound(view: SessionView, event: SettledOf<'round.closed'>):
   // The recorded outcome settled the round's CRITICAL introductions; the older rule's list served only to judge it.
   delete round.criticalBeforeR29;
   view.roundOpen = false;
+  view.openEnds = [...view.openEnds, { round: round.round, openEnd: figures.openEnd }].slice(-ALTERNATING_ROUNDS);
   const from = view.machine.state;
   view.machine = { ...machine };
   for (const step of steps.length > 0 ? steps : [{ from, to: from }]) {

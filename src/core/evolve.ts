@@ -4,7 +4,9 @@ import { freezeNew } from './freeze.js';
 import { changeSeverity, moveGap, openGap, splitGap } from './evolve-gaps.js';
 import { renameGap } from './evolve-rename.js';
 import { applyDecision, closeRound, recordMetrics, startRound } from './evolve-rounds.js';
+import { closedRoundCount } from './inventory.js';
 import { initialPolicies } from './policies.js';
+import { verificationPassed } from './ping-pong.js';
 import { policiesFor, resolveConfig } from './policy-settings.js';
 import { DEFAULT_CONFIG } from './rules.js';
 import type { SessionView } from './view.js';
@@ -29,6 +31,8 @@ export function initialView(): SessionView {
     baseline: null,
     agentSession: null,
     policies: initialPolicies(),
+    openEnds: [],
+    verification: null,
     lastSeq: 0,
   };
 }
@@ -142,6 +146,9 @@ function apply(view: SessionView, event: SettledEvent): void {
       return applyDecision(view, event);
     case 'session.bound':
       view.agentSession = event.data.agentSession;
+      return;
+    case 'verification.ran':
+      view.verification = { seq: event.seq, afterRound: closedRoundCount(view), ...event.data, passed: verificationPassed(event.data) };
       return;
   }
 }

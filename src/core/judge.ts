@@ -1,7 +1,8 @@
 import { COMBINED_TEXT_MAX, VERDICT_TEXT_MAX, type DecisionData, type DecisionKind, type DecisionOutcome, type RoundKind, type RoundOutcome, type SettledEvent } from '../../events/index.js';
 import type { ConvergenceEvent, RoundClosedEvent } from '../../machines/index.js';
-import type { CombinedVerdict, NamedVerdict } from '../policies/index.js';
+import { policyRulesNamed, type CombinedVerdict, type NamedVerdict } from '../policies/lean.js';
 import { severeUnfinished } from './inventory.js';
+import { alternatingWords, causeWords, closingCauses, pingPongWords, type ClosingCauses } from './ping-pong.js';
 import { judgeRound, type SessionRules } from './policies.js';
 import { roundLimitProvisional } from './policy-settings.js';
 import { stepMachine } from './step.js';
@@ -64,10 +65,29 @@ export function judgeRoundClose(view: SessionView, rules: SessionRules = 'curren
   if (!round || !view.roundOpen) return null;
   const figures = closingFigures(view, round, rules);
   const closing = { ...round, ...figures, unweightedNet: figures.resolved - figures.new, weightedNet: figures.weightedResolved - figures.weightedNew };
-  const { verdicts, combined } = judgeRound(view, closing, view.config, rules);
+  const judged = judgeRound(view, closing, view.config, rules);
+  // Fix-break cycles are named, never acted on: the verdicts and the machine's steps are the policies' (rules of today only).
+  const causes = rules === 'current' ? closingCauses(view, round, figures.openEnd) : null;
+  const { verdicts, combined } = causes === null ? judged : withCauses(judged, causes);
   const { machine, steps } = stepMachine(view.machine, view.config, roundClosedEvent(round.round, combined, round.kind));
   const outcome = { figures, verdicts: verdicts.map(recordable), combined: { ...combined, detail: cut(combined.detail, COMBINED_TEXT_MAX) }, machine, steps };
   return round.kind === 'work' ? outcome : { ...outcome, kind: round.kind };
+}
+
+/**
+ * The round's verdicts naming the fix-break cycles it showed: the gap
+ * policy's detail and figures (`pingPong`, `openCountAlternating`), and the
+ * combined detail; unchanged when it showed none.
+ */
+function withCauses(judged: { verdicts: NamedVerdict[]; combined: CombinedVerdict }, causes: ClosingCauses): { verdicts: NamedVerdict[]; combined: CombinedVerdict } {
+  const words = causeWords(causes);
+  if (words.length === 0) return judged;
+  const figures = {
+    ...(causes.pingPong.length > 0 ? { pingPong: pingPongWords(causes.pingPong) } : {}),
+    ...(causes.alternating ? { openCountAlternating: alternatingWords(causes.alternating) } : {}),
+  };
+  const verdicts = judged.verdicts.map((v) => (policyRulesNamed(v.policy)?.readsGapEvents ? { ...v, detail: [v.detail, ...words].join('; '), figures: { ...v.figures, ...figures } } : v));
+  return { verdicts, combined: { ...judged.combined, detail: [judged.combined.detail, ...words].join('; ') } };
 }
 
 /** Text longer than a stored line may carry (80 CRITICAL gaps named in one detail) is cut, so the line reads back. */

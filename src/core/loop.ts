@@ -6,6 +6,7 @@ import { SEVERITIES } from './rules.js';
 import type { SessionView } from './view.js';
 import type { AgentRequest } from '../policies/index.js';
 import { metricPoliciesOf, roundLimit } from './policies.js';
+import { alternatingOpenCount, pingPongGaps, type AlternatingOpenCount, type PingPongGap } from './ping-pong.js';
 
 /** An agent's own request to end the loop (seed 001's `redirect_requested` / `stop_requested`), as a policy's metrics carry it. */
 export type StopRequest = AgentRequest;
@@ -52,6 +53,27 @@ export interface LoopStep {
   openGapCount: number;
   weightedOpen: number;
   stopRequest: StopRequest | null;
+  /** Fix-break cycles, named as causes: the gaps still to work on that were reopened the session's ping-pong threshold of times or more. */
+  pingPong: PingPongGap[];
+  /** The open count alternating between two values over the last four round closes; null when it does not. */
+  openCountAlternating: AlternatingOpenCount | null;
+  /** The verification gate: its command, and its last run (null before one); null for a session without a gate. */
+  verification: VerificationState | null;
+}
+
+/** The verification gate as `next --json` shows it. */
+export interface VerificationState {
+  command: string;
+  timeoutSeconds: number;
+  lastRun: { afterRound: number; gates: 'round_close' | 'approve'; passed: boolean; exitCode: number | null; durationMs: number; timedOut: boolean; output: string } | null;
+}
+
+function verificationState(view: SessionView): VerificationState | null {
+  const gate = view.settings?.verify;
+  if (gate === undefined) return null;
+  const run = view.verification;
+  const lastRun = run === null ? null : { afterRound: run.afterRound, gates: run.gates, passed: run.passed, exitCode: run.exitCode, durationMs: run.durationMs, timedOut: run.timedOut, output: run.output };
+  return { command: gate.command, timeoutSeconds: gate.timeoutSeconds, lastRun };
 }
 
 export function openGapsBySeverity(view: SessionView): Record<Severity, string[]> {
@@ -83,5 +105,8 @@ export function loopStep(view: SessionView, stopRequest?: StopRequest): LoopStep
     openGapCount: view.open.count,
     weightedOpen: view.open.weighted,
     stopRequest: stopRequest ?? null,
+    pingPong: pingPongGaps(view),
+    openCountAlternating: alternatingOpenCount(view),
+    verification: verificationState(view),
   };
 }

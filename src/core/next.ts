@@ -1,6 +1,7 @@
 import { closedRoundCount } from './inventory.js';
 import { formatCount } from '../policies/lean.js';
 import { metricPoliciesOf, missingMetrics, roundLimit, tracksGaps } from './policies.js';
+import { runWords } from './gate.js';
 import type { SessionView } from './view.js';
 
 export type NextAction = 'continue' | 'ask_user' | 'stop';
@@ -22,7 +23,7 @@ export function nextStep(view: SessionView): { action: NextAction; reason: strin
         reason: `DIVERGENCE_WARNING${lastRoundReason ? ` (${lastRoundReason})` : ''}: the user must decide before the next round; the decision prompt shows the options`,
       };
     default: {
-      const flat = `${state === 'FLAT' ? `; no net progress (${flatCount}/${view.config.stallThreshold} toward stall)` : ''}${lastRoundWarning(view)}`;
+      const flat = `${state === 'FLAT' ? `; no net progress (${flatCount}/${view.config.stallThreshold} toward stall)` : ''}${lastRoundWarning(view)}${failedCheck(view)}`;
       if (!tracksGaps(view)) {
         const due = view.roundOpen ? missingMetrics(view, closed + 1) : metricPoliciesOf(view.policies.enabled).map((p) => p.name);
         // Every policy recorded but the round still open (its automatic close was lost to a crash): close it.
@@ -54,4 +55,15 @@ function lastRoundWarning(view: SessionView): string {
   if (!nextRoundIsLast(view)) return '';
   const last = closedRoundCount(view) + 1;
   return `; round ${last} is the last: closing it ends the session at max_rounds (${view.config.maxRounds}) unless the user extends the limit (decide extend-rounds N)`;
+}
+
+/**
+ * The verification gate's failing run, while nothing has moved past it (no
+ * round closed since): why the session did not complete; empty otherwise.
+ */
+function failedCheck(view: SessionView): string {
+  const run = view.verification;
+  if (run === null || run.passed || run.afterRound !== closedRoundCount(view)) return '';
+  const retry = run.gates === 'approve' ? 'approve again' : view.roundOpen ? 'close the round again' : 'close the next round';
+  return `; the verification check failed (${runWords(run)}), so the session did not complete: fix what it reports, then ${retry} (the check runs again)`;
 }

@@ -58,7 +58,7 @@ export function policySettingsProblem(settings: SessionSettings): [why: string, 
   if (!readsGapEvents(enabled)) {
     // Settings only the gap policy reads would be taken and silently ignored.
     // (A preset stays: its stall threshold applies to any policy's flat verdicts.)
-    const gapOnly = (['divergenceThreshold', 'criticalOverride'] as const).filter((key) => settings[key] !== undefined);
+    const gapOnly = (['divergenceThreshold', 'criticalOverride', 'pingPong'] as const).filter((key) => settings[key] !== undefined);
     if (gapOnly.length > 0) return [`${gapOnly.join(', ')}: a setting of the gap policy, which this session does not enable`, 'enable_gap_policy'];
   }
   for (const [name, raw] of Object.entries(settings.policySettings ?? {})) {

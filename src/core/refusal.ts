@@ -17,7 +17,13 @@ export type Remedy =
   /** A session's policies are fixed when it starts: another set needs a new session. */
   | 'choose_policies_at_init'
   /** A setting only the gap policy reads, in a session that does not run it. */
-  | 'enable_gap_policy';
+  | 'enable_gap_policy'
+  /**
+   * The session's verification gate must pass before it completes: the edge
+   * runs its command and records the run (`verification.ran`) just before
+   * the request (the CLI does this itself).
+   */
+  | 'run_verification';
 
 /**
  * A user's mistake: an event that makes no sense in the session's current

@@ -1,3 +1,4 @@
+import { alternatingOpenCount, pingPongGaps } from './ping-pong.js';
 import { closedRounds } from './inventory.js';
 import { STATE_CLASS } from './rules.js';
 import { policyStates } from './policies.js';
@@ -31,6 +32,10 @@ export function toStateJson(view: SessionView) {
     // R22, R23: shown once a session has any (every key below that is conditional keeps older sessions' output as it was).
     ...(view.renames.length > 0 ? { renames: view.renames.map(({ from, to, afterRound }) => ({ from, to, afterRound })) } : {}),
     ...untriaged(view),
+    // Shown once they say something: a gap in a fix-break cycle, an open count going back and forth, a verification check.
+    ...(pingPongGaps(view).length > 0 ? { pingPong: pingPongGaps(view) } : {}),
+    ...(alternatingOpenCount(view) ? { openCountAlternating: alternatingOpenCount(view) } : {}),
+    ...(view.settings?.verify ? { verification: { ...view.settings.verify, lastRun: lastRun(view) } } : {}),
     rounds: closed.map((r) => ({
       round: r.round,
       // R25, R26: only where they say something, so a session of work rounds without a focus reads as it always did.
@@ -79,3 +84,11 @@ function untriaged(view: SessionView): { untriagedGapCount?: number } {
 }
 
 export type StateJson = ReturnType<typeof toStateJson>;
+
+/** The verification gate's last run, as `state --json` shows it. */
+function lastRun(view: SessionView) {
+  const run = view.verification;
+  if (run === null) return null;
+  const { seq: _seq, ...shown } = run;
+  return shown;
+}

@@ -10,7 +10,7 @@ import type { Gap, MetricsRecord, SessionView } from './view.js';
  * gapflow that folded the view. Bump VIEW_SHAPE when SessionView changes
  * shape between releases' builds.
  */
-export const VIEW_SHAPE = 'view-4';
+export const VIEW_SHAPE = 'view-5';
 
 interface StoredView extends Omit<SessionView, 'gaps' | 'policies'> {
   gaps: Gap[];

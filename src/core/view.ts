@@ -19,6 +19,15 @@ export interface Gap {
   /** R21: for a SPLIT gap, its parts; for a part, the gap it was split from. */
   splitInto?: string[];
   splitFrom?: string;
+  /**
+   * Ping-pong: how often the gap was counted resolved, and how often it came
+   * back open from a state it was resolved into (a reopen from DUPLICATE or
+   * SPLIT is not one). Absent while 0. A rename keeps them (the gap is the
+   * same); a split's parts start with the parent's (splitting a gap that
+   * keeps coming back does not make it new).
+   */
+  resolves?: number;
+  reopens?: number;
 }
 
 export interface SeverityFigures {
@@ -179,6 +188,20 @@ export interface Baseline {
   weightedOpen: number;
 }
 
+/** One recorded run of the verification gate, with where in the log it was and whether it passed (exit code 0, in time). */
+export interface VerificationRecord {
+  seq: number;
+  /** Rounds closed when it ran. */
+  afterRound: number;
+  gates: 'round_close' | 'approve';
+  command: string;
+  exitCode: number | null;
+  durationMs: number;
+  timedOut: boolean;
+  output: string;
+  passed: boolean;
+}
+
 /** Everything the log says, folded: the single read model all output is rendered from. */
 export interface SessionView {
   /** null until session.started is folded. */
@@ -205,6 +228,10 @@ export interface SessionView {
   /** The agent session whose stop hook drives this session (`session.bound`); null while unbound. */
   agentSession: string | null;
   policies: PolicyView;
+  /** The open count at the close of the last few rounds (ALTERNATING_ROUNDS at most), oldest first: an open count going back and forth is read from it. */
+  openEnds: { round: number; openEnd: number }[];
+  /** The verification gate's last run (`verification.ran`); null before the first. */
+  verification: VerificationRecord | null;
   /** The last event's seq, which is also the number of events folded (seq runs 1, 2, 3…). */
   lastSeq: number;
 }

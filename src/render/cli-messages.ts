@@ -23,6 +23,7 @@ export const REMEDY_HINT: Readonly<Record<Remedy, string>> = {
   record_gap_events: 'run: gapflow gap open|move|severity ...',
   choose_policies_at_init: '--policy',
   enable_gap_policy: 'add gaps to --policy, or leave it out',
+  run_verification: 'fix what the check reports, then run the same command again: the check runs again',
 };
 
 /** Where to look after a usage error. */

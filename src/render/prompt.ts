@@ -1,5 +1,5 @@
 import type { GapState, Severity } from '../../events/index.js';
-import { decisionOptions, isOpen, lastClosedRound, soleNarrator, tracksGaps, SEVERITIES, STATE_CLASS, type RoundFigures, type SessionView } from '../core/lean.js';
+import { decisionOptions, isOpen, lastClosedRound, soleNarrator, standingCauses, tracksGaps, SEVERITIES, STATE_CLASS, type RoundFigures, type SessionView } from '../core/lean.js';
 import { formatCount, signed, belowDivergence } from '../policies/lean.js';
 import { deferralGround, optionEntries } from './options.js';
 import { disagreementNote, netsDisagree } from './sections.js';
@@ -80,6 +80,7 @@ function causes(view: SessionView, round: RoundFigures, trigger: Trigger): strin
   if (reopened.length > 0) secondary.push(`Reopened: ${reopened.join(', ')}`);
   for (const c of round.severityChanges.filter((c) => c.delta > 0)) secondary.push(`${c.id} escalated ${c.from} -> ${c.to}`);
   if (round.resolved === 0) secondary.push('No gap was resolved this round');
+  secondary.push(...standingCauses(view));
   const lines = [primary, ...secondary.map((s) => `SECONDARY: ${s}`)];
   if (trigger === 'stall') {
     lines.push(
@@ -221,6 +222,7 @@ function policyPrompt(view: SessionView, round: RoundFigures, combined: NonNulla
     ...remainingIssueLines(view),
     '=== Cause Analysis ===',
     primary,
+    ...(gaps ? standingCauses(view).map((cause) => `SECONDARY: ${cause}`) : []),
     '',
   ];
   if (gaps) lines.push('=== This Round ===', ...thisRound(round), '', '=== Current Gap Inventory ===', ...inventoryLines(view), '', '=== Options ===', ...options(view), '');

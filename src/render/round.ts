@@ -3,6 +3,7 @@ import {
   tracksGaps,
   nextStep,
   signed,
+  type RoundFigures,
   type SessionView,
 } from '../core/index.js';
 import { disagreementNote, netsDisagree, untriagedCount } from './sections.js';
@@ -37,8 +38,19 @@ export function renderRoundReport(view: SessionView, roundNumber?: number): stri
   }
   if (round.combined) {
     for (const v of round.verdicts) lines.push(`  ${v.policy}: ${v.verdict} (${v.reason})`);
+    lines.push(...causeLines(round));
   }
   for (const step of steps) lines.push(`  Why: ${step.reason}`);
   lines.push(`  Next: ${next.action}: ${next.reason}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** The fix-break cycles the round's close named (the gap policy's figures say which): one line each. */
+function causeLines(round: RoundFigures): string[] {
+  const figures = round.verdicts.find((v) => typeof v.figures.pingPong === 'string' || typeof v.figures.openCountAlternating === 'string')?.figures;
+  if (figures === undefined) return [];
+  return [
+    ...(typeof figures.pingPong === 'string' ? [`  Ping-pong: ${figures.pingPong} reopened after being resolved`] : []),
+    ...(typeof figures.openCountAlternating === 'string' ? [`  Open count alternating: ${figures.openCountAlternating}`] : []),
+  ];
 }

@@ -17,6 +17,9 @@ export function configTable(view: SessionView): string {
     ...(gaps ? [['critical_override', String(config.criticalOverride)]] : []),
   ];
   if (view.settings?.preset) rows.push(['preset', presetLabel(view)]);
+  // Shown only when set, so a session that sets neither reads as it always did.
+  if (view.settings?.pingPong !== undefined) rows.push(['ping_pong', `${view.settings.pingPong} reopens`]);
+  if (view.settings?.verify !== undefined) rows.push(['verify', 'see Verification']);
   return table(['Parameter', 'Value'], rows);
 }
 

@@ -2,6 +2,7 @@ import { closedRounds, tracksGaps } from '../core/index.js';
 import { policySections, verdictTable } from './policies.js';
 import type { SessionView } from '../core/index.js';
 import { openChart, stateChart } from './charts.js';
+import { verificationSection } from './verification.js';
 import {
   configTable,
   disagreementNote,
@@ -37,6 +38,7 @@ export function renderStatus(view: SessionView): string {
     if (latest.outsideFocus.length > 0) parts.push(outsideFocusNote(latest));
   }
   parts.push('### State History', historyList(view), `### State Diagram (now ${view.machine.state})`, stateChart(view));
+  parts.push(...verificationSection(view));
   parts.push(...policySections(view));
   if (tracksGaps(view)) parts.push('### Gap Inventory', inventory(view));
   return `${parts.join('\n\n')}\n`;

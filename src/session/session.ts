@@ -169,6 +169,11 @@ export class Session {
     return judgeRequest(this.view, this.log, input, write);
   }
 
+  /** Judges a batch as `recordAll` would, on the view as it stands, writing nothing; refuses as `recordAll` would. */
+  dryRunAll(requests: readonly BatchRequest[], where: RequestNamer = (i) => `request ${i + 1}`): void {
+    decideBatch(this.view, requests, where, this.log, this.#stamp);
+  }
+
   openGap(id: string, severity: Severity, options: body.OpenGapOptions = {}, write?: WriteOptions) {
     return this.record(body.openGapBody(id, severity, options), write);
   }

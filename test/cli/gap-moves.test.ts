@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EVENT_VERSION } from '../../events/index.js';
 import { atBaseline, expectRefused, inRoundOne, runCli, Sandbox } from './helpers.js';
 
 /*
@@ -20,7 +21,7 @@ describe('gap move ID DUPLICATE --of OTHER', { timeout: 60_000 }, () => {
     inRoundOne(box);
     const moved = box.ok('gap', 'move', 'GAP-M1', 'duplicate', '--of', 'GAP-H1');
     expect(moved.stdout).toBe('GAP-M1: OPEN -> DUPLICATE of GAP-H1 (withdrawn: counts as neither resolved nor new); open count 1\n');
-    expect(lastEvent()).toMatchObject({ v: 5, type: 'gap.moved', data: { id: 'GAP-M1', to: 'DUPLICATE', of: 'GAP-H1' } });
+    expect(lastEvent()).toMatchObject({ v: EVENT_VERSION, type: 'gap.moved', data: { id: 'GAP-M1', to: 'DUPLICATE', of: 'GAP-H1' } });
     box.ok('round', 'close');
     const [round] = box.stateJson().rounds;
     expect(round).toMatchObject({ resolved: 0, new: 0, withdrawn: 1, openStart: 2, openEnd: 1, state: 'FLAT' });

@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EVENT_VERSION } from '../../events/index.js';
 import { sealLine } from '../../src/log/index.js';
 import { convergingAfterRoundOne, runCli, Sandbox, type CliResult } from './helpers.js';
 import { SESSION, stopInput, subagentStopInput as subagentInput, type HookInput } from './hook-inputs.js';
@@ -185,7 +186,7 @@ describe('every failure is shown to the user and lets the agent stop', () => {
       it(`${label}: a log from a newer gapflow (an event version this one does not know)`, () => {
         box.ok('init', ...bound(isBound));
         box.steps('gap open G-1 --severity HIGH --title Parser', 'round start');
-        rewriteLog('"v":5', '"v":9');
+        rewriteLog(`"v":${EVENT_VERSION}`, '"v":9');
         const keep = untouched();
         const answer = answerOf(hook(INPUTS[event](box.root)));
         expect(answer.decision).toBeUndefined();

@@ -1,0 +1,83 @@
+import { formatSeconds, Refusal } from '../core/index.js';
+import { VERIFY_OUTPUT_MAX } from '../../events/lean.js';
+import type { Session } from '../session/index.js';
+import type { CliIO } from './common.js';
+import { runCommand } from './record-command.js';
+
+/*
+ * The verification gate at the edge: a write that would complete a gated
+ * session as done is refused by the core until a passing run of the check
+ * is the log's last event (remedy `run_verification`). Here that refusal is
+ * answered: the check runs once, now, its run is recorded, and the write is
+ * tried again, which then completes (it passed), leaves the round open
+ * (metrics, after a failing run) or is refused saying how the check failed.
+ * Replay reads the recorded run and never runs the command.
+ */
+
+/** What a run gates: the round close or the approval that would complete the session. */
+export type Gates = 'round_close' | 'approve';
+
+/** The most of a run's output the edge reads back from the runner: the recorded tail is cut from it after cleaning. */
+const RAW_TAIL_BYTES = 4 * VERIFY_OUTPUT_MAX;
+
+/**
+ * `write`, through the gate: when the core asks for a run of the check
+ * first, the check runs, its run is recorded on `session()` (opened only
+ * then), a line says how it went, and `write` runs again.
+ */
+export function throughGate<T>(io: CliIO, session: () => Session, gates: Gates, json: boolean | undefined, write: () => T): T {
+  try {
+    return write();
+  } catch (error) {
+    if (!(error instanceof Refusal && error.remedy === 'run_verification')) throw error;
+  }
+  const opened = session();
+  const run = gateRun(opened, gates, io);
+  opened.record({ type: 'verification.ran', data: { ...run, gates } });
+  if (!json) tellGateRun(io, run);
+  return write();
+}
+
+type GateRun = ReturnType<typeof runCommand>;
+
+/** Runs the session's check once, now; returns the run as it is to be recorded (its output's tail made safe). */
+export function gateRun(session: Session, gates: Gates, io: CliIO): GateRun {
+  const gate = session.view.settings?.verify;
+  if (gate === undefined) throw new Refusal(`this session has no verification check to run for its ${gates === 'approve' ? 'approval' : 'round close'}`);
+  const ran = runCommand('the verification check', gate.command, gate.timeoutSeconds, RAW_TAIL_BYTES, io);
+  return { ...ran, output: safeTail(ran.output) };
+}
+
+/** How the run went: passed on stdout; failed on stderr with the end of its output, each line marked. */
+export function tellGateRun(io: CliIO, run: GateRun): void {
+  const how = run.timedOut ? `timed out after ${formatSeconds(run.durationMs)}` : `exit ${run.exitCode ?? 'none'} after ${formatSeconds(run.durationMs)}`;
+  if (run.exitCode === 0 && !run.timedOut) return io.stdout(`Verification check passed (${how}): ${oneLine(run.command)}\n`);
+  const tail = run.output === '' ? [] : ['  Last output:', ...run.output.split('\n').map((line) => `  | ${line}`)];
+  io.stderr(`${[`Verification check failed (${how}): ${oneLine(run.command)}`, ...tail].join('\n')}\n`);
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').slice(0, 200);
+}
+
+/**
+ * The end of what a run printed, safe to show one line per line: terminal
+ * escape sequences dropped, carriage returns made line ends, tabs spaces,
+ * every other control character (and bidirectional overrides) dropped,
+ * trailing blank lines trimmed; at most VERIFY_OUTPUT_MAX characters,
+ * starting on a whole line when it was cut.
+ */
+export function safeTail(raw: string): string {
+  const clean = raw
+    // eslint-disable-next-line no-control-regex -- terminal escape sequences are what is removed
+    .replace(/\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(\u0007|\u001b\\)?|\u001b[@-_]/g, '')
+    .replace(/\r\n?/g, '\n')
+    .replace(/\t/g, ' ')
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
+    .replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, '')
+    .replace(/\s+$/, '');
+  if (clean.length <= VERIFY_OUTPUT_MAX) return clean;
+  const cut = clean.slice(-VERIFY_OUTPUT_MAX);
+  const lineStart = cut.indexOf('\n');
+  return lineStart === -1 || lineStart === cut.length - 1 ? cut : cut.slice(lineStart + 1);
+}
