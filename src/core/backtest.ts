@@ -113,7 +113,7 @@ function requestOf(event: GapflowEvent, settings: BacktestSettings): EventBody {
 }
 
 /** The recorded settings with `settings` over them; a policy's settings are merged key by key. */
-export function withSettings(recorded: SessionSettings, settings: BacktestSettings): SessionSettings {
+export function withSettings<T extends BacktestSettings>(recorded: T, settings: BacktestSettings): T {
   const { policySettings, ...thresholds } = settings;
   const merged = { ...recorded, ...thresholds };
   if (policySettings === undefined) return merged;

@@ -60,3 +60,4 @@ export { enabledPolicies, resolveConfig } from './policy-settings.js';
 export { crc32 } from './crc32.js';
 export { counterfactual, recordedCourse, withSettings, type BacktestSettings, type Counterfactual, type Course, type Divergence, type Stop, type Warning } from './backtest.js';
 export { compareCourses, type Comparison, type StopShift } from './backtest-compare.js';
+export { backtestSession, backtestSettingsProblem, variantGrid, type BacktestRow, type SessionBacktest, type Variant } from './backtest-run.js';
