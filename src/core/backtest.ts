@@ -135,7 +135,7 @@ function statesBefore(events: readonly GapflowEvent[]): ConvergenceState[] {
 /** Why the record's next line no longer fits the counterfactual, in the words of the two states. */
 function whyItDiverged(view: SessionView, event: GapflowEvent, recordedState: ConvergenceState, refusal: Refusal): string {
   const here = view.machine.state;
-  if (event.type === 'session.started') return `the settings are refused: ${refusal.message}`;
+  if (event.type === 'session.started') return `the settings are refused: ${refusal.message.replace(/^session\.started: /, '')}`;
   if (event.type === 'decision.made') {
     const kind = event.data.kind.replaceAll('_', '-');
     if (recordedState !== here) return `the record decides ${kind} in ${recordedState}; this run is ${here} there`;
