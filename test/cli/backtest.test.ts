@@ -152,6 +152,34 @@ describe('backtest over the recorded fixtures with --grid stall-threshold=2..4',
   });
 });
 
+describe('backtest under the settings a session ran with', () => {
+  const OLD_LOGS = fileURLToPath(new URL('../fixtures/old-logs/v5', import.meta.url));
+
+  it('follows every released log of every policy to where it ended, as recorded', { timeout: 60_000 }, () => {
+    const result = runCli(['backtest', OLD_LOGS, '--json'], { cwd: OLD_LOGS });
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout) as JsonReport;
+    expect(report.sessions.length).toBeGreaterThanOrEqual(11);
+    for (const { session, recorded, rows } of report.sessions) {
+      const [row] = rows;
+      expect(row!.setting).toBe('as recorded');
+      expect(row!.run.diverged, session).toBeNull();
+      expect(row!.run.warnings, session).toEqual(recorded.warnings);
+      expect(row!.run.stop, session).toEqual(recorded.stop);
+    }
+  });
+
+  it("changes a policy's own settings by init's flag names: forge's round limit below the round it converged at stops it there", () => {
+    const result = runCli(['backtest', 'forge', '--grid', 'forge-max-rounds=2..3', '--json'], { cwd: OLD_LOGS });
+    const [forge] = (JSON.parse(result.stdout) as JsonReport).sessions;
+    expect(forge!.recorded.stop).toMatchObject({ round: 4, outcome: 'CONVERGED' });
+    expect(forge!.rows.map((r) => r.run.stop)).toEqual([
+      { round: 2, outcome: 'MAX_ROUNDS', by: 'round' },
+      { round: 3, outcome: 'MAX_ROUNDS', by: 'round' },
+    ]);
+  });
+});
+
 describe('backtest reads and never writes', () => {
   let root: string;
   beforeEach(() => {
