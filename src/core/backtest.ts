@@ -1,7 +1,7 @@
 import { EVENT_VERSION, type Decided, type EventBody, type GapflowEvent, type Outcome, type SessionSettings, type SettledEvent } from '../../events/index.js';
 import type { ConvergenceState } from '../../machines/index.js';
 import { decide } from './decide.js';
-import { evolve, fold, initialView } from './evolve.js';
+import { fold, initialView } from './evolve.js';
 import { closedRoundCount } from './inventory.js';
 import { Refusal } from './refusal.js';
 import { settle } from './settle.js';
@@ -76,33 +76,45 @@ export function recordedCourse(events: readonly GapflowEvent[]): Course {
 export function counterfactual(events: readonly GapflowEvent[], settings: BacktestSettings): Counterfactual {
   const recordedStates = statesBefore(events);
   const course = emptyCourse();
-  let view = initialView();
-  // Events this run decided on its own that the record also holds as lines of their own (a round a policy's metrics closed).
-  const automatic: { type: string; round: number | undefined }[] = [];
-  for (const [index, event] of events.entries()) {
-    const pending = automatic[0];
-    if (pending && pending.type === event.type && pending.round === roundOf(event)) {
-      automatic.shift();
-      continue;
-    }
-    if (view.machine.state === 'COMPLETE') return { ...course, state: view.machine.state, rounds: closedRoundCount(view), diverged: null, unreplayed: events.length - index };
-    let decided: Decided[];
-    try {
-      decided = decide(view, requestOf(event, settings));
-    } catch (error) {
-      if (!(error instanceof Refusal)) throw error;
-      const diverged = { round: roundNow(view), line: event.seq, reason: whyItDiverged(view, event, recordedStates[index]!, error) };
-      return { ...course, state: view.machine.state, rounds: closedRoundCount(view), diverged, unreplayed: events.length - index };
-    }
-    const own = decided.findIndex((fact) => fact.type === event.type);
-    for (const [i, fact] of decided.entries()) {
-      if (i > own) automatic.push({ type: fact.type, round: roundOf(fact) });
-      const stamped = { v: EVENT_VERSION, seq: view.lastSeq + 1, id: i === own ? event.id : `${event.id}-${i}`, at: event.at, ...fact } as SettledEvent;
-      view = evolve(view, stamped);
-      noteEvent(course, stamped);
+  // The fold's own working copy once it has one: each request is decided on the view its predecessors left, and the
+  // replay stays one pass (a frozen copy per event made long sessions quadratic).
+  let working = initialView();
+  let left: Pick<Counterfactual, 'diverged' | 'unreplayed'> = { diverged: null, unreplayed: 0 };
+  function* replayed(): Generator<SettledEvent> {
+    // Events this run decided on its own that the record also holds as lines of their own (a round a policy's metrics closed).
+    const automatic: { type: string; round: number | undefined }[] = [];
+    for (const [index, event] of events.entries()) {
+      const pending = automatic[0];
+      if (pending && pending.type === event.type && pending.round === roundOf(event)) {
+        automatic.shift();
+        continue;
+      }
+      if (working.machine.state === 'COMPLETE') {
+        left = { diverged: null, unreplayed: events.length - index };
+        return;
+      }
+      let decided: Decided[];
+      try {
+        decided = decide(working, requestOf(event, settings));
+      } catch (error) {
+        if (!(error instanceof Refusal)) throw error;
+        const diverged = { round: roundNow(working), line: event.seq, reason: whyItDiverged(working, event, recordedStates[index]!, error) };
+        left = { diverged, unreplayed: events.length - index };
+        return;
+      }
+      const own = decided.findIndex((fact) => fact.type === event.type);
+      for (const [i, fact] of decided.entries()) {
+        if (i > own) automatic.push({ type: fact.type, round: roundOf(fact) });
+        yield { v: EVENT_VERSION, seq: working.lastSeq + 1, id: i === own ? event.id : `${event.id}-${i}`, at: event.at, ...fact } as SettledEvent;
+      }
     }
   }
-  return { ...course, state: view.machine.state, rounds: closedRoundCount(view), diverged: null, unreplayed: 0 };
+  const view = fold(replayed(), (current, event) => {
+    working = current;
+    noteEvent(course, event);
+    return event;
+  });
+  return { ...course, state: view.machine.state, rounds: closedRoundCount(view), ...left };
 }
 
 /** The recorded line as a request: its body without the outcome it recorded, the session's settings changed as asked. */
