@@ -242,6 +242,7 @@ describe('backtest refuses bad input with one line naming it', () => {
     ['a setting without a value', ['--set', 'stall-threshold'], ['--set takes NAME=VALUE']],
     ['a setting given twice', ['--set', 'max-rounds=4', '--grid', 'max-rounds=2..3'], ['"max-rounds" is given twice']],
     ['a folder with no session', ['nowhere'], ['"nowhere": no session there']],
+    ['grids whose product is too many runs', ['--grid', 'stall-threshold=1..40', '--grid', 'max-rounds=1..40'], ['the grids make 1600 settings to replay; at most 1000']],
   ];
   for (const [what, argv, mentions] of refusals) {
     it(`${what}: exit 1, nothing on stdout`, () => {
@@ -250,6 +251,10 @@ describe('backtest refuses bad input with one line naming it', () => {
       expect(snapshot(FIXTURES).size).toBe(before.size);
     });
   }
+
+  it('sessions named both as DIR and with --dir are a usage error (exit 2)', () => {
+    expectOneLineError(runCli(['backtest', 'max-rounds', '--dir', 'paused-resumed'], { cwd: FIXTURES }), 2, ['as DIR arguments or with --dir, not both']);
+  });
 
   it('an unknown option is a usage error (exit 2)', () => {
     expectOneLineError(runCli(['backtest', '.', '--gird', 'stall-threshold=2..4'], { cwd: FIXTURES }), 2, ['--gird', 'did you mean --grid?']);
