@@ -34,10 +34,12 @@ export function parse<T extends Options>(
   } catch (error) {
     throw new UsageError(parseProblem(error, Object.keys({ ...GLOBAL_OPTIONS, ...options })));
   }
-  if (parsed.positionals.length < positionals.length) {
-    throw new UsageError(`missing ${positionals.slice(parsed.positionals.length).join(' ')}`);
+  const required = positionals.filter((name) => !name.endsWith('...'));
+  if (parsed.positionals.length < required.length) {
+    throw new UsageError(`missing ${required.slice(parsed.positionals.length).join(' ')}`);
   }
-  if (parsed.positionals.length > positionals.length) {
+  // A last positional named `DIR...` takes any number of words, none included.
+  if (parsed.positionals.length > positionals.length && !positionals.at(-1)?.endsWith('...')) {
     throw new UsageError(`unexpected argument "${parsed.positionals[positionals.length]}"`);
   }
   return { values: parsed.values, args: parsed.positionals };

@@ -27,6 +27,7 @@ export const COMMAND_LOADERS = {
   check: async () => (await import('./policy-commands.js')).check,
   verify: async () => (await import('./log-commands.js')).verify,
   repair: async () => (await import('./log-commands.js')).repair,
+  backtest: async () => (await import('./backtest.js')).backtest,
 } satisfies Record<CommandName, () => Promise<Command>>;
 
 /** The loader of command `name`, or undefined when there is no such command. */

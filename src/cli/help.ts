@@ -132,6 +132,12 @@ Log
                                   under today's rules (findings listed; exit 3 with
                                   --strict)
   repair                          cut a torn last line (a copy is kept); nothing else
+  backtest [DIR...] [--set NAME=V ...] [--grid NAME=A..B ...]
+                                  replay recorded sessions (DIR: a session folder, or
+                                  one holding them; else this session) under other
+                                  settings (init's: stall-threshold, max-rounds, …);
+                                  per session and setting, where it would warn and
+                                  stop against the record; writes nothing
 
 Options
   --dir DIR    session folder (else $GAPFLOW_DIR, else the nearest .gapflow

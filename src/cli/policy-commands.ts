@@ -18,7 +18,7 @@ export function policyInitOptions(): Record<string, { type: 'string' }> {
 }
 
 /** A flag's word as the schemas want it: a number, a boolean, or a lower-cased word (they judge the rest). */
-function settingValue(raw: string): unknown {
+export function settingValue(raw: string): unknown {
   const word = raw.trim();
   if (DECIMAL.test(word)) return Number(word);
   if (word === 'true' || word === 'false') return word === 'true';

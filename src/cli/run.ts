@@ -8,6 +8,7 @@ import { record } from './record.js';
 import { prompt, replay, state, status, summary } from './read-commands.js';
 import { decide, gap, init, round } from './session-commands.js';
 import { repair, verify } from './log-commands.js';
+import { backtest } from './backtest.js';
 
 export type { CliIO } from './common.js';
 
@@ -32,6 +33,7 @@ export const COMMANDS = {
   check,
   verify,
   repair,
+  backtest,
 } satisfies Record<string, Command>;
 
 export type CommandName = keyof typeof COMMANDS;

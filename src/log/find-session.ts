@@ -13,7 +13,7 @@ import { LOG_FILE } from './log-name.js';
 export const SESSION_FOLDER = '.gapflow';
 
 /** Whether a log is at `path`: anything there but an empty regular file (see holdsNoSession in log-path.ts). */
-function logAt(path: string): boolean {
+export function logAt(path: string): boolean {
   try {
     const stat = lstatSync(path);
     return !(stat.isFile() && stat.size === 0);

@@ -16,5 +16,6 @@ export { LogError, VersionConflict, type Batch, type EventStore, type Expected, 
 export { inspectLog, repairLog, type LogInspection, type RepairReport } from './verify.js';
 export { readHookBlocks, writeHookBlocks } from './hook-state.js';
 export { findSessionDir, SESSION_FOLDER } from './find-session.js';
+export { sessionDirsIn } from './session-dirs.js';
 export { validateInputText, decodeUtf8, readStandardInput, readTextFile } from './text-file.js';
 export { readInputFile, writeSessionFile } from './session-files.js';

@@ -55,3 +55,4 @@ export {
 export { hookVerdict, HOOK_TEXT_CAP, type HookVerdict } from './hook.js';
 export { hookFailureAnswer, misfiredHookAnswer } from './hook-answer.js';
 export { fitLines, itemList, jsonLength, type ItemList, type Line } from './fit.js';
+export { backtestLines, type NamedBacktest } from './backtest.js';
