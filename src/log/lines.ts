@@ -196,17 +196,16 @@ function validateLine(line: string, before: ChainPoint, depth: ScanDepth, trustS
   if (line.length > MAX_LINE_BYTES || (line.length * 3 > MAX_LINE_BYTES && Buffer.byteLength(line) > MAX_LINE_BYTES)) {
     return { fault: `the line is over the ${formatBytes(MAX_LINE_BYTES)} limit`, sealed: false, readable: false };
   }
-  // A line sealed as gapflow seals it (`…,"sum":"<16 hex digits>"}`): the content its sum covers is parsed, the very
-  // string hashed. The line itself parses to that object with `sum` added (the last key wins), unless the content is
-  // `{}`: then it does not parse at all, and the whole line is read below, as every other line is.
+  // A line that ends as gapflow seals one (`…,"sum":"<16>"}`): its sum is of the content without that member, and
+  // when the sum holds (so it is sixteen hex digits) that content is parsed, the very string hashed: the line parses
+  // to that object with `sum` added (the last key wins), unless the content is `{}`, when the line does not parse at
+  // all. On trust (a worker walks the chain) a sum that is not hex digits fails the walk, and the lines are read again.
   const written = storedSum(line);
-  if (written !== null && HEX_SUM.test(written)) {
-    const content = `${line.slice(0, -SUM_SUFFIX_LENGTH)}}`;
+  const content = written === null ? line : `${line.slice(0, -SUM_SUFFIX_LENGTH)}}`;
+  const sum = trustSums && written !== null ? written : chainSum(before.sum, content);
+  if (written !== null && written === sum) {
     const members = objectWithMembers(content);
-    if (members !== null) {
-      const sum = trustSums ? written : chainSum(before.sum, content);
-      return judgeLine(members, before, depth, plain, { hasSum: true, sum, sealed: written === sum });
-    }
+    if (members !== null) return judgeLine(members, before, depth, plain, { hasSum: true, sum, sealed: true });
   }
   let json: unknown;
   try {
@@ -216,13 +215,9 @@ function validateLine(line: string, before: ChainPoint, depth: ScanDepth, trustS
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) return { fault: 'not a JSON object', sealed: false, readable: false };
   const stored = json as Record<string, unknown>;
-  const hasSum = 'sum' in stored;
-  // Here no sum is stored as a sealed line stores it (that form was read above): the chain's sum is of the whole line.
-  const sum = chainSum(before.sum, line);
-  return judgeLine(stored, before, depth, plain, { hasSum, sum, sealed: !before.sealed && stored.v === 1 });
+  const sealed = written !== null ? written === sum && stored.sum === sum : !before.sealed && stored.v === 1;
+  return judgeLine(stored, before, depth, plain, { hasSum: 'sum' in stored, sum, sealed });
 }
-
-const HEX_SUM = /^[0-9a-f]{16}$/;
 
 /** The JSON object `text` holds when it has a member at least; else null. */
 function objectWithMembers(text: string): Record<string, unknown> | null {
