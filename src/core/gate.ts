@@ -59,8 +59,8 @@ export function refuseUnverified(view: SessionView, decided: readonly Decided[],
   if (run?.passed) return;
   const command = view.settings!.verify!.command;
   if (run !== null) {
-    const where = gates === 'round_close' && view.roundOpen ? ` with round ${view.rounds.length} open` : '';
-    refuse(`the verification check failed (${runWords(run)}): ${command}; the session stays ${view.machine.state}${where} until it passes`, 'run_verification');
+    // The state, not the round: a batch that starts the round it closes leaves none open when it is refused.
+    refuse(`the verification check failed (${runWords(run)}): ${command}; the session stays ${view.machine.state} until it passes`, 'run_verification');
   }
   refuse(`this session completes only when its verification check passes (${command}); the check runs just before (gapflow's commands run it themselves)`, 'run_verification');
 }

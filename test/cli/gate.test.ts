@@ -54,7 +54,7 @@ describe('the verification gate on the command line', { timeout: TIMEOUT }, () =
     expect(closed.stderr).toContain('Verification check failed (exit 3 after');
     expect(closed.stderr).toContain('  | checking\n  | FAIL src/a.ts\n');
     expect(closed.stderr).not.toContain('\u001b');
-    expect(closed.stderr).toMatch(/gapflow: refused: round\.closed: the verification check failed \(exit 3 after \d+ ms\): .*; the session stays CONVERGING with round 1 open until it passes/);
+    expect(closed.stderr).toMatch(/gapflow: refused: round\.closed: the verification check failed \(exit 3 after \d+ ms\): .*; the session stays CONVERGING until it passes/);
     const state = box.stateJson();
     expect(state).toMatchObject({ state: 'CONVERGING', roundOpen: true, round: 0 });
     expect(state).toMatchObject({ verification: { command: CHECK, lastRun: { passed: false, exitCode: 3, timedOut: false, output: 'checking\nFAIL src/a.ts', gates: 'round_close' } } });
@@ -137,6 +137,20 @@ describe('the verification gate on the command line', { timeout: TIMEOUT }, () =
     const types = box.logLines().map((line) => (JSON.parse(line) as { type: string }).type);
     expect(types.slice(-3)).toEqual(['gap.moved', 'verification.ran', 'round.closed']);
     expect(box.stateJson()).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
+  });
+
+  it('append of a batch that starts and closes a round, refused after a failing check, records the run alone and claims no open round', () => {
+    box = new Sandbox();
+    box.ok('init', '--verify', CHECK);
+    box.steps('gap open A --severity LOW');
+    const refused = runBatch('{"type":"round.started","data":{}}\n{"type":"gap.moved","data":{"id":"A","to":"RESOLVED"}}\n{"type":"round.closed","data":{}}\n');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/the verification check failed \(exit 3 after \d+ ms\): .*; the session stays CONVERGING until it passes/);
+    expect(refused.stderr).not.toMatch(/round \d+ open/);
+    const types = box.logLines().map((line) => (JSON.parse(line) as { type: string }).type);
+    expect(types.slice(-2)).toEqual(['gap.opened', 'verification.ran']);
+    expect(box.stateJson()).toMatchObject({ state: 'CONVERGING', roundOpen: false });
+    expect(runs()).toBe(1);
   });
 
   it('append takes no verification.ran line: only gapflow records a run', () => {

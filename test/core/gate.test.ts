@@ -36,7 +36,7 @@ describe('the verification gate', () => {
 
   it('a failing run keeps the session live, the round open, and the refusal says how the check failed', () => {
     const failed = readyToConverge().and(ran(1, { output: 'FAIL test/a.test.ts' }));
-    failed.when(closeRound(1)).thenRefuses(/the verification check failed \(exit 1 after 1\.2 s\): npm test; the session stays CONVERGING with round 1 open until it passes/, 'run_verification');
+    failed.when(closeRound(1)).thenRefuses(/the verification check failed \(exit 1 after 1\.2 s\): npm test; the session stays CONVERGING until it passes/, 'run_verification');
     expect(failed.view.machine.state).toBe('CONVERGING');
     expect(failed.view.roundOpen).toBe(true);
     expect(failed.view.verification).toMatchObject({ passed: false, exitCode: 1, output: 'FAIL test/a.test.ts', afterRound: 0 });
