@@ -79,6 +79,7 @@ export function closeRound(view: SessionView, event: SettledOf<'round.closed'>):
   });
   // The recorded outcome settled the round's CRITICAL introductions; the older rule's list served only to judge it.
   delete round.criticalBeforeR29;
+  view.weightedOpenEnds.push(figures.weightedOpenEnd);
   view.roundOpen = false;
   const from = view.machine.state;
   view.machine = { ...machine };

@@ -1,3 +1,4 @@
+import { viewForecast } from './forecast.js';
 import { closedRounds } from './inventory.js';
 import { STATE_CLASS } from './rules.js';
 import { policyStates } from './policies.js';
@@ -24,6 +25,7 @@ export function toStateJson(view: SessionView) {
     preset: view.settings?.preset ?? null,
     baselineGapCount: view.baselineGapCount,
     decision,
+    forecast: viewForecast(view),
     focus: [...view.focus],
     baseline: view.baseline ? { ...view.baseline } : null,
     pausedFrom: view.machine.pausedFrom,
