@@ -1,6 +1,4 @@
 import { formatCount } from '../policies/lean.js';
-import { roundLimit, tracksGaps } from './policies.js';
-import type { SessionView } from './view.js';
 
 /*
  * How many more rounds the gaps need, read off the weighted open count at
@@ -119,25 +117,4 @@ export function trendLine(series: readonly number[], window = FORECAST_WINDOW): 
   const line = fitLast(series, window);
   const through = Math.max(series.length + 1, Math.ceil(-line.intercept / line.slope));
   return Array.from({ length: through + 1 }, (_, x) => Math.max(0, line.intercept + line.slope * x));
-}
-
-/**
- * The session's forecast: null once it is COMPLETE (no round is left to
- * forecast), and when no policy it runs reads gap events (there is no
- * weighted open count to read).
- */
-export function viewForecast(view: Pick<SessionView, 'policies' | 'weightedOpenEnds' | 'machine'>): Forecast | null {
-  return view.machine.state !== 'COMPLETE' && tracksGaps(view) ? forecast(view.weightedOpenEnds) : null;
-}
-
-/**
- * The warning `next` gives while the forecast's earliest finish lies past
- * the round limit, naming the decisions that answer it; empty otherwise.
- */
-export function forecastPastLimit(view: Pick<SessionView, 'policies' | 'weightedOpenEnds' | 'machine' | 'settings' | 'config'>): string {
-  const limit = roundLimit(view);
-  const finish = viewForecast(view)?.finish;
-  if (limit === null || !finish || finish.low <= limit) return '';
-  const by = finish.low === finish.high ? `round ${finish.low}` : `rounds ${finish.low}–${finish.high}`;
-  return `; the forecast finishes in ${by}, past max_rounds (${limit}): narrow the scope or extend the limit (decide extend-rounds N) before round ${limit} closes`;
 }

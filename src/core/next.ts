@@ -1,4 +1,4 @@
-import { forecastPastLimit } from './forecast.js';
+import { forecastPastLimit } from './session-forecast.js';
 import { closedRoundCount } from './inventory.js';
 import { formatCount } from '../policies/lean.js';
 import { metricPoliciesOf, missingMetrics, roundLimit, tracksGaps } from './policies.js';

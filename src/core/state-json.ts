@@ -1,4 +1,4 @@
-import { viewForecast } from './forecast.js';
+import { viewForecast } from './session-forecast.js';
 import { closedRounds } from './inventory.js';
 import { STATE_CLASS } from './rules.js';
 import { policyStates } from './policies.js';

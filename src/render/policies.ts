@@ -42,13 +42,20 @@ function cell(value: Figure | undefined): string {
   return md(value);
 }
 
+/** What the sentence on completion leaves out: the guards, whose verdicts only stop or warn. */
+function guardsNote(enabled: readonly string[]): string {
+  const guards = enabled.filter((name) => policyNamed(name)?.guard);
+  if (guards.length === 0) return '';
+  return ` ${guards.join(', ')} ${guards.length === 1 ? 'is a guard' : 'are guards'}: ${guards.length === 1 ? 'its verdict counts' : 'their verdicts count'} only to stop the session (limit) or warn (diverging).`;
+}
+
 /** status.md: a section per enabled metric policy with its figures per round (gap-reading policies have the round table). */
 export function policySections(view: SessionView): string[] {
   const metricPolicies = metricPoliciesOf(view.policies.enabled).map((p) => p.name);
   if (metricPolicies.length === 0) return [];
   const parts = [
     '## Policies',
-    `Enabled: ${view.policies.enabled.join(', ')}. A round completes the session when ${view.policies.completeWhen === 'all' ? 'every policy has' : 'any policy has'} converged.`,
+    `Enabled: ${view.policies.enabled.join(', ')}. A round completes the session when ${view.policies.completeWhen === 'all' ? 'every policy has' : 'any policy has'} converged.${guardsNote(view.policies.enabled)}`,
   ];
   for (const name of metricPolicies) {
     const policy = policyNamed(name)!;

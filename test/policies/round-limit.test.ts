@@ -22,6 +22,7 @@ const metricsFor: Record<string, (knob: number, flag: boolean) => Record<string,
     draft: `draft ${knob % 3}`,
     votes: [{ participant: 'a', reply: knob % 2 === 0 ? 'CONVERGED' : 'CONTINUE' }],
   }),
+  budget: (knob) => ({ cost: knob % 4, tokens: knob * 100 }),
 };
 
 type Step = { knob: number; flag: boolean; gapMoves: number; decision: 'accept_complexity' | 'narrow_scope' | 'force_complete' | 'pause' };
