@@ -53,6 +53,7 @@ export {
   missingMetrics,
   policyStates,
   roundInput,
+  standingInput,
   roundLimit,
   soleNarrator,
   tracksGaps,

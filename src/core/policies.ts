@@ -46,13 +46,28 @@ export function readsGapEvents(enabled: readonly string[]): boolean {
 /**
  * A policy's verdict as it stands: a metric policy's over its metrics so far
  * (null before its first iteration), judging `round` when one is being
- * judged; a gap-reading policy's as the last closed round recorded it (null
- * before round 1 closes).
+ * judged, else the last closed one with the forecast as it stands; a
+ * gap-reading policy's as the last closed round recorded it (null before
+ * round 1 closes).
  */
-export function currentVerdict(view: Pick<SessionView, 'policies' | 'rounds'>, policy: AnyPolicyRules, round?: RoundInput): PolicyVerdict | null {
+export function currentVerdict(view: StandingView, policy: AnyPolicyRules): PolicyVerdict | null {
   if (policy.readsGapEvents) return lastClosed(view)?.verdicts.find((v) => v.policy === policy.name) ?? null;
+  return metricVerdict(view, policy, standingInput(view));
+}
+
+/** A metric policy's verdict over its metrics so far, judging `round`; null before its first iteration. */
+function metricVerdict(view: Pick<SessionView, 'policies'>, policy: AnyPolicyRules, round: RoundInput | undefined): PolicyVerdict | null {
   const history = (view.policies.records.get(policy.name) ?? []).map((r) => r.metrics);
   return history.length === 0 ? null : policy.verdict(view.policies.settings.get(policy.name), history, round);
+}
+
+/** What a standing verdict is read against. */
+type StandingView = Pick<SessionView, 'policies' | 'rounds' | 'weightedOpenEnds' | 'config' | 'machine'>;
+
+/** The last closed round as a metric policy's standing verdict reads it, with the forecast so far; undefined before round 1 closes. */
+export function standingInput(view: StandingView): RoundInput | undefined {
+  const last = lastClosed(view);
+  return last && roundInput(last, view.config, view.machine.flatCount, tracksGaps(view) ? view.weightedOpenEnds : undefined);
 }
 
 function lastClosed(view: Pick<SessionView, 'rounds'>): RoundFigures | undefined {
@@ -100,7 +115,7 @@ export function judgeRound(
   for (const policy of policiesOf(view.policies.enabled)) {
     const verdict = policy.readsGapEvents
       ? policy.verdict(undefined, [], roundInput(round, config, 0))
-      : currentVerdict(view, policy, roundInput(round, config, 0, series));
+      : metricVerdict(view, policy, roundInput(round, config, 0, series));
     if (verdict) verdicts.push({ policy: policy.name, ...verdict });
   }
   const combined = combine(verdicts.filter(speaks), view.policies.completeWhen);

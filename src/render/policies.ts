@@ -1,4 +1,4 @@
-import { closedRounds, currentVerdict, lastClosedRound, metricPoliciesOf, roundInput, soleNarrator, type RoundFigures, type SessionView } from '../core/index.js';
+import { closedRounds, currentVerdict, lastClosedRound, metricPoliciesOf, roundInput, soleNarrator, standingInput, type RoundFigures, type SessionView } from '../core/index.js';
 import { policyNamed, renderCheckTree, type AnyPolicy, type Figure } from '../policies/index.js';
 import { escapeMarkdown as md, table } from './markdown.js';
 import { remainingIssuesOf } from './remaining.js';
@@ -32,7 +32,8 @@ function completedTree<T extends { decision: string }>(view: SessionView, tree: 
 
 function checkTreeOf(view: SessionView, policy: AnyPolicy, round: SessionView['rounds'][number] | undefined) {
   const history = (view.policies.records.get(policy.name) ?? []).map((r) => r.metrics);
-  return policy.check(view.policies.settings.get(policy.name), history, round && roundInput(round, view.config, view.machine.flatCount));
+  // A metric policy's tree reads the round as its standing verdict does (with the forecast); a gap-reading one, the last closed round.
+  return policy.check(view.policies.settings.get(policy.name), history, policy.readsGapEvents ? round && roundInput(round, view.config, view.machine.flatCount) : standingInput(view));
 }
 
 function cell(value: Figure | undefined): string {

@@ -51,6 +51,17 @@ describe('budget on the command line', () => {
     expect(status).toContain('| 2 | 0.8 | - | - | 1.1 | 1000 | 60 | limit | budget_spent |');
   });
 
+  it('round close with spend and --event-id is safe to retry: the second call finds both events and appends nothing', { timeout: 30_000 }, () => {
+    inRoundOne();
+    const first = JSON.parse(box.ok('round', 'close', '--cost', '0.3', '--event-id', 'close-1', '--json').stdout) as Recorded & { duplicate?: boolean };
+    const log = box.logBytes();
+    const again = JSON.parse(box.ok('round', 'close', '--cost', '0.3', '--event-id', 'close-1', '--json').stdout) as Recorded & { duplicate?: boolean };
+    expect(again.duplicate).toBe(true);
+    expect(again.events).toEqual(first.events);
+    expect(box.logBytes()!.equals(log!)).toBe(true);
+    expect(box.logLines().slice(-2).map((line) => (JSON.parse(line) as { id: string }).id)).toEqual(['close-1:budget', 'close-1']);
+  });
+
   it('a round closed without its spend is refused, naming the budget', { timeout: 30_000 }, () => {
     inRoundOne();
     expectRefused(box, ['round', 'close'], ['round 1 has no budget metrics yet']);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { policyStates } from '../../src/core/index.js';
 import { closeRound, given, metrics, open, resolve, start, startRound, type GivenItem } from './given.js';
 
 /*
@@ -71,6 +72,12 @@ describe('budget: the forecast needs more rounds than the budget left pays for',
           },
         },
       ]);
+  });
+
+  it('the standing verdict (state --json, status.md, check) reads the same forecast: after round 4 the budget stands diverging', () => {
+    const after = given(withBudget({ cost: 10 }), ...tenHigh, ...threeRounds, ...spendingRound(4, 'G4', { cost: 2 }));
+    expect(after.view.machine.state).toBe('DIVERGENCE_WARNING');
+    expect(policyStates(after.view).find((p) => p.name === 'budget')).toMatchObject({ verdict: 'diverging', reason: 'budget_short', figures: { totalCost: 8, costLimit: 10 } });
   });
 
   it('does not warn when what is left pays for the rounds the forecast needs: 2 a round for 6 rounds is 12, within the 32 left of 40', () => {
