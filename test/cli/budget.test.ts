@@ -79,6 +79,14 @@ describe('budget on the command line', () => {
     expectRefused(box, argv, [message]);
   });
 
+  it('budget alone is refused at init: it guards a loop, and names the policies that judge progress', { timeout: 30_000 }, () => {
+    const result = box.gf('init', '--policy', 'budget', '--budget-cost', '5');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('budget only guards a loop (stops it at a limit, or warns); enable it beside a policy that judges progress (gaps, questions, atoms, forge, quality)');
+    expect(result.stderr.trimEnd()).not.toContain('\n');
+    expect(box.logBytes()).toBeNull();
+  });
+
   it('a limit at init that is no positive number is refused, naming it, and no session is made', { timeout: 30_000 }, () => {
     const result = box.gf('init', '--policy', 'gaps,budget', '--budget-cost', '-5');
     expect(result.code).toBe(1);
