@@ -52,6 +52,16 @@ function policyLines(): string[] {
   });
 }
 
+/** `round close` with the record flags of each policy that takes them there. */
+function closeLines(): string[] {
+  return metricPolicies()
+    .filter((policy) => policy.recordOnClose)
+    .flatMap((policy) => [
+      ...wrap('  round close', Object.entries(policy.recordFlags).map(([flag, spec]) => `[${flagUsage(flag, spec)}]`), '       '),
+      `                                  with ${policy.name} enabled: its record, appended with the close`,
+    ]);
+}
+
 const formats = stateFormatNames();
 const stateUsage = `  state [--json]${formats.length > 0 ? ` [--format ${formats.join('|')}]` : ''}`;
 
@@ -84,6 +94,7 @@ Rounds
                                   open the next round (a flat review or consolidation
                                   round leaves the flat count as it was)
   round close                     close it: figures, both nets, the new state and why
+${closeLines().join('\n')}
 Decisions (between rounds)
   decide narrow-scope --gaps ID[,ID...]  | accept-complexity
   decide prioritize-critical [--gaps ID[,ID...]] | pause | resume

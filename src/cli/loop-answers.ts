@@ -1,4 +1,4 @@
-import { type HookCall, type HookStep, listedGaps, loopStep, standingStopRequest, Refusal, type SessionView } from '../core/lean.js';
+import { type HookCall, type HookStep, listedGaps, viewForecast, loopStep, standingStopRequest, Refusal, type SessionView } from '../core/lean.js';
 import { findSessionDir, holdsSession, readHookBlocks, writeHookBlocks } from '../log/lean.js';
 import { claudeHookAnswer, gapEntry, hookFailureAnswer, hookWarningLine, misfiredHookAnswer, nextLine, hookVerdict, type HookVerdict, optionEntries, renderPrompt } from '../render/lean.js';
 import { list, parse, UsageError, wholeNumber } from './args.js';
@@ -25,7 +25,7 @@ export function printNext(io: CliIO, view: SessionView, json: boolean | undefine
   const step = loopStep(view, standingStopRequest(view));
   const asks = step.action === 'ask_user';
   const prompt = asks ? renderPrompt(view) : null;
-  if (json) return printJson(io, { ...step, gaps: listedGaps(view).map(gapEntry), options: asks ? optionEntries(view) : [], prompt });
+  if (json) return printJson(io, { ...step, forecast: viewForecast(view), gaps: listedGaps(view).map(gapEntry), options: asks ? optionEntries(view) : [], prompt });
   io.stdout(nextLine(step));
 }
 

@@ -87,7 +87,7 @@ function readMetricsJson(input: string, io: CliIO): Record<string, unknown> {
 }
 
 /** One clear line for a record flag whose value is not the kind of number it takes; the schema judges the range. */
-function validateFlagValues(flags: Readonly<Record<string, FlagSpec>>, values: Record<string, unknown>): void {
+export function validateFlagValues(flags: Readonly<Record<string, FlagSpec>>, values: Record<string, unknown>): void {
   for (const [flag, spec] of Object.entries(flags)) {
     if (spec.type !== 'string' || spec.value === undefined) continue;
     const given = values[flag];
@@ -96,6 +96,7 @@ function validateFlagValues(flags: Readonly<Record<string, FlagSpec>>, values: R
       const shown = JSON.stringify(String(raw).slice(0, 40));
       if (spec.value === 'whole' && !/^\d+$/.test(word)) throw new Refusal(`--${flag} takes a whole number ≥ 0, not ${shown}`);
       if (spec.value === 'number' && !DECIMAL.test(word)) throw new Refusal(`--${flag} takes a number, not ${shown}`);
+      if (spec.value === 'amount' && (!DECIMAL.test(word) || Number(word) < 0)) throw new Refusal(`--${flag} takes a number of 0 or more, not ${shown}`);
     }
   }
 }

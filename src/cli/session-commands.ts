@@ -1,7 +1,7 @@
 import { GATE_DEFAULT_TIMEOUT_SECONDS, GATE_FLAG, GATE_TIMEOUT_FLAG, parseBody, Refusal, type SessionView } from '../core/index.js';
 import { decidedLine, gapMovedLine, gapOpenedLine, gapRenamedLine, gapSplitLine, initLines, renderAnnouncement, roundClosedLines, roundStartedLine, severityChangedLine } from '../render/index.js';
 import { FileLog, writeSessionConfig } from '../log/index.js';
-import { changeSeverityBody, closeRoundBody, moveGapBody, openGapBody, recordOnFileHead, renameGapBody, Session, splitGapBody, startRoundBody } from '../session/index.js';
+import { changeSeverityBody, closeRoundBody, recordMetricsBody, moveGapBody, openGapBody, recordOnFileHead, renameGapBody, Session, splitGapBody, startRoundBody } from '../session/index.js';
 import type { BodyOf, EventBodyInput, SessionSettings, Severity } from '../../events/index.js';
 import { DECISION_KIND_WORDS, GAP_STATE_WORDS, PRESET_WORDS, ROUND_KIND_WORDS, SEVERITY_WORDS, shownValue, VERIFY_TIMEOUT_MAX } from '../../events/lean.js';
 import { DECIMAL, dashed, list, parse, unknownVerb, UsageError, wholeNumber, wordOf } from './args.js';
@@ -9,6 +9,8 @@ import { announce, type CliIO, type Command, newSessionDir, open, sessionDir } f
 import { policyInitOptions, policyInitSettings } from './policy-commands.js';
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
 import { throughGate } from './gate.js';
+import { validateFlagValues } from './record.js';
+import { metricPolicies, type FlagValues } from '../policies/index.js';
 
 /** `gapflow init`: a new session with its settings (and, with `--agent-session`, bound to that agent). */
 export const init: Command = (argv, io) => {
@@ -180,10 +182,38 @@ export const round: Command = (argv, io) => {
     const kind = values.kind === undefined ? undefined : wordOf('--kind', values.kind, ROUND_KIND_WORDS, { about: 'round start' });
     return recordAndAnnounce(io, values, (view) => startRoundBody(view, kind), (_, after) => roundStartedLine(after));
   }
-  const { values } = parse(rest, { ...WRITE_OPTIONS }, []);
+  const closers = metricPolicies().filter((policy) => policy.recordOnClose);
+  const flags = Object.fromEntries(closers.flatMap((policy) => Object.keys(policy.recordFlags).map((flag) => [flag, { type: 'string' as const }])));
+  const { values } = parse(rest, { ...flags, ...WRITE_OPTIONS }, []);
+  const given = values as Record<string, unknown>;
+  const records = closers.filter((policy) => Object.keys(policy.recordFlags).some((flag) => given[flag] !== undefined));
+  for (const policy of records) validateFlagValues(policy.recordFlags, given);
+  const close = () =>
+    records.length === 0
+      ? recordAndAnnounce(io, values, closeRoundBody, (_, after) => roundClosedLines(after))
+      : closeWithRecords(io, values, records.map((policy) => ({ policy: policy.name, metrics: policy.fromFlags(given as FlagValues) })));
   // A close that would complete a session with a verification check runs the check first (gate.ts).
-  throughGate(io, () => open(values, io), 'round_close', values.json, () => recordAndAnnounce(io, values, closeRoundBody, (_, after) => roundClosedLines(after)));
+  throughGate(io, () => open(values, io), 'round_close', values.json, close);
 };
+
+/**
+ * `round close` with the record flags of a policy that takes them there
+ * (`recordOnClose`): its record for the round and the close, appended together
+ * or not at all (a close that would be refused leaves no record behind).
+ * `--event-id ID` names the close; each record takes `ID:POLICY`, so a
+ * retry finds them all.
+ */
+function closeWithRecords(io: CliIO, values: Parameters<typeof writeOptions>[0] & { dir?: string | undefined; json?: boolean | undefined }, records: { policy: string; metrics: Record<string, unknown> }[]): void {
+  const write = writeOptions(values);
+  const session = open(values, io);
+  const before = session.view;
+  const requests = [
+    ...records.map(({ policy, metrics }) => ({ body: recordMetricsBody(policy, metrics), id: write.eventId === undefined ? undefined : `${write.eventId}:${policy}` })),
+    { body: closeRoundBody(before), id: write.eventId },
+  ];
+  const { groups, appended } = session.recordAll(requests, null, { expectSeq: write.expectSeq });
+  announce(io, session, { events: groups.flat(), duplicate: appended.length === 0 }, values.json, () => roundClosedLines(session.view));
+}
 
 /**
  * `gapflow decide KIND`: the user's decision. KIND is spelt as the log

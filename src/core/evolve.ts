@@ -22,6 +22,7 @@ export function initialView(): SessionView {
     renames: [],
     open: { count: 0, weighted: 0 },
     rounds: [],
+    weightedOpenEnds: [],
     roundOpen: false,
     machine: { state: 'CONVERGING', flatCount: 0, outcome: null, pausedFrom: null },
     history: [],

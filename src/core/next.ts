@@ -1,3 +1,4 @@
+import { forecastPastLimit } from './session-forecast.js';
 import { closedRoundCount } from './inventory.js';
 import { formatCount } from '../policies/lean.js';
 import { metricPoliciesOf, missingMetrics, roundLimit, tracksGaps } from './policies.js';
@@ -36,7 +37,7 @@ export function nextStep(view: SessionView): { action: NextAction; reason: strin
         ? `round ${closed + 1} is open: work on the open gaps, ${record}then close it`
         : `start round ${closed + 1}`;
       const open = `; ${formatCount(view.open.count)} open`;
-      return { action: 'continue', reason: `${state}: ${work}${flat}${open}` };
+      return { action: 'continue', reason: `${state}: ${work}${flat}${open}${forecastPastLimit(view)}` };
     }
   }
 }

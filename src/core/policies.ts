@@ -1,5 +1,6 @@
 import { combine, withSessionRules, type CombinedVerdict, type NamedVerdict, DEFAULT_POLICIES, policyRulesNamed, type AnyPolicyRules, type PolicyVerdict, type RoundInput } from '../policies/lean.js';
 import type { ConvergenceConfig } from '../../machines/index.js';
+import { forecast } from './forecast.js';
 import type { PolicyView, RoundFigures, SessionView } from './view.js';
 
 /*
@@ -44,22 +45,49 @@ export function readsGapEvents(enabled: readonly string[]): boolean {
 
 /**
  * A policy's verdict as it stands: a metric policy's over its metrics so far
- * (null before its first iteration); a gap-reading policy's as the last
- * closed round recorded it (null before round 1 closes).
+ * (null before its first iteration), judging `round` when one is being
+ * judged, else the last closed one with the forecast as it stands; a
+ * gap-reading policy's as the last closed round recorded it (null before
+ * round 1 closes).
  */
-export function currentVerdict(view: Pick<SessionView, 'policies' | 'rounds'>, policy: AnyPolicyRules): PolicyVerdict | null {
+export function currentVerdict(view: StandingView, policy: AnyPolicyRules): PolicyVerdict | null {
   if (policy.readsGapEvents) return lastClosed(view)?.verdicts.find((v) => v.policy === policy.name) ?? null;
+  return metricVerdict(view, policy, standingInput(view));
+}
+
+/** A metric policy's verdict over its metrics so far, judging `round`; null before its first iteration. */
+function metricVerdict(view: Pick<SessionView, 'policies'>, policy: AnyPolicyRules, round: RoundInput | undefined): PolicyVerdict | null {
   const history = (view.policies.records.get(policy.name) ?? []).map((r) => r.metrics);
-  return history.length === 0 ? null : policy.verdict(view.policies.settings.get(policy.name), history);
+  return history.length === 0 ? null : policy.verdict(view.policies.settings.get(policy.name), history, round);
+}
+
+/** What a standing verdict is read against. */
+type StandingView = Pick<SessionView, 'policies' | 'rounds' | 'weightedOpenEnds' | 'config' | 'machine'>;
+
+/** The last closed round as a metric policy's standing verdict reads it, with the forecast so far; undefined before round 1 closes. */
+export function standingInput(view: StandingView): RoundInput | undefined {
+  const last = lastClosed(view);
+  return last && roundInput(last, view.config, view.machine.flatCount, tracksGaps(view) ? view.weightedOpenEnds : undefined);
 }
 
 function lastClosed(view: Pick<SessionView, 'rounds'>): RoundFigures | undefined {
   return view.rounds.findLast((r) => r.openEnd !== null);
 }
 
-/** What a round hands its policies: its gap figures (open count at its close), the thresholds, the flat count after it. */
-export function roundInput(round: RoundFigures, config: ConvergenceConfig, flatCount: number): RoundInput {
-  return { gaps: { ...round, openCount: round.openEnd ?? 0 }, config, flatCount };
+/**
+ * What a round hands its policies: its gap figures (open count at its
+ * close), the thresholds, the flat count after it, and, given the weighted
+ * open count at each closed round's end through this one, the rounds the
+ * forecast says the gaps still need.
+ */
+export function roundInput(round: RoundFigures, config: ConvergenceConfig, flatCount: number, weightedOpenEnds?: readonly number[]): RoundInput {
+  const input = { gaps: { ...round, openCount: round.openEnd ?? 0 }, config, flatCount };
+  return weightedOpenEnds === undefined ? input : { ...input, forecast: forecast(weightedOpenEnds).rounds };
+}
+
+/** Whether a verdict speaks in the combination: every one but a guard's that neither stops nor warns. */
+function speaks(verdict: NamedVerdict): boolean {
+  return !policyRulesNamed(verdict.policy)?.guard || verdict.verdict === 'limit' || verdict.verdict === 'diverging';
 }
 
 /**
@@ -76,19 +104,21 @@ export type SessionRules = 'current' | 'before-v4';
  * for whatever combination runs. The machine reads the combined verdict alone.
  */
 export function judgeRound(
-  view: Pick<SessionView, 'policies' | 'settings' | 'rounds'>,
+  view: Pick<SessionView, 'policies' | 'settings' | 'rounds' | 'weightedOpenEnds'>,
   round: RoundFigures,
   config: ConvergenceConfig,
   rules: SessionRules = 'current',
 ): { verdicts: NamedVerdict[]; combined: CombinedVerdict } {
   const verdicts: NamedVerdict[] = [];
+  // The forecast reads the weighted open count through this round's close (none without an inventory).
+  const series = tracksGaps(view) ? [...view.weightedOpenEnds, round.weightedOpenEnd ?? round.weightedOpenStart] : undefined;
   for (const policy of policiesOf(view.policies.enabled)) {
     const verdict = policy.readsGapEvents
       ? policy.verdict(undefined, [], roundInput(round, config, 0))
-      : currentVerdict(view, policy);
+      : metricVerdict(view, policy, roundInput(round, config, 0, series));
     if (verdict) verdicts.push({ policy: policy.name, ...verdict });
   }
-  const combined = combine(verdicts, view.policies.completeWhen);
+  const combined = combine(verdicts.filter(speaks), view.policies.completeWhen);
   const gaps = tracksGaps(view);
   // Before version 4, R12 bound only a session without the gap policy, and a stop request stood at the limit.
   if (rules === 'before-v4' && (gaps || combined.verdict === 'stopped')) return { verdicts, combined };

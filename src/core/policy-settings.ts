@@ -55,6 +55,11 @@ export function policySettingsProblem(settings: SessionSettings): [why: string, 
     if (!POLICY_NAMES.includes(name)) return [unknownPolicy(name)];
   }
   if (new Set(enabled).size !== enabled.length) return ['a policy is named twice'];
+  // A guard only stops or warns: alone, no round could make progress or converge.
+  if (enabled.every((name) => policyNamed(name)?.guard)) {
+    const goals = POLICY_NAMES.filter((name) => !policyNamed(name)?.guard);
+    return [`${enabled.join(', ')} only ${enabled.length === 1 ? 'guards' : 'guard'} a loop (stops it at a limit, or warns); enable it beside a policy that judges progress (${goals.join(', ')})`];
+  }
   if (!readsGapEvents(enabled)) {
     // Settings only the gap policy reads would be taken and silently ignored.
     // (A preset stays: its stall threshold applies to any policy's flat verdicts.)

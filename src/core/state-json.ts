@@ -1,4 +1,5 @@
 import { alternatingOpenCount, pingPongGaps } from './ping-pong.js';
+import { viewForecast } from './session-forecast.js';
 import { closedRounds } from './inventory.js';
 import { STATE_CLASS } from './rules.js';
 import { policyStates } from './policies.js';
@@ -25,6 +26,7 @@ export function toStateJson(view: SessionView) {
     preset: view.settings?.preset ?? null,
     baselineGapCount: view.baselineGapCount,
     decision,
+    forecast: viewForecast(view),
     focus: [...view.focus],
     baseline: view.baseline ? { ...view.baseline } : null,
     pausedFrom: view.machine.pausedFrom,

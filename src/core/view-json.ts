@@ -10,7 +10,7 @@ import type { Gap, MetricsRecord, SessionView } from './view.js';
  * gapflow that folded the view. Bump VIEW_SHAPE when SessionView changes
  * shape between releases' builds.
  */
-export const VIEW_SHAPE = 'view-5';
+export const VIEW_SHAPE = 'view-6';
 
 interface StoredView extends Omit<SessionView, 'gaps' | 'policies'> {
   gaps: Gap[];
@@ -60,11 +60,11 @@ export function readView(text: string): SessionView | null {
  */
 function looksStored(value: unknown): value is StoredView {
   if (!isObject(value)) return false;
-  const { gaps, rounds, history, decisions, focus, renames, machine, policies, open, lastSeq } = value;
+  const { gaps, rounds, weightedOpenEnds, history, decisions, focus, renames, machine, policies, open, lastSeq } = value;
   return (
     Array.isArray(gaps) &&
     gaps.every((gap) => isObject(gap) && typeof gap.id === 'string') &&
-    [rounds, history, decisions, focus, renames].every(Array.isArray) &&
+    [rounds, weightedOpenEnds, history, decisions, focus, renames].every(Array.isArray) &&
     isObject(machine) &&
     isObject(open) &&
     Number.isSafeInteger(lastSeq) &&

@@ -215,6 +215,12 @@ export interface SessionView {
   /** R9's open count and weighted open count, kept as the gaps change so no round re-sums the inventory. */
   open: { count: number; weighted: number };
   rounds: RoundFigures[];
+  /**
+   * The weighted open count at each closed round's end, oldest first: the
+   * forecast's series, kept apart from the rounds because the head keeps
+   * only the last rounds whole, and this whole (a number a round).
+   */
+  weightedOpenEnds: number[];
   roundOpen: boolean;
   machine: MachineState;
   history: HistoryEntry[];

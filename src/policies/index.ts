@@ -1,5 +1,7 @@
 export { atomsFigures, atomsRules, type AtomsMetrics, type AtomsSettings } from './atoms/index.js';
 export { atomsPolicy } from './atoms/policy.js';
+export { BUDGET_MEASURES, budgetRules, type BudgetMeasure, type BudgetMetrics, type BudgetSettings } from './budget/index.js';
+export { budgetPolicy } from './budget/policy.js';
 export { combine, withSessionRules, type CombinedVerdict, type RoundBounds, type CompleteWhen, type NamedVerdict } from './combine.js';
 export {
   agreementScore,

@@ -1,4 +1,5 @@
 import { atomsPolicy } from './atoms/policy.js';
+import { budgetPolicy } from './budget/policy.js';
 import { forgePolicy } from './forge/policy.js';
 import { gapsPolicy } from './gaps/policy.js';
 import { questionsPolicy } from './questions/policy.js';
@@ -8,7 +9,7 @@ import type { AnyPolicy } from './types.js';
 export { DEFAULT_POLICIES, POLICY_NAMES } from './rules.js';
 
 /** Every policy a session may enable, whole (schemas included), in the order of rules.ts. */
-const POLICIES: readonly AnyPolicy[] = [gapsPolicy, questionsPolicy, atomsPolicy, forgePolicy, qualityPolicy];
+const POLICIES: readonly AnyPolicy[] = [gapsPolicy, questionsPolicy, atomsPolicy, forgePolicy, qualityPolicy, budgetPolicy];
 
 const BY_NAME = new Map(POLICIES.map((p) => [p.name, p]));
 

@@ -1,4 +1,5 @@
 import { atomsRules } from './atoms/index.js';
+import { budgetRules } from './budget/index.js';
 import { forgeRules } from './forge/index.js';
 import { gapsRules } from './gaps/index.js';
 import { qualityRules } from './quality/index.js';
@@ -13,7 +14,7 @@ import { eraseRules, type AnyPolicyRules } from './types.js';
  */
 
 /** Every policy a session may enable, gaps first. Adding one: its folder, and a line here and in registry.ts. */
-const RULES: readonly AnyPolicyRules[] = [eraseRules(gapsRules), eraseRules(questionsRules), eraseRules(atomsRules), eraseRules(forgeRules), eraseRules(qualityRules)];
+const RULES: readonly AnyPolicyRules[] = [eraseRules(gapsRules), eraseRules(questionsRules), eraseRules(atomsRules), eraseRules(forgeRules), eraseRules(qualityRules), eraseRules(budgetRules)];
 
 const BY_NAME = new Map(RULES.map((p) => [p.name, p]));
 

@@ -31,11 +31,11 @@ export interface CheckTree {
 /** How `record <policy>` flags are declared: node:util parseArgs option shapes. */
 export type FlagSpec =
   /**
-   * `value`: the kind of number the flag takes, so the CLI names the flag when given anything else.
+   * `value`: the kind of number the flag takes (`amount`: any number of 0 or more), so the CLI names the flag when given anything else.
    * `placeholder`: what `--help` shows after the flag (`N`); `oneOf`: one of the flags so marked is
    * given, not all (`--help` shows them as alternatives).
    */
-  | { type: 'string'; multiple?: boolean; value?: 'whole' | 'number'; placeholder?: string; oneOf?: boolean }
+  | { type: 'string'; multiple?: boolean; value?: 'whole' | 'number' | 'amount'; placeholder?: string; oneOf?: boolean }
   | { type: 'boolean' };
 export type FlagValues = Record<string, string | boolean | string[] | undefined>;
 
@@ -55,6 +55,12 @@ export interface RoundInput {
   config: ConvergenceConfig;
   /** The machine's flat count after the round (a check tree shows it). */
   flatCount: number;
+  /**
+   * More rounds until the gaps close, as the forecast of the weighted open
+   * count after this round puts it; null (or left out) when it has no
+   * estimate or no policy reads gap events.
+   */
+  forecast?: { low: number; high: number } | null;
 }
 
 /**
@@ -92,6 +98,15 @@ export interface Policy<S, M> {
    * bounds them (R12), and status.md shows the gap inventory and round table.
    */
   readsGapEvents?: true;
+  /**
+   * A guard, not a goal (budget): its verdict counts in the round's
+   * combination only when it is `limit` or `diverging`, so it neither holds
+   * up convergence under `all` nor completes a session under `any`. A metric
+   * policy's verdict is handed the round being judged (with its forecast).
+   */
+  guard?: true;
+  /** Its record flags may also be given to `round close`: the record and the close are then appended together. */
+  recordOnClose?: true;
   /** The agent's request to stop or redirect that its latest metrics carry, if any (the stop hook and `next` honour it). */
   agentRequest?(settings: S, history: readonly M[]): AgentRequest | undefined;
   /** How a session that runs this policy alone tells a round's step in its history, from the combined verdict's reason code. */

@@ -1,4 +1,4 @@
-import { closedRounds, type SessionView } from '../core/index.js';
+import { closedRounds, trendLine, viewForecast, type SessionView } from '../core/index.js';
 import { toMermaid } from './diagram.js';
 
 function fence(body: string): string {
@@ -12,8 +12,14 @@ function plain(value: number): string {
 
 /**
  * Open count (line) and weighted open (bars) at the start of round 1 and at
- * each closed round's end, as a Mermaid xychart that GitHub renders. Null
- * until a round has closed.
+ * each closed round's end, as a Mermaid xychart that GitHub renders; with a
+ * forecast, the trend it is read from (a second line, the weighted open
+ * count's fitted line, none below zero) over the same rounds and on to the
+ * round it reaches zero in. Null until a round has closed.
+ *
+ * Mermaid's xychart draws every series over every label (no missing
+ * points, no dashed lines), so the rounds ahead show no bar, and the open
+ * count's line holds its last value there.
  */
 export function openChart(view: SessionView): string | null {
   const rounds = closedRounds(view);
@@ -22,15 +28,25 @@ export function openChart(view: SessionView): string | null {
   const labels = ['start', ...rounds.map((r) => `R${r.round}`)];
   const counts = [first.openStart, ...rounds.map((r) => r.openEnd ?? r.openStart)];
   const weighted = [first.weightedOpenStart, ...rounds.map((r) => r.weightedOpenEnd ?? r.weightedOpenStart)];
-  const top = Math.max(1, ...counts, ...weighted);
+  const trend = viewForecast(view)?.finish ? trendLine(view.weightedOpenEnds) : null;
+  if (trend) {
+    const last = rounds.length;
+    for (let round = last + 1; round <= trend.length - 1; round += 1) {
+      labels.push(`R${round}?`);
+      weighted.push(0);
+      counts.push(counts[last]!);
+    }
+  }
+  const top = Math.max(1, ...counts, ...weighted, ...(trend ?? []));
   return fence(
     [
       'xychart-beta',
-      '  title "Open count (line) and weighted open (bars)"',
+      `  title "${trend ? 'Open count (first line), weighted open (bars) and its trend (second line)' : 'Open count (line) and weighted open (bars)'}"`,
       `  x-axis [${labels.map((l) => `"${l}"`).join(', ')}]`,
       `  y-axis "Gaps" 0 --> ${plain(top)}`,
       `  bar [${weighted.map(plain).join(', ')}]`,
       `  line [${counts.map(plain).join(', ')}]`,
+      ...(trend ? [`  line [${trend.map(plain).join(', ')}]`] : []),
     ].join('\n'),
   );
 }

@@ -1,4 +1,4 @@
-import { closedRounds, currentVerdict, lastClosedRound, metricPoliciesOf, roundInput, soleNarrator, type RoundFigures, type SessionView } from '../core/index.js';
+import { closedRounds, currentVerdict, lastClosedRound, metricPoliciesOf, roundInput, soleNarrator, standingInput, type RoundFigures, type SessionView } from '../core/index.js';
 import { policyNamed, renderCheckTree, type AnyPolicy, type Figure } from '../policies/index.js';
 import { escapeMarkdown as md, table } from './markdown.js';
 import { remainingIssuesOf } from './remaining.js';
@@ -32,7 +32,8 @@ function completedTree<T extends { decision: string }>(view: SessionView, tree: 
 
 function checkTreeOf(view: SessionView, policy: AnyPolicy, round: SessionView['rounds'][number] | undefined) {
   const history = (view.policies.records.get(policy.name) ?? []).map((r) => r.metrics);
-  return policy.check(view.policies.settings.get(policy.name), history, round && roundInput(round, view.config, view.machine.flatCount));
+  // A metric policy's tree reads the round as its standing verdict does (with the forecast); a gap-reading one, the last closed round.
+  return policy.check(view.policies.settings.get(policy.name), history, policy.readsGapEvents ? round && roundInput(round, view.config, view.machine.flatCount) : standingInput(view));
 }
 
 function cell(value: Figure | undefined): string {
@@ -42,13 +43,20 @@ function cell(value: Figure | undefined): string {
   return md(value);
 }
 
+/** What the sentence on completion leaves out: the guards, whose verdicts only stop or warn. */
+function guardsNote(enabled: readonly string[]): string {
+  const guards = enabled.filter((name) => policyNamed(name)?.guard);
+  if (guards.length === 0) return '';
+  return ` ${guards.join(', ')} ${guards.length === 1 ? 'is a guard' : 'are guards'}: ${guards.length === 1 ? 'its verdict counts' : 'their verdicts count'} only to stop the session (limit) or warn (diverging).`;
+}
+
 /** status.md: a section per enabled metric policy with its figures per round (gap-reading policies have the round table). */
 export function policySections(view: SessionView): string[] {
   const metricPolicies = metricPoliciesOf(view.policies.enabled).map((p) => p.name);
   if (metricPolicies.length === 0) return [];
   const parts = [
     '## Policies',
-    `Enabled: ${view.policies.enabled.join(', ')}. A round completes the session when ${view.policies.completeWhen === 'all' ? 'every policy has' : 'any policy has'} converged.`,
+    `Enabled: ${view.policies.enabled.join(', ')}. A round completes the session when ${view.policies.completeWhen === 'all' ? 'every policy has' : 'any policy has'} converged.${guardsNote(view.policies.enabled)}`,
   ];
   for (const name of metricPolicies) {
     const policy = policyNamed(name)!;

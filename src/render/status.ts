@@ -1,4 +1,4 @@
-import { closedRounds, tracksGaps } from '../core/index.js';
+import { closedRounds, tracksGaps, viewForecast } from '../core/index.js';
 import { policySections, verdictTable } from './policies.js';
 import type { SessionView } from '../core/index.js';
 import { openChart, stateChart } from './charts.js';
@@ -29,6 +29,8 @@ export function renderStatus(view: SessionView): string {
     '### Round Progress',
     rounds.length === 0 ? '_No round has closed yet._' : tracksGaps(view) ? roundTable(view) : verdictTable(view),
   ];
+  const forecast = rounds.length > 0 ? viewForecast(view) : null;
+  if (forecast) parts.push(`**Forecast:** ${forecast.detail}.`);
   const chart = tracksGaps(view) ? openChart(view) : null;
   if (chart) parts.push(chart);
   if (latest && tracksGaps(view)) {

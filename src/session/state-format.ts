@@ -6,7 +6,7 @@ import { packageVersion } from '../version.js';
  * version, so a change to what state --json prints, within a version,
  * bumps it.
  */
-export const STATE_JSON_SHAPE = 'state-json-2';
+export const STATE_JSON_SHAPE = 'state-json-3';
 
 /**
  * The format the stored `state --json` output is written and read under:

@@ -44,6 +44,17 @@ function divergedSession(dir: string): Session {
   return diverge(longSession(dir), 'G-59-a');
 }
 
+/** A long session whose last rounds resolve eight of the blocked LOW gaps each: its forecast has a trend to read (from the head's series, on the short path). */
+function decliningSession(dir: string): Session {
+  const session = longSession(dir);
+  for (let r = 0; r < 5; r++) {
+    session.startRound();
+    for (let g = r * 8; g < r * 8 + 8; g++) session.moveGap(`G-${g}-b`, 'RESOLVED');
+    session.closeRound();
+  }
+  return session;
+}
+
 const stop = (agent: string, active = false) => JSON.stringify({ session_id: agent, hook_event_name: 'Stop', stop_hook_active: active });
 
 /** One call through the bin's loader (which takes the head's short path when it can), in-process. */
@@ -62,7 +73,7 @@ async function viaBin(argv: string[], cwd: string, stdin?: string): Promise<CliR
 
 describe('next and the stop hook, answered from a current head', { timeout: 60_000 }, () => {
   it('answer as the full commands do, whatever the session says', async () => {
-    for (const make of [longSession, divergedSession]) {
+    for (const make of [longSession, divergedSession, decliningSession]) {
       // Two sessions alike: the full commands (`run`) answer in one, the bin in the other.
       const [full, bin] = [tempDir(), tempDir()];
       make(full);
@@ -94,6 +105,10 @@ describe('next and the stop hook, answered from a current head', { timeout: 60_0
       // The blocks in a row each kept for the next call (none when no call blocked).
       const hookState = (dir: string) => (existsSync(join(dir, 'hook-state.json')) ? readFileSync(join(dir, 'hook-state.json'), 'utf8') : null);
       expect(hookState(bin)).toBe(hookState(full));
+      if (make === decliningSession) {
+        const answered = JSON.parse((await viaBin(['next', '--json', '--dir', bin], bin)).stdout) as { forecast: { reason: string } };
+        expect(answered.forecast.reason).toBe('declining');
+      }
     }
   });
 });

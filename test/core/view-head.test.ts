@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { replay, type SessionView } from '../../src/index.js';
-import { closedRoundCount, closedRounds, hookStep, lastClosedRound, loopStep, standingStopRequest, type HookCall } from '../../src/core/index.js';
+import { closedRoundCount, closedRounds, hookStep, lastClosedRound, loopStep, standingStopRequest, viewForecast, type HookCall } from '../../src/core/index.js';
 import { decodeHead, encodeHead, headOf } from '../../src/core/index.js';
 import { hookVerdict, nextLine, renderPrompt } from '../../src/render/index.js';
 import { EVENT_VERSION, type GapflowEvent } from '../../events/index.js';
@@ -35,7 +35,7 @@ function answers(view: SessionView) {
       return { decision: decided.decision, record: decided.record, blocks: decided.blocks, words: hookVerdict(decided.view, call, decided.context, decided.decision) };
     }),
   );
-  return { step, line: nextLine(step), prompt: renderPrompt(view), hooks, round: closedRounds(view).length };
+  return { step, line: nextLine(step), prompt: renderPrompt(view), hooks, round: closedRounds(view).length, forecast: viewForecast(view) };
 }
 
 /** The event with its round number moved up by 10 (round starts and closes, and metrics). */

@@ -1,0 +1,30 @@
+import { forecast, type Forecast } from './forecast.js';
+import { roundLimit, tracksGaps } from './policies.js';
+import type { SessionView } from './view.js';
+
+/*
+ * The forecast of a session's view: from the weighted open count the view
+ * keeps a number a round of (whole in the head checkpoint too), so `next`
+ * reads it without the session's history.
+ */
+
+/**
+ * The session's forecast: null once it is COMPLETE (no round is left to
+ * forecast), and when no policy it runs reads gap events (there is no
+ * weighted open count to read).
+ */
+export function viewForecast(view: Pick<SessionView, 'policies' | 'weightedOpenEnds' | 'machine'>): Forecast | null {
+  return view.machine.state !== 'COMPLETE' && tracksGaps(view) ? forecast(view.weightedOpenEnds) : null;
+}
+
+/**
+ * The warning `next` gives while the forecast's earliest finish lies past
+ * the round limit, naming the decisions that answer it; empty otherwise.
+ */
+export function forecastPastLimit(view: Pick<SessionView, 'policies' | 'weightedOpenEnds' | 'machine' | 'settings' | 'config'>): string {
+  const limit = roundLimit(view);
+  const finish = viewForecast(view)?.finish;
+  if (limit === null || !finish || finish.low <= limit) return '';
+  const by = finish.low === finish.high ? `round ${finish.low}` : `rounds ${finish.low}–${finish.high}`;
+  return `; the forecast finishes in ${by}, past max_rounds (${limit}): narrow the scope or extend the limit (decide extend-rounds N) before round ${limit} closes`;
+}
