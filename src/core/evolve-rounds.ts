@@ -1,3 +1,4 @@
+import { FORECAST_ROUNDS } from './forecast.js';
 import { ALTERNATING_ROUNDS } from './ping-pong.js';
 import type { EventOf, SettledOf } from '../../events/index.js';
 import { policyNamed } from '../policies/index.js';
@@ -84,7 +85,7 @@ export function closeRound(view: SessionView, event: SettledOf<'round.closed'>):
   round.flatCount = machine.state !== 'DIVERGENCE_WARNING' && machine.state !== 'COMPLETE' ? machine.flatCount : null;
   // The recorded outcome settled the round's CRITICAL introductions; the older rule's list served only to judge it.
   delete round.criticalBeforeR29;
-  view.weightedOpenEnds.push(figures.weightedOpenEnd);
+  view.weightedOpenEnds = [...view.weightedOpenEnds, figures.weightedOpenEnd].slice(-FORECAST_ROUNDS);
   view.roundOpen = false;
   view.openEnds = [...view.openEnds, { round: round.round, openEnd: figures.openEnd }].slice(-ALTERNATING_ROUNDS);
   const from = view.machine.state;

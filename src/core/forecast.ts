@@ -10,6 +10,9 @@ import { formatCount } from '../policies/lean.js';
 /** How many of the last closed rounds the main fit reads. */
 export const FORECAST_WINDOW = 4;
 
+/** How many of the last closed rounds' counts a forecast reads at most: the widest fit's (the window and one more). */
+export const FORECAST_ROUNDS = FORECAST_WINDOW + 1;
+
 /** Why there is an estimate (`declining`), or why there is none. */
 export type ForecastReason = 'declining' | 'too_few_rounds' | 'no_downward_trend' | 'already_done';
 
@@ -49,9 +52,9 @@ function fit(points: readonly (readonly [number, number])[]): Line {
   return { slope, intercept: meanY - slope * meanX };
 }
 
-/** The line fitted through the last `window` points of `series` (round r's value at index r - 1). */
-function fitLast(series: readonly number[], window: number): Line {
-  const points = series.slice(-window).map((y, i) => [series.length - window + i + 1, y] as const);
+/** The line fitted through the last `window` points of `series`, whose last point is round `last`'s. */
+function fitLast(series: readonly number[], window: number, last: number): Line {
+  const points = series.slice(-window).map((y, i) => [last - window + i + 1, y] as const);
   return fit(points);
 }
 
@@ -63,29 +66,29 @@ function roundsToZero(line: Line, last: number): number {
 const twoDecimals = (value: number) => Math.round(value * 100) / 100;
 
 /**
- * The forecast from `series`, the weighted open count at the end of each
- * closed round, oldest first (round 1 first). The main fit reads the last
+ * The forecast from `series`, the weighted open count at the end of the
+ * closed rounds, oldest first, the last of them round `last` (the series may
+ * start after round 1: only its last FORECAST_ROUNDS are read). The main fit reads the last
  * `window` rounds; it must slope down. The range spans where that line and
  * the lines through one round fewer and one round more (where there are
  * that many, and at least two) reach zero, over those that slope down:
  * rounded outward to whole rounds, and at least one round, since a count
  * above zero needs another round to reach it.
  */
-export function forecast(series: readonly number[], window = FORECAST_WINDOW): Forecast {
-  const last = series.length;
+export function forecast(series: readonly number[], window = FORECAST_WINDOW, last = series.length): Forecast {
   const unknown = (reason: ForecastReason, slope: number | null, detail: string): Forecast => ({ reason, rounds: null, finish: null, window, slope, detail });
-  if (last > 0 && series[last - 1] === 0) return unknown('already_done', null, 'nothing weighted is left open');
-  if (last < window) {
+  if (series.length > 0 && series.at(-1) === 0) return unknown('already_done', null, 'nothing weighted is left open');
+  if (last < window || series.length < window) {
     return unknown('too_few_rounds', null, `unknown: a trend needs ${window} closed rounds, and ${last} ${last === 1 ? 'has' : 'have'} closed`);
   }
-  const main = fitLast(series, window);
+  const main = fitLast(series, window, last);
   const slope = twoDecimals(main.slope);
   if (!(main.slope < 0)) {
     return unknown('no_downward_trend', slope, `unknown: the weighted open count is not falling (slope ${formatSlope(slope)} per round over the last ${window} rounds)`);
   }
   const estimates = [window - 1, window, window + 1]
-    .filter((w) => w >= 2 && w <= last)
-    .map((w) => (w === window ? main : fitLast(series, w)))
+    .filter((w) => w >= 2 && w <= series.length)
+    .map((w) => (w === window ? main : fitLast(series, w, last)))
     .filter((line) => line.slope < 0)
     .map((line) => roundsToZero(line, last));
   const low = Math.max(1, Math.floor(Math.min(...estimates)));
@@ -98,7 +101,7 @@ export function forecast(series: readonly number[], window = FORECAST_WINDOW): F
     finish: { low: last + low, high: last + high },
     window,
     slope,
-    detail: `done in ${range} (${by}): a least-squares line through the weighted open count of the last ${window} rounds falls ${-slope} a round from ${formatCount(series[last - 1]!)} now`,
+    detail: `done in ${range} (${by}): a least-squares line through the weighted open count of the last ${window} rounds falls ${-slope} a round from ${formatCount(series.at(-1)!)} now`,
   };
 }
 
@@ -114,7 +117,7 @@ function formatSlope(slope: number): string {
  */
 export function trendLine(series: readonly number[], window = FORECAST_WINDOW): number[] | null {
   if (forecast(series, window).reason !== 'declining') return null;
-  const line = fitLast(series, window);
+  const line = fitLast(series, window, series.length);
   const through = Math.max(series.length + 1, Math.ceil(-line.intercept / line.slope));
   return Array.from({ length: through + 1 }, (_, x) => Math.max(0, line.intercept + line.slope * x));
 }

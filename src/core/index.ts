@@ -24,7 +24,7 @@ export {
 } from './closed-index.js';
 export { auditHistory, type Finding } from './audit.js';
 export { closedRoundCount, closedRounds, isOpen, lastClosedRound, openCount, severeUnfinished, unfinishedGaps } from './inventory.js';
-export { forecast, FORECAST_WINDOW, trendLine, type Forecast, type ForecastReason } from './forecast.js';
+export { forecast, FORECAST_ROUNDS, FORECAST_WINDOW, trendLine, type Forecast, type ForecastReason } from './forecast.js';
 export { forecastPastLimit, viewForecast } from './session-forecast.js';
 export { nextStep, type NextAction } from './next.js';
 export { decisionOptions, listedGaps, stalledIn, suggestedDeferrals, type DecisionOption, type Recommendation } from './options.js';

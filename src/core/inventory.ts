@@ -2,7 +2,7 @@ import { CLASS_FACTOR, SEVERITIES, STATE_CLASS } from './rules.js';
 import type { Gap, RoundFigures, SessionView } from './view.js';
 
 /** The rounds that have closed (the last one may still be open). */
-export function closedRounds(view: SessionView): RoundFigures[] {
+export function closedRounds(view: Pick<SessionView, 'rounds'>): RoundFigures[] {
   return view.rounds.filter((r) => r.openEnd !== null);
 }
 
@@ -13,7 +13,7 @@ export function closedRounds(view: SessionView): RoundFigures[] {
  * (view-head.ts), all before its real rounds, so the look back stops at the
  * first one: next and a stop hook do not walk 40,000 stand-ins to count them.
  */
-export function closedRoundCount(view: SessionView): number {
+export function closedRoundCount(view: Pick<SessionView, 'rounds'>): number {
   const { rounds } = view;
   for (let i = rounds.length - 2; i >= 0 && !Number.isNaN(rounds[i]!.round); i--) {
     if (rounds[i]!.openEnd === null) return closedRounds(view).length;

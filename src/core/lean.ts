@@ -5,7 +5,7 @@
  * `next` and a stop hook (src/cli/head-answers.ts) reaches no further.
  * Everything here is in index.ts too.
  */
-export { forecast, FORECAST_WINDOW, trendLine, type Forecast, type ForecastReason } from './forecast.js';
+export { forecast, FORECAST_ROUNDS, FORECAST_WINDOW, trendLine, type Forecast, type ForecastReason } from './forecast.js';
 export { forecastPastLimit, viewForecast } from './session-forecast.js';
 export { hookStep, type HookCall, type HookContext, type HookDecision, type HookStep } from './hook.js';
 export { closedRoundCount, closedRounds, isOpen, lastClosedRound, openCount } from './inventory.js';

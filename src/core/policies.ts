@@ -1,6 +1,7 @@
 import { combine, withSessionRules, type CombinedVerdict, type NamedVerdict, DEFAULT_POLICIES, policyRulesNamed, type AnyPolicyRules, type PolicyVerdict, type RoundInput } from '../policies/lean.js';
 import type { ConvergenceConfig } from '../../machines/index.js';
-import { forecast } from './forecast.js';
+import { forecast, FORECAST_WINDOW } from './forecast.js';
+import { closedRoundCount } from './inventory.js';
 import type { PolicyView, RoundFigures, SessionView } from './view.js';
 
 /*
@@ -67,7 +68,7 @@ type StandingView = Pick<SessionView, 'policies' | 'rounds' | 'weightedOpenEnds'
 /** The last closed round as a metric policy's standing verdict reads it, with the forecast so far; undefined before round 1 closes. */
 export function standingInput(view: StandingView): RoundInput | undefined {
   const last = lastClosed(view);
-  return last && roundInput(last, view.config, view.machine.flatCount, tracksGaps(view) ? view.weightedOpenEnds : undefined);
+  return last && roundInput(last, view.config, view.machine.flatCount, tracksGaps(view) ? { series: view.weightedOpenEnds, last: closedRoundCount(view) } : undefined);
 }
 
 function lastClosed(view: Pick<SessionView, 'rounds'>): RoundFigures | undefined {
@@ -80,9 +81,9 @@ function lastClosed(view: Pick<SessionView, 'rounds'>): RoundFigures | undefined
  * open count at each closed round's end through this one, the rounds the
  * forecast says the gaps still need.
  */
-export function roundInput(round: RoundFigures, config: ConvergenceConfig, flatCount: number, weightedOpenEnds?: readonly number[]): RoundInput {
+export function roundInput(round: RoundFigures, config: ConvergenceConfig, flatCount: number, weighted?: { series: readonly number[]; last: number }): RoundInput {
   const input = { gaps: { ...round, openCount: round.openEnd ?? 0 }, config, flatCount };
-  return weightedOpenEnds === undefined ? input : { ...input, forecast: forecast(weightedOpenEnds).rounds };
+  return weighted === undefined ? input : { ...input, forecast: forecast(weighted.series, FORECAST_WINDOW, weighted.last).rounds };
 }
 
 /** Whether a verdict speaks in the combination: every one but a guard's that neither stops nor warns. */
@@ -111,7 +112,7 @@ export function judgeRound(
 ): { verdicts: NamedVerdict[]; combined: CombinedVerdict } {
   const verdicts: NamedVerdict[] = [];
   // The forecast reads the weighted open count through this round's close (none without an inventory).
-  const series = tracksGaps(view) ? [...view.weightedOpenEnds, round.weightedOpenEnd ?? round.weightedOpenStart] : undefined;
+  const series = tracksGaps(view) ? { series: [...view.weightedOpenEnds, round.weightedOpenEnd ?? round.weightedOpenStart], last: closedRoundCount(view) + 1 } : undefined;
   for (const policy of policiesOf(view.policies.enabled)) {
     const verdict = policy.readsGapEvents
       ? policy.verdict(undefined, [], roundInput(round, config, 0))

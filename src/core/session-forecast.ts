@@ -1,10 +1,11 @@
-import { forecast, type Forecast } from './forecast.js';
+import { forecast, FORECAST_WINDOW, type Forecast } from './forecast.js';
+import { closedRoundCount } from './inventory.js';
 import { roundLimit, tracksGaps } from './policies.js';
 import type { SessionView } from './view.js';
 
 /*
- * The forecast of a session's view: from the weighted open count the view
- * keeps a number a round of (whole in the head checkpoint too), so `next`
+ * The forecast of a session's view: from the weighted open count at the
+ * last few closes, which the view keeps (the head checkpoint too), so `next`
  * reads it without the session's history.
  */
 
@@ -13,15 +14,15 @@ import type { SessionView } from './view.js';
  * forecast), and when no policy it runs reads gap events (there is no
  * weighted open count to read).
  */
-export function viewForecast(view: Pick<SessionView, 'policies' | 'weightedOpenEnds' | 'machine'>): Forecast | null {
-  return view.machine.state !== 'COMPLETE' && tracksGaps(view) ? forecast(view.weightedOpenEnds) : null;
+export function viewForecast(view: Pick<SessionView, 'policies' | 'weightedOpenEnds' | 'machine' | 'rounds'>): Forecast | null {
+  return view.machine.state !== 'COMPLETE' && tracksGaps(view) ? forecast(view.weightedOpenEnds, FORECAST_WINDOW, closedRoundCount(view)) : null;
 }
 
 /**
  * The warning `next` gives while the forecast's earliest finish lies past
  * the round limit, naming the decisions that answer it; empty otherwise.
  */
-export function forecastPastLimit(view: Pick<SessionView, 'policies' | 'weightedOpenEnds' | 'machine' | 'settings' | 'config'>): string {
+export function forecastPastLimit(view: Pick<SessionView, 'policies' | 'weightedOpenEnds' | 'machine' | 'settings' | 'config' | 'rounds'>): string {
   const limit = roundLimit(view);
   const finish = viewForecast(view)?.finish;
   if (limit === null || !finish || finish.low <= limit) return '';

@@ -216,9 +216,11 @@ export interface SessionView {
   open: { count: number; weighted: number };
   rounds: RoundFigures[];
   /**
-   * The weighted open count at each closed round's end, oldest first: the
+   * The weighted open count at the end of the last closed rounds (at most
+   * FORECAST_ROUNDS, oldest first; the last is the last closed round's): the
    * forecast's series, kept apart from the rounds because the head keeps
-   * only the last rounds whole, and this whole (a number a round).
+   * only the last two rounds whole. Bounded, so a head stays a few kilobytes
+   * however long the session ran.
    */
   weightedOpenEnds: number[];
   roundOpen: boolean;

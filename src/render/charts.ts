@@ -28,7 +28,7 @@ export function openChart(view: SessionView): string | null {
   const labels = ['start', ...rounds.map((r) => `R${r.round}`)];
   const counts = [first.openStart, ...rounds.map((r) => r.openEnd ?? r.openStart)];
   const weighted = [first.weightedOpenStart, ...rounds.map((r) => r.weightedOpenEnd ?? r.weightedOpenStart)];
-  const trend = viewForecast(view)?.finish ? trendLine(view.weightedOpenEnds) : null;
+  const trend = viewForecast(view)?.finish ? trendLine(weighted.slice(1)) : null;
   if (trend) {
     const last = rounds.length;
     for (let round = last + 1; round <= trend.length - 1; round += 1) {

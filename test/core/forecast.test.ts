@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { forecast, forecastPastLimit, headOf, loopStep, trendLine, viewForecast, decodeHead, encodeHead } from '../../src/core/index.js';
+import { forecast, FORECAST_ROUNDS, forecastPastLimit, headOf, loopStep, trendLine, viewForecast, decodeHead, encodeHead } from '../../src/core/index.js';
 import { baseline, newSession, playRound } from '../support.js';
 
 /*
@@ -98,6 +98,21 @@ describe('the session’s forecast', () => {
     expect(whole).toMatchObject({ reason: 'declining', finish: { low: 6, high: 7 } });
     expect(viewForecast(headOf(session.view, 2))).toEqual(whole);
     expect(viewForecast(decodeHead(encodeHead(session.view, 2))!)).toEqual(whole);
+  });
+
+  it('keeps the weighted open count of the last rounds only, so a long session’s head stays small, and forecasts from it as from the whole series', () => {
+    const resolved = [1, 2, 1, 2, 1, 2, 3, 3, 4, 4];
+    const session = sessionResolving(resolved, 30);
+    const whole = resolved.map((_, i) => 40 - resolved.slice(0, i + 1).reduce((a, b) => a + b, 0));
+    expect(whole).toEqual([39, 37, 36, 34, 33, 31, 28, 25, 21, 17]);
+    // The widest fit reads the window and one more round: no more is kept.
+    expect(session.view.weightedOpenEnds).toEqual(whole.slice(-FORECAST_ROUNDS));
+    const expected = forecast(whole);
+    expect(expected.reason).toBe('declining');
+    expect(viewForecast(session.view)).toEqual(expected);
+    const head = decodeHead(encodeHead(session.view, 2))!;
+    expect(viewForecast(head)).toEqual(expected);
+    expect(encodeHead(session.view, 2)).not.toContain(JSON.stringify(whole.slice(0, 6)).slice(1, -1));
   });
 
   it('is null for a session without the gap policy, and once it is COMPLETE', () => {
