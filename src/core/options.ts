@@ -1,6 +1,7 @@
 import type { DecisionKind } from '../../events/index.js';
 import { isOpen, lastClosedRound, unfinishedGaps } from './inventory.js';
 import { tracksGaps } from './policies.js';
+import { policyRulesNamed } from '../policies/lean.js';
 import type { Gap, RoundFigures, SessionView } from './view.js';
 
 /*
@@ -28,7 +29,9 @@ export type Recommendation =
   /** Policies other than gaps judged the round: go on with a fresh flat count. */
   | 'policies_diverged'
   /** Policies other than gaps saw no progress for the stall threshold's rounds. */
-  | 'policies_stalled';
+  | 'policies_stalled'
+  /** A guard (a budget) warned: what is left will not carry the work to its end, so the scope is narrowed to fit. */
+  | 'guard_warned';
 
 /** One decision the user may take now. */
 export interface DecisionOption {
@@ -112,19 +115,22 @@ export function decisionOptions(view: SessionView): DecisionOption[] {
   const options = [narrow, option('accept_complexity', [])];
   if (critical.length > 0) options.push(option('prioritize_critical', critical, critical.map((g) => g.id)));
   options.push(option('pause', []), option('force_complete', unfinished), option('abandon', []));
-  return recommend(options, recommendation(round, { critical: critical.length > 0, defer: !fallback, stalled }));
+  const guard = round.combined.verdict === 'diverging' && round.combined.policies.length > 0 && round.combined.policies.every((name) => policyRulesNamed(name)?.guard === true);
+  return recommend(options, recommendation(round, { critical: critical.length > 0, guard, defer: !fallback, stalled }));
 }
 
 /**
- * R28: a CRITICAL introduced or still open → prioritize critical; else
+ * R28: a CRITICAL introduced or still open → prioritize critical; else a
+ * guard's warning (the budget runs out first) → narrow scope; else
  * MEDIUM or LOW gaps spawned this round or marked non-blocking → narrow
  * scope, naming them; else a
  * stall → accept complexity when the round still resolved gaps (new work
  * is replacing finished work), pause when it resolved none (the work is
  * stuck); else (the scope grew past the threshold) → accept complexity.
  */
-function recommendation(round: RoundFigures, found: { critical: boolean; defer: boolean; stalled: boolean }): [DecisionKind, Recommendation] {
+function recommendation(round: RoundFigures, found: { critical: boolean; guard: boolean; defer: boolean; stalled: boolean }): [DecisionKind, Recommendation] {
   if (found.critical) return ['prioritize_critical', 'critical'];
+  if (found.guard) return ['narrow_scope', 'guard_warned'];
   if (found.defer) return ['narrow_scope', 'spawned_minor_gaps'];
   if (found.stalled) return round.resolved > 0 ? ['accept_complexity', 'stall_with_progress'] : ['pause', 'stall_without_progress'];
   return ['accept_complexity', 'scope_grew'];

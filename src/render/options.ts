@@ -111,6 +111,8 @@ function why(view: SessionView, round: RoundFigures, option: DecisionOption, rea
       return `weighted net ${signed(round.weightedNet)} is below -${divergenceThreshold} with gaps that are neither spawned nor minor: the scope grew`;
     case 'policies_stalled':
       return `no progress for ${stallThreshold} rounds (${round.combined?.detail ?? ''}): a person should look before more rounds run`;
+    case 'guard_warned':
+      return `${round.combined?.detail ?? 'a guard warned'}: narrowing the scope to what is left is the way to finish within it`;
     case 'policies_diverged':
       return `${round.combined?.verdict ?? 'diverging'} (${round.combined?.policies.join(', ') ?? ''}): going on with a fresh flat count keeps the loop moving`;
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { policyStates } from '../../src/core/index.js';
+import { decisionOptions, policyStates } from '../../src/core/index.js';
+import { renderPrompt } from '../../src/render/index.js';
 import { closeRound, given, metrics, open, resolve, start, startRound, type GivenItem } from './given.js';
 
 /*
@@ -78,6 +79,15 @@ describe('budget: the forecast needs more rounds than the budget left pays for',
     const after = given(withBudget({ cost: 10 }), ...tenHigh, ...threeRounds, ...spendingRound(4, 'G4', { cost: 2 }));
     expect(after.view.machine.state).toBe('DIVERGENCE_WARNING');
     expect(policyStates(after.view).find((p) => p.name === 'budget')).toMatchObject({ verdict: 'diverging', reason: 'budget_short', figures: { totalCost: 8, costLimit: 10 } });
+  });
+
+  it('the decision it asks for recommends narrowing the scope, saying the budget runs out first, not that the scope grew', () => {
+    const after = given(withBudget({ cost: 10 }), ...tenHigh, ...threeRounds, ...spendingRound(4, 'G4', { cost: 2 }));
+    const recommended = decisionOptions(after.view).filter((option) => option.recommended !== null);
+    expect(recommended).toMatchObject([{ kind: 'narrow_scope', recommended: 'guard_warned' }]);
+    const prompt = renderPrompt(after.view)!;
+    expect(prompt).toContain('the budget runs out before the gaps close');
+    expect(prompt).not.toContain('the scope grew');
   });
 
   it('does not warn when what is left pays for the rounds the forecast needs: 2 a round for 6 rounds is 12, within the 32 left of 40', () => {
