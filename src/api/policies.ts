@@ -2,6 +2,7 @@
 export {
   allPolicies,
   atomsPolicy,
+  budgetPolicy,
   combine,
   DEFAULT_POLICIES,
   definePolicy,
