@@ -91,7 +91,7 @@ function sessionResolving(resolved: number[], maxRounds = 10) {
 }
 
 describe('the session’s forecast', () => {
-  it('reads the weighted open count at each closed round’s end, and the head holds the same series whole', () => {
+  it('reads the weighted open count at each closed round’s end, and forecasts from the head as from the whole view', () => {
     const session = sessionResolving([6, 8, 6, 6]);
     expect(session.view.weightedOpenEnds).toEqual([34, 26, 20, 14]);
     const whole = viewForecast(session.view);
