@@ -22,7 +22,7 @@ export function closedRoundCount(view: Pick<SessionView, 'rounds'>): number {
 }
 
 /** The last round that closed: `closedRounds(view).at(-1)`, looking back from the end. */
-export function lastClosedRound(view: SessionView): RoundFigures | undefined {
+export function lastClosedRound(view: Pick<SessionView, 'rounds'>): RoundFigures | undefined {
   return view.rounds.findLast((r) => r.openEnd !== null);
 }
 

@@ -1,7 +1,6 @@
 import { combine, withSessionRules, type CombinedVerdict, type NamedVerdict, DEFAULT_POLICIES, policyRulesNamed, type AnyPolicyRules, type PolicyVerdict, type RoundInput } from '../policies/lean.js';
 import type { ConvergenceConfig } from '../../machines/index.js';
 import { forecast, FORECAST_WINDOW } from './forecast.js';
-import { closedRoundCount } from './inventory.js';
 import type { PolicyView, RoundFigures, SessionView } from './view.js';
 
 /*
@@ -68,7 +67,7 @@ type StandingView = Pick<SessionView, 'policies' | 'rounds' | 'weightedOpenEnds'
 /** The last closed round as a metric policy's standing verdict reads it, with the forecast so far; undefined before round 1 closes. */
 export function standingInput(view: StandingView): RoundInput | undefined {
   const last = lastClosed(view);
-  return last && roundInput(last, view.config, view.machine.flatCount, tracksGaps(view) ? { series: view.weightedOpenEnds, last: closedRoundCount(view) } : undefined);
+  return last && roundInput(last, view.config, view.machine.flatCount, tracksGaps(view) ? { series: view.weightedOpenEnds, last: last.round } : undefined);
 }
 
 function lastClosed(view: Pick<SessionView, 'rounds'>): RoundFigures | undefined {
@@ -112,7 +111,8 @@ export function judgeRound(
 ): { verdicts: NamedVerdict[]; combined: CombinedVerdict } {
   const verdicts: NamedVerdict[] = [];
   // The forecast reads the weighted open count through this round's close (none without an inventory).
-  const series = tracksGaps(view) ? { series: [...view.weightedOpenEnds, round.weightedOpenEnd ?? round.weightedOpenStart], last: closedRoundCount(view) + 1 } : undefined;
+  // The closing round's own number ends the series: counting the closed rounds would walk them all, on the draft a write decides on.
+  const series = tracksGaps(view) ? { series: [...view.weightedOpenEnds, round.weightedOpenEnd ?? round.weightedOpenStart], last: round.round } : undefined;
   for (const policy of policiesOf(view.policies.enabled)) {
     const verdict = policy.readsGapEvents
       ? policy.verdict(undefined, [], roundInput(round, config, 0))

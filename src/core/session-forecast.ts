@@ -1,5 +1,5 @@
 import { forecast, FORECAST_WINDOW, type Forecast } from './forecast.js';
-import { closedRoundCount } from './inventory.js';
+import { lastClosedRound } from './inventory.js';
 import { roundLimit, tracksGaps } from './policies.js';
 import type { SessionView } from './view.js';
 
@@ -15,7 +15,7 @@ import type { SessionView } from './view.js';
  * weighted open count to read).
  */
 export function viewForecast(view: Pick<SessionView, 'policies' | 'weightedOpenEnds' | 'machine' | 'rounds'>): Forecast | null {
-  return view.machine.state !== 'COMPLETE' && tracksGaps(view) ? forecast(view.weightedOpenEnds, FORECAST_WINDOW, closedRoundCount(view)) : null;
+  return view.machine.state !== 'COMPLETE' && tracksGaps(view) ? forecast(view.weightedOpenEnds, FORECAST_WINDOW, lastClosedRound(view)?.round ?? 0) : null;
 }
 
 /**
