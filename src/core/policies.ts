@@ -85,6 +85,17 @@ export function roundInput(round: RoundFigures, config: ConvergenceConfig, flatC
   return weighted === undefined ? input : { ...input, forecast: forecast(weighted.series, FORECAST_WINDOW, weighted.last).rounds };
 }
 
+/**
+ * A guard's limit (a spent budget) ends the session as the round limit does
+ * (R12), over any policy's warning: once the money is gone, asking the user
+ * whether to go on would only spend more.
+ */
+function guardLimitOverWarning(combined: CombinedVerdict, verdicts: readonly NamedVerdict[]): CombinedVerdict {
+  const spent = verdicts.filter((v) => v.verdict === 'limit' && policyRulesNamed(v.policy)?.guard === true);
+  if (combined.verdict !== 'diverging' || spent.length === 0) return combined;
+  return { verdict: 'limit', reason: spent[0]!.reason, policies: spent.map((v) => v.policy), detail: spent.map((v) => `${v.policy}: ${v.detail}`).join('; ') };
+}
+
 /** Whether a verdict speaks in the combination: every one but a guard's that neither stops nor warns. */
 function speaks(verdict: NamedVerdict): boolean {
   return !policyRulesNamed(verdict.policy)?.guard || verdict.verdict === 'limit' || verdict.verdict === 'diverging';
@@ -119,7 +130,7 @@ export function judgeRound(
       : metricVerdict(view, policy, roundInput(round, config, 0, series));
     if (verdict) verdicts.push({ policy: policy.name, ...verdict });
   }
-  const combined = combine(verdicts.filter(speaks), view.policies.completeWhen);
+  const combined = guardLimitOverWarning(combine(verdicts.filter(speaks), view.policies.completeWhen), verdicts);
   const gaps = tracksGaps(view);
   // Before version 4, R12 bound only a session without the gap policy, and a stop request stood at the limit.
   if (rules === 'before-v4' && (gaps || combined.verdict === 'stopped')) return { verdicts, combined };

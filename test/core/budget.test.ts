@@ -34,6 +34,12 @@ describe('budget: a limit reached or passed', () => {
       ]);
   });
 
+  it('ends the session even when another policy warns in the same round: a CRITICAL introduced does not ask the user to spend more', () => {
+    given(withBudget({ cost: 1 }), open('G1', 'HIGH'), startRound(1), open('C1', 'CRITICAL'), metrics('budget', { cost: 2 }))
+      .when(closeRound(1))
+      .then([{ type: 'round.closed', data: { round: 1, outcome: { combined: { verdict: 'limit', reason: 'budget_spent', policies: ['budget'] }, machine: { state: 'COMPLETE', outcome: 'MAX_ROUNDS' } } } }]);
+  });
+
   it('counts every round’s spend: two rounds of 3000 tokens reach a limit of 6000', () => {
     const session = given(withBudget({ tokens: 6000 }), open('G1', 'HIGH'), open('G2', 'HIGH'), open('G3', 'HIGH'), ...spendingRound(1, 'G1', { tokens: 3000 }));
     expect(session.view.machine.state).toBe('CONVERGING');
