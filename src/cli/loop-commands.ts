@@ -6,7 +6,7 @@ import { appendLines, type AppendedLine, type HookVerdict } from '../render/inde
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
 import { writePolicyReports } from './policy-commands.js';
 import { BATCH_INPUT, EVENT_INPUT, FileLog, readTextFile } from '../log/index.js';
-import { draftSession, importedSession, openFileSession, openLoopView, peekHead, recordDecided, recordOnHead, stamper, type BatchRecorded, type BatchRequest } from '../session/index.js';
+import { draftSession, importedSession, openFileSession, openLoopView, peekHead, recordDecided, recordOnHead, stamper, type BatchRecorded, type BatchRequest, type RequestNamer } from '../session/index.js';
 import { parse } from './args.js';
 import { gateRun, tellGateRun } from './gate.js';
 import { readStdin } from './call.js';
@@ -47,7 +47,7 @@ export const next: Command = (argv, io) => {
   printNext(io, openLoopView(sessionDir(values.dir, io)), values.json);
 };
 
-interface BatchLine extends BatchRequest {
+export interface BatchLine extends BatchRequest {
   line: number;
   /** The line's own `at`, kept apart from its body (only an import reads it). */
   at?: unknown;
@@ -128,7 +128,7 @@ export const append: Command = (argv, io) => {
  * did not complete); a batch of metrics that would have closed the round is
  * written with the round left open. Null when the batch needs no run.
  */
-function gatedBatch(batch: BatchLine[], values: { dir?: string | undefined; json?: boolean | undefined }, io: CliIO) {
+export function gatedBatch(batch: BatchLine[], values: { dir?: string | undefined; json?: boolean | undefined }, io: CliIO) {
   const log = new FileLog(sessionDir(values.dir, io));
   if (!log.exists()) return null;
   // The head says whether the session has a check, without opening the whole session for every batch.
@@ -153,7 +153,7 @@ function gatedBatch(batch: BatchLine[], values: { dir?: string | undefined; json
   if (!values.json) tellGateRun(io, run);
   const ran: BatchLine = { line: asking.line, body: { type: 'verification.ran', data: { ...run, gates } } };
   const requests = [...batch.slice(0, refusedAt), ran, ...batch.slice(refusedAt)];
-  const record = (where: (i: number) => string, expectSeq: number | undefined): BatchRecorded => {
+  const record = (where: RequestNamer, expectSeq: number | undefined): BatchRecorded => {
     try {
       return session.recordAll(requests, where, { expectSeq });
     } catch (error) {

@@ -9,6 +9,7 @@ import { announce, type CliIO, type Command, newSessionDir, open, sessionDir } f
 import { policyInitOptions, policyInitSettings } from './policy-commands.js';
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
 import { throughGate } from './gate.js';
+import { gatedBatch } from './loop-commands.js';
 import { validateFlagValues } from './record.js';
 import { metricPolicies, type FlagValues } from '../policies/index.js';
 
@@ -188,12 +189,9 @@ export const round: Command = (argv, io) => {
   const given = values as Record<string, unknown>;
   const records = closers.filter((policy) => Object.keys(policy.recordFlags).some((flag) => given[flag] !== undefined));
   for (const policy of records) validateFlagValues(policy.recordFlags, given);
-  const close = () =>
-    records.length === 0
-      ? recordAndAnnounce(io, values, closeRoundBody, (_, after) => roundClosedLines(after))
-      : closeWithRecords(io, values, records.map((policy) => ({ policy: policy.name, metrics: policy.fromFlags(given as FlagValues) })));
+  if (records.length > 0) return closeWithRecords(io, values, records.map((policy) => ({ policy: policy.name, metrics: policy.fromFlags(given as FlagValues) })));
   // A close that would complete a session with a verification check runs the check first (gate.ts).
-  throughGate(io, () => open(values, io), 'round_close', values.json, close);
+  throughGate(io, () => open(values, io), 'round_close', values.json, () => recordAndAnnounce(io, values, closeRoundBody, (_, after) => roundClosedLines(after)));
 };
 
 /**
@@ -205,13 +203,16 @@ export const round: Command = (argv, io) => {
  */
 function closeWithRecords(io: CliIO, values: Parameters<typeof writeOptions>[0] & { dir?: string | undefined; json?: boolean | undefined }, records: { policy: string; metrics: Record<string, unknown> }[]): void {
   const write = writeOptions(values);
-  const session = open(values, io);
-  const before = session.view;
+  const before = open(values, io).view;
   const requests = [
     ...records.map(({ policy, metrics }) => ({ body: recordMetricsBody(policy, metrics), id: write.eventId === undefined ? undefined : `${write.eventId}:${policy}` })),
     { body: closeRoundBody(before), id: write.eventId },
   ];
-  const { groups, appended } = session.recordAll(requests, null, { expectSeq: write.expectSeq });
+  // A close that would complete a session with a verification check: the check's run goes into the batch just
+  // before the close (recorded first, the run would no longer be the last event when the close is decided).
+  const gated = gatedBatch(requests.map((request, i) => ({ ...request, line: i + 1 })), values, io);
+  const session = gated?.session ?? open(values, io);
+  const { groups, appended } = gated ? gated.record(null, write.expectSeq) : session.recordAll(requests, null, { expectSeq: write.expectSeq });
   announce(io, session, { events: groups.flat(), duplicate: appended.length === 0 }, values.json, () => roundClosedLines(session.view));
 }
 

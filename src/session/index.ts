@@ -5,7 +5,7 @@ export type { BatchRecorded, Recorded } from './writes.js';
 export type { SessionListener, SessionUpdate, StateChange } from './view-feed.js';
 export type { DecisionOptions } from './request-bodies.js';
 export { replay, verifyFileSession, type Verification } from './replay.js';
-export type { BatchRequest, WriteOptions } from './requests.js';
+export type { BatchRequest, RequestNamer, WriteOptions } from './requests.js';
 export { recordDecided } from './record-decided.js';
 export { openLoopView, peekHead } from './loop-view.js';
 export { LiveActor, type ConvergenceActor, type InspectOption } from './live.js';

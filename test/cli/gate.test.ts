@@ -153,6 +153,24 @@ describe('the verification gate on the command line', { timeout: TIMEOUT }, () =
     expect(runs()).toBe(1);
   });
 
+  it('round close with a budget record runs the check once and writes the record, the run and the close together; a failing check writes the run alone', () => {
+    readyToConverge(['--policy', 'gaps,budget']);
+    const failed = box.gf('round', 'close', '--cost', '1');
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/the verification check failed \(exit 3 after \d+ ms\)/);
+    let types = box.logLines().map((line) => (JSON.parse(line) as { type: string }).type);
+    expect(types.slice(-2)).toEqual(['gap.moved', 'verification.ran']);
+    expect(box.stateJson()).toMatchObject({ state: 'CONVERGING', roundOpen: true });
+    writeFileSync(join(box.root, 'ok'), '');
+    const closed = box.gf('round', 'close', '--cost', '1');
+    expect(closed.code, closed.stderr).toBe(0);
+    expect(closed.stdout).toMatch(/^Verification check passed/);
+    types = box.logLines().map((line) => (JSON.parse(line) as { type: string }).type);
+    expect(types.slice(-4)).toEqual(['verification.ran', 'metrics.recorded', 'verification.ran', 'round.closed']);
+    expect(box.stateJson()).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
+    expect(runs()).toBe(2);
+  });
+
   it('append takes no verification.ran line: only gapflow records a run', () => {
     readyToConverge();
     const forged = '{"type":"verification.ran","data":{"command":"x","exitCode":0,"durationMs":1,"timedOut":false,"gates":"round_close"}}\n';
