@@ -54,8 +54,18 @@ function auditEvent(view: SessionView, event: GapflowEvent, settled: SettledEven
   };
 }
 
+/**
+ * What an outcome decided, as stored: the verdicts' details and figures are
+ * how each verdict is explained, and a later build may explain more
+ * (version 6 names fix-break cycles in them), so they are left out; the
+ * verdicts and their reasons, the round's figures and the machine's steps
+ * are compared.
+ */
 function asStored(outcome: RoundOutcome | DecisionOutcome): unknown {
-  return JSON.parse(JSON.stringify(outcome));
+  const stored = JSON.parse(JSON.stringify(outcome)) as RoundOutcome | DecisionOutcome;
+  if (!('verdicts' in stored)) return stored;
+  const { detail: _detail, ...combined } = stored.combined;
+  return { ...stored, combined, verdicts: stored.verdicts.map(({ policy, verdict, reason }) => ({ policy, verdict, reason })) };
 }
 
 /** An outcome in a few words: the path of states, the flat count, the session's outcome. */

@@ -4,7 +4,7 @@ import { freezeNew } from './freeze.js';
 import { changeSeverity, moveGap, openGap, splitGap } from './evolve-gaps.js';
 import { renameGap } from './evolve-rename.js';
 import { applyDecision, closeRound, recordMetrics, startRound } from './evolve-rounds.js';
-import { closedRoundCount } from './inventory.js';
+import { lastClosedRound } from './inventory.js';
 import { initialPolicies } from './policies.js';
 import { verificationPassed } from './ping-pong.js';
 import { policiesFor, resolveConfig } from './policy-settings.js';
@@ -149,7 +149,7 @@ function apply(view: SessionView, event: SettledEvent): void {
       view.agentSession = event.data.agentSession;
       return;
     case 'verification.ran':
-      view.verification = { seq: event.seq, afterRound: closedRoundCount(view), ...event.data, passed: verificationPassed(event.data) };
+      view.verification = { seq: event.seq, afterRound: lastClosedRound(view)?.round ?? 0, ...event.data, passed: verificationPassed(event.data) };
       return;
   }
 }

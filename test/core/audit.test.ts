@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { auditHistory } from '../../src/core/index.js';
 import type { GapflowEvent } from '../../src/index.js';
-import { decision, given, open, resolve, round, roundOutcome, stamp, start, startRound, type StoredBody } from './given.js';
+import { decision, given, move, open, resolve, round, roundOutcome, stamp, start, startRound, type StoredBody } from './given.js';
 
 /*
  * auditHistory reads a history under today's rules (R19: an audit, never a
@@ -105,5 +105,26 @@ describe('R19: audit findings', () => {
     const g = given(start(), open('H-1', 'HIGH'), ...round(1));
     const { findings } = auditHistory(withLines(g.log, { type: 'round.closed', data: { round: 1 } }));
     expect(findings).toEqual([{ line: g.log.length + 1, type: 'round.closed', kind: 'refused', message: expect.stringMatching(/no round is open/) }]);
+  });
+});
+
+describe('R19: an audit compares what was decided, not how a verdict was explained', () => {
+  it('a close recorded before fix-break cycles were named (no ping-pong words in its details) is no finding; a different verdict still is', () => {
+    const g = given(start({ stallThreshold: 10 }), open('A', 'HIGH'), open('B', 'LOW'), ...round(1, resolve('A')), ...round(2, move('A', 'OPEN')), ...round(3, resolve('A')), ...round(4, move('A', 'OPEN')));
+    const closes = g.log.filter((event) => event.type === 'round.closed');
+    expect(JSON.stringify(closes.at(-1))).toContain('ping-pong: A');
+    // As a build before version 6 recorded it: the same verdicts and steps, explained without the cycle.
+    const unnamed = (text: string) => text.replace(/; (ping-pong|open count alternating): [^;]*/g, '');
+    const earlier = g.log.map((event) => {
+      if (event.type !== 'round.closed' || event.data.outcome === undefined) return event;
+      const { outcome } = event.data;
+      const verdicts = outcome.verdicts.map(({ figures: { pingPong: _p, openCountAlternating: _a, ...figures }, ...v }) => ({ ...v, detail: unnamed(v.detail), figures }));
+      return { ...event, data: { ...event.data, outcome: { ...outcome, verdicts, combined: { ...outcome.combined, detail: unnamed(outcome.combined.detail) } } } };
+    });
+    expect(JSON.stringify(earlier)).not.toContain('ping-pong');
+    expect(auditHistory(earlier).findings).toEqual([]);
+    // A verdict recorded otherwise is still found.
+    const other = earlier.map((event) => (event === earlier.findLast((e) => e.type === 'round.closed') && event.type === 'round.closed' && event.data.outcome ? { ...event, data: { ...event.data, outcome: { ...event.data.outcome, combined: { ...event.data.outcome.combined, verdict: 'progress' as const } } } } : event));
+    expect(auditHistory(other).findings).toMatchObject([{ kind: 'decided_differently' }]);
   });
 });
