@@ -28,9 +28,10 @@ export function openChart(view: SessionView): string | null {
   const labels = ['start', ...rounds.map((r) => `R${r.round}`)];
   const counts = [first.openStart, ...rounds.map((r) => r.openEnd ?? r.openStart)];
   const weighted = [first.weightedOpenStart, ...rounds.map((r) => r.weightedOpenEnd ?? r.weightedOpenStart)];
-  const trend = viewForecast(view)?.finish ? trendLine(weighted.slice(1)) : null;
+  const last = rounds.length;
+  // At most ten rounds ahead, or as many as have closed: a count that barely falls would project thousands.
+  const trend = viewForecast(view)?.finish ? (trendLine(weighted.slice(1))?.slice(0, last + 1 + Math.max(CHART_AHEAD, last)) ?? null) : null;
   if (trend) {
-    const last = rounds.length;
     for (let round = last + 1; round <= trend.length - 1; round += 1) {
       labels.push(`R${round}?`);
       weighted.push(0);
@@ -50,6 +51,9 @@ export function openChart(view: SessionView): string | null {
     ].join('\n'),
   );
 }
+
+/** The fewest rounds ahead the chart's trend may run (it runs as many as have closed, when more). */
+const CHART_AHEAD = 10;
 
 /** The statechart with the session's state highlighted. */
 export function stateChart(view: SessionView): string {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { forecast, FORECAST_ROUNDS, forecastPastLimit, headOf, loopStep, trendLine, viewForecast, decodeHead, encodeHead } from '../../src/core/index.js';
+import { renderStatus } from '../../src/render/index.js';
 import { baseline, newSession, playRound } from '../support.js';
 
 /*
@@ -113,6 +114,15 @@ describe('the session’s forecast', () => {
     const head = decodeHead(encodeHead(session.view, 2))!;
     expect(viewForecast(head)).toEqual(expected);
     expect(encodeHead(session.view, 2)).not.toContain(JSON.stringify(whole.slice(0, 6)).slice(1, -1));
+  });
+
+  it('the chart’s trend runs at most ten rounds ahead (or as many as have closed): a count that barely falls does not project thirty-six', () => {
+    const session = sessionResolving([1, 1, 1, 1], 100);
+    expect(viewForecast(session.view)).toMatchObject({ finish: { low: 40 } });
+    const chart = renderStatus(session.view);
+    const labels = /x-axis \[(.*)\]/.exec(chart)![1]!.split(', ');
+    expect(labels.at(-1)).toBe('"R14?"');
+    expect(labels).toHaveLength(15);
   });
 
   it('is null for a session without the gap policy, and once it is COMPLETE', () => {
