@@ -11,7 +11,9 @@
  * 2 s: then it counts, and only 3 pairs are run in all. Otherwise more
  * warm-up pairs follow for up to a second (at most 50), so a short log is
  * measured with the JIT settled: the goal compares the replay's work with
- * JSON.parse's, not V8's warm-up. With `bare` or
+ * JSON.parse's, not V8's warm-up. Then RUNS pairs are measured, or more,
+ * for at least a second (at most 41), so a short log's median rests on
+ * enough pairs to hold still from one run to the next. With `bare` or
  * `cold`, one run of that alone (RUNS is ignored), so its peak RSS is its own.
  *
  * An open writes its checkpoints on the event loop's next turn, after the
@@ -81,7 +83,11 @@ for (let i = 0; !slow && i < 50 && performance.now() < warmUntil; i++) {
   await turn();
 }
 const runs = slow ? 2 : Number(runsArg);
-for (let i = 0; i < runs; i++) {
+// A short log's pairs take milliseconds, and its median over a handful swung by a tenth from run to run: it gets
+// more pairs, for at least a second, up to MAX_PAIRS (a long log's few take seconds each, and stay at `runs`).
+const MAX_PAIRS = 41;
+const measureUntil = performance.now() + 1_000;
+for (let i = 0; i < runs || (!slow && i < MAX_PAIRS && performance.now() < measureUntil); i++) {
   process.stdout.write(`${JSON.stringify(pair())}\n`);
   await turn();
 }

@@ -25,7 +25,9 @@ export function startRound(view: SessionView, event: EventOf<'round.started'>): 
     view.config = { ...config, maxRounds: config.maxRounds + view.roundsExtended };
     if (provisional) settleExtensions(view, config.maxRounds);
   }
-  view.rounds.push({ ...openingFigures(event.data.round, view.open.count, view.open.weighted), kind: event.data.kind ?? 'work' });
+  const round = openingFigures(event.data.round, view.open.count, view.open.weighted);
+  round.kind = event.data.kind ?? 'work';
+  view.rounds.push(round);
   view.roundOpen = true;
 }
 

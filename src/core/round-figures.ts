@@ -7,7 +7,9 @@ import type { RoundFigures } from './view.js';
  * tally at `zero` (NaN for the head's stand-in of a round it leaves out).
  */
 export function openingFigures(round: number, openStart: number, weightedOpenStart: number, zero = 0): RoundFigures {
-  const entries = SEVERITIES.map((s) => [s, { resolved: zero, new: zero, weightedResolved: zero, weightedNew: zero }] as const);
+  const bySeverity = {} as Record<Severity, RoundFigures['bySeverity'][Severity]>;
+  // A loop, not `Object.fromEntries` over mapped pairs: a replay opens a round every twenty-odd events.
+  for (const s of SEVERITIES) bySeverity[s] = { resolved: zero, new: zero, weightedResolved: zero, weightedNew: zero };
   return {
     round,
     kind: 'work',
@@ -23,7 +25,7 @@ export function openingFigures(round: number, openStart: number, weightedOpenSta
     weightedWithdrawn: zero,
     unweightedNet: zero,
     weightedNet: zero,
-    bySeverity: Object.fromEntries(entries) as Record<Severity, RoundFigures['bySeverity'][Severity]>,
+    bySeverity,
     resolvedGaps: [],
     newGaps: [],
     withdrawnGaps: [],

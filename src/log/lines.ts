@@ -3,9 +3,9 @@ import { formatIssue, GapflowEvent, READ_AS_CURRENT, upcast, versionProblem } fr
 import { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
 import { readAsWritten } from './trusted.js';
 import { startChainCheck } from './chain-check.js';
-import { chainSum } from './seal.js';
+import { chainSum, sumMatches } from './seal.js';
 import { LogError, type EventSink } from './types.js';
-import { storedSum, SUM_SUFFIX_LENGTH } from './sum-field.js';
+import { storedSum, SUM_PREFIX, SUM_SUFFIX_LENGTH } from './sum-field.js';
 
 export { storedSum } from './sum-field.js';
 
@@ -64,7 +64,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * Reads log bytes line by line, stopping at the first line that is not a
  * good event: the checks run in the order a reader learns most from
  * (bytes, JSON, version, seq, schema, checksum), but whether a last line is
- * torn depends only on whether its bytes are as sealed.
+ * torn depends only on whether its bytes are as sealed. Which checksums are
+ * checked depends on `depth` (see ScanDepth).
  *
  * With `sink`, each good event goes to a sink it makes (`sink()`) instead of
  * into `events`, so a reader that folds the log as it reads holds no list of
@@ -91,9 +92,10 @@ export function scanBytes(
   const ascii = isAscii(buffer);
   if (!ascii && !isUtf8(buffer)) return scanUntilBadUtf8(bytes, from, startOffset, depth, sink);
   const text = buffer.toString(ascii ? 'latin1' : 'utf8');
-  // A long log's chain is walked on a second thread while this one reads the lines, taking each stored sum on trust
-  // until the walk confirms them all; anything short of that, and the lines are read again with the chain walked here.
-  const check = startChainCheck(buffer, from.sum, parallel);
+  // For `verify`, a long log's chain is walked on a second thread while this one reads the lines, taking each stored
+  // sum on trust until the walk confirms them all; anything short of that, and the lines are read again with the chain
+  // walked here. A read walks no chain, so it starts no worker.
+  const check = depth === 'schema' ? startChainCheck(buffer, from.sum, parallel) : null;
   if (check !== null) {
     const scan = scanText(text, from, startOffset, depth, sink?.(), ascii, true);
     const verdict = check.verdict();
@@ -138,16 +140,32 @@ function detached(sum: string): string {
   return sum.length <= 24 ? sum.slice(0, sum.length >> 1) + sum.slice(sum.length >> 1) : sum;
 }
 
-/** `take`: where each good event goes (else into `events`); `trustSums`: take each line's stored sum as the chain's (a worker is checking them). */
+/**
+ * `take`: where each good event goes (else into `events`); `trustSums`: take
+ * each line's stored sum as the chain's (a worker is checking them). At
+ * depth `sealed`, every line's stored sum but the last line's is taken as
+ * the chain's anyway.
+ */
 function scanText(text: string, from: ChainPoint, startOffset: number, depth: ScanDepth, take?: EventSink, ascii = false, trustSums = false): Scan {
   const events: GapflowEvent[] = [];
-  let point = from;
+  // The point after the last good line, kept as three locals (an object per line was a tenth of the scan's own time).
+  let seq = from.seq;
+  let sum = from.sum;
+  // The line whose stored sum is the chain's, when it is not cut out yet: most are never needed (only the next
+  // line's check, the slow path and the end point read it), and cutting each out was a string per line.
+  let sumOf: string | null = null;
+  const pointSum = (): string => {
+    if (sumOf !== null) sum = sumOf.slice(sumOf.length - SUM_SUFFIX_LENGTH + SUM_PREFIX.length, -2);
+    sumOf = null;
+    return sum;
+  };
+  let sealed = from.sealed;
   let offset = startOffset;
   let lastLineBytes = 0;
   let start = 0;
   const done = (fault: LineFault | null, torn: boolean): Scan => ({
     events,
-    end: { ...point, sum: detached(point.sum) },
+    end: { seq, sum: detached(pointSum()), sealed },
     goodBytes: offset - startOffset,
     lastLineBytes,
     fault,
@@ -158,29 +176,73 @@ function scanText(text: string, from: ChainPoint, startOffset: number, depth: Sc
   while (start < text.length) {
     const newline = text.indexOf('\n', start);
     const line = newline === -1 ? text.slice(start) : text.slice(start, newline);
-    const isLast = newline === -1 || newline === text.length - 1;
-    const lineNumber = point.seq + 1;
+    const lineNumber = seq + 1;
     const plain = plainText || (ascii && !line.includes('\\') && !line.includes('\x7f'));
-    const checked = validateLine(line, point, depth, trustSums, plain);
     const bytes = (ascii ? line.length : Buffer.byteLength(line, 'utf8')) + 1;
-    if (newline === -1) {
-      const reason = checked.fault ? `the line has no newline at its end (${checked.fault})` : "the line has no newline at its end";
-      return done({ line: lineNumber, offset, reason, unsealed: true }, true);
+    // A read checks the sum of the line it ends on; `verify` (depth `schema`) checks every line's.
+    const trust = trustSums || (depth === 'sealed' && newline !== text.length - 1);
+    // Most lines are read the short way; any other, or any doubt, and the line is judged in full, which names what is wrong.
+    let event = newline !== -1 && depth === 'sealed' ? readSealedLine(line, lineNumber, trust ? '' : pointSum(), trust, plain) : null;
+    if (event !== null) {
+      sumOf = line;
+      sealed = true;
+    } else {
+      const checked = validateLine(line, { seq, sum: pointSum(), sealed }, depth, trust, plain);
+      if (newline === -1) {
+        const reason = checked.fault ? `the line has no newline at its end (${checked.fault})` : 'the line has no newline at its end';
+        return done({ line: lineNumber, offset, reason, unsealed: true }, true);
+      }
+      if (checked.fault !== null) {
+        // Only a last line that is not even a JSON object can be a write cut short; a whole line that
+        // reads but fails its seq or checksum may as well be an edit (of it or of a line before it):
+        // never cut, never repaired.
+        const isLast = newline === text.length - 1;
+        return done({ line: lineNumber, offset, reason: checked.fault, unsealed: !checked.sealed }, isLast && !checked.readable);
+      }
+      event = checked.event;
+      sum = checked.sum;
+      sealed ||= checked.hasSum;
     }
-    if (checked.fault !== null) {
-      // Only a last line that is not even a JSON object can be a write cut short; a whole line that
-      // reads but fails its seq or checksum may as well be an edit (of it or of a line before it):
-      // never cut, never repaired.
-      return done({ line: lineNumber, offset, reason: checked.fault, unsealed: !checked.sealed }, isLast && !checked.readable);
-    }
-    if (take) take(checked.event);
-    else events.push(checked.event);
-    point = { seq: lineNumber, sum: checked.sum, sealed: point.sealed || checked.hasSum };
+    if (take) take(event);
+    else events.push(event);
+    seq = lineNumber;
     offset += bytes;
     lastLineBytes = bytes;
     start = newline + 1;
   }
   return done(null, false);
+}
+
+/** How a line gapflow writes starts: its version, one digit (the version read as current is a single digit), then a comma. */
+const VERSION_KEY = '{"v":';
+const ZERO = 0x30;
+const COMMA = 0x2c;
+
+/**
+ * The event on a line as gapflow seals it (`…,"sum":"<16>"}`), of a version
+ * read as the current one, whose checksum holds (or is taken on trust),
+ * whose seq is `seq`, and which passes the quick look; null for any other
+ * line, which `validateLine` then judges in full. It parses the whole line,
+ * not the content that was hashed: a line that ends as sealed parses exactly
+ * when its content is an object with a member, to that object with `sum`
+ * added, and a read that cut the content out to parse it paid for a second
+ * copy of every line.
+ */
+function readSealedLine(line: string, seq: number, previous: string, trustSums: boolean, plain: boolean): GapflowEvent | null {
+  // A line of an older version (its parse and upcast are the long way's) is told by how it starts, before anything is hashed or parsed.
+  if (!line.startsWith(VERSION_KEY) || !READ_AS_CURRENT.has(line.charCodeAt(VERSION_KEY.length) - ZERO) || line.charCodeAt(VERSION_KEY.length + 1) !== COMMA) return null;
+  const at = line.length - SUM_SUFFIX_LENGTH;
+  if (at < 1 || !line.startsWith(SUM_PREFIX, at) || !line.endsWith('"}')) return null;
+  if (!trustSums && !sumMatches(previous, `${line.slice(0, at)}}`, line, at + SUM_PREFIX.length)) return null;
+  let stored: unknown;
+  try {
+    stored = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  if (typeof stored !== 'object' || stored === null || Array.isArray(stored)) return null;
+  const fields = stored as Record<string, unknown>;
+  return fields.seq === seq && READ_AS_CURRENT.has(fields.v) ? readAsWritten(fields, plain) : null;
 }
 
 type Checked =
@@ -263,11 +325,17 @@ function judgeLine(stored: Record<string, unknown>, before: ChainPoint, depth: S
 }
 
 /**
- * How deep a scan looks at each line. `sealed` (reads): a line of the
- * current version whose checksum holds was checked against the schema when
- * gapflow wrote it, so it gets a quick look (trusted.ts), not a parse; older
- * lines are parsed and upcast. `schema` (`verify`, `repair`): every line is parsed
- * against today's schema, whatever its checksum says.
+ * How deep a scan looks at each line. `sealed` (reads): every line's bytes,
+ * JSON, version and seq, and the checksum of the last line only, the one a
+ * read ends on (what a checkpoint is keyed by and an append chains to; a
+ * torn write shows there). A line of the current version was checked
+ * against the schema when gapflow wrote it, so it gets a quick look
+ * (trusted.ts), not a parse; older lines are parsed and upcast. The chain
+ * before the last line is not walked: a read past a checkpoint does not see
+ * those lines at all, and whether a session opens must not hang on whether
+ * a cache was there. `schema` (`verify`, `repair`): every line is parsed
+ * against today's schema and every checksum is checked: the chain is walked
+ * whole.
  */
 export type ScanDepth = 'sealed' | 'schema';
 

@@ -12,6 +12,17 @@ export function chainSum(previous: string, content: string): string {
   return hash('sha256', previous + content, 'hex').slice(0, 16);
 }
 
+/**
+ * Whether the 16 characters of `line` at `at` are the chained checksum of
+ * `content`: `chainSum` compared where it stands, cutting nothing out (a
+ * cold read compares one per line).
+ */
+export function sumMatches(previous: string, content: string, line: string, at: number): boolean {
+  const digest = hash('sha256', previous + content, 'hex');
+  for (let i = 0; i < 16; i++) if (line.charCodeAt(at + i) !== digest.charCodeAt(i)) return false;
+  return true;
+}
+
 /** Seals a line's content (a JSON object without `sum`): the line to write, newline included, and its checksum. */
 export function sealLine(content: string, previous: string): { line: string; sum: string } {
   const sum = chainSum(previous, content);

@@ -6,7 +6,7 @@
 
 /** `,"sum":"` + 16 digits + `"}`. */
 export const SUM_SUFFIX_LENGTH = 26;
-const SUM_PREFIX = ',"sum":"';
+export const SUM_PREFIX = ',"sum":"';
 
 /**
  * The checksum a line ends with, as written (`…,"sum":"<16 characters>"}`),

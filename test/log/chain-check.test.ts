@@ -7,8 +7,10 @@ import { baseline, tempDirs } from '../support.js';
 
 /*
  * A long log's checksum chain is walked on a worker thread (chain-check.ts)
- * while the reader parses the lines. The worker runs the built code (a
- * worker cannot load TypeScript); `npm test` builds before it runs.
+ * while `verify` (depth `schema`) parses the lines; a read walks no chain
+ * (it checks the sum of the line it ends on), so it starts no worker. The
+ * worker runs the built code (a worker cannot load TypeScript); `npm test`
+ * builds before it runs.
  */
 
 const WORKER = new URL('../../dist/src/log/chain-worker.js', import.meta.url);
@@ -28,6 +30,9 @@ function sessionLog(): { bytes: Buffer; lines: string[]; dir: string } {
   return { bytes, lines: bytes.toString('utf8').split('\n').slice(0, -1), dir };
 }
 
+/** A scan as `verify` reads: every line parsed and every sum checked; with `options`, beside a worker. */
+const verifyScan = (bytes: Buffer, options: Parameters<typeof scanBytes>[4] = {}) => scanBytes(bytes, undefined, 0, 'schema', options);
+
 const bytesOf = (lines: readonly string[], tail = '\n') => Buffer.from(lines.join('\n') + tail, 'utf8');
 /** Line `n` (1-based) with its gap's severity changed, its stored sum left as it was: valid JSON, valid event, wrong sum. */
 const edited = (lines: readonly string[], n: number) => lines.map((line, i) => (i === n - 1 ? line.replace('"HIGH"', '"LOW"') : line));
@@ -37,10 +42,15 @@ describe('the checksum chain of a long log, walked on a worker thread', () => {
     expect(existsSync(WORKER)).toBe(true);
   });
 
+  it('a read starts no worker, however long the log', () => {
+    const { bytes } = sessionLog();
+    expect(scanBytes(bytes, undefined, 0, 'sealed', ALWAYS).chainWalked).toBeUndefined();
+  });
+
   it('reads a sound log to the same events and chain end as a walk on one thread, and says the worker walked it', () => {
     const { bytes } = sessionLog();
-    const alone = scanBytes(bytes);
-    const beside = scanBytes(bytes, undefined, 0, 'sealed', ALWAYS);
+    const alone = verifyScan(bytes);
+    const beside = verifyScan(bytes, ALWAYS);
     expect(alone.chainWalked).toBeUndefined();
     expect(beside.chainWalked).toBe('parallel');
     expect(beside.fault).toBeNull();
@@ -52,8 +62,8 @@ describe('the checksum chain of a long log, walked on a worker thread', () => {
   it('an edited line in the middle is reported exactly as a walk on one thread reports it', () => {
     const { lines } = sessionLog();
     const bytes = bytesOf(edited(lines, 20));
-    const alone = scanBytes(bytes);
-    const beside = scanBytes(bytes, undefined, 0, 'sealed', ALWAYS);
+    const alone = verifyScan(bytes);
+    const beside = verifyScan(bytes, ALWAYS);
     expect(alone.fault).toMatchObject({ line: 20, reason: expect.stringMatching(/checksum mismatch/) });
     expect(beside).toEqual(alone);
   });
@@ -61,9 +71,9 @@ describe('the checksum chain of a long log, walked on a worker thread', () => {
   it('a torn last line is reported exactly as a walk on one thread reports it (torn, so repair may cut it)', () => {
     const { lines } = sessionLog();
     const bytes = bytesOf([...lines.slice(0, -1), lines.at(-1)!.slice(0, 40)], '');
-    const beside = scanBytes(bytes, undefined, 0, 'sealed', ALWAYS);
+    const beside = verifyScan(bytes, ALWAYS);
     expect(beside.torn).toBe(true);
-    expect(beside).toEqual(scanBytes(bytes));
+    expect(beside).toEqual(verifyScan(bytes));
   });
 
   it('lines whose stored sum is not sixteen hex digits read exactly as on one thread, though the reader took the sums on trust', () => {
@@ -71,21 +81,21 @@ describe('the checksum chain of a long log, walked on a worker thread', () => {
     // A quote or a backslash in the sum (the line does not parse whole, its content does), or letters past f (it does).
     for (const sum of ['0123456789abc"de', '0123456789abcd\\', 'ghijklmnopqrstuv']) {
       const bytes = bytesOf(lines.map((line, i) => (i === 20 ? `${line.slice(0, -18)}${sum}"}` : line)));
-      const beside = scanBytes(bytes, undefined, 0, 'sealed', ALWAYS);
+      const beside = verifyScan(bytes, ALWAYS);
       expect(beside.fault?.line).toBe(21);
-      expect(beside).toEqual(scanBytes(bytes));
+      expect(beside).toEqual(verifyScan(bytes));
     }
   });
 
   it('a scan of a tail chains from the point it starts after', () => {
     const { bytes, lines } = sessionLog();
     const head = bytesOf(lines.slice(0, 10));
-    const first = scanBytes(head);
+    const first = verifyScan(head);
     const tail = bytes.subarray(head.length);
-    const beside = scanBytes(tail, first.end, head.length, 'sealed', ALWAYS);
+    const beside = scanBytes(tail, first.end, head.length, 'schema', ALWAYS);
     expect(beside.chainWalked).toBe('parallel');
     expect(beside.events.map((event) => event.seq)).toEqual(lines.slice(10).map((_, i) => i + 11));
-    expect(beside.end).toEqual(scanBytes(bytes).end);
+    expect(beside.end).toEqual(verifyScan(bytes).end);
   });
 
   it('a worker that never answers is given up on: the reader walks the chain itself and reads the same log', () => {
@@ -93,9 +103,9 @@ describe('the checksum chain of a long log, walked on a worker thread', () => {
     const silent = join(dir, 'silent-worker.mjs');
     writeFileSync(silent, 'setInterval(() => {}, 1000);\n');
     const started = performance.now();
-    const scan = scanBytes(bytes, undefined, 0, 'sealed', { ...ALWAYS, file: new URL(`file://${silent}`), quietMs: 200 });
+    const scan = verifyScan(bytes, { ...ALWAYS, file: new URL(`file://${silent}`), quietMs: 200 });
     expect(scan.chainWalked).toBeUndefined();
-    expect(scan.events).toEqual(scanBytes(bytes).events);
+    expect(scan.events).toEqual(verifyScan(bytes).events);
     // One quiet spell (it never started), not the default five seconds: the wait is bounded by what it was told.
     expect(performance.now() - started).toBeLessThan(4_000);
   });
@@ -104,9 +114,9 @@ describe('the checksum chain of a long log, walked on a worker thread', () => {
     const { bytes, dir } = sessionLog();
     const failing = join(dir, 'failing-worker.mjs');
     writeFileSync(failing, 'throw new Error("this worker fails as it starts");\n');
-    const scan = scanBytes(bytes, undefined, 0, 'sealed', { ...ALWAYS, file: new URL(`file://${failing}`), quietMs: 200 });
+    const scan = verifyScan(bytes, { ...ALWAYS, file: new URL(`file://${failing}`), quietMs: 200 });
     expect(scan.chainWalked).toBeUndefined();
-    expect(scan.events).toEqual(scanBytes(bytes).events);
+    expect(scan.events).toEqual(verifyScan(bytes).events);
   });
 
   it('with a sink, each event goes to it once, in order, and a scan that reads the lines again starts a new sink', () => {
@@ -126,12 +136,12 @@ describe('the checksum chain of a long log, walked on a worker thread', () => {
     expect(alone.sinks).toEqual([all]);
     expect(alone.scan.events).toEqual([]);
     expect(alone.scan.end).toEqual(scanBytes(bytes).end);
-    // Beside a worker that vouches for the chain: still one sink.
-    expect(seqs('sealed', ALWAYS).sinks).toEqual([all]);
+    // Verify's scan beside a worker that vouches for the chain: still one sink.
+    expect(seqs('schema', ALWAYS).sinks).toEqual([all]);
     // Beside a worker that fails: the lines are read again, into a second sink that sees them all once.
     const failing = join(dir, 'failing-worker.mjs');
     writeFileSync(failing, 'throw new Error("this worker fails as it starts");\n');
-    const again = seqs('sealed', { ...ALWAYS, file: new URL(`file://${failing}`), quietMs: 200 });
+    const again = seqs('schema', { ...ALWAYS, file: new URL(`file://${failing}`), quietMs: 200 });
     expect(again.sinks).toHaveLength(2);
     expect(again.sinks.at(-1)).toEqual(all);
   });
@@ -140,8 +150,8 @@ describe('the checksum chain of a long log, walked on a worker thread', () => {
     const { lines } = sessionLog();
     const bytes = bytesOf(edited(lines, 20));
     const seen: number[] = [];
-    const scan = scanBytes(bytes, undefined, 0, 'sealed', {}, () => (event) => seen.push(event.seq));
-    expect(scan.fault).toEqual(scanBytes(bytes).fault);
+    const scan = scanBytes(bytes, undefined, 0, 'schema', {}, () => (event) => seen.push(event.seq));
+    expect(scan.fault).toEqual(verifyScan(bytes).fault);
     expect(seen).toEqual(Array.from({ length: 19 }, (_, i) => i + 1));
   });
 });
