@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EVENT_VERSION } from '../../events/index.js';
+import { EVENT_VERSION, GapflowEvent } from '../../events/index.js';
 import { createFileSession } from '../../src/index.js';
 import { scanBytes, sealLine } from '../../src/log/index.js';
+import { readAsWritten } from '../../src/log/trusted.js';
 import { baseline, tempDirs } from '../support.js';
 
 /*
@@ -77,6 +78,22 @@ function withLine(lines: readonly string[], at: number, event: Record<string, un
 const TELLING: Json[] = [-1, 0, 1, 1.5, 2 ** 60, '', 'x'.repeat(70), 'x'.repeat(20_001), 'work', 'review', 'CONVERGING', 'MAX_ROUNDS', 'progress', 'gaps', 'G-1', 'bad id', true, null, [], {}, ['G-1'], { from: 'FLAT', to: 'STALLED' }];
 
 const readBoth = (bytes: Buffer) => [scanBytes(bytes, undefined, 0, 'sealed'), scanBytes(bytes, undefined, 0, 'schema')] as const;
+
+describe('the quick look and event times', () => {
+  /** A gap line of the current version at time `at`, as gapflow writes it. */
+  const gapLine = (seq: number, at: string) => ({ v: EVENT_VERSION, seq, id: `e-${seq}`, at, type: 'gap.opened', data: { id: `G-${seq}`, severity: 'LOW', title: 'A gap', blocking: true } });
+
+  it('a time is taken only as the schema takes it, however often it comes, and one it took does not vouch for another', () => {
+    const good = '2026-11-24T13:54:46.102Z';
+    // Before any time was taken (the quick look remembers the last one it took: at first, none), the same good time twice, then times the schema refuses, each twice in a row (the quick look remembers the last time it took).
+    const times = ['', good, good, '', '', '2026-02-30T13:54:46.102Z', '2026-02-30T13:54:46.102Z', `${good} `, good, '2026-11-24T24:00:00Z'];
+    for (const at of times) {
+      const quick = readAsWritten(gapLine(1, at), true);
+      const full = GapflowEvent.safeParse(gapLine(1, at));
+      expect({ at, taken: quick !== null }).toEqual({ at, taken: full.success });
+    }
+  });
+});
 
 describe('the quick look a sealed round close gets on reads', () => {
   it('is taken by a round close as gapflow writes it, to the event a full parse gives', () => {
@@ -249,3 +266,4 @@ describe('a line is read as its whole text parses', () => {
     }
   });
 });
+
