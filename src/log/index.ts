@@ -6,6 +6,7 @@ export { readStateCache } from './state-cache.js';
 export { BATCH_INPUT, EVENT_INPUT, formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES, type InputLimit } from './limits.js';
 export { chainSum, eventContent, formatLines, parseLines, scanBytes, sealLine } from './lines.js';
 export { chainLinks, PARALLEL_CHAIN_BYTES } from './chain-check.js';
+export { readAsWritten } from './trusted.js';
 export { STALE_AFTER_MS, WAIT_FOR_LOCK_MS, withLock, type Lease, type LockTiming } from './lock.js';
 export { mayBeWriting } from './lock-holder.js';
 export { MemoryLog } from './memory-log.js';

@@ -4,8 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EVENT_VERSION, GapflowEvent } from '../../events/index.js';
 import { createFileSession } from '../../src/index.js';
-import { scanBytes, sealLine } from '../../src/log/index.js';
-import { readAsWritten } from '../../src/log/trusted.js';
+import { readAsWritten, scanBytes, sealLine } from '../../src/log/index.js';
 import { baseline, tempDirs } from '../support.js';
 
 /*
