@@ -384,7 +384,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 try {
-  console.log(`gapflow bench (issue 13): ${[GROWTH_BASE, ...sizes].map(label).join(', ')} events; ${RUNS} interleaved runs a process measure (${SLOW_RUNS} when a warm-up takes over ${SLOW_MS / 1000} s), ${COLD_RUNS} pairs in process; limit ${TIMEOUT_MS / 1000} s a run`);
+  console.log(`gapflow bench (issue 13): ${[GROWTH_BASE, ...sizes].map(label).join(', ')} events; ${RUNS} interleaved runs a process measure (${SLOW_RUNS} when a warm-up takes over ${SLOW_MS / 1000} s), ${COLD_RUNS} pairs in process (a short log: a second's worth, up to 41); limit ${TIMEOUT_MS / 1000} s a run`);
   console.log(`node ${process.version}; subject and baseline each take the median of their runs; RSS is peak RSS (/usr/bin/time -f %M)`);
   const reports: SizeReport[] = [];
   for (const events of [GROWTH_BASE, ...sizes]) reports.push(await measureSize(events, root));
