@@ -180,7 +180,7 @@ function scanText(text: string, from: ChainPoint, startOffset: number, depth: Sc
     const plain = plainText || (ascii && !line.includes('\\') && !line.includes('\x7f'));
     const bytes = (ascii ? line.length : Buffer.byteLength(line, 'utf8')) + 1;
     // A read checks the sum of the line it ends on; `verify` (depth `schema`) checks every line's.
-    const trust = trustSums || (depth === 'sealed' && newline !== text.length - 1);
+    const trust = trustSums || (depth === 'sealed' && newline !== -1 && newline !== text.length - 1);
     // Most lines are read the short way; any other, or any doubt, and the line is judged in full, which names what is wrong.
     let event = newline !== -1 && depth === 'sealed' ? readSealedLine(line, lineNumber, trust ? '' : pointSum(), trust, plain) : null;
     if (event !== null) {
@@ -231,41 +231,38 @@ const COMMA = 0x2c;
 function readSealedLine(line: string, seq: number, previous: string, trustSums: boolean, plain: boolean): GapflowEvent | null {
   // A line of an older version (its parse and upcast are the long way's) is told by how it starts, before anything is hashed or parsed.
   if (!line.startsWith(VERSION_KEY) || !READ_AS_CURRENT.has(line.charCodeAt(VERSION_KEY.length) - ZERO) || line.charCodeAt(VERSION_KEY.length + 1) !== COMMA) return null;
+  if (overLineLimit(line)) return null;
   const at = line.length - SUM_SUFFIX_LENGTH;
   if (at < 1 || !line.startsWith(SUM_PREFIX, at) || !line.endsWith('"}')) return null;
   if (!trustSums && !sumMatches(previous, `${line.slice(0, at)}}`, line, at + SUM_PREFIX.length)) return null;
-  let stored: unknown;
-  try {
-    stored = JSON.parse(line);
-  } catch {
-    return null;
-  }
-  if (typeof stored !== 'object' || stored === null || Array.isArray(stored)) return null;
-  const fields = stored as Record<string, unknown>;
-  return fields.seq === seq && READ_AS_CURRENT.has(fields.v) ? readAsWritten(fields, plain) : null;
+  const fields = jsonObject(line);
+  return fields !== null && fields.seq === seq && READ_AS_CURRENT.has(fields.v) ? readAsWritten(fields, plain) : null;
 }
 
 type Checked =
   | { fault: null; event: GapflowEvent; sum: string; hasSum: boolean; sealed: true }
   | { fault: string; sealed: boolean; readable: boolean };
 
+/** Whether a line is over the byte limit: one longer in UTF-16 units surely is; only one near it is measured in bytes. */
+function overLineLimit(line: string): boolean {
+  return line.length > MAX_LINE_BYTES || (line.length * 3 > MAX_LINE_BYTES && Buffer.byteLength(line) > MAX_LINE_BYTES);
+}
+
 /**
  * Judges one line (without its newline) against the point before it.
  * `plain`: the line's strings hold no control character (`readAsWritten`).
  */
 function validateLine(line: string, before: ChainPoint, depth: ScanDepth, trustSums: boolean, plain: boolean): Checked {
-  // A line longer in UTF-16 units than the byte limit is surely over it; only a line near the limit is measured in bytes.
-  if (line.length > MAX_LINE_BYTES || (line.length * 3 > MAX_LINE_BYTES && Buffer.byteLength(line) > MAX_LINE_BYTES)) {
-    return { fault: `the line is over the ${formatBytes(MAX_LINE_BYTES)} limit`, sealed: false, readable: false };
-  }
+  if (overLineLimit(line)) return { fault: `the line is over the ${formatBytes(MAX_LINE_BYTES)} limit`, sealed: false, readable: false };
   // A line that ends as gapflow seals one (`…,"sum":"<16>"}`): its sum is of the content without that member, and
   // when the sum holds (so it is sixteen hex digits) that content is parsed, the very string hashed: the line parses
   // to that object with `sum` added (the last key wins), unless the content is `{}`, when the line does not parse at
-  // all. On trust (a worker walks the chain) a sum that is not hex digits fails the walk, and the lines are read again.
+  // all. On trust (a worker walks the chain, or a read that does not check this line's sum) nothing says the stored
+  // sum is sixteen hex digits: the whole line is parsed, so one that is not JSON is not read as if it were.
   const written = storedSum(line);
   const content = written === null ? line : `${line.slice(0, -SUM_SUFFIX_LENGTH)}}`;
   const sum = trustSums && written !== null ? written : chainSum(before.sum, content);
-  if (written !== null && written === sum) {
+  if (written !== null && written === sum && !trustSums) {
     const members = objectWithMembers(content);
     if (members !== null) return judgeLine(members, before, depth, plain, { hasSum: true, sum, sealed: true });
   }
@@ -281,16 +278,22 @@ function validateLine(line: string, before: ChainPoint, depth: ScanDepth, trustS
   return judgeLine(stored, before, depth, plain, { hasSum: 'sum' in stored, sum, sealed });
 }
 
-/** The JSON object `text` holds when it has a member at least; else null. */
-function objectWithMembers(text: string): Record<string, unknown> | null {
+/** The JSON object `text` holds; null when it holds none (or is not JSON). */
+function jsonObject(text: string): Record<string, unknown> | null {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
     return null;
   }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) return null;
-  for (const _key in json) return json as Record<string, unknown>;
+  return typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : null;
+}
+
+/** The JSON object `text` holds when it has a member at least; else null. */
+function objectWithMembers(text: string): Record<string, unknown> | null {
+  const json = jsonObject(text);
+  if (json === null) return null;
+  for (const _key in json) return json;
   return null;
 }
 

@@ -51,8 +51,9 @@ const isEventId = (value: unknown, plain: boolean): boolean => isString(value) &
 /** The last time `isTime` took: the lines one append writes share theirs, and the pattern was a tenth of a cold read. */
 let lastTime: string | null = null;
 function isTime(value: unknown): boolean {
+  if (!isString(value)) return false;
   if (value === lastTime) return true;
-  if (!isString(value) || !ISO_TIME.test(value) || !dayInMonth(value)) return false;
+  if (!ISO_TIME.test(value) || !dayInMonth(value)) return false;
   lastTime = value;
   return true;
 }

@@ -87,6 +87,28 @@ describe('the checksum chain of a long log, walked on a worker thread', () => {
     }
   });
 
+  it('a read, which takes a sum before the last on trust, still reads each line as its whole text parses', () => {
+    const { lines } = sessionLog();
+    // A quote or a backslash in the sum: the line is not JSON, which a read finds as verify does.
+    for (const sum of ['0123456789abc"de', '0123456789abcd\\']) {
+      const bytes = bytesOf(lines.map((line, i) => (i === 20 ? `${line.slice(0, -18)}${sum}"}` : line)));
+      expect(scanBytes(bytes).fault).toEqual(verifyScan(bytes).fault);
+      expect(scanBytes(bytes).fault).toMatchObject({ line: 21, reason: 'not a JSON object' });
+    }
+    // Letters past f: the line is JSON, only its sum is wrong, which only verify's walk finds.
+    const bytes = bytesOf(lines.map((line, i) => (i === 20 ? `${line.slice(0, -18)}ghijklmnopqrstuv"}` : line)));
+    expect(scanBytes(bytes).fault).toBeNull();
+    expect(scanBytes(bytes).events).toHaveLength(lines.length);
+    expect(verifyScan(bytes).fault).toMatchObject({ line: 21, reason: expect.stringMatching(/checksum mismatch/) });
+  });
+
+  it('a last line with no newline is the line a read ends on: its sum is checked, and its fault reads as verify gives it', () => {
+    const { lines } = sessionLog();
+    const bytes = bytesOf([...lines.slice(0, -1), lines.at(-1)!.replace(/"sum":"[0-9a-f]{16}"/, '"sum":"0000000000000000"')], '');
+    expect(scanBytes(bytes).fault).toEqual(verifyScan(bytes).fault);
+    expect(scanBytes(bytes).fault?.reason).toMatch(/no newline at its end \(checksum mismatch/);
+  });
+
   it('a scan of a tail chains from the point it starts after', () => {
     const { bytes, lines } = sessionLog();
     const head = bytesOf(lines.slice(0, 10));

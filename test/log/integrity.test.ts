@@ -319,6 +319,15 @@ describe('size limits', () => {
     expect(verifyFileSession(dir).problem).toMatch(/line 6: the line is over the 1 MiB limit/);
   });
 
+  it('a line over the limit before the last (JSON whitespace makes one that reads) is refused by reads too, naming it', () => {
+    const { dir, path, lines } = fiveEvents();
+    // After the version, so the line starts as a current one does and is read the short way.
+    const padded = lines[1]!.replace('"seq":', `${' '.repeat(MAX_LINE_BYTES)}"seq":`);
+    writeFileSync(path, joined([lines[0]!, padded, ...lines.slice(2)]));
+    expect(verifyFileSession(dir).problem).toMatch(/line 2: the line is over the 1 MiB limit/);
+    expect(() => openFileSession(dir, { checkpoints: false })).toThrow(/line 2: the line is over the 1 MiB limit/);
+  });
+
   it('an event that would make a line over the limit is refused and nothing is written', () => {
     const { dir, path } = fiveEvents();
     const log = new FileLog(dir);

@@ -80,12 +80,12 @@ const readBoth = (bytes: Buffer) => [scanBytes(bytes, undefined, 0, 'sealed'), s
 
 describe('the quick look and event times', () => {
   /** A gap line of the current version at time `at`, as gapflow writes it. */
-  const gapLine = (seq: number, at: string) => ({ v: EVENT_VERSION, seq, id: `e-${seq}`, at, type: 'gap.opened', data: { id: `G-${seq}`, severity: 'LOW', title: 'A gap', blocking: true } });
+  const gapLine = (seq: number, at: string | null) => ({ v: EVENT_VERSION, seq, id: `e-${seq}`, at, type: 'gap.opened', data: { id: `G-${seq}`, severity: 'LOW', title: 'A gap', blocking: true } });
 
   it('a time is taken only as the schema takes it, however often it comes, and one it took does not vouch for another', () => {
     const good = '2026-11-24T13:54:46.102Z';
     // Before any time was taken (the quick look remembers the last one it took: at first, none), the same good time twice, then times the schema refuses, each twice in a row (the quick look remembers the last time it took).
-    const times = ['', good, good, '', '', '2026-02-30T13:54:46.102Z', '2026-02-30T13:54:46.102Z', `${good} `, good, '2026-11-24T24:00:00Z'];
+    const times = [null, '', good, good, null, '', '', '2026-02-30T13:54:46.102Z', '2026-02-30T13:54:46.102Z', `${good} `, good, '2026-11-24T24:00:00Z'];
     for (const at of times) {
       const quick = readAsWritten(gapLine(1, at), true);
       const full = GapflowEvent.safeParse(gapLine(1, at));
