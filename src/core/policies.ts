@@ -1,6 +1,7 @@
 import { combine, withSessionRules, type CombinedVerdict, type NamedVerdict, DEFAULT_POLICIES, policyRulesNamed, type AnyPolicyRules, type PolicyVerdict, type RoundInput } from '../policies/lean.js';
 import type { ConvergenceConfig } from '../../machines/index.js';
 import { forecast, FORECAST_WINDOW } from './forecast.js';
+import { lastClosedRound } from './inventory.js';
 import type { PolicyView, RoundFigures, SessionView } from './view.js';
 
 /*
@@ -51,7 +52,7 @@ export function readsGapEvents(enabled: readonly string[]): boolean {
  * round 1 closes).
  */
 export function currentVerdict(view: StandingView, policy: AnyPolicyRules): PolicyVerdict | null {
-  if (policy.readsGapEvents) return lastClosed(view)?.verdicts.find((v) => v.policy === policy.name) ?? null;
+  if (policy.readsGapEvents) return lastClosedRound(view)?.verdicts.find((v) => v.policy === policy.name) ?? null;
   return metricVerdict(view, policy, standingInput(view));
 }
 
@@ -66,12 +67,8 @@ type StandingView = Pick<SessionView, 'policies' | 'rounds' | 'weightedOpenEnds'
 
 /** The last closed round as a metric policy's standing verdict reads it, with the forecast so far; undefined before round 1 closes. */
 export function standingInput(view: StandingView): RoundInput | undefined {
-  const last = lastClosed(view);
+  const last = lastClosedRound(view);
   return last && roundInput(last, view.config, view.machine.flatCount, tracksGaps(view) ? { series: view.weightedOpenEnds, last: last.round } : undefined);
-}
-
-function lastClosed(view: Pick<SessionView, 'rounds'>): RoundFigures | undefined {
-  return view.rounds.findLast((r) => r.openEnd !== null);
 }
 
 /**
