@@ -1,7 +1,8 @@
 import { formatSeconds, Refusal } from '../core/index.js';
 import { VERIFY_OUTPUT_MAX } from '../../events/lean.js';
-import type { Session } from '../session/index.js';
-import type { CliIO } from './common.js';
+import { peekHead, type BatchRecorded, type BatchRequest, type RequestNamer, type Session } from '../session/index.js';
+import { FileLog } from '../log/index.js';
+import { open, sessionDir, type CliIO } from './common.js';
 import { runCommand } from './record-command.js';
 
 /*
@@ -80,4 +81,56 @@ export function safeTail(raw: string): string {
   const cut = clean.slice(-VERIFY_OUTPUT_MAX);
   const lineStart = cut.indexOf('\n');
   return lineStart === -1 || lineStart === cut.length - 1 ? cut : cut.slice(lineStart + 1);
+}
+
+/** A request of a batch the gate may run the check for, with the line (of the input, or of the command's own batch) it names in a refusal. */
+export interface GatedRequest extends BatchRequest {
+  line: number;
+}
+
+/**
+ * A batch that would complete a gated session as done (the core asks for a
+ * run of the check first): the check runs now, and its run goes into the
+ * batch just before the request that completes, so the two are written
+ * together. After a failing run the batch is refused as the core words it,
+ * and the run alone is recorded (status.md and `next` say why the session
+ * did not complete); a batch of metrics that would have closed the round is
+ * written with the round left open. Null when the batch needs no run.
+ */
+export function gatedBatch(batch: GatedRequest[], values: { dir?: string | undefined; json?: boolean | undefined }, io: CliIO) {
+  const log = new FileLog(sessionDir(values.dir, io));
+  if (!log.exists()) return null;
+  // The head says whether the session has a check, without opening the whole session for every batch.
+  const head = peekHead(log);
+  if (head !== null && head.settings?.verify === undefined) return null;
+  const session = open(values, io);
+  if (session.view.settings?.verify === undefined) return null;
+  // Which request asks for the run: the namer is called with the index of the request refused.
+  let refusedAt = -1;
+  try {
+    session.dryRunAll(batch, (i) => {
+      refusedAt = i;
+      return '';
+    });
+    return null;
+  } catch (error) {
+    if (!(error instanceof Refusal && error.remedy === 'run_verification') || refusedAt === -1) return null;
+  }
+  const asking = batch[refusedAt]!;
+  const gates = asking.body.type === 'decision.made' ? 'approve' : 'round_close';
+  const run = gateRun(session, gates, io);
+  if (!values.json) tellGateRun(io, run);
+  const ran: GatedRequest = { line: asking.line, body: { type: 'verification.ran', data: { ...run, gates } } };
+  const requests = [...batch.slice(0, refusedAt), ran, ...batch.slice(refusedAt)];
+  const record = (where: RequestNamer, expectSeq: number | undefined): BatchRecorded => {
+    try {
+      return session.recordAll(requests, where, { expectSeq });
+    } catch (error) {
+      // The check failed: its run is recorded alone, so the session says why it did not complete.
+      if (!(error instanceof Refusal && error.remedy === 'run_verification')) throw error;
+      session.record(ran.body);
+      throw new Refusal(`${error.message}; of this batch, only the check's run was recorded`, error.remedy);
+    }
+  };
+  return { session, requests, record };
 }

@@ -6,9 +6,9 @@ import { appendLines, type AppendedLine, type HookVerdict } from '../render/inde
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
 import { writePolicyReports } from './policy-commands.js';
 import { BATCH_INPUT, EVENT_INPUT, FileLog, readTextFile } from '../log/index.js';
-import { draftSession, importedSession, openFileSession, openLoopView, peekHead, recordDecided, recordOnHead, stamper, type BatchRecorded, type BatchRequest, type RequestNamer } from '../session/index.js';
+import { draftSession, importedSession, openFileSession, openLoopView, peekHead, recordDecided, recordOnHead, stamper, type BatchRecorded, type BatchRequest } from '../session/index.js';
 import { parse } from './args.js';
-import { gateRun, tellGateRun } from './gate.js';
+import { gatedBatch, type GatedRequest } from './gate.js';
 import { readStdin } from './call.js';
 import { type CliIO, type Command, newSessionDir, open, parseUserJson, printJson, sessionDir } from './common.js';
 import { blocksBefore, claudeStop, hookAnswer, hookOptions, printHookAnswer, printNext, type ClaudeStop } from './loop-answers.js';
@@ -47,8 +47,7 @@ export const next: Command = (argv, io) => {
   printNext(io, openLoopView(sessionDir(values.dir, io)), values.json);
 };
 
-export interface BatchLine extends BatchRequest {
-  line: number;
+interface BatchLine extends GatedRequest {
   /** The line's own `at`, kept apart from its body (only an import reads it). */
   at?: unknown;
 }
@@ -118,53 +117,6 @@ export const append: Command = (argv, io) => {
   }
   io.stdout(appendLines(appended, done.appended.length, reports, session.view));
 };
-
-/**
- * A batch that would complete a gated session as done (the core asks for a
- * run of the check first): the check runs now, and its run goes into the
- * batch just before the request that completes, so the two are written
- * together. After a failing run the batch is refused as the core words it,
- * and the run alone is recorded (status.md and `next` say why the session
- * did not complete); a batch of metrics that would have closed the round is
- * written with the round left open. Null when the batch needs no run.
- */
-export function gatedBatch(batch: BatchLine[], values: { dir?: string | undefined; json?: boolean | undefined }, io: CliIO) {
-  const log = new FileLog(sessionDir(values.dir, io));
-  if (!log.exists()) return null;
-  // The head says whether the session has a check, without opening the whole session for every batch.
-  const head = peekHead(log);
-  if (head !== null && head.settings?.verify === undefined) return null;
-  const session = open(values, io);
-  if (session.view.settings?.verify === undefined) return null;
-  // Which request asks for the run: the namer is called with the index of the request refused.
-  let refusedAt = -1;
-  try {
-    session.dryRunAll(batch, (i) => {
-      refusedAt = i;
-      return '';
-    });
-    return null;
-  } catch (error) {
-    if (!(error instanceof Refusal && error.remedy === 'run_verification') || refusedAt === -1) return null;
-  }
-  const asking = batch[refusedAt]!;
-  const gates = asking.body.type === 'decision.made' ? 'approve' : 'round_close';
-  const run = gateRun(session, gates, io);
-  if (!values.json) tellGateRun(io, run);
-  const ran: BatchLine = { line: asking.line, body: { type: 'verification.ran', data: { ...run, gates } } };
-  const requests = [...batch.slice(0, refusedAt), ran, ...batch.slice(refusedAt)];
-  const record = (where: RequestNamer, expectSeq: number | undefined): BatchRecorded => {
-    try {
-      return session.recordAll(requests, where, { expectSeq });
-    } catch (error) {
-      // The check failed: its run is recorded alone, so the session says why it did not complete.
-      if (!(error instanceof Refusal && error.remedy === 'run_verification')) throw error;
-      session.record(ran.body);
-      throw new Refusal(`${error.message}; of this batch, only the check's run was recorded`, error.remedy);
-    }
-  };
-  return { session, requests, record };
-}
 
 /**
  * `append` of a batch that starts a session: decided whole on a session in

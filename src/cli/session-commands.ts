@@ -8,8 +8,7 @@ import { DECIMAL, dashed, list, parse, unknownVerb, UsageError, wholeNumber, wor
 import { announce, type CliIO, type Command, newSessionDir, open, sessionDir } from './common.js';
 import { policyInitOptions, policyInitSettings } from './policy-commands.js';
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
-import { throughGate } from './gate.js';
-import { gatedBatch } from './loop-commands.js';
+import { gatedBatch, throughGate } from './gate.js';
 import { validateFlagValues } from './record.js';
 import { metricPolicies, type FlagValues } from '../policies/index.js';
 
