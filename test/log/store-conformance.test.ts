@@ -1,16 +1,19 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EVENT_VERSION } from '../../events/index.js';
 import { FileLog, LogError, MemoryLog, VersionConflict, type EventStore, type GapflowEvent } from '../../src/index.js';
+import { closePostgresStores, PgLog } from '../../src/log/pg/index.js';
+import { START_POSTGRES_MS, startPostgres, type PostgresServer } from '../postgres-server.js';
 
 /*
  * The store port's contract, one suite for every store: whatever holds a
  * session's events (the JSONL file, memory, later a database) passes these
  * unchanged. `handles()` gives two handles on one new stream, as two
  * writers would have (for memory: the same object; for a file: two
- * FileLogs on one folder).
+ * FileLogs on one folder; for PostgreSQL: two PgLogs on one session, each
+ * with its own connection, against a real server this file starts).
  */
 
 interface Flavour {
@@ -19,8 +22,16 @@ interface Flavour {
 }
 
 const root = mkdtempSync(join(tmpdir(), 'gapflow-store-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
 let folders = 0;
+let postgres: PostgresServer | null = null;
+beforeAll(async () => {
+  postgres = await startPostgres();
+}, START_POSTGRES_MS);
+afterAll(async () => {
+  rmSync(root, { recursive: true, force: true });
+  closePostgresStores();
+  await postgres?.stop();
+}, START_POSTGRES_MS);
 
 const flavours: Flavour[] = [
   {
@@ -28,6 +39,13 @@ const flavours: Flavour[] = [
     handles: () => {
       const dir = join(root, `s${++folders}`);
       return [new FileLog(dir), new FileLog(dir)];
+    },
+  },
+  {
+    name: 'PgLog (PostgreSQL)',
+    handles: () => {
+      const session = `s${++folders}`;
+      return [new PgLog(postgres!.url, session, { ownConnection: true }), new PgLog(postgres!.url, session, { ownConnection: true })];
     },
   },
   {

@@ -1,0 +1,115 @@
+import { existsSync } from 'node:fs';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { LogError } from '../types.js';
+import type { Answer, Request, Row, Step } from './protocol.js';
+
+/*
+ * A synchronous door to PostgreSQL. The store port is synchronous (the CLI
+ * and the session API are), and every PostgreSQL driver for Node is async;
+ * so the driver runs on a worker thread and this side sleeps on a shared
+ * word (Atomics.wait) until the worker has posted its answer, then takes it
+ * off the port with receiveMessageOnPort. Written here rather than taken
+ * from a library (synckit does the same): it is these forty lines, and the
+ * store needs a worker that keeps its connection and an open transaction
+ * between calls, and a second port for commit notices.
+ */
+
+/** How long one request may take before the store gives up on the database (a lock wait ends sooner: lock_timeout). */
+const ANSWER_WITHIN_MS = 60_000;
+
+/** A failed statement: what PostgreSQL said, and its SQLSTATE code. */
+export class DatabaseError extends LogError {
+  constructor(
+    message: string,
+    readonly code: string | null,
+  ) {
+    super(message);
+  }
+}
+
+/** The worker's file: beside this module (the library's build), beside the bin's bundle, or the built one (a test run from the sources). */
+function workerFile(): URL {
+  for (const relative of ['./worker.js', './pg-worker.js', '../pg-worker.js', '../../../dist/pg-worker.js']) {
+    const url = new URL(relative, import.meta.url);
+    if (existsSync(url)) return url;
+  }
+  throw new LogError('the PostgreSQL store needs its worker (pg-worker.js), which this install lacks: build gapflow first (npm run build)');
+}
+
+export class Bridge {
+  readonly #worker: Worker;
+  readonly #requests: MessagePort;
+  readonly #notices: MessagePort;
+  readonly #answered: Int32Array;
+  readonly #hearers = new Set<(notice: Notice) => void>();
+  #closed = false;
+  /** Hearers that keep the process alive: the notice port is held open while any is. */
+  #persistent = 0;
+
+  constructor(
+    url: string,
+    /** For messages: the database, without its password. */
+    readonly where: string,
+  ) {
+    const requests = new MessageChannel();
+    const notices = new MessageChannel();
+    const answered = new SharedArrayBuffer(4);
+    this.#answered = new Int32Array(answered);
+    this.#requests = requests.port1;
+    this.#notices = notices.port1;
+    this.#worker = new Worker(workerFile(), {
+      workerData: { url, requests: requests.port2, notices: notices.port2, answered },
+      transferList: [requests.port2, notices.port2],
+    });
+    // Never what keeps a process alive: a CLI call ends when its work does, and the server rolls back what it left open.
+    this.#worker.unref();
+    this.#worker.on('error', () => undefined);
+    this.#notices.on('message', (notice: Notice) => {
+      for (const hear of this.#hearers) hear(notice);
+    });
+    this.#notices.unref();
+  }
+
+  /** Runs `steps` in order and returns each one's rows (or joined text); throws DatabaseError for the first that fails. */
+  run(steps: readonly Step[]): Array<Row[] | string> {
+    if (this.#closed) throw new LogError(`${this.where}: this store was closed`);
+    const before = Atomics.load(this.#answered, 0);
+    const request: Request = { steps };
+    this.#requests.postMessage(request);
+    const deadline = Date.now() + ANSWER_WITHIN_MS;
+    while (Atomics.load(this.#answered, 0) === before) {
+      const left = deadline - Date.now();
+      if (left <= 0 || Atomics.wait(this.#answered, 0, before, left) === 'timed-out') {
+        throw new LogError(`${this.where}: the database did not answer within ${ANSWER_WITHIN_MS / 1000} s`);
+      }
+    }
+    const answer = receiveMessageOnPort(this.#requests)?.message as Answer | undefined;
+    if (answer === undefined) throw new LogError(`${this.where}: the database worker answered nothing`);
+    if (!answer.ok) throw new DatabaseError(`${this.where}: ${answer.message}`, answer.code);
+    return [...answer.results];
+  }
+
+  /** Calls `hear` with every commit notice until the returned function is called; `persistent` keeps the process alive meanwhile. */
+  hear(hear: (notice: Notice) => void, persistent = false): () => void {
+    this.#hearers.add(hear);
+    if (persistent && this.#persistent++ === 0) this.#notices.ref();
+    let heard = true;
+    return () => {
+      if (!heard) return;
+      heard = false;
+      this.#hearers.delete(hear);
+      if (persistent && --this.#persistent === 0) this.#notices.unref();
+    };
+  }
+
+  /** Ends the worker and its connections. */
+  close(): void {
+    this.#closed = true;
+    this.#notices.close();
+    this.#requests.close();
+    void this.#worker.terminate();
+  }
+}
+
+/** A commit notice: `payload` as the writer sent it, or `lost` when the listening connection dropped (what was missed must be read). */
+export type Notice = { payload: string } | { lost: true };

@@ -1,0 +1,40 @@
+import type { MessagePort } from 'node:worker_threads';
+
+/*
+ * What the store's thread and its database worker say to each other. The
+ * store asks synchronously (it posts a request, then sleeps on a shared word
+ * until the worker has posted the answer); notices of other writers' commits
+ * come on a second port, heard as ordinary messages.
+ */
+
+/** One SQL statement; `joined`: answer with column 0 of every row, each followed by a newline, as one string. */
+export interface Step {
+  text: string;
+  values?: readonly unknown[];
+  joined?: boolean;
+}
+
+/** Statements run in order on the store's connection; the first that fails ends the request (rolling back an open transaction). */
+export interface Request {
+  steps: readonly Step[];
+}
+
+export type Row = Record<string, unknown>;
+
+export type Answer =
+  | { ok: true; results: ReadonlyArray<Row[] | string> }
+  | { ok: false; message: string; code: string | null; step: number };
+
+/** What starts the worker. */
+export interface WorkerData {
+  url: string;
+  /** Requests in, answers out. */
+  requests: MessagePort;
+  /** Notices of commits (`LISTEN`), once the store asks for them. */
+  notices: MessagePort;
+  /** Word 0: the count of answers posted; the store sleeps until it moves. */
+  answered: SharedArrayBuffer;
+}
+
+/** Asks the worker to start listening for commit notices (answered like any request). */
+export const LISTEN = '-- gapflow: listen';

@@ -1,0 +1,43 @@
+/*
+ * The tables a PostgreSQL store keeps, made by gapflow itself the first time
+ * it meets a database (no migration tool to run first). Each migration runs
+ * once, in order, inside one transaction that holds an advisory lock, so
+ * processes meeting a fresh database at the same moment make it once.
+ * A released migration is never edited: a change is a new one at the end.
+ */
+
+/** The schema every table lives in, so gapflow's names never collide with a user's own. */
+export const SCHEMA = 'gapflow';
+
+/** The advisory lock key migrations hold (any fixed number; this one spells "gapf"). */
+export const MIGRATION_LOCK = 0x67617066;
+
+export const MIGRATIONS: readonly string[] = [
+  // 1: streams and events. A stream is one session: its version (the last seq) and the checksum its next line chains
+  // to. An event keeps its sealed line as written (export gives back the same bytes) beside the columns queries use.
+  // `position` orders events across streams; `tx` is the writing transaction, so a reader following the global order
+  // never reads past a transaction still under way (it reads only below the oldest one still open).
+  `CREATE TABLE ${SCHEMA}.streams (
+     name text PRIMARY KEY,
+     version bigint NOT NULL,
+     last_sum text NOT NULL,
+     created_at timestamptz NOT NULL DEFAULT now(),
+     updated_at timestamptz NOT NULL DEFAULT now()
+   );
+   CREATE TABLE ${SCHEMA}.events (
+     stream text NOT NULL REFERENCES ${SCHEMA}.streams (name),
+     seq bigint NOT NULL,
+     id text NOT NULL,
+     type text NOT NULL,
+     at text NOT NULL,
+     line text NOT NULL,
+     position bigint GENERATED ALWAYS AS IDENTITY,
+     tx xid8 NOT NULL DEFAULT pg_current_xact_id(),
+     PRIMARY KEY (stream, seq),
+     UNIQUE (stream, id)
+   );
+   CREATE INDEX events_global_order ON ${SCHEMA}.events (tx, position);`,
+];
+
+/** The channel a commit notifies, with `{"stream","version"}` as its payload. */
+export const CHANNEL = 'gapflow_events';
