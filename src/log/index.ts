@@ -20,3 +20,4 @@ export { findSessionDir, SESSION_FOLDER } from './find-session.js';
 export { sessionDirsIn } from './session-dirs.js';
 export { validateInputText, decodeUtf8, readStandardInput, readTextFile } from './text-file.js';
 export { readInputFile, writeSessionFile } from './session-files.js';
+export { closePostgresStores, DatabaseError, isPostgresUrl, MAX_SESSION_NAME, PgLog, sessionNameProblem, shownDatabase } from './pg/index.js';

@@ -3,9 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EVENT_VERSION } from '../../events/index.js';
-import { FileLog, LogError, MemoryLog, VersionConflict, type EventStore, type GapflowEvent } from '../../src/index.js';
-import { closePostgresStores, PgLog } from '../../src/log/pg/index.js';
-import { START_POSTGRES_MS, startPostgres, type PostgresServer } from '../postgres-server.js';
+import { closePostgresStores, FileLog, LogError, MemoryLog, PgLog, VersionConflict, type EventStore, type GapflowEvent } from '../../src/index.js';
+import { START_POSTGRES_MS, startPostgres, type PostgresServer } from '../../bench/postgres-server.js';
 
 /*
  * The store port's contract, one suite for every store: whatever holds a

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { createRequire } from 'node:module';
+import type * as Threads from 'node:worker_threads';
 import { LogError } from '../types.js';
 import type { Answer, Request, Row, Step } from './protocol.js';
 
@@ -13,6 +14,9 @@ import type { Answer, Request, Row, Step } from './protocol.js';
  * store needs a worker that keeps its connection and an open transaction
  * between calls, and a second port for commit notices.
  */
+
+// Loaded when a store first connects: a command on a folder never pays for worker_threads' namespace at start-up.
+const load = createRequire(import.meta.url);
 
 /** How long one request may take before the store gives up on the database (a lock wait ends sooner: lock_timeout). */
 const ANSWER_WITHIN_MS = 60_000;
@@ -37,9 +41,10 @@ function workerFile(): URL {
 }
 
 export class Bridge {
-  readonly #worker: Worker;
-  readonly #requests: MessagePort;
-  readonly #notices: MessagePort;
+  readonly #worker: Threads.Worker;
+  readonly #requests: Threads.MessagePort;
+  readonly #notices: Threads.MessagePort;
+  readonly #receive: typeof Threads.receiveMessageOnPort;
   readonly #answered: Int32Array;
   readonly #hearers = new Set<(notice: Notice) => void>();
   #closed = false;
@@ -51,6 +56,8 @@ export class Bridge {
     /** For messages: the database, without its password. */
     readonly where: string,
   ) {
+    const { MessageChannel, receiveMessageOnPort, Worker } = load('node:worker_threads') as typeof Threads;
+    this.#receive = receiveMessageOnPort;
     const requests = new MessageChannel();
     const notices = new MessageChannel();
     const answered = new SharedArrayBuffer(4);
@@ -83,7 +90,7 @@ export class Bridge {
         throw new LogError(`${this.where}: the database did not answer within ${ANSWER_WITHIN_MS / 1000} s`);
       }
     }
-    const answer = receiveMessageOnPort(this.#requests)?.message as Answer | undefined;
+    const answer = this.#receive(this.#requests)?.message as Answer | undefined;
     if (answer === undefined) throw new LogError(`${this.where}: the database worker answered nothing`);
     if (!answer.ok) throw new DatabaseError(`${this.where}: ${answer.message}`, answer.code);
     return [...answer.results];

