@@ -28,6 +28,7 @@ export const COMMAND_LOADERS = {
   verify: async () => (await import('./log-commands.js')).verify,
   repair: async () => (await import('./log-commands.js')).repair,
   backtest: async () => (await import('./backtest.js')).backtest,
+  fleet: async () => (await import('./fleet-commands.js')).fleet,
 } satisfies Record<CommandName, () => Promise<Command>>;
 
 /** The loader of command `name`, or undefined when there is no such command. */
