@@ -11,7 +11,7 @@ export interface FleetRow {
   name: string;
   /** Null when the log could not be read (`error` says why). */
   state: ConvergenceState | null;
-  /** How a COMPLETE session ended (converged, approved, …); null otherwise. */
+  /** How a COMPLETE session ended (CONVERGED, APPROVED, …); null otherwise. */
   outcome: string | null;
   /** Rounds closed, as `state --json` counts them. */
   round: number;
