@@ -25,6 +25,8 @@ let root: string;
 let server: Running;
 let browser: Browser | null = null;
 let page: Page;
+/** Every alert, confirm or prompt the page raised: a name run as markup would raise one. */
+const dialogs: string[] = [];
 
 /** `gapflow <line> --dir <root>/<at>/.gapflow`, in its own process, as another writer would. */
 function gf(at: string, line: string): void {
@@ -70,14 +72,12 @@ beforeAll(async () => {
   else process.env.TMPDIR = tmp;
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.setDefaultTimeout(15_000);
-  const dialogs: string[] = [];
   page.on('dialog', (dialog) => {
     dialogs.push(dialog.message());
     void dialog.dismiss();
   });
   await page.goto(url, { timeout: 20_000 });
   await page.waitForSelector('#live[data-state="live"]', { timeout: 15_000 });
-  expect(dialogs).toEqual([]);
 }, 120_000);
 
 afterAll(async () => {
@@ -98,6 +98,7 @@ describe('the dashboard, in a headless browser', () => {
       ['team/beta', 'DIVERGENCE_WARNING'],
     ]);
     expect(await page.$$('#sessions img')).toHaveLength(0);
+    expect(dialogs).toEqual([]);
     const alpha = page.locator('#sessions tbody tr[data-name="alpha"]');
     expect(await alpha.locator('td.round').textContent()).toBe('2');
     expect(await alpha.locator('td.open').textContent()).toBe('1');
