@@ -14,8 +14,9 @@ const WHERE = { store: { type: 'string' } } as const;
  * `$GAPFLOW_STORE`, else the current folder. `--dir` names one session,
  * so it is refused here rather than read as something it is not.
  */
-function target(values: { store?: string | undefined; dir?: string | undefined }, args: readonly string[], io: CliIO): string {
+function target(values: { store?: string | undefined; dir?: string | undefined; session?: string | undefined }, args: readonly string[], io: CliIO): string {
   if (values.dir !== undefined) throw new UsageError('--dir names one session; name the folder to search with --store DIR (or as DIR)');
+  if (values.session !== undefined) throw new UsageError('--session names one session, and this lists them all: leave it out');
   if (args.length > 1) throw new UsageError(`unexpected argument "${args[1]}" (one DIR at most)`);
   if (values.store !== undefined && args.length > 0) throw new UsageError(`both --store and "${args[0]}" name where the sessions are: give one`);
   const named = values.store ?? args[0] ?? io.env.GAPFLOW_STORE;

@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
-import { FileLog, sessionFoldersUnder, type EventStore } from '../log/index.js';
-import { UsageError } from '../cli/usage-error.js';
+import { FileLog, isPostgresUrl, sessionFoldersUnder, type EventStore } from '../log/index.js';
+import { databaseSource } from './database.js';
 
 /** One session of a fleet: its name (unique in the source) and the store its events live in. */
 export interface FleetEntry {
@@ -35,13 +35,8 @@ export interface FolderWatchOptions {
  * sessions, or a PostgreSQL URL. `io.env` is for the database's settings.
  */
 export function fleetSource(target: string, io: { cwd: string; env: Record<string, string | undefined> }, options: FolderWatchOptions = {}): FleetSource {
-  if (/^postgres(ql)?:\/\//i.test(target)) throw new UsageError(`${withoutPassword(target)}: a PostgreSQL store is not yet supported by fleet and serve; name a folder`);
+  if (isPostgresUrl(target)) return databaseSource(target, options.followMs === undefined ? {} : { pollMs: options.followMs });
   return folderSource(isAbsolute(target) ? target : resolve(io.cwd, target), options);
-}
-
-/** `postgres://user:secret@host/db` as `postgres://user@host/db`: a URL for messages. */
-export function withoutPassword(url: string): string {
-  return url.replace(/^([a-z]+:\/\/[^/@:]*):[^/@]*@/i, '$1@');
 }
 
 /**

@@ -98,14 +98,14 @@ describe('gapflow fleet', () => {
     expect(JSON.parse(json.stderr)).toMatchObject({ code: 'log_error', message: `${join(root, 'file')}: not a folder` });
   });
 
-  it('usage mistakes are one line and exit 2: --dir, two places, a database not yet supported, an unknown option', () => {
+  it('usage mistakes are one line and exit 2: --dir, --session, two places, an unknown option', () => {
     const root = tempDir();
     mkdirSync(join(root, 'a'));
     for (const argv of [
       ['fleet', '--dir', 'a'],
       ['fleet', 'a', '--store', 'a'],
       ['fleet', 'a', 'b'],
-      ['fleet', '--store', 'postgres://me:pw@localhost/db'],
+      ['fleet', '--session', 'a'],
       ['fleet', '--colour'],
     ]) {
       const result = runCli(argv, { cwd: root });
@@ -114,6 +114,15 @@ describe('gapflow fleet', () => {
       expect(result.stderr).not.toContain('pw@');
       expect(result.stdout).toBe('');
     }
+  });
+
+  it('a database out of reach is one line naming it without its password, exit 1', () => {
+    const result = runCli(['fleet', '--store', 'postgres://me:pw@127.0.0.1:1/db'], { cwd: tempDir() });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain('postgres://me@127.0.0.1:1/db: cannot reach the database');
+    expect(result.stderr).not.toContain('pw@');
+    expect(result.stdout).toBe('');
   });
 });
 

@@ -72,17 +72,16 @@ describe('the folder source: which sessions, and their names', () => {
     expect(() => folderSource(join(root, 'file'))).toThrow(`${join(root, 'file')}: not a folder`);
   });
 
-  it('refuses a PostgreSQL URL for now, as a usage error that does not show the password', () => {
-    for (const url of ['postgres://me:s3cret@db.example/loops', 'postgresql://me:s3cret@db.example/loops']) {
+  it('reads a PostgreSQL URL as a database: one out of reach fails at once, naming it without the password', () => {
+    for (const url of ['postgres://me:s3cret@127.0.0.1:1/loops', 'postgresql://me:s3cret@127.0.0.1:1/loops']) {
       let thrown: unknown;
       try {
         fleetSource(url, io('/'));
       } catch (error) {
         thrown = error;
       }
-      expect((thrown as Error).name).toBe('UsageError');
-      expect((thrown as Error).message).toContain('not yet');
-      expect((thrown as Error).message).toContain('me@db.example/loops');
+      expect(thrown).toBeInstanceOf(LogError);
+      expect((thrown as Error).message).toContain('me@127.0.0.1:1/loops: cannot reach the database');
       expect((thrown as Error).message).not.toContain('s3cret');
     }
   });

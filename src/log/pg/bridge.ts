@@ -18,6 +18,9 @@ import { LISTEN, type Answer, type Request, type Row, type Step } from './protoc
 // Loaded when a store first connects: a command on a folder never pays for worker_threads' namespace at start-up.
 const load = createRequire(import.meta.url);
 
+/** The socket errors that say the server is out of reach (not that it refused a statement). */
+const UNREACHABLE: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET']);
+
 /** How long one request may take before the store gives up on the database (a lock wait ends sooner: lock_timeout). */
 const ANSWER_WITHIN_MS = 60_000;
 
@@ -92,7 +95,10 @@ export class Bridge {
     }
     const answer = this.#receive(this.#requests)?.message as Answer | undefined;
     if (answer === undefined) throw new LogError(`${this.where}: the database worker answered nothing`);
-    if (!answer.ok) throw new DatabaseError(`${this.where}: ${answer.message}`, answer.code);
+    if (!answer.ok) {
+      const reach = answer.code !== null && UNREACHABLE.has(answer.code) ? 'cannot reach the database: ' : '';
+      throw new DatabaseError(`${this.where}: ${reach}${answer.message}`, answer.code);
+    }
     return [...answer.results];
   }
 

@@ -1,0 +1,71 @@
+import { databaseAt, GLOBAL_START, PgLog, readGlobal, shownDatabase, streamNames, type GlobalCursor } from '../log/index.js';
+import type { FleetEntry, FleetSource } from './source.js';
+
+/** How often a database fleet reads the global order when no commit notice came (ms): what a lost notice costs at most. */
+export const DATABASE_POLL_MS = 2_000;
+
+/**
+ * Every session in a PostgreSQL store. Watching listens for commit notices
+ * and reads the events committed since it last looked in the global order
+ * (readGlobal: never past a transaction still open), naming each session
+ * that grew; a session it has not seen before means sessions came.
+ * Between notices it reads the global order every `pollMs` as well, so a
+ * notice lost with a dropped connection delays a row, never loses it.
+ */
+export function databaseSource(url: string, options: { pollMs?: number } = {}): FleetSource {
+  const bridge = databaseAt(url);
+  // Read once now, so a database out of reach fails before anything is served.
+  let first: string[] | null = streamNames(bridge);
+  return {
+    location: shownDatabase(url),
+    sessions(): FleetEntry[] {
+      const names = first ?? streamNames(bridge);
+      first = null;
+      return names.map((name) => ({ name, store: new PgLog(url, name) }));
+    },
+    watch(changed) {
+      const known = new Set(streamNames(bridge));
+      let cursor: GlobalCursor = GLOBAL_START;
+      // Start after what is there: only what commits from now on is news.
+      for (let read = readGlobal(bridge, cursor); read.length > 0; read = readGlobal(bridge, cursor)) cursor = read.at(-1)!.at;
+      const look = () => {
+        let grown: Set<string>;
+        try {
+          grown = new Set();
+          for (let read = readGlobal(bridge, cursor); read.length > 0; read = readGlobal(bridge, cursor)) {
+            for (const event of read) grown.add(event.stream);
+            cursor = read.at(-1)!.at;
+          }
+        } catch {
+          return; // out of reach for now: the next look tries again
+        }
+        let came = false;
+        for (const name of grown) {
+          if (!known.has(name)) {
+            known.add(name);
+            came = true;
+          } else changed(name);
+        }
+        if (came) changed(null);
+      };
+      const listen = () => {
+        try {
+          bridge.listen();
+        } catch {
+          // Not listening: the timer's looks still find every commit.
+        }
+      };
+      const stopHearing = bridge.hear((notice) => {
+        if ('lost' in notice) listen();
+        look();
+      }, true);
+      listen();
+      const timer = setInterval(look, options.pollMs ?? DATABASE_POLL_MS);
+      return () => {
+        clearInterval(timer);
+        stopHearing();
+      };
+    },
+    close() {},
+  };
+}
