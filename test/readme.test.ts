@@ -2,7 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { START_POSTGRES_MS, startPostgres, type PostgresServer } from '../bench/postgres-server.js';
+import { closePostgresStores } from '../src/index.js';
 import { runCli } from './cli/helpers.js';
 import { blocks } from './docs/markdown.js';
 import { WEIGHT } from './support.js';
@@ -66,6 +68,37 @@ describe('README: a session from the command line', () => {
     expect(existsSync(join(work.project, '.gapflow', 'status.md'))).toBe(true);
     const state = JSON.parse(runCli(['state', '--json'], { cwd: work.project }).stdout) as { state: string; round: number; openGapCount: number };
     expect(state).toMatchObject({ state: 'CONVERGING', round: 1, openGapCount: 2 });
+  }, 60_000);
+});
+
+describe('README: many machines, one PostgreSQL database', () => {
+  let work: Workspace;
+  let postgres: PostgresServer | null = null;
+  beforeAll(async () => {
+    postgres = await startPostgres();
+  }, START_POSTGRES_MS);
+  afterAll(async () => {
+    closePostgresStores();
+    await postgres?.stop();
+  }, START_POSTGRES_MS);
+  beforeEach(() => {
+    work = new Workspace();
+  });
+  afterEach(() => work.remove());
+
+  it('the block runs against a real server once its URL is the server\'s: the session, its fleet line and its exported log', () => {
+    const [script] = blocks('README.md', 'Many machines: one PostgreSQL database', 'sh');
+    expect(script).toMatch(/^export GAPFLOW_STORE='postgres:\/\/[^']+'/m);
+    writeFileSync(join(work.root, 'postgres.sh'), script!.replace(/^export GAPFLOW_STORE='[^']+'/m, `export GAPFLOW_STORE='${postgres!.url}'`));
+    const sh = work.run('sh', ['-e', join(work.root, 'postgres.sh')]);
+    expect(sh.stderr).toBe('');
+    expect(sh.status).toBe(0);
+    expect(sh.stdout).toMatch(/^payments-spec +CONVERGING /m);
+    // What the block wrote: session.started and the one gap, line for line as the database holds them.
+    const exported = readFileSync(join(work.project, 'payments.jsonl'), 'utf8');
+    expect(exported.trimEnd().split('\n').map((line) => (JSON.parse(line) as { type: string }).type)).toEqual(['session.started', 'gap.opened']);
+    const state = JSON.parse(runCli(['state', '--json', '--store', postgres!.url, '--session', 'payments-spec'], { cwd: work.project }).stdout) as { weightedOpen: number };
+    expect(state.weightedOpen).toBe(WEIGHT.HIGH);
   }, 60_000);
 });
 

@@ -1,7 +1,7 @@
 import { FileLog } from '../log/index.js';
 import { toDot, toMermaid, unmarkedChartLine } from '../render/index.js';
 import { parse, wordOf } from './args.js';
-import { open, printJson, sessionDir, type Command } from './common.js';
+import { open, printJson, storeOf, type Command } from './common.js';
 
 const FORMATS = { mermaid: toMermaid, dot: toDot } as const;
 const FORMAT_NAMES = ['mermaid', 'dot'] as const;
@@ -15,9 +15,9 @@ export const viz: Command = (argv, io) => {
   const { values } = parse(argv, { format: { type: 'string' } }, []);
   const format = values.format === undefined ? 'mermaid' : wordOf('--format', values.format, FORMAT_NAMES);
   const draw = FORMATS[format];
-  const dir = sessionDir(values, io);
-  const found = new FileLog(dir).exists();
-  if (!found) io.stderr(unmarkedChartLine(dir));
+  const store = storeOf(values, io);
+  const found = store.exists();
+  if (!found) io.stderr(unmarkedChartLine(store instanceof FileLog ? store.dir : store.location));
   const state = found ? open(values, io).view.machine.state : null;
   if (values.json) return printJson(io, { format, state, diagram: draw(state) });
   io.stdout(draw(state));
