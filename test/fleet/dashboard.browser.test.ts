@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { BIN, childKeeper, freePort, until, type Running } from '../cli/children.js';
+import { START_POSTGRES_MS, startPostgres, type PostgresServer } from '../../bench/postgres-server.js';
 
 /*
  * The dashboard in a real headless Chromium (@sparticuz/chromium, driven by
@@ -17,6 +18,7 @@ import { BIN, childKeeper, freePort, until, type Running } from '../cli/children
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SCREENSHOT = join(ROOT, 'test-results', 'dashboard.png');
+const DATABASE_SCREENSHOT = join(ROOT, 'test-results', 'dashboard-postgres.png');
 const CHROMIUM_VERSION = '147';
 
 // The server stays up across this file's tests; killed after them all, whatever happens.
@@ -158,5 +160,60 @@ describe('the dashboard, in a headless browser', () => {
     const png = readFileSync(SCREENSHOT);
     expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
     expect(png.length).toBeGreaterThan(10_000);
+  }, 60_000);
+});
+
+describe('the dashboard of a PostgreSQL store, in a headless browser', () => {
+  let postgres: PostgresServer | null = null;
+  let served: Running;
+  let tab: Page;
+
+  /** `gapflow <line> --store <database> --session <session>`, in its own process, as a writer on another machine would. */
+  const db = (session: string, line: string) =>
+    execFileSync('node', [BIN, ...line.split(' '), '--store', postgres!.url, '--session', session], { cwd: root, stdio: 'pipe', timeout: 20_000 });
+
+  beforeAll(async () => {
+    postgres = await startPostgres();
+    for (const line of ['init', 'gap open A --severity HIGH', 'gap open B --severity LOW', 'round start', 'gap move A RESOLVED', 'round close']) db('ci/payments', line);
+    for (const line of ['init', 'gap open X --severity MEDIUM', 'round start', 'gap open Y --severity CRITICAL', 'round close']) db('ci/search', line);
+    const port = await freePort();
+    served = spawned(['serve', '--port', String(port), '--store', postgres.url], root);
+    await until('the URL on stdout', () => served.stdout().includes('\n'), 20_000);
+    tab = await browser!.newPage({ viewport: { width: 1280, height: 700 } });
+    tab.setDefaultTimeout(15_000);
+    await tab.goto(served.stdout().split('\n')[0]!, { timeout: 20_000 });
+    await tab.waitForSelector('#live[data-state="live"]', { timeout: 15_000 });
+  }, START_POSTGRES_MS + 60_000);
+
+  afterAll(async () => {
+    await tab?.close();
+    if (served && served.child.exitCode === null) {
+      served.child.kill('SIGINT');
+      await Promise.race([served.exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+    }
+    await postgres?.stop();
+  }, START_POSTGRES_MS);
+
+  it('lists the sessions in the database, and shows what another process commits without a reload', async () => {
+    const rows = () => tab.$$eval('#sessions tbody tr', (trs) => trs.filter((tr) => !tr.hasAttribute('hidden')).map((tr) => [tr.getAttribute('data-name')!, tr.getAttribute('data-state')!]));
+    expect(await rows()).toEqual([
+      ['ci/payments', 'CONVERGING'],
+      ['ci/search', 'DIVERGENCE_WARNING'],
+    ]);
+    // ci/payments: LOW (1) left open after round 1.
+    const open = tab.locator('#sessions tbody tr[data-name="ci/payments"] td.weighted');
+    expect(await open.textContent()).toBe('1');
+    await tab.evaluate('window.marker = "still the same page"');
+    db('ci/payments', 'gap open LATE --severity HIGH');
+    // 1 + 4: the HIGH gap another process opened, heard through the database's commit notice.
+    await tab.locator('#sessions tbody tr[data-name="ci/payments"] td.weighted', { hasText: /^5$/ }).waitFor({ timeout: 15_000 });
+    // A session made meanwhile appears too.
+    db('ci/docs', 'init');
+    await tab.locator('#sessions tbody tr[data-name="ci/docs"]').waitFor({ timeout: 15_000 });
+    expect(await tab.evaluate('window.marker')).toBe('still the same page');
+
+    mkdirSync(join(ROOT, 'test-results'), { recursive: true });
+    await tab.screenshot({ path: DATABASE_SCREENSHOT, fullPage: true, timeout: 20_000 });
+    expect(readFileSync(DATABASE_SCREENSHOT).subarray(0, 4)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
   }, 60_000);
 });
