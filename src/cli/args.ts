@@ -9,6 +9,8 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 
 export const GLOBAL_OPTIONS = {
   dir: { type: 'string' },
+  store: { type: 'string' },
+  session: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies Options;

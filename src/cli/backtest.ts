@@ -5,7 +5,7 @@ import { backtestLines, type NamedBacktest } from '../render/index.js';
 import { shownValue } from '../../events/lean.js';
 import { parse, UsageError } from './args.js';
 import { gridVariants, MAX_GRID, namesOf, setVariant } from './backtest-settings.js';
-import { printJson, sessionDir, type CliIO, type Command } from './common.js';
+import { printJson, sessionDir, type CliIO, type Command, type WhereOptions } from './common.js';
 
 /**
  * `gapflow backtest [DIR...] [--set NAME=V ...] [--grid NAME=A..B ...]`:
@@ -24,7 +24,7 @@ export const backtest: Command = (argv, io) => {
   if (count > MAX_GRID) throw new Refusal(`the grids make ${count} settings to replay; at most ${MAX_GRID} together`);
   const variants = variantGrid(fixed, axes);
   if (args.length > 0 && values.dir !== undefined) throw new UsageError('name the sessions as DIR arguments or with --dir, not both');
-  const sessions = sessionsNamed(args, values.dir, io).map((dir): NamedBacktest & { dir: string } => ({
+  const sessions = sessionsNamed(args, values, io).map((dir): NamedBacktest & { dir: string } => ({
     session: relative(io.cwd, dir) || '.',
     dir,
     ...backtestSession(eventsIn(dir), variants),
@@ -39,8 +39,8 @@ function refuseRepeats(names: readonly string[]): void {
 }
 
 /** Every session the DIRs name (each a session folder or one holding them), once each; with none, the current session. */
-function sessionsNamed(args: readonly string[], dir: string | undefined, io: CliIO): string[] {
-  if (args.length === 0) return [sessionDir(dir, io)];
+function sessionsNamed(args: readonly string[], where: WhereOptions, io: CliIO): string[] {
+  if (args.length === 0) return [sessionDir(where, io)];
   const found = args.flatMap((arg) => {
     const dirs = sessionDirsIn(resolve(io.cwd, arg));
     if (dirs.length === 0) throw new Refusal(`${shownValue(arg)}: no session there (no events.jsonl in it, in its .gapflow, or in a folder directly inside it)`);

@@ -1,6 +1,6 @@
 import type { CliIO, Command } from './common.js';
 import { commandLoader } from './commands.js';
-import { asksForHelp, asksForJson, hoistGlobalOptions } from './hoist.js';
+import { asksForHelp, asksForJson, hoistGlobalOptions, namesStore } from './hoist.js';
 import { UsageError } from './usage-error.js';
 
 /**
@@ -18,6 +18,8 @@ import { UsageError } from './usage-error.js';
 export async function runBin(argv: string[], io: CliIO, stop: () => Promise<unknown>): Promise<number> {
   const [name, ...rest] = hoistGlobalOptions(argv);
   const wantsHelp = asksForHelp(rest);
+  // The short paths below read a session folder's files; a call naming a store goes straight to its command.
+  const short = !wantsHelp && !namesStore(rest, io.env);
   if (name === '--version') {
     io.stdout(`${io.version?.() ?? 'unknown'}\n`);
     return 0;
@@ -42,13 +44,13 @@ export async function runBin(argv: string[], io: CliIO, stop: () => Promise<unkn
     }
   }
   // `state --json` prints its stored output, when current, before anything else loads (src/cli/state-cache.ts).
-  if (name === 'state' && !wantsHelp && (await import('./state-cache.js')).answerStateFromStore(rest, io)) return 0;
+  if (name === 'state' && short && (await import('./state-cache.js')).answerStateFromStore(rest, io)) return 0;
   // `gap open|move|severity` decided on a current head, without the schemas (src/cli/gap-quick.ts); else the full command.
   // Reached through the head's short path module, so both stay one chunk set: a second entry split the modules they
   // share into more files, which `next` and the hook then paid for on every call.
-  if (name === 'gap' && !wantsHelp && (await import('./head-answers.js')).gapFromHead(rest, io)) return 0;
+  if (name === 'gap' && short && (await import('./head-answers.js')).gapFromHead(rest, io)) return 0;
   let stdin = io.stdin;
-  if ((name === 'next' || name === 'hook') && !wantsHelp) {
+  if ((name === 'next' || name === 'hook') && short) {
     const { answerFromHead, replayable } = await import('./head-answers.js');
     stdin = replayable(stdin);
     if (answerFromHead(name, rest, { ...io, stdin })) return 0;

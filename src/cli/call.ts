@@ -4,6 +4,7 @@ import type { CliIO } from './common.js';
 import { newSessionDir, sessionDir } from './session-dir.js';
 
 export { newSessionDir, sessionDir };
+export { databaseSession, type DatabaseSession, type WhereOptions } from './session-dir.js';
 
 /*
  * What a command takes from its call before it opens a session: the

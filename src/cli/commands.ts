@@ -27,6 +27,7 @@ export const COMMAND_LOADERS = {
   check: async () => (await import('./policy-commands.js')).check,
   verify: async () => (await import('./log-commands.js')).verify,
   repair: async () => (await import('./log-commands.js')).repair,
+  export: async () => (await import('./log-commands.js')).exportCommand,
   backtest: async () => (await import('./backtest.js')).backtest,
 } satisfies Record<CommandName, () => Promise<Command>>;
 

@@ -1,8 +1,9 @@
 import { toStateJson } from '../core/index.js';
 import { renderAnnouncement } from '../render/index.js';
-import { openFileSession, type Recorded, type Session } from '../session/index.js';
-import type { InputLimit } from '../log/index.js';
-import { printJson, sessionDir } from './call.js';
+import { openFileSession, Session, type Recorded } from '../session/index.js';
+import { FileLog, PgLog, type EventStore, type InputLimit } from '../log/index.js';
+import type { SessionOptions } from '../session/index.js';
+import { databaseSession, newSessionDir, printJson, sessionDir, type DatabaseSession, type WhereOptions } from './call.js';
 
 /** Everything the CLI takes from the process, so tests can run it in-process. */
 export interface CliIO {
@@ -26,10 +27,29 @@ export interface CliIO {
 
 export type Command = (argv: string[], io: CliIO) => void;
 
-export { jsonText, newSessionDir, printJson, sessionDir } from './call.js';
+export { databaseSession, jsonText, newSessionDir, printJson, sessionDir, type DatabaseSession, type WhereOptions } from './call.js';
 
-export function open(values: { dir?: string | undefined }, io: CliIO): Session {
-  return openFileSession(sessionDir(values.dir, io));
+/** The session the call names, opened: in its database (`--store postgres://…`), else in its folder. */
+export function open(values: WhereOptions, io: CliIO, options?: SessionOptions): Session {
+  const database = databaseSession(values, io);
+  return database === null ? openFileSession(sessionDir(values, io), options) : Session.open(databaseStore(database), options);
+}
+
+/** A database session's store. */
+export function databaseStore({ url, session }: DatabaseSession): EventStore {
+  return new PgLog(url, session);
+}
+
+/** The store of the session the call names: its database stream, else its folder's log. */
+export function storeOf(values: WhereOptions, io: CliIO): EventStore {
+  const database = databaseSession(values, io);
+  return database === null ? new FileLog(sessionDir(values, io)) : databaseStore(database);
+}
+
+/** Where a new session goes (`init`, `import`, an `append` that starts one): the database stream named, else the folder `init` makes one in. */
+export function newStoreOf(values: WhereOptions, io: CliIO): EventStore {
+  const database = databaseSession(values, io);
+  return database === null ? new FileLog(newSessionDir(values, io)) : databaseStore(database);
 }
 
 

@@ -82,7 +82,7 @@ export function gapFromHead(argv: string[], io: CliIO): boolean {
     const { values, positionals } = parseArgs({ args: rest, options: { ...spec.flags, dir: { type: 'string' } }, allowPositionals: true, strict: true });
     if (positionals.length !== spec.words) return false;
     const body = requestOf(verb!, positionals, values);
-    planned = body === null ? null : plan(sessionDir(values.dir, io), body);
+    planned = body === null ? null : plan(sessionDir(values, io), body);
   } catch {
     return false;
   }

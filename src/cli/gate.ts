@@ -1,8 +1,7 @@
 import { formatSeconds, Refusal } from '../core/index.js';
 import { VERIFY_OUTPUT_MAX } from '../../events/lean.js';
 import { peekHead, type BatchRecorded, type BatchRequest, type RequestNamer, type Session } from '../session/index.js';
-import { FileLog } from '../log/index.js';
-import { open, sessionDir, type CliIO } from './common.js';
+import { open, storeOf, type CliIO, type WhereOptions } from './common.js';
 import { runCommand } from './record-command.js';
 
 /*
@@ -97,8 +96,8 @@ export interface GatedRequest extends BatchRequest {
  * did not complete); a batch of metrics that would have closed the round is
  * written with the round left open. Null when the batch needs no run.
  */
-export function gatedBatch(batch: GatedRequest[], values: { dir?: string | undefined; json?: boolean | undefined }, io: CliIO) {
-  const log = new FileLog(sessionDir(values.dir, io));
+export function gatedBatch(batch: GatedRequest[], values: WhereOptions & { json?: boolean | undefined }, io: CliIO) {
+  const log = storeOf(values, io);
   if (!log.exists()) return null;
   // The head says whether the session has a check, without opening the whole session for every batch.
   const head = peekHead(log);

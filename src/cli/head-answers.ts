@@ -35,7 +35,7 @@ export function answerFromHead(name: 'next' | 'hook', argv: string[], io: CliIO)
 
 function nextFromHead(argv: string[], io: CliIO): boolean {
   const { values } = parse(argv, {}, []);
-  const head = peekHeadIn(sessionDir(values.dir, io));
+  const head = peekHeadIn(sessionDir(values, io));
   if (head === null) return false;
   printNext(io, head, values.json);
   return true;

@@ -129,9 +129,11 @@ Loops
   append [--file F|-]             a JSONL batch ({"type","data","id"?} a line; stdin by
                                   default; at most 64 MiB), appended whole or not at all;
                                   a round's number may be left out
-  import FILE|-                   a recorded session as a new one, with its dates: append's
-                                  lines, each with "at" (ISO 8601, never going backwards
-                                  nor in the future), made whole or not at all
+  import FILE|DIR|-               a log that export wrote (or a session folder): a new
+                                  session with the same lines and checksums; or a recorded
+                                  session with its dates: append's lines, each with "at"
+                                  (ISO 8601, never going backwards nor in the future);
+                                  made whole or not at all
   schema                          the JSON Schema of every event (events/schema.json)
   hook claude [--max-blocks N] [--agent-type TYPE[,TYPE...]]
                                   Claude Code Stop/SubagentStop hook: reads its JSON on
@@ -143,6 +145,8 @@ Log
                                   under today's rules (findings listed; exit 3 with
                                   --strict)
   repair                          cut a torn last line (a copy is kept); nothing else
+  export [--out FILE|-]           the log as JSONL, every line as written, once every
+                                  line is checked; from any store (import takes it)
   backtest [DIR...] [--set NAME=V ...] [--grid NAME=A..B ...]
                                   replay recorded sessions (DIR: a session folder, or
                                   one holding them; else this session) under other
@@ -153,6 +157,10 @@ Log
 Options
   --dir DIR    session folder (else $GAPFLOW_DIR, else the nearest .gapflow
                holding a session, from here upward)
+  --store URL|DIR --session NAME
+               a session in a store of many: a PostgreSQL database
+               (postgres://user:pass@host:5432/db) or a folder (NAME's session in
+               DIR/NAME/.gapflow); else $GAPFLOW_STORE and $GAPFLOW_SESSION
   --expect-seq N  (writing commands) refuse unless the log ends at seq N
   --event-id ID   (writing commands) an id for the event; if it is already in
                   the log, nothing is appended and the original is shown

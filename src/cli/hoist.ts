@@ -3,6 +3,18 @@
 /** Commands whose first word after the name is a verb (`gap open`, `round close`, `decide pause`). */
 const HAS_VERB = new Set(['gap', 'round', 'decide', 'hook', 'record']);
 
+/** The global options that take a value: where the session lives. */
+const VALUED: ReadonlySet<string> = new Set(['--dir', '--store', '--session']);
+
+/**
+ * Whether a call names a store (`--store`, `--session` or `$GAPFLOW_STORE`):
+ * the bin's short paths read only a session folder's head, so such a call
+ * goes to the full command, which opens whatever store it names.
+ */
+export function namesStore(words: readonly string[], env: Record<string, string | undefined>): boolean {
+  return Boolean(env.GAPFLOW_STORE) || words.some((word) => word === '--store' || word === '--session' || word.startsWith('--store=') || word.startsWith('--session='));
+}
+
 /**
  * Global options may stand anywhere, also before the command or between it
  * and its verb (`gapflow --dir D gap open …`); those are moved behind the
@@ -15,10 +27,10 @@ export function hoistGlobalOptions(argv: string[]): string[] {
   const wanted = () => (words.length > 0 && HAS_VERB.has(words[0]!) ? 2 : 1);
   while (i < argv.length && words.length < wanted()) {
     const word = argv[i]!;
-    if (word === '--dir' && i + 1 < argv.length) {
+    if (VALUED.has(word) && i + 1 < argv.length) {
       globals.push(word, argv[i + 1]!);
       i += 2;
-    } else if (word.startsWith('--dir=') || word === '--json') {
+    } else if ([...VALUED].some((option) => word.startsWith(`${option}=`)) || word === '--json') {
       globals.push(word);
       i += 1;
     } else if (words.length === 1 && word.startsWith('-')) {

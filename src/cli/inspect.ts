@@ -1,7 +1,7 @@
 import { parse } from './args.js';
 import { closeAll, listen, LOOPBACK, portOption } from './serve.js';
-import { sessionDir, type CliIO } from './common.js';
-import { openFileSession } from '../session/index.js';
+import { open, type CliIO } from './common.js';
+import { FileLog } from '../log/index.js';
 import { errorLine, inspectingLines } from '../render/index.js';
 
 const STATELY_INSPECTOR = 'https://stately.ai/inspect';
@@ -77,15 +77,15 @@ async function startRelay(port: number): Promise<Relay> {
 export async function inspect(argv: string[], io: CliIO, stop: Promise<unknown>): Promise<void> {
   const { values } = parse(argv, { port: { type: 'string' } }, []);
   const port = portOption(values.port) ?? 8080;
-  const dir = sessionDir(values.dir, io);
   // Read the log once before anything listens, so a bad log fails with its one line and nothing to shut down.
-  openFileSession(dir);
+  const { log } = open(values, io);
+  const dir = log instanceof FileLog ? log.dir : log.location;
   const relay = await startRelay(port);
   const { createWebSocketInspector } = await import('@statelyai/inspect');
   // Keep the whole replay until the socket opens (the default keeps 200).
   const inspector = createWebSocketInspector({ url: relay.url, maxDeferredEvents: 1_000_000 });
   try {
-    const session = openFileSession(dir, { inspect: inspector.inspect });
+    const session = open(values, io, { inspect: inspector.inspect });
     // What other processes append from now on reaches the actor, and so the inspector, as it is written.
     const unfollow = session.follow({ onError: (error) => io.stderr(errorLine(error.message)) });
     try {

@@ -1,8 +1,9 @@
-import { LogError, repairLog } from '../log/index.js';
+import { resolve } from 'node:path';
+import { exportLog, LogError, placeNewFile, repairLog } from '../log/index.js';
 import { repairedLine, verifiedLines } from '../render/index.js';
-import { verifyFileSession } from '../session/index.js';
-import { parse } from './args.js';
-import { printJson, sessionDir, type Command } from './common.js';
+import { verifyFileSession, verifyStoreSession } from '../session/index.js';
+import { parse, UsageError } from './args.js';
+import { databaseSession, databaseStore, printJson, sessionDir, storeOf, type Command } from './common.js';
 import { Unverified } from './unverified.js';
 
 /**
@@ -13,7 +14,8 @@ import { Unverified } from './unverified.js';
  */
 export const verify: Command = (argv, io) => {
   const { values } = parse(argv, { strict: { type: 'boolean' } }, []);
-  const result = verifyFileSession(sessionDir(values.dir, io));
+  const database = databaseSession(values, io);
+  const result = database === null ? verifyFileSession(sessionDir(values, io)) : verifyStoreSession(databaseStore(database));
   const last = result.events.at(-1);
   if (values.json) {
     printJson(io, {
@@ -41,8 +43,36 @@ const AUDIT_FINDINGS_EXIT = 3;
 /** `gapflow repair`: cuts a torn last line (keeping a copy); refuses any other damage untouched. */
 export const repair: Command = (argv, io) => {
   const { values } = parse(argv, {}, []);
-  const dir = sessionDir(values.dir, io);
+  const dir = sessionDir(values, io);
   const report = repairLog(dir);
   if (values.json) return printJson(io, report);
   io.stdout(repairedLine(report));
+};
+
+/**
+ * `gapflow export [--out FILE]`: the session's log as JSONL, every line as
+ * it was written (same bytes, same checksums), from whatever store holds it,
+ * once every line is checked as `verify` checks it. To standard output, or
+ * into FILE, made whole and never over another file. `gapflow import FILE`
+ * brings it into another store.
+ */
+export const exportCommand: Command = (argv, io) => {
+  const { values } = parse(argv, { out: { type: 'string' } }, []);
+  const out = values.out === '-' ? undefined : values.out;
+  if (out === undefined && values.json) throw new UsageError('export --json reports on a file it wrote: give --out FILE (without it, the log itself goes to standard output)');
+  if (out !== undefined && out.trim() === '') throw new UsageError('--out needs a file (or - for standard output)');
+  const store = storeOf(values, io);
+  const { text, events } = exportLog(store);
+  const bytes = Buffer.from(text, 'utf8');
+  if (out === undefined) return io.stdoutBytes ? io.stdoutBytes(bytes) : io.stdout(text);
+  const path = resolve(io.cwd, out);
+  try {
+    placeNewFile(path, bytes);
+  } catch (error) {
+    if (error instanceof Error && 'code' in error && error.code === 'EEXIST') throw new LogError(`${path} already exists: export writes a new file, and nothing was written`);
+    throw error;
+  }
+  const last = events.at(-1)!;
+  if (values.json) return printJson(io, { written: path, from: store.location, events: events.length, lastSeq: last.seq, bytes: bytes.length });
+  io.stdout(`exported ${events.length} ${events.length === 1 ? 'event' : 'events'} (seq 1-${last.seq}, ${bytes.length.toLocaleString('en-US')} bytes) from ${store.location} to ${path}\n`);
 };

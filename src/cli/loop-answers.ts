@@ -45,6 +45,8 @@ export function hookOptions(argv: string[]): HookOptions {
   if (maxBlocks < 0) throw new Refusal('--max-blocks takes a whole number of 0 or more');
   const agentTypes = list(values['agent-type']) ?? null;
   if (agentTypes !== null && agentTypes.length === 0) throw new UsageError('--agent-type needs a subagent type (or several, comma-separated)');
+  // The hook keeps each agent's blocks in a row beside the log: it works on session folders.
+  if (values.store !== undefined || values.session !== undefined) throw new UsageError('hook claude works on a session folder (--dir), not on a store (--store, --session)');
   return { dir: values.dir, maxBlocks, agentTypes };
 }
 
@@ -133,7 +135,7 @@ export function claudeStop(stdin: string, options: Pick<HookOptions, 'dir' | 'ag
  */
 function hookSessionDir(dirOption: string | undefined, cwd: string, io: Pick<CliIO, 'env'>): string | null {
   const where = { cwd, env: io.env };
-  const named = namedSessionDir(dirOption, where);
+  const named = namedSessionDir({ dir: dirOption }, where);
   if (named === null) return findSessionDir(cwd, io.env.CLAUDE_PROJECT_DIR || undefined);
   if (!holdsSession(named)) {
     const by = dirOption !== undefined ? '--dir' : '$GAPFLOW_DIR';

@@ -1,16 +1,17 @@
-import { resolve } from 'node:path';
+import { statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { canonicalRequest, EventId, readIssue } from '../../events/index.js';
 import { gapflowJsonSchemaText } from '../schema.js';
 import { hookStep, Refusal, toStateJson } from '../core/index.js';
 import { appendLines, type AppendedLine, type HookVerdict } from '../render/index.js';
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
 import { writePolicyReports } from './policy-commands.js';
-import { BATCH_INPUT, EVENT_INPUT, FileLog, readTextFile } from '../log/index.js';
-import { draftSession, importedSession, openFileSession, openLoopView, peekHead, recordDecided, recordOnHead, stamper, type BatchRecorded, type BatchRequest } from '../session/index.js';
+import { BATCH_INPUT, EVENT_INPUT, FileLog, formatBytes, importLog, LOG_FILE, LOG_INPUT, LogError, looksLikeLog, readTextFile, sessionDirsIn } from '../log/index.js';
+import { draftSession, importedSession, openFileSession, Session, openLoopView, peekHead, recordDecided, recordOnHead, stamper, type BatchRecorded, type BatchRequest } from '../session/index.js';
 import { parse } from './args.js';
 import { gatedBatch, type GatedRequest } from './gate.js';
 import { readStdin } from './call.js';
-import { type CliIO, type Command, newSessionDir, open, parseUserJson, printJson, sessionDir } from './common.js';
+import { databaseSession, type CliIO, type Command, newStoreOf, open, parseUserJson, printJson, sessionDir, storeOf, type WhereOptions } from './common.js';
 import { blocksBefore, claudeStop, hookAnswer, hookOptions, printHookAnswer, printNext, type ClaudeStop } from './loop-answers.js';
 
 /**
@@ -44,7 +45,7 @@ function answerClaude(stop: ClaudeStop, maxBlocks: number): HookVerdict | null {
 export const next: Command = (argv, io) => {
   const { values } = parse(argv, {}, []);
   // The head is enough here: the next step and the prompt read the open gaps and the last rounds, not the history.
-  printNext(io, openLoopView(sessionDir(values.dir, io)), values.json);
+  printNext(io, databaseSession(values, io) === null ? openLoopView(sessionDir(values, io)) : open(values, io).view, values.json);
 };
 
 interface BatchLine extends GatedRequest {
@@ -99,17 +100,18 @@ export const append: Command = (argv, io) => {
   const requests = gated?.requests ?? batch;
   const where = (i: number) => `${source} line ${requests[i]!.line}`;
   // A batch that begins with session.started, where no session lives yet, makes one: whole, or not at all.
-  if (requests[0]?.body.type === 'session.started' && !new FileLog(sessionDir(values.dir, io)).exists()) {
+  const store = storeOf(values, io);
+  if (requests[0]?.body.type === 'session.started' && !store.exists()) {
     return appendNewSession(requests, where, expectSeq, values, io);
   }
   // Gap and round lines are decided on the head when it is current (no metrics among them: no policy report to write).
   // --json prints the whole state, so it opens the whole session.
-  const quick = values.json || gated ? null : recordOnHead(new FileLog(sessionDir(values.dir, io)), requests, where, { expectSeq }, stamper({}));
+  const quick = values.json || gated || !(store instanceof FileLog) ? null : recordOnHead(store, requests, where, { expectSeq }, stamper({}));
   if (quick !== null) return io.stdout(appendLines(appendedLines(requests, quick), quick.appended.length, [], quick.view));
   const session = gated?.session ?? open(values, io);
   const done = gated ? gated.record(where, expectSeq) : session.recordAll(requests, where, { expectSeq });
   // Each policy's reports, however its metrics arrive.
-  const reports = writePolicyReports(session, io, values.dir, done.appended);
+  const reports = writePolicyReports(session, io, values, done.appended);
   const appended = appendedLines(requests, done);
   if (values.json) {
     const lines = appended.map(({ line, own, started, already }) => ({ line, seq: own.seq, id: own.id, type: own.type, roundStartedSeq: started, alreadyRecorded: already }));
@@ -125,10 +127,10 @@ export const append: Command = (argv, io) => {
  * half-made; made where `init` makes one. Lets a loop in any language do
  * everything with `append` and `next --json`.
  */
-function appendNewSession(requests: readonly BatchLine[], where: (i: number) => string, expectSeq: number | undefined, values: { dir?: string | undefined; json?: boolean | undefined }, io: CliIO): void {
+function appendNewSession(requests: readonly BatchLine[], where: (i: number) => string, expectSeq: number | undefined, values: WhereOptions & { json?: boolean | undefined }, io: CliIO): void {
   if (expectSeq !== undefined && expectSeq !== 0) throw new Refusal(`--expect-seq ${expectSeq}: no session is here yet, so the log ends at seq 0`);
   const { events, view, groups } = draftSession(requests, where);
-  new FileLog(newSessionDir(values.dir, io)).create(events);
+  newStoreOf(values, io).create(events);
   const appended = appendedLines(requests, { groups, appended: events });
   if (values.json) {
     const lines = appended.map(({ line, own, started: roundStarted, already }) => ({ line, seq: own.seq, id: own.id, type: own.type, roundStartedSeq: roundStarted, alreadyRecorded: already }));
@@ -147,17 +149,39 @@ function appendNewSession(requests: readonly BatchLine[], where: (i: number) => 
 export const importCommand: Command = (argv, io) => {
   const { values, args } = parse(argv, {}, ['FILE']);
   const file = args[0] === '-' ? undefined : args[0];
-  const source = file ?? 'stdin';
-  const dir = newSessionDir(values.dir, io);
-  const log = new FileLog(dir);
-  if (log.exists()) throw new Refusal(`a session already lives in ${dir}: import makes a new one; name an empty folder with --dir`);
-  const text = file !== undefined ? readTextFile(resolve(io.cwd, file), BATCH_INPUT) : readStdin(io, BATCH_INPUT);
+  const path = file === undefined ? undefined : logInFolder(resolve(io.cwd, file));
+  const source = path ?? 'stdin';
+  const store = newStoreOf(values, io);
+  const where = store instanceof FileLog ? store.dir : store.location;
+  if (store.exists()) throw new Refusal(`a session already lives in ${where}: import makes a new one; name an empty folder with --dir, or a new --session`);
+  // Read to a log's size: what `export` wrote is a log, and a log may be bigger than a batch.
+  const text = path !== undefined ? readTextFile(path, LOG_INPUT) : readStdin(io, LOG_INPUT);
+  if (looksLikeLog(text)) {
+    const events = importLog(store, text, source);
+    if (values.json) return printJson(io, { events: events.length, lastSeq: events.at(-1)!.seq, state: toStateJson(Session.open(store).view) });
+    return io.stdout(`imported ${events.length} ${events.length === 1 ? 'event' : 'events'} as written (seq 1-${events.at(-1)!.seq}, checksums kept) into ${where}\n`);
+  }
+  if (Buffer.byteLength(text) > BATCH_INPUT.maxBytes) throw new LogError(`${source} is over the ${formatBytes(BATCH_INPUT.maxBytes)} limit of ${BATCH_INPUT.name}, and it is not a log gapflow wrote; nothing was written`);
   const requests = parseBatch(text, source, true);
   const { events, view } = importedSession(requests, (i) => `${source} line ${requests[i]!.line}`);
-  log.create(events);
+  store.create(events);
   if (values.json) return printJson(io, { events, state: toStateJson(view) });
-  io.stdout(`imported ${events.length} ${events.length === 1 ? 'event' : 'events'} into ${dir}, ${events[0]!.at} to ${events.at(-1)!.at}\n`);
+  io.stdout(`imported ${events.length} ${events.length === 1 ? 'event' : 'events'} into ${where}, ${events[0]!.at} to ${events.at(-1)!.at}\n`);
 };
+
+/** A folder given to `import`: the log of the one session it holds (itself, its .gapflow, or one folder inside); a file: itself. */
+function logInFolder(path: string): string {
+  let folder: boolean;
+  try {
+    folder = statSync(path).isDirectory();
+  } catch {
+    return path; // reading it names what is wrong
+  }
+  if (!folder) return path;
+  const dirs = sessionDirsIn(path);
+  if (dirs.length !== 1) throw new Refusal(`${path}: ${dirs.length === 0 ? 'no session there' : `${dirs.length} sessions there`}; import takes one log (a folder holding one session, or its events.jsonl)`);
+  return join(dirs[0]!, LOG_FILE);
+}
 
 /** Each batch line's own event: the one of its type (a round.started before it, R8, or a policy's round.closed after it come with it). */
 function appendedLines(requests: readonly BatchLine[], { groups, appended }: BatchRecorded): AppendedLine[] {

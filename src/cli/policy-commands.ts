@@ -6,7 +6,7 @@ import { renderPolicyCheck } from '../render/index.js';
 import type { Session } from '../session/index.js';
 import { COMPLETE_WHEN_WORDS, spellingKey } from '../../events/lean.js';
 import { DECIMAL, list, parse, UsageError, wordOf } from './args.js';
-import { type CliIO, type Command, open, printJson, sessionDir } from './common.js';
+import { databaseSession, type CliIO, type Command, open, printJson, sessionDir, type WhereOptions } from './common.js';
 
 /** `--<policy>-<setting>` for every metric policy, plus `--policy` and `--complete-when`, for `init`. */
 export function policyInitOptions(): Record<string, { type: 'string' }> {
@@ -50,10 +50,11 @@ export function policyInitSettings(values: Record<string, unknown>) {
  * policy's own files, however the metrics arrived: `record`, `append`),
  * written under the session folder. Returns the paths written.
  */
-export function writePolicyReports(session: Session, io: CliIO, dir: string | undefined, events: readonly GapflowEvent[]): string[] {
+export function writePolicyReports(session: Session, io: CliIO, where: WhereOptions, events: readonly GapflowEvent[]): string[] {
   const reports = policyReports(session.view, events);
-  if (reports.length === 0) return [];
-  const folder = sessionDir(dir, io);
+  // A database session keeps no folder: its reports are written where --dir names, else not at all (status --write too).
+  if (reports.length === 0 || (where.dir === undefined && databaseSession(where, io) !== null)) return [];
+  const folder = sessionDir(where, io);
   return reports.map((report) => writeSessionFile(folder, report.path, report.content));
 }
 

@@ -22,7 +22,7 @@ import { appendStepSummary, stepSummarySize, writeDecisionsFile, writeStatusFile
 import { openFileSession } from '../session/index.js';
 import { stateFormat } from '../session/state-format.js';
 import { parse, UsageError, wordOf } from './args.js';
-import { type CliIO, type Command, jsonText, open, printJson, sessionDir } from './common.js';
+import { databaseSession, type CliIO, type Command, jsonText, open, printJson, sessionDir } from './common.js';
 import { printStoredState } from './state-cache.js';
 
 /**
@@ -43,7 +43,8 @@ function printMarkdown(io: CliIO, text: string): void {
  */
 export const state: Command = (argv, io) => {
   const { values } = parse(argv, { format: { type: 'string' } }, []);
-  if (values.json && values.format === undefined) return stateJson(sessionDir(values.dir, io), io);
+  if (values.json && values.format === undefined && databaseSession(values, io) === null) return stateJson(sessionDir(values, io), io);
+  if (values.json && values.format === undefined) return io.stdout(jsonText(toStateJson(open(values, io).view)));
   const session = open(values, io);
   if (values.format !== undefined) {
     const format = wordOf('--format', values.format, stateFormatNames());
@@ -87,7 +88,10 @@ export const status: Command = (argv, io) => {
   }
   const text = renderStatus(session.view);
   if (!values.write) return printMarkdown(io, text);
-  const dir = sessionDir(values.dir, io);
+  if (values.dir === undefined && databaseSession(values, io) !== null) {
+    throw new UsageError('status --write writes status.md into a folder, and a database session has none: name one with --dir');
+  }
+  const dir = sessionDir(values, io);
   const path = writeStatusFile(dir, text);
   const decisions = writeDecisionsFile(dir, renderDecisions(session.view));
   io.stdout(values.json ? `${JSON.stringify({ written: path, decisions })}\n` : `${wroteLine(path)}${wroteLine(decisions)}`);
@@ -126,7 +130,7 @@ export const summary: Command = (argv, io) => {
 export const replay: Command = (argv, io) => {
   const { values } = parse(argv, {}, []);
   // Every line, from the first: no checkpoint read, none written.
-  const session = openFileSession(sessionDir(values.dir, io), { checkpoints: false });
+  const session = open(values, io, { checkpoints: false });
   if (values.json) return printJson(io, { events: session.view.lastSeq, state: toStateJson(session.view) });
   io.stdout(replayLine(session.view));
 };

@@ -37,7 +37,7 @@ export const record: Command = (argv, io) => {
     const withRun = command ? withCommandRun(command, values, { session, policy: policy.name, metrics, write }, io) : metrics;
     return session.recordMetrics(policy.name, withRun, write);
   });
-  const written = writePolicyReports(session, io, values.dir, recorded.events);
+  const written = writePolicyReports(session, io, values, recorded.events);
   announce(io, session, recorded, values.json, () => recordedLines(session.view, policy.name, recorded.events, written));
 };
 

@@ -7,7 +7,7 @@ import { check } from './policy-commands.js';
 import { record } from './record.js';
 import { prompt, replay, state, status, summary } from './read-commands.js';
 import { decide, gap, init, round } from './session-commands.js';
-import { repair, verify } from './log-commands.js';
+import { exportCommand, repair, verify } from './log-commands.js';
 import { backtest } from './backtest.js';
 
 export type { CliIO } from './common.js';
@@ -33,6 +33,7 @@ export const COMMANDS = {
   check,
   verify,
   repair,
+  export: exportCommand,
   backtest,
 } satisfies Record<string, Command>;
 

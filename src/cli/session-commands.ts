@@ -5,7 +5,7 @@ import { changeSeverityBody, closeRoundBody, recordMetricsBody, moveGapBody, ope
 import type { BodyOf, EventBodyInput, SessionSettings, Severity } from '../../events/index.js';
 import { DECISION_KIND_WORDS, GAP_STATE_WORDS, PRESET_WORDS, ROUND_KIND_WORDS, SEVERITY_WORDS, shownValue, VERIFY_TIMEOUT_MAX } from '../../events/lean.js';
 import { DECIMAL, dashed, list, parse, unknownVerb, UsageError, wholeNumber, wordOf } from './args.js';
-import { announce, type CliIO, type Command, newSessionDir, open, sessionDir } from './common.js';
+import { announce, databaseSession, databaseStore, type CliIO, type Command, newSessionDir, open, sessionDir, type WhereOptions } from './common.js';
 import { policyInitOptions, policyInitSettings } from './policy-commands.js';
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
 import { gatedBatch, throughGate } from './gate.js';
@@ -42,20 +42,24 @@ export const init: Command = (argv, io) => {
     verify: gateSetting(values[GATE_FLAG], values[GATE_TIMEOUT_FLAG]),
     ...policyInitSettings(values),
   };
-  const dir = newSessionDir(values.dir, io);
+  const database = databaseSession(values, io);
+  if (database !== null && values['write-status']) {
+    throw new UsageError('init --write-status keeps status.md in the session folder, and a database session has none: run `gapflow status --write --dir FOLDER` when you want the file');
+  }
+  const dir = database === null ? newSessionDir(values, io) : null;
   const agentSession = values['agent-session'];
   // Judged before the log exists, so a bad id leaves no half-made session behind.
   const bound = agentSession === undefined ? undefined : (parseBody({ type: 'session.bound', data: { agentSession } }) as BodyOf<'session.bound'>);
   // The schema judges the preset's spelling; the cast only lets it see the raw word.
-  const made = Session.init(new FileLog(dir), settings as SessionSettings, undefined, writeOptions(values));
+  const made = Session.init(dir === null ? databaseStore(database!) : new FileLog(dir), settings as SessionSettings, undefined, writeOptions(values));
   const { session } = made;
   // A retried init (same --event-id) finds the session made and, if it went that far, bound.
   const binding = bound && session.view.agentSession !== bound.data.agentSession ? session.record(bound).events : [];
   const events = made.duplicate ? made.events : [...made.events, ...binding];
   // Set as asked, also over a config a session that lived here before left behind.
   const writeStatus = values['write-status'] === true;
-  writeSessionConfig(dir, { writeStatus });
-  announce(io, session, { events, duplicate: made.duplicate }, values.json, () => initLines(dir, session.view, writeStatus));
+  if (dir !== null) writeSessionConfig(dir, { writeStatus });
+  announce(io, session, { events, duplicate: made.duplicate }, values.json, () => initLines(dir ?? session.log.location, session.view, writeStatus));
 };
 
 /** The verification gate's flags at init: its command and time limit (session.started's schema judges the rest). */
@@ -162,9 +166,9 @@ type GapOrRound = EventBodyInput | ((view: SessionView) => EventBodyInput);
  * the log's length), else on the whole session. `--json` prints the whole
  * state, so it opens the whole session.
  */
-function recordAndAnnounce(io: CliIO, values: Parameters<typeof writeOptions>[0] & { dir?: string | undefined; json?: boolean | undefined }, body: GapOrRound, line: (before: SessionView, after: SessionView) => string): void {
+function recordAndAnnounce(io: CliIO, values: Parameters<typeof writeOptions>[0] & WhereOptions & { json?: boolean | undefined }, body: GapOrRound, line: (before: SessionView, after: SessionView) => string): void {
   const write = writeOptions(values);
-  const quick = values.json ? null : recordOnFileHead(sessionDir(values.dir, io), body, write);
+  const quick = values.json || databaseSession(values, io) !== null ? null : recordOnFileHead(sessionDir(values, io), body, write);
   if (quick !== null) return io.stdout(renderAnnouncement(quick, () => line(quick.before, quick.view)));
   const session = open(values, io);
   const before = session.view;

@@ -1,28 +1,90 @@
-import { resolve } from 'node:path';
-import { findSessionDir, SESSION_FOLDER } from '../log/lean.js';
+import { join, resolve } from 'node:path';
+import { findSessionDir, isPostgresUrl, LOG_FILE, logAt, sessionNameProblem, SESSION_FOLDER } from '../log/lean.js';
+import { Refusal } from '../core/lean.js';
 import { UsageError } from './usage-error.js';
 
 type Where = { cwd: string; env: Record<string, string | undefined> };
 
-/**
- * The session folder a call names: `--dir`, else `$GAPFLOW_DIR`, else the
- * nearest `.gapflow` holding a session from the call's cwd upward (as git
- * finds a repository; see findSessionDir), else `.gapflow` in the cwd, where
- * the refusal then says there is no session.
+/** The options that say where a call's session lives (every command takes them). */
+export interface WhereOptions {
+  dir?: string | undefined;
+  store?: string | undefined;
+  session?: string | undefined;
+}
+
+/** A session in a PostgreSQL database: the connection URL and the session's name there. */
+export interface DatabaseSession {
+  url: string;
+  session: string;
+}
+
+/*
+ * Where a call's session lives. A store holds sessions by name: a database
+ * (`--store postgres://…`) or a folder (`--store DIR`, each session in
+ * `DIR/NAME/.gapflow`); `--session NAME` picks one. `--dir` names one
+ * session's folder directly. Options beat the environment, and
+ * `$GAPFLOW_DIR` beats `$GAPFLOW_STORE`; with none of them, the nearest
+ * `.gapflow` from the cwd upward (as git finds a repository).
  */
-export function sessionDir(dir: string | undefined, io: Where): string {
-  return namedSessionDir(dir, io) ?? findSessionDir(io.cwd, io.env.CLAUDE_PROJECT_DIR || undefined) ?? resolve(io.cwd, SESSION_FOLDER);
+
+/** The store the call names: `--store`, else `$GAPFLOW_STORE` unless a folder is named by `--dir` or `$GAPFLOW_DIR`; null: none. */
+export function storeOption(values: WhereOptions, io: Where): string | null {
+  if (values.store !== undefined) {
+    if (values.store.trim() === '') throw new UsageError('--store needs a folder or a postgres:// URL');
+    return values.store;
+  }
+  if (values.dir !== undefined || io.env.GAPFLOW_DIR) return null;
+  // An empty variable counts as unset, as shells treat empty variables.
+  return io.env.GAPFLOW_STORE || null;
+}
+
+/** The session name a call gives (`--session`, else `$GAPFLOW_SESSION`), checked; a store without one is a usage error. */
+export function sessionOption(values: WhereOptions, io: Where): string {
+  const name = values.session ?? (io.env.GAPFLOW_SESSION || undefined);
+  if (name === undefined) throw new UsageError('--store holds many sessions: name one with --session NAME (or $GAPFLOW_SESSION)');
+  const problem = sessionNameProblem(name);
+  if (problem !== null) throw new Refusal(`--session: ${problem}`, undefined, { field: '--session', value: name, valid: null, suggestion: null });
+  return name;
+}
+
+/** The database session a call names; null when it names a folder (or nothing, and the folder is looked for). */
+export function databaseSession(values: WhereOptions, io: Where): DatabaseSession | null {
+  const store = storeOption(values, io);
+  return store !== null && isPostgresUrl(store) ? { url: store, session: sessionOption(values, io) } : null;
+}
+
+/**
+ * The session folder a call names: `--dir`, else a folder store's session
+ * (`--store DIR --session NAME`), else `$GAPFLOW_DIR`, else `$GAPFLOW_STORE`'s,
+ * else the nearest `.gapflow` holding a session from the call's cwd upward
+ * (see findSessionDir), else `.gapflow` in the cwd, where the refusal then
+ * says there is no session. A command that reads only folders refuses a
+ * database.
+ */
+export function sessionDir(values: WhereOptions, io: Where): string {
+  return namedSessionDir(values, io, false) ?? findSessionDir(io.cwd, io.env.CLAUDE_PROJECT_DIR || undefined) ?? resolve(io.cwd, SESSION_FOLDER);
 }
 
 /** Where `init` makes a session: the folder named, else `.gapflow` in the cwd, whatever a folder above holds (asked here, made here). */
-export function newSessionDir(dir: string | undefined, io: Where): string {
-  return namedSessionDir(dir, io) ?? resolve(io.cwd, SESSION_FOLDER);
+export function newSessionDir(values: WhereOptions, io: Where): string {
+  return namedSessionDir(values, io, true) ?? resolve(io.cwd, SESSION_FOLDER);
 }
 
-/** The folder `--dir` or `$GAPFLOW_DIR` names, from the call's cwd; null when neither does. */
-export function namedSessionDir(dir: string | undefined, io: Where): string | null {
+/** The folder the call's options or environment name, from its cwd; null when none does. */
+export function namedSessionDir(values: WhereOptions, io: Where, making = false): string | null {
+  const { dir } = values;
   if (dir !== undefined && dir.trim() === '') throw new UsageError('--dir needs a folder');
-  // An empty $GAPFLOW_DIR counts as unset, as shells treat empty variables.
+  const store = storeOption(values, io);
+  if (store !== null && dir === undefined) {
+    if (isPostgresUrl(store)) throw new UsageError('this command reads a session folder, and --store (or $GAPFLOW_STORE) names a database: name the folder with --dir');
+    return folderStoreSession(resolve(io.cwd, store), sessionOption(values, io), making);
+  }
   const named = dir ?? (io.env.GAPFLOW_DIR || undefined);
   return named === undefined ? null : resolve(io.cwd, named);
+}
+
+/** Session NAME of the folder store at `root`: `root/NAME` when its log is there, else `root/NAME/.gapflow` (where a new one is made). */
+function folderStoreSession(root: string, name: string, making: boolean): string {
+  const own = join(root, name);
+  return !making && logAt(join(own, LOG_FILE)) ? own : join(own, SESSION_FOLDER);
 }

@@ -45,7 +45,7 @@ export function answerStateFromStore(words: readonly string[], io: Pick<CliIO, '
   if (!json) return false;
   let folder: string;
   try {
-    folder = sessionDir(dir, io);
+    folder = sessionDir({ dir }, io);
   } catch {
     return false; // the command words the usage error
   }

@@ -5,7 +5,7 @@ import { LOG_FILE, readSessionConfig, writeDecisionsFile, writeStatusFile } from
 import { renderDecisions, renderStatus, statusNotRewrittenLine } from '../render/index.js';
 import { openFileSession } from '../session/index.js';
 import type { CliIO } from './common.js';
-import { newSessionDir, sessionDir } from './session-dir.js';
+import { databaseSession, newSessionDir, sessionDir, type WhereOptions } from './session-dir.js';
 
 /**
  * The commands that record events in the session `--dir` names (the stop
@@ -25,10 +25,11 @@ function logSize(dir: string): number {
   }
 }
 
-/** The `--dir` of a call that its own command parsed without fault (so every `--dir` in it is the option). */
-function dirOption(argv: readonly string[]): string | undefined {
-  const { values } = parseArgs({ args: [...argv], options: { dir: { type: 'string' } }, strict: false, allowPositionals: true });
-  return typeof values.dir === 'string' ? values.dir : undefined;
+/** The `--dir`, `--store` and `--session` of a call that its own command parsed without fault (so each is the option). */
+function whereOptions(argv: readonly string[]): WhereOptions {
+  const { values } = parseArgs({ args: [...argv], options: { dir: { type: 'string' }, store: { type: 'string' }, session: { type: 'string' } }, strict: false, allowPositionals: true });
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  return { dir: text(values.dir), store: text(values.store), session: text(values.session) };
 }
 
 /**
@@ -43,7 +44,10 @@ export function statusAfterWrite(name: string, argv: readonly string[], io: CliI
   let dir: string;
   try {
     // `init` makes its session where it is asked to, not in the nearest one above.
-    dir = (name === 'init' ? newSessionDir : sessionDir)(dirOption(argv), io);
+    const where = whereOptions(argv);
+    // A database session keeps no folder to rewrite status.md in (init refuses --write-status for one).
+    if (databaseSession(where, io) !== null) return null;
+    dir = (name === 'init' ? newSessionDir : sessionDir)(where, io);
   } catch {
     return null; // the command words the bad --dir itself
   }

@@ -15,7 +15,7 @@ export const viz: Command = (argv, io) => {
   const { values } = parse(argv, { format: { type: 'string' } }, []);
   const format = values.format === undefined ? 'mermaid' : wordOf('--format', values.format, FORMAT_NAMES);
   const draw = FORMATS[format];
-  const dir = sessionDir(values.dir, io);
+  const dir = sessionDir(values, io);
   const found = new FileLog(dir).exists();
   if (!found) io.stderr(unmarkedChartLine(dir));
   const state = found ? open(values, io).view.machine.state : null;

@@ -1,9 +1,10 @@
 import { toStateJson, type SessionView } from '../core/index.js';
 import { renderWatchFrame } from '../render/index.js';
-import { openFileSession, type SessionUpdate } from '../session/index.js';
+import type { SessionUpdate } from '../session/index.js';
+import { FileLog } from '../log/index.js';
 import { parse } from './args.js';
 import { stdoutStream } from './out.js';
-import { sessionDir, type CliIO } from './common.js';
+import { open, type CliIO } from './common.js';
 import { closeAll, listen, LOOPBACK, portOption } from './serve.js';
 
 /** Where `watch` draws its frames: the process's terminal, or a stand-in in tests. */
@@ -80,9 +81,9 @@ async function startFeed(port: number, current: () => string): Promise<Feed> {
 export async function watch(argv: string[], io: CliIO, stop: Promise<unknown>, terminal: Terminal = processTerminal()): Promise<void> {
   const { values } = parse(argv, { port: { type: 'string' } }, []);
   const port = portOption(values.port);
-  const dir = sessionDir(values.dir, io);
   // Opened before anything listens or takes the screen, so a bad log fails with its one line and nothing to undo.
-  const session = openFileSession(dir);
+  const session = open(values, io);
+  const dir = session.log instanceof FileLog ? session.log.dir : session.log.location;
   const feed = port === undefined ? null : await startFeed(port, () => message([], session.view));
   const json = values.json === true;
   const onScreen = terminal.isTTY && !json;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /*
@@ -45,6 +45,22 @@ export function writeWhole(path: string, text: string, mode = SHARED_FILE_MODE):
   } catch (error) {
     rmSync(temporary, { force: true });
     throw error;
+  }
+  fsyncFolder(dirname(path));
+}
+
+/**
+ * A new file at `path` holding `bytes`, whole or not at all: written aside,
+ * fsynced, then linked into place (refused, with nothing left behind, when
+ * anything is there already), and the folder fsynced.
+ */
+export function placeNewFile(path: string, bytes: Uint8Array, mode = SHARED_FILE_MODE): void {
+  const aside = `${path}.${randomUUID()}.tmp`;
+  try {
+    writeNewFile(aside, bytes, mode);
+    linkSync(aside, path);
+  } finally {
+    rmSync(aside, { force: true });
   }
   fsyncFolder(dirname(path));
 }

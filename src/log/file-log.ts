@@ -7,7 +7,7 @@ import { appendSealed } from './append.js';
 import { IdIndex } from './id-index.js';
 import { LOG_FILE } from './log-name.js';
 import { fsyncFolder, makeFolder, writeNewFile } from './durable.js';
-import { CHAIN_START, faultMessage, formatLines, scanBytes, type ChainPoint, type Scan } from './lines.js';
+import { CHAIN_START, faultMessage, formatLines, scanBytes, storedSum, type ChainPoint, type Scan } from './lines.js';
 import { withLock, type Lease } from './lock.js';
 import { waitForWriter } from './lock-holder.js';
 import { followLog, type FollowOptions } from './follow.js';
@@ -239,9 +239,25 @@ export class FileLog implements EventStore {
   }
 
   create(events: readonly GapflowEvent[]): void {
-    makeFolder(this.dir);
     const { text, sum, lines } = formatLines(events);
+    this.#place(Buffer.from(text, 'utf8'), { seq: events.at(-1)?.seq ?? 0, sum, sealed: true }, Buffer.from(lines.at(-1) ?? '', 'utf8'));
+  }
+
+  sealedText(): string {
+    return readLogBytes(this.location, this.dir).toString('utf8');
+  }
+
+  createSealed(text: string, events: readonly GapflowEvent[]): void {
     const bytes = Buffer.from(text, 'utf8');
+    const last = bytes.lastIndexOf(0x0a, bytes.length - 2) + 1;
+    const lastLine = Buffer.from(bytes.subarray(last));
+    const sum = storedSum(lastLine.toString('utf8', 0, lastLine.length - 1));
+    this.#place(bytes, { seq: events.at(-1)?.seq ?? 0, sum: sum ?? '', sealed: sum !== null }, lastLine);
+  }
+
+  /** Writes a new log whole (aside, fsynced, linked into place), ending at `point` with `lastLine`. */
+  #place(bytes: Buffer, point: ChainPoint, lastLine: Buffer): void {
+    makeFolder(this.dir);
     const aside = `${this.location}.${randomBytes(6).toString('hex')}.new`;
     try {
       writeNewFile(aside, bytes);
@@ -254,7 +270,7 @@ export class FileLog implements EventStore {
     // A checkpoint left by a session that lived here before is no cache of this one (its key would not match anyway).
     removeCheckpoint(this.dir);
     this.#checkpoint = null;
-    this.#known = { end: bytes.length, point: { seq: events.at(-1)?.seq ?? 0, sum, sealed: true }, lastLine: Buffer.from(lines.at(-1) ?? '', 'utf8') };
+    this.#known = { end: bytes.length, point, lastLine };
   }
 
   #update<T>(afterSeq: number, step: (fresh: readonly GapflowEvent[]) => Batch<T>): T {

@@ -17,3 +17,5 @@ export { withLock } from './lock.js';
 export { LOG_FILE } from './log-name.js';
 export { openRegularFile, readRange } from './text-file.js';
 export { hasSessionConfig } from './session-config.js';
+export { isPostgresUrl, sessionNameProblem, shownDatabase } from './pg/names.js';
+export { logAt } from './find-session.js';

@@ -28,6 +28,9 @@ export const EVENT_INPUT: InputLimit = { maxBytes: MAX_LINE_BYTES, name: "one ev
  */
 export const BATCH_INPUT: InputLimit = { maxBytes: MAX_LOG_BYTES / 4, name: 'a batch' };
 
+/** A whole log (`import` of a log `export` wrote): as big as a log may be. */
+export const LOG_INPUT: InputLimit = { maxBytes: MAX_LOG_BYTES, name: 'a log' };
+
 export function formatBytes(bytes: number): string {
   if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(bytes % (1024 * 1024) === 0 ? 0 : 1)} MiB`;
   if (bytes >= 1024) return `${(bytes / 1024).toFixed(bytes % 1024 === 0 ? 0 : 1)} KiB`;

@@ -104,6 +104,18 @@ export interface EventStore {
    * `saveCheckpoint`. Optional.
    */
   saveStateCache?(format: string, seq: number, body: () => string): void;
+  /**
+   * The stream as a JSONL log holds it: every sealed line as it was
+   * written, each ending in a newline, unchecked (`exportLog` checks it).
+   * Optional: a store that keeps events, not lines (memory), has none.
+   */
+  sealedText?(): string;
+  /**
+   * Starts the stream with sealed lines exactly as given (`importLog` has
+   * checked them, and hands the events they hold); refuses if one exists.
+   * Optional, with `sealedText`.
+   */
+  createSealed?(text: string, events: readonly GapflowEvent[]): void;
   /** The stream's event with this id, if any (for idempotent retries). */
   byId(id: string): GapflowEvent | undefined;
   /**

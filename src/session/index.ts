@@ -4,7 +4,7 @@ export { createFileSession, createMemorySession, openFileSession } from './embed
 export type { BatchRecorded, Recorded } from './writes.js';
 export type { SessionListener, SessionUpdate, StateChange } from './view-feed.js';
 export type { DecisionOptions } from './request-bodies.js';
-export { replay, verifyFileSession, type Verification } from './replay.js';
+export { replay, verifyFileSession, verifyStoreSession, type Verification } from './replay.js';
 export type { BatchRequest, RequestNamer, WriteOptions } from './requests.js';
 export { recordDecided } from './record-decided.js';
 export { openLoopView, peekHead } from './loop-view.js';

@@ -1,7 +1,7 @@
 import type { GapflowEvent, SettledEvent } from '../../events/index.js';
 import { auditHistory, decodeView, fold, settle, startFold, type Finding, type Folding, type SessionView } from '../core/index.js';
 import { viewFormat } from './formats.js';
-import { inspectLog, LogError, type EventStore, type LogInspection } from '../log/index.js';
+import { checkLogText, inspectLog, LogError, type EventStore, type LogInspection } from '../log/index.js';
 import { catchUp } from './writes.js';
 
 /** What a reader says of an empty log: which holds no session, and both ways out. */
@@ -73,7 +73,20 @@ export interface Verification extends Omit<LogInspection, 'message'> {
  * the log unreadable). Never throws for a bad line.
  */
 export function verifyFileSession(dir: string): Verification {
-  const { message, ...found } = inspectLog(dir);
+  return verified(inspectLog(dir));
+}
+
+/** `verifyFileSession` for a session in any store that keeps sealed lines (a database stream). */
+export function verifyStoreSession(store: EventStore): Verification {
+  if (store.sealedText === undefined) throw new LogError(`${store.location} keeps events, not sealed lines: there is no chain to verify`);
+  const text = store.sealedText();
+  const checked = checkLogText(text);
+  const { fault } = checked;
+  const message = fault === null ? null : `${store.location} line ${fault.line}: ${fault.reason}`;
+  return verified({ location: store.location, bytes: Buffer.byteLength(text), ...checked, message });
+}
+
+function verified({ message, ...found }: LogInspection): Verification {
   if (message !== null) return { ...found, problem: message, line: found.fault?.line ?? null, findings: [] };
   if (found.events.length === 0) return { ...found, problem: emptyLog(found.location), line: 1, findings: [] };
   return { ...found, problem: null, line: null, findings: auditHistory(found.events).findings };

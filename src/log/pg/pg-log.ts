@@ -44,10 +44,13 @@ export function databaseAt(url: string): Bridge {
 const UNIQUE_VIOLATION = '23505';
 const SNAPSHOT = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
 
-/** The sealed lines of a batch, as columns for one INSERT … SELECT FROM unnest(…). */
-function columns(events: readonly GapflowEvent[], lines: readonly string[]): unknown[][] {
-  return [events.map((e) => e.seq), events.map((e) => e.id), events.map((e) => e.type), events.map((e) => e.at), lines.map((line) => line.slice(0, -1))];
+/** The sealed lines of a batch (each without its newline), as columns for one INSERT … SELECT FROM unnest(…). */
+function columns(events: readonly GapflowEvent[], lines: readonly string[]): unknown[] {
+  return [events.map((e) => e.seq), events.map((e) => e.id), events.map((e) => e.type), events.map((e) => e.at), lines];
 }
+
+/** Sealed lines as formatLines gives them, without their newlines. */
+const unended = (lines: readonly string[]) => lines.map((line) => line.slice(0, -1));
 
 /**
  * A session's stream in PostgreSQL: one row per event, holding the sealed
@@ -93,10 +96,26 @@ export class PgLog implements EventStore {
   }
 
   create(events: readonly GapflowEvent[]): void {
+    const { lines, sum } = formatLines(events);
+    this.#createWith(events, unended(lines), sum);
+  }
+
+  sealedText(): string {
+    const [, stream, text] = this.#bridge.run([{ text: SNAPSHOT }, this.#streamRow(false), { ...this.#linesAfter(0)[1]!, joined: true }, { text: 'COMMIT' }]);
+    if ((stream as Row[]).length === 0) throw this.#missing();
+    return text as string;
+  }
+
+  createSealed(text: string, events: readonly GapflowEvent[]): void {
+    const lines = text.split('\n').slice(0, -1);
+    this.#createWith(events, lines, storedSum(lines.at(-1) ?? '') ?? '');
+  }
+
+  /** Starts the stream with `events`, whose sealed lines are `lines`, the last chaining on to `sum`. */
+  #createWith(events: readonly GapflowEvent[], lines: readonly string[], sum: string): void {
     if (events.length === 0) throw new LogError(`${this.location}: a new session needs its first event`);
     continues(events, 0, this.location);
     this.#distinctIds(events);
-    const { lines, sum } = formatLines(events);
     const [, inserted] = this.#write([
       { text: 'BEGIN' },
       {
@@ -156,7 +175,7 @@ export class PgLog implements EventStore {
       {
         text: `INSERT INTO ${SCHEMA}.events (stream, seq, id, type, at, line)
                SELECT $1, e.* FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[]) AS e`,
-        values: [this.session, ...columns(batch.events, lines)],
+        values: [this.session, ...columns(batch.events, unended(lines))],
       },
       { text: `UPDATE ${SCHEMA}.streams SET version = $2, last_sum = $3, updated_at = now() WHERE name = $1`, values: [this.session, batch.events.at(-1)!.seq, sum] },
       this.#notify(batch.events.at(-1)!.seq),
