@@ -39,6 +39,10 @@ const doors = {
     '!**/machines/index.js',
     '**/src/cli/*',
     '!**/src/cli/index.js',
+    '../**/fleet/*',
+    '!../**/fleet/index.js',
+    './fleet/*',
+    '!./fleet/index.js',
   ],
   message: 'Import a folder through its door (index.ts, or lean.ts for what loads no zod, xstate or immer).',
 };

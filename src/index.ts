@@ -19,6 +19,7 @@ export {
   replay,
   Session,
   verifyFileSession,
+  verifyStoreSession,
   type BatchRecorded,
   type BatchRequest,
   type DecisionOptions,

@@ -7,7 +7,7 @@ import { UsageError } from './usage-error.js';
  * The bin's entry point. It answers `--version` itself and loads only what
  * the call asks for: the help text, or the one command named together with
  * the error reporting every command shares; everything else stays unloaded.
- * `inspect` and `watch` follow the log until `stop()` settles (the bin
+ * `inspect`, `watch` and `serve` follow the log until `stop()` settles (the bin
  * wires it to SIGINT and SIGTERM); every other call runs as `run` would run it, standard input
  * being the process's unless `io` hands one over. `next` and `hook claude`
  * are first offered to the short path from the head checkpoint
@@ -28,9 +28,9 @@ export async function runBin(argv: string[], io: CliIO, stop: () => Promise<unkn
     io.stdout((await import('./help.js')).HELP);
     return 0;
   }
-  if ((name === 'inspect' || name === 'watch') && !wantsHelp) {
+  if ((name === 'inspect' || name === 'watch' || name === 'serve') && !wantsHelp) {
     const [follow, { failure, readStandardInput, usageFailure }] = await Promise.all([
-      name === 'inspect' ? import('./inspect.js').then((m) => m.inspect) : import('./watch.js').then((m) => m.watch),
+      staysUp(name),
       import('./dispatch.js'),
     ]);
     try {
@@ -75,4 +75,11 @@ export async function runBin(argv: string[], io: CliIO, stop: () => Promise<unkn
 /** Standard input, when a usage error may be a misconfigured hook's: read without waiting on a pipe for ever. */
 async function hookInput(io: CliIO, stdin: CliIO['stdin']): Promise<string | null> {
   return io.stdin ? (await import('./hook-guard.js')).handedInput({ stdin }) : ((await io.pendingStdin?.()) ?? null);
+}
+
+/** The command of a call that stays up until interrupted (`inspect`, `watch`, `serve`), loaded on its own. */
+function staysUp(name: 'inspect' | 'watch' | 'serve'): Promise<(argv: string[], io: CliIO, stop: Promise<unknown>) => Promise<void>> {
+  if (name === 'inspect') return import('./inspect.js').then((m) => m.inspect);
+  if (name === 'watch') return import('./watch.js').then((m) => m.watch);
+  return import('./fleet-commands.js').then((m) => m.serve);
 }

@@ -29,6 +29,7 @@ export const COMMAND_LOADERS = {
   repair: async () => (await import('./log-commands.js')).repair,
   export: async () => (await import('./log-commands.js')).exportCommand,
   backtest: async () => (await import('./backtest.js')).backtest,
+  fleet: async () => (await import('./fleet-commands.js')).fleet,
 } satisfies Record<CommandName, () => Promise<Command>>;
 
 /** The loader of command `name`, or undefined when there is no such command. */

@@ -46,7 +46,7 @@ export function attempt(argv: string[], io: CliIO, commands: Commands): number |
       io.stdout(`${io.version?.() ?? 'unknown'}\n`);
       return 0;
     }
-    if (name === 'inspect' || name === 'watch') throw new UsageError(`${name} stays up until interrupted: run it from the gapflow bin`);
+    if (name === 'inspect' || name === 'watch' || name === 'serve') throw new UsageError(`${name} stays up until interrupted: run it from the gapflow bin`);
     const command = commands.command(name);
     if (!command) throw new UsageError(unknownCommand(name));
     if (asksForHelp(rest)) {
@@ -87,7 +87,7 @@ function looksLikeHook(argv: readonly string[]): boolean {
 
 /** `unknown command "stauts" (did you mean status?)`. */
 function unknownCommand(name: string): string {
-  const { suggestion } = oneOf(name, [...Object.keys(COMMAND_LOADERS), 'inspect', 'watch']);
+  const { suggestion } = oneOf(name, [...Object.keys(COMMAND_LOADERS), 'inspect', 'watch', 'serve']);
   return `unknown command ${shownValue(name)}${suggestion ? ` (did you mean ${suggestion}?)` : ''}`;
 }
 

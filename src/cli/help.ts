@@ -122,6 +122,16 @@ ${column(stateUsage, 'where the session stands')}
   watch [--json] [--port P]       follow the log: state, round table, last reason,
                                   redrawn as events arrive; --json: a JSON line per
                                   update; --port: also to WebSocket clients
+Fleet (many sessions: DIR or --store URL|DIR, else $GAPFLOW_STORE, else here)
+  fleet [DIR] [--store URL|DIR] [--json]
+                                  every session under DIR (each .gapflow folder):
+                                  state, round, open and weighted open, forecast,
+                                  age of the last event, last reason; --json:
+                                  {"sessions": [...]}
+  serve [DIR] [--store URL|DIR] [--port P] [--host H]
+                                  a live dashboard of them on loopback (port 7357),
+                                  their JSON, an event feed and /metrics; prints
+                                  the URL first (Ctrl-C stops; exit 0)
 Loops
   next [--json]                   continue, ask_user or stop, why, the focus and open gaps;
                                   --json: the gaps with their state and title, and in

@@ -9,6 +9,7 @@ import { prompt, replay, state, status, summary } from './read-commands.js';
 import { decide, gap, init, round } from './session-commands.js';
 import { exportCommand, repair, verify } from './log-commands.js';
 import { backtest } from './backtest.js';
+import { fleet } from './fleet-commands.js';
 
 export type { CliIO } from './common.js';
 
@@ -35,6 +36,7 @@ export const COMMANDS = {
   repair,
   export: exportCommand,
   backtest,
+  fleet,
 } satisfies Record<string, Command>;
 
 export type CommandName = keyof typeof COMMANDS;

@@ -3,7 +3,7 @@ import { Refusal } from '../core/lean.js';
 import { wholeNumber } from './args.js';
 
 /*
- * What `inspect` and `watch` share to serve on loopback: the port option and
+ * What `inspect`, `watch` and `serve` share to serve on loopback: the port option and
  * a listen that fails with one line. Loopback only: a session's gaps are not
  * for the network.
  */
@@ -18,13 +18,13 @@ export function portOption(value: string | undefined): number | undefined {
   return port;
 }
 
-/** Listens on loopback; a busy port is one line that says what to do. */
-export function listen(server: Server, port: number): Promise<void> {
+/** Listens on loopback (or `host`, for a caller that was told to); a busy port is one line that says what to do. */
+export function listen(server: Server, port: number, host: string = LOOPBACK): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       reject(error.code === 'EADDRINUSE' ? new Error(`port ${port} is in use; pick another with --port`) : error);
     });
-    server.listen(port, LOOPBACK, () => resolve());
+    server.listen(port, host, () => resolve());
   });
 }
 

@@ -18,6 +18,7 @@ export { inspectLog, repairLog, type LogInspection, type RepairReport } from './
 export { readHookBlocks, writeHookBlocks } from './hook-state.js';
 export { findSessionDir, SESSION_FOLDER } from './find-session.js';
 export { sessionDirsIn } from './session-dirs.js';
+export { sessionFoldersUnder, type SessionFolder } from './session-tree.js';
 export { validateInputText, decodeUtf8, readStandardInput, readTextFile } from './text-file.js';
 export { readInputFile, writeSessionFile } from './session-files.js';
 export { closePostgresStores, DatabaseError, isPostgresUrl, MAX_SESSION_NAME, PgLog, sessionNameProblem, shownDatabase } from './pg/index.js';

@@ -19,10 +19,10 @@ export interface Running {
   exited: Promise<number | null>;
 }
 
-/** Keeps the children a test file starts, and kills those still running after each test. */
-export function childKeeper(): (argv: string[], cwd: string) => Running {
+/** Keeps the children a test file starts, and kills those still running after each test (or when `after` says). */
+export function childKeeper(after: (kill: () => void) => void = afterEach): (argv: string[], cwd: string) => Running {
   const children: ChildProcess[] = [];
-  afterEach(() => {
+  after(() => {
     for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
   return (argv, cwd) => {

@@ -112,13 +112,13 @@ describe('quality reports for events that did not come through `record quality`'
     const first = session.recordMetrics('quality', { score: 80 });
     const other = session.recordMetrics('atoms', { pending: 3, resolved: 0 });
     const second = session.recordMetrics('quality', { score: 86 });
-    const written = writePolicyReports(session, io, box.dir, [...first.events, ...other.events, ...second.events]);
+    const written = writePolicyReports(session, io, { dir: box.dir }, [...first.events, ...other.events, ...second.events]);
     expect(written).toHaveLength(2);
     const read = (n: number) => JSON.parse(readFileSync(join(box.dir, 'quality', `v${n}`, 'scores.json'), 'utf8'));
     // R18: 86 >= 85 but |86 - 80| = 6 >= 2, so not converged; the overall score only, no dimensions.
     expect(read(1)).toEqual({ overall: 80, dimensions: {}, iteration: 1, converged: false, meetsMinimum: 80 >= 85 });
     expect(read(2)).toEqual({ overall: 86, dimensions: {}, iteration: 2, converged: Math.abs(86 - 80) < 2, meetsMinimum: 86 >= 85 });
-    expect(writePolicyReports(session, io, box.dir, other.events)).toEqual([]);
+    expect(writePolicyReports(session, io, { dir: box.dir }, other.events)).toEqual([]);
   });
 });
 

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type * as Threads from 'node:worker_threads';
 import { LogError } from '../types.js';
-import type { Answer, Request, Row, Step } from './protocol.js';
+import { LISTEN, type Answer, type Request, type Row, type Step } from './protocol.js';
 
 /*
  * A synchronous door to PostgreSQL. The store port is synchronous (the CLI
@@ -94,6 +94,11 @@ export class Bridge {
     if (answer === undefined) throw new LogError(`${this.where}: the database worker answered nothing`);
     if (!answer.ok) throw new DatabaseError(`${this.where}: ${answer.message}`, answer.code);
     return [...answer.results];
+  }
+
+  /** Asks the worker to listen for commit notices (again, after a lost connection); throws DatabaseError when it cannot. */
+  listen(): void {
+    this.run([{ text: LISTEN }]);
   }
 
   /** Calls `hear` with every commit notice until the returned function is called; `persistent` keeps the process alive meanwhile. */

@@ -7,7 +7,6 @@ import { Bridge, DatabaseError, type Notice } from './bridge.js';
 import { sessionNameProblem, shownDatabase } from './names.js';
 import type { Row, Step } from './protocol.js';
 import { CHANNEL, SCHEMA } from './schema.js';
-import { LISTEN } from './protocol.js';
 
 /** One worker (and connection) per database a process uses, shared by its stores. */
 const bridges = new Map<string, Bridge>();
@@ -208,7 +207,7 @@ export class PgLog implements EventStore {
     };
     const listen = () => {
       try {
-        this.#bridge.run([{ text: LISTEN }]);
+        this.#bridge.listen();
       } catch {
         // Not listening: the timer's looks still find every commit, only later.
       }

@@ -1,0 +1,79 @@
+import { dashboardServer, Fleet, fleetSource, fleetTable } from '../fleet/index.js';
+import { parse, UsageError } from './args.js';
+import { printJson, type CliIO } from './common.js';
+import { listen, LOOPBACK, portOption } from './serve.js';
+
+/** The port `serve` listens on without `--port`. */
+export const SERVE_PORT = 7357;
+
+/** The options `fleet` and `serve` share: where the sessions are. */
+const WHERE = { store: { type: 'string' } } as const;
+
+/**
+ * Where the fleet is: `--store URL|DIR` or a DIR word (one of them), else
+ * `$GAPFLOW_STORE`, else the current folder. `--dir` names one session,
+ * so it is refused here rather than read as something it is not.
+ */
+function target(values: { store?: string | undefined; dir?: string | undefined }, args: readonly string[], io: CliIO): string {
+  if (values.dir !== undefined) throw new UsageError('--dir names one session; name the folder to search with --store DIR (or as DIR)');
+  if (args.length > 1) throw new UsageError(`unexpected argument "${args[1]}" (one DIR at most)`);
+  if (values.store !== undefined && args.length > 0) throw new UsageError(`both --store and "${args[0]}" name where the sessions are: give one`);
+  const named = values.store ?? args[0] ?? io.env.GAPFLOW_STORE;
+  if (named === '') throw new UsageError('--store needs a folder or a database URL');
+  return named ?? io.cwd;
+}
+
+/**
+ * `gapflow fleet [DIR] [--store URL|DIR] [--json]`: every session there, a
+ * line each (name, state, round, open and weighted open, forecast, age of
+ * the last event, last reason); `--json`: `{"sessions": [row, …]}`. A
+ * session whose log cannot be read is listed with why; the call still
+ * succeeds.
+ */
+export function fleet(argv: string[], io: CliIO): void {
+  const { values, args } = parse(argv, WHERE, ['DIR...']);
+  const source = fleetSource(target(values, args, io), io);
+  try {
+    const rows = new Fleet(source).rows();
+    if (values.json) printJson(io, { sessions: rows });
+    else io.stdout(fleetTable(rows, source.location));
+  } finally {
+    source.close();
+  }
+}
+
+/**
+ * `gapflow serve [DIR] [--store URL|DIR] [--port P] [--host H]`: serves the
+ * fleet's dashboard, its JSON, a live feed and Prometheus metrics on
+ * loopback (or `--host`, said on stderr), keeping every session current as
+ * other processes write, until `stop` settles (Ctrl-C). The first line on
+ * stdout is the dashboard's URL.
+ */
+export async function serve(argv: string[], io: CliIO, stop: Promise<unknown>): Promise<void> {
+  const { values, args } = parse(argv, { ...WHERE, port: { type: 'string' }, host: { type: 'string' } }, ['DIR...']);
+  const port = portOption(values.port) ?? SERVE_PORT;
+  const host = values.host ?? LOOPBACK;
+  if (host === '') throw new UsageError('--host needs an address to listen on');
+  // Read before anything listens, so a bad folder fails with its one line and nothing to shut down.
+  const source = fleetSource(target(values, args, io), io);
+  const fleet = new Fleet(source);
+  try {
+    const shown = host.includes(':') ? `[${host}]` : host;
+    // On loopback, a request must name this server (no other site's name resolving here): see dashboardServer.
+    const hosts = host === LOOPBACK ? new Set([`${LOOPBACK}:${port}`, `localhost:${port}`]) : null;
+    const dashboard = await dashboardServer(fleet, hosts);
+    try {
+      await listen(dashboard.server, port, host);
+      fleet.watch();
+      io.stdout(`http://${shown}:${port}/\n`);
+      const count = fleet.rows().length;
+      io.stdout(`gapflow serve: ${count} session${count === 1 ? '' : 's'} under ${source.location}; metrics at /metrics; Ctrl-C to stop\n`);
+      if (host !== LOOPBACK) io.stderr(`gapflow: listening on ${host}, not loopback only: whoever can reach it reads every session\n`);
+      await stop;
+    } finally {
+      await dashboard.close();
+    }
+  } finally {
+    fleet.stop();
+  }
+}

@@ -1,0 +1,7 @@
+export { fleetSource, folderSource, RESCAN_MS, withoutPassword, type FleetEntry, type FleetSource, type FolderWatchOptions } from './source.js';
+export { errorRow, fleetRow, warningsOf, weightedOpenChart, type ChartPoint, type FleetRow, type Warning } from './rows.js';
+export { Fleet, type FleetChange, type FleetOptions, type SessionDetail } from './fleet.js';
+export { escapeLabel, METRICS_CONTENT_TYPE, metricsText } from './metrics.js';
+export { ageWords, fleetTable, forecastWords } from './text.js';
+export { dashboardPage, escapeHtml } from './page.js';
+export { dashboardServer, type Dashboard } from './server.js';

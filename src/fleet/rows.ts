@@ -1,0 +1,120 @@
+import type { ConvergenceState } from '../../events/index.js';
+import { closedRounds, tracksGaps, viewForecast, type Forecast, type SessionView } from '../core/index.js';
+
+/*
+ * What the fleet shows of one session, read off its view: pure functions,
+ * the clock handed in, so a row is the same wherever it is computed.
+ */
+
+/** One session in the fleet: a line of `gapflow fleet`, a row of the dashboard. */
+export interface FleetRow {
+  name: string;
+  /** Null when the log could not be read (`error` says why). */
+  state: ConvergenceState | null;
+  /** How a COMPLETE session ended (CONVERGED, APPROVED, …); null otherwise. */
+  outcome: string | null;
+  /** Rounds closed, as `state --json` counts them. */
+  round: number;
+  roundOpen: boolean;
+  open: number;
+  weightedOpen: number;
+  /** Why the session took its last step (the last state history entry); null before any. */
+  lastReason: string | null;
+  /** The forecast `state --json` gives (null once COMPLETE, or when no policy reads gaps). */
+  forecast: Forecast | null;
+  /** Warnings raised (see warningsOf). */
+  warnings: number;
+  /** Events in the log. */
+  eventCount: number;
+  /** When the last event was recorded (its `at`); null when unknown. */
+  lastEventAt: string | null;
+  /** Whole seconds from the last event to the time the row was computed; null when unknown. */
+  age: number | null;
+  /** Why the session could not be read; null when it was. */
+  error: string | null;
+}
+
+/** A round close that raised a DIVERGENCE_WARNING, and why: `stall`, `critical`, `divergence`, or another policy's reason. */
+export interface Warning {
+  round: number;
+  cause: string;
+}
+
+/** The weighted open count at round 1's start (round 0) and at the close of each closed round: the dashboard's chart. */
+export interface ChartPoint {
+  round: number;
+  weightedOpen: number;
+}
+
+/** The row of a session read as `view`, its last event recorded at `lastEventAt`, at time `now` (ms since the epoch). */
+export function fleetRow(name: string, view: SessionView, lastEventAt: string | null, now: number): FleetRow {
+  return {
+    name,
+    state: view.machine.state,
+    outcome: view.machine.outcome ?? null,
+    round: closedRounds(view).length,
+    roundOpen: view.roundOpen,
+    open: view.open.count,
+    weightedOpen: view.open.weighted,
+    lastReason: view.history.at(-1)?.reason ?? null,
+    forecast: viewForecast(view),
+    warnings: warningsOf(view).length,
+    eventCount: view.lastSeq,
+    lastEventAt,
+    age: ageOf(lastEventAt, now),
+    error: null,
+  };
+}
+
+/** The row of a session whose log could not be read: its name and why, every figure empty. */
+export function errorRow(name: string, error: string): FleetRow {
+  return {
+    name,
+    state: null,
+    outcome: null,
+    round: 0,
+    roundOpen: false,
+    open: 0,
+    weightedOpen: 0,
+    lastReason: null,
+    forecast: null,
+    warnings: 0,
+    eventCount: 0,
+    lastEventAt: null,
+    age: null,
+    error,
+  };
+}
+
+function ageOf(at: string | null, now: number): number | null {
+  const time = at === null ? Number.NaN : Date.parse(at);
+  return Number.isNaN(time) ? null : Math.max(0, Math.floor((now - time) / 1000));
+}
+
+const CAUSES: Readonly<Record<string, string>> = { critical_introduced: 'critical', weighted_net_below_divergence: 'divergence' };
+
+/**
+ * The warnings a session raised: each round close that moved it to
+ * DIVERGENCE_WARNING (a decision that leads back there is the same warning
+ * still standing, not a new one). The cause is `stall` when the round
+ * stalled the loop, `critical` for a CRITICAL gap opened, `divergence` for
+ * a weighted net below the threshold, else the reason of the verdict that
+ * drove the machine (another policy's, such as a budget running out).
+ */
+export function warningsOf(view: Pick<SessionView, 'history' | 'rounds'>): Warning[] {
+  const warnings: Warning[] = [];
+  view.history.forEach((entry, index) => {
+    if (entry.cause !== 'round' || entry.to !== 'DIVERGENCE_WARNING') return;
+    const stalled = view.history.slice(0, index).some((earlier) => earlier.cause === 'round' && earlier.round === entry.round && earlier.to === 'STALLED');
+    const reason = view.rounds[entry.round - 1]?.combined?.reason ?? entry.reason;
+    warnings.push({ round: entry.round, cause: stalled ? 'stall' : (CAUSES[reason] ?? reason) });
+  });
+  return warnings;
+}
+
+/** The weighted open count over the rounds: at round 1's start, then at each close. Empty before a round closes, or when no policy reads gaps. */
+export function weightedOpenChart(view: SessionView): ChartPoint[] {
+  const closed = closedRounds(view);
+  if (closed.length === 0 || !tracksGaps(view)) return [];
+  return [{ round: 0, weightedOpen: closed[0]!.weightedOpenStart }, ...closed.map((r) => ({ round: r.round, weightedOpen: r.weightedOpenEnd! }))];
+}

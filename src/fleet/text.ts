@@ -1,0 +1,58 @@
+import type { Forecast } from '../core/index.js';
+import type { FleetRow } from './rows.js';
+
+/*
+ * `gapflow fleet` for people: one line a session, in columns, and a line
+ * under the table for each session that could not be read.
+ */
+
+const HEADERS = ['SESSION', 'STATE', 'ROUND', 'OPEN', 'WEIGHTED', 'FORECAST', 'LAST EVENT', 'LAST REASON'];
+
+/** The table of `rows`, or one line saying there are none under `location`. */
+export function fleetTable(rows: readonly FleetRow[], location: string): string {
+  if (rows.length === 0) return `No sessions under ${location}.\n`;
+  const cells = rows.map((row) =>
+    row.error !== null
+      ? [row.name, 'UNREADABLE', '', '', '', '', '', '']
+      : [
+          row.name,
+          row.state ?? '',
+          `${row.round}${row.roundOpen ? '+' : ''}`,
+          String(row.open),
+          String(row.weightedOpen),
+          forecastWords(row.forecast),
+          row.age === null ? '-' : `${ageWords(row.age)} ago`,
+          row.lastReason ?? '-',
+        ].map(oneLine),
+  );
+  const widths = HEADERS.map((header, i) => Math.max(header.length, ...cells.map((line) => line[i]!.length)));
+  const line = (words: readonly string[]) =>
+    words
+      .map((word, i) => (i === words.length - 1 ? word : word.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  const errors = rows.filter((row) => row.error !== null).map((row) => `${oneLine(row.name)}: ${oneLine(row.error!)}`);
+  const open = rows.some((row) => row.roundOpen) ? ['(ROUND n+: round n+1 is open)'] : [];
+  return `${[line(HEADERS), ...cells.map(line), ...open, ...errors].join('\n')}\n`;
+}
+
+/** A forecast in a few words: the rounds it finishes in, or why there is no estimate. */
+export function forecastWords(forecast: Forecast | null): string {
+  if (forecast === null) return '-';
+  if (forecast.finish !== null) return forecast.finish.low === forecast.finish.high ? `round ${forecast.finish.low}` : `rounds ${forecast.finish.low}-${forecast.finish.high}`;
+  return { declining: 'declining', too_few_rounds: 'too few rounds', no_downward_trend: 'not falling', already_done: 'done' }[forecast.reason];
+}
+
+/** Seconds as the largest whole unit: 45s, 12m, 3h, 2d. */
+export function ageWords(seconds: number): string {
+  if (seconds < 60) return `${seconds}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h`;
+  return `${Math.floor(seconds / 86_400)}d`;
+}
+
+/** User text (a session's folder name, a reason) on one line, control characters shown as spaces. */
+function oneLine(text: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what is kept off the terminal
+  return text.replace(/[\u0000-\u001f\u007f]/g, ' ');
+}

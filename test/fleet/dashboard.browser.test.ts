@@ -1,0 +1,162 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { BIN, childKeeper, freePort, until, type Running } from '../cli/children.js';
+
+/*
+ * The dashboard in a real headless Chromium (@sparticuz/chromium, driven by
+ * playwright-core): sessions made by the bin, `gapflow serve` in its own
+ * process, and an event appended by yet another process showing on the
+ * page without a reload. Every browser test lives in this one file: the
+ * browser unpacks itself once, and two unpacks at a time could race.
+ */
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const SCREENSHOT = join(ROOT, 'test-results', 'dashboard.png');
+const CHROMIUM_VERSION = '147';
+
+// The server stays up across this file's tests; killed after them all, whatever happens.
+const spawned = childKeeper(afterAll);
+let root: string;
+let server: Running;
+let browser: Browser | null = null;
+let page: Page;
+/** Every alert, confirm or prompt the page raised: a name run as markup would raise one. */
+const dialogs: string[] = [];
+
+/** `gapflow <line> --dir <root>/<at>/.gapflow`, in its own process, as another writer would. */
+function gf(at: string, line: string): void {
+  execFileSync('node', [BIN, ...line.split(' '), '--dir', join(root, at, '.gapflow')], { cwd: root, stdio: 'pipe', timeout: 20_000 });
+}
+
+async function launch(): Promise<Browser> {
+  // executablePath() unpacks into os.tmpdir()/chromium without checking the version there: a private, versioned folder.
+  const unpackTo = join(tmpdir(), `gapflow-chromium-${CHROMIUM_VERSION}`);
+  mkdirSync(unpackTo, { recursive: true });
+  process.env.TMPDIR = unpackTo;
+  const [{ chromium }, { default: sparticuz }] = await Promise.all([import('playwright-core'), import('@sparticuz/chromium')]);
+  return chromium.launch({
+    executablePath: await sparticuz.executablePath(),
+    headless: true,
+    timeout: 60_000,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** The table as the user sees it: each visible row's name and state. */
+async function visibleRows(): Promise<string[][]> {
+  return page.$$eval('#sessions tbody tr', (rows) => rows.filter((row) => !row.hasAttribute('hidden')).map((row) => [row.getAttribute('data-name')!, row.getAttribute('data-state')!]));
+}
+
+beforeAll(async () => {
+  const tmp = process.env.TMPDIR;
+  root = mkdtempSync(join(tmpdir(), 'gapflow-dashboard-'));
+  // Four sessions in three states, one with a name that is markup.
+  for (const line of ['init', 'gap open A --severity HIGH', 'gap open B --severity HIGH', 'gap open C --severity MEDIUM', 'round start', 'gap move A RESOLVED', 'round close', 'round start', 'gap move B RESOLVED', 'round close']) gf('alpha', line);
+  for (const line of ['init', 'gap open X --severity LOW', 'round start', 'gap open Y --severity CRITICAL', 'round close']) gf('team/beta', line);
+  for (const line of ['init', 'gap open Z --severity LOW', 'round start', 'gap move Z RESOLVED', 'round close']) gf('gamma', line);
+  for (const line of ['init', 'gap open Q --severity LOW']) gf('<img src=x onerror=alert(1)>', line);
+
+  const port = await freePort();
+  server = spawned(['serve', '--port', String(port), root], root);
+  await until('the URL on stdout', () => server.stdout().includes('\n'), 20_000);
+  const url = server.stdout().split('\n')[0]!;
+  expect(url).toBe(`http://127.0.0.1:${port}/`);
+
+  browser = await launch();
+  if (tmp === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = tmp;
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page.setDefaultTimeout(15_000);
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+  await page.goto(url, { timeout: 20_000 });
+  await page.waitForSelector('#live[data-state="live"]', { timeout: 15_000 });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (server && server.child.exitCode === null) {
+    server.child.kill('SIGINT');
+    await Promise.race([server.exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+  }
+  rmSync(root, { recursive: true, force: true });
+}, 30_000);
+
+describe('the dashboard, in a headless browser', () => {
+  it('lists every session with its state, a markup name shown as text', async () => {
+    expect(await visibleRows()).toEqual([
+      ['<img src=x onerror=alert(1)>', 'CONVERGING'],
+      ['alpha', 'CONVERGING'],
+      ['gamma', 'COMPLETE'],
+      ['team/beta', 'DIVERGENCE_WARNING'],
+    ]);
+    expect(await page.$$('#sessions img')).toHaveLength(0);
+    expect(dialogs).toEqual([]);
+    const alpha = page.locator('#sessions tbody tr[data-name="alpha"]');
+    expect(await alpha.locator('td.round').textContent()).toBe('2');
+    expect(await alpha.locator('td.open').textContent()).toBe('1');
+    expect(await alpha.locator('td.weighted').textContent()).toBe('2');
+  }, 30_000);
+
+  it('filters the rows by state, and shows them all again', async () => {
+    await page.click('#filters button[data-filter="CONVERGING"]', { timeout: 10_000 });
+    expect(await visibleRows()).toEqual([
+      ['<img src=x onerror=alert(1)>', 'CONVERGING'],
+      ['alpha', 'CONVERGING'],
+    ]);
+    await page.click('#filters button[data-filter="DIVERGENCE_WARNING"]', { timeout: 10_000 });
+    expect(await visibleRows()).toEqual([['team/beta', 'DIVERGENCE_WARNING']]);
+    await page.click('#filters button[data-filter="ALL"]', { timeout: 10_000 });
+    expect(await visibleRows()).toHaveLength(4);
+  }, 30_000);
+
+  it('opens a session: an SVG line through its weighted open count at each round, and its status.md', async () => {
+    await page.click('#sessions tbody tr[data-name="alpha"]', { timeout: 10_000 });
+    await page.waitForSelector('#chart svg path.line', { timeout: 15_000 });
+    // alpha: 4 + 4 + 2 = 10 at the start, 6 after round 1, 2 after round 2.
+    const points = await page.$$eval('#chart svg circle.point', (dots) => dots.map((dot) => [Number(dot.getAttribute('data-round')), Number(dot.getAttribute('data-value'))]));
+    expect(points).toEqual([
+      [0, 10],
+      [1, 6],
+      [2, 2],
+    ]);
+    const d = (await page.getAttribute('#chart svg path.line', 'd', { timeout: 10_000 }))!;
+    expect(d.match(/[ML]/g)).toEqual(['M', 'L', 'L']);
+    // Higher counts are drawn higher: y falls as the count rises.
+    const ys = [...d.matchAll(/[ML]([\d.]+) ([\d.]+)/g)].map((m) => Number(m[2]));
+    expect(ys[0]!).toBeLessThan(ys[1]!);
+    expect(ys[1]!).toBeLessThan(ys[2]!);
+    expect(await page.textContent('#status', { timeout: 10_000 })).toMatch(/^# gapflow status\n/);
+    expect(await page.textContent('#detail-name', { timeout: 10_000 })).toBe('alpha');
+  }, 30_000);
+
+  it('shows an event another process appends, without a reload, and saves a screenshot', async () => {
+    const navigations: string[] = [];
+    page.on('framenavigated', (frame) => navigations.push(frame.url()));
+    // Set on this page's window: a reload would lose it.
+    await page.evaluate('window.marker = "still the same page"');
+    gf('alpha', 'gap open LATE --severity CRITICAL --title Found-late');
+    const alphaOpen = page.locator('#sessions tbody tr[data-name="alpha"] td.open');
+    // Waited for in the page by Playwright's own selectors: the page's policy runs no code from a string.
+    await page.locator('#sessions tbody tr[data-name="alpha"] td.open', { hasText: /^2$/ }).waitFor({ timeout: 15_000 });
+    expect(await alphaOpen.textContent()).toBe('2');
+    expect(await page.locator('#sessions tbody tr[data-name="alpha"] td.weighted').textContent()).toBe('18');
+    // The open session's status.md followed too.
+    await page.locator('#status', { hasText: 'LATE' }).waitFor({ timeout: 15_000 });
+    expect(await page.evaluate('window.marker')).toBe('still the same page');
+    expect(navigations).toEqual([]);
+
+    mkdirSync(join(ROOT, 'test-results'), { recursive: true });
+    await page.screenshot({ path: SCREENSHOT, fullPage: true, timeout: 20_000 });
+    const png = readFileSync(SCREENSHOT);
+    expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    expect(png.length).toBeGreaterThan(10_000);
+  }, 60_000);
+});
