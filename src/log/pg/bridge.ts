@@ -70,6 +70,8 @@ export class Bridge {
     this.#worker = new Worker(workerFile(), {
       workerData: { url, requests: requests.port2, notices: notices.port2, answered },
       transferList: [requests.port2, notices.port2],
+      // The worker is a module file: flags that say how to read the process's own code (`node --input-type=module -e`) would stop it.
+      execArgv: process.execArgv.filter((flag) => !/^(--input-type|--eval|-e$|--print|-p$)/.test(flag)),
     });
     // Never what keeps a process alive: a CLI call ends when its work does, and the server rolls back what it left open.
     this.#worker.unref();

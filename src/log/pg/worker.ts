@@ -1,131 +1,31 @@
 import { workerData } from 'node:worker_threads';
-import pg from 'pg';
-import { CHANNEL, MIGRATION_LOCK, MIGRATIONS, SCHEMA } from './schema.js';
-import { LISTEN, type Answer, type Request, type Row, type Step, type WorkerData } from './protocol.js';
+import type { Answer, Request, WorkerData } from './protocol.js';
 
 /*
- * The PostgreSQL store's database thread: it holds the connections and runs
- * what the store asks, one request at a time, with `pg`'s async driver. The
- * store's own thread stays synchronous, as every store is (see protocol.ts).
+ * The worker thread's entry: it answers the store's requests with what
+ * worker-serve.ts (the driver, loaded here) says, and when that cannot load
+ * (`pg` missing, a broken install) with the reason, at once: the store is
+ * asleep until an answer comes, and a worker that died loading would leave
+ * it waiting out its whole time limit.
  */
 
-const { url, requests, notices, answered } = workerData as WorkerData;
-const counter = new Int32Array(answered);
+const data = workerData as WorkerData;
+const counter = new Int32Array(data.answered);
 
-const settings = { connectionString: url, application_name: 'gapflow', connectionTimeoutMillis: 10_000, lock_timeout: 30_000 };
+const answerer: Promise<(request: Request) => Promise<Answer>> = import('./worker-serve.js').then(
+  (module) => module.answerer(data),
+  (error: unknown) => {
+    const message = `the PostgreSQL driver did not load (${error instanceof Error ? error.message : String(error)})`;
+    return () => Promise.resolve({ ok: false, message, code: null, step: 0 });
+  },
+);
 
-/** The connection requests run on, made (and the schema brought up to date) on the first request. */
-let main: Promise<pg.Client> | null = null;
-/** The connection that listens for commits, made when the store first follows. */
-let listener: Promise<pg.Client> | null = null;
-let inTransaction = false;
-
-function connect(): Promise<pg.Client> {
-  main ??= (async () => {
-    const client = new pg.Client(settings);
-    // A connection lost between requests fails the next one; it must not end the process unheard.
-    client.on('error', () => {
-      main = null;
+data.requests.on('message', (request: Request) => {
+  void answerer
+    .then((answer) => answer(request))
+    .then((reply) => {
+      data.requests.postMessage(reply);
+      Atomics.add(counter, 0, 1);
+      Atomics.notify(counter, 0);
     });
-    await client.connect();
-    await migrate(client);
-    return client;
-  })().catch((error: unknown) => {
-    main = null;
-    throw error;
-  });
-  return main;
-}
-
-/** Runs the migrations this database lacks: read without a lock when it is current (the usual case, one query). */
-async function migrate(client: pg.Client): Promise<void> {
-  if ((await appliedMigrations(client)) >= MIGRATIONS.length) return;
-  await client.query('BEGIN');
-  try {
-    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${SCHEMA}`);
-    await client.query(`CREATE TABLE IF NOT EXISTS ${SCHEMA}.migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
-    const done = await appliedMigrations(client);
-    for (let version = done + 1; version <= MIGRATIONS.length; version++) {
-      await client.query(MIGRATIONS[version - 1]!);
-      await client.query(`INSERT INTO ${SCHEMA}.migrations (version) VALUES ($1)`, [version]);
-    }
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  }
-}
-
-/** The last migration applied here; 0 when gapflow has never been here. */
-async function appliedMigrations(client: pg.Client): Promise<number> {
-  const { rows } = await client.query<{ present: string | null }>(`SELECT to_regclass('${SCHEMA}.migrations') AS present`);
-  if (rows[0]?.present == null) return 0;
-  const result = await client.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${SCHEMA}.migrations`);
-  return result.rows[0]?.version ?? 0;
-}
-
-function listen(): Promise<pg.Client> {
-  listener ??= (async () => {
-    const client = new pg.Client(settings);
-    client.on('error', () => {
-      listener = null;
-      notices.postMessage({ lost: true });
-    });
-    client.on('notification', (message) => notices.postMessage({ payload: message.payload ?? '' }));
-    await client.connect();
-    await client.query(`LISTEN ${CHANNEL}`);
-    return client;
-  })().catch((error: unknown) => {
-    listener = null;
-    throw error;
-  });
-  return listener;
-}
-
-async function run(step: Step, client: pg.Client): Promise<Row[] | string> {
-  if (step.text.startsWith('BEGIN')) inTransaction = true;
-  // Rows as arrays when joined: the one column's values, whatever its name.
-  const result = step.joined
-    ? await client.query<unknown[]>({ text: step.text, values: step.values as unknown[], rowMode: 'array' })
-    : await client.query<Row>(step.text, step.values as unknown[]);
-  if (step.text === 'COMMIT' || step.text === 'ROLLBACK') inTransaction = false;
-  if (!step.joined) return result.rows as Row[];
-  let text = '';
-  for (const row of result.rows as unknown[][]) text += `${String(row[0])}\n`;
-  return text;
-}
-
-async function answer(request: Request): Promise<Answer> {
-  const results: Array<Row[] | string> = [];
-  let index = 0;
-  try {
-    const client = await connect();
-    for (; index < request.steps.length; index++) {
-      const step = request.steps[index]!;
-      if (step.text === LISTEN) {
-        await listen();
-        results.push([]);
-      } else {
-        results.push(await run(step, client));
-      }
-    }
-    return { ok: true, results };
-  } catch (error) {
-    if (inTransaction) {
-      inTransaction = false;
-      await main?.then((client) => client.query('ROLLBACK')).catch(() => undefined);
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    const code = typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : null;
-    return { ok: false, message: message.split('\n')[0]!, code, step: index };
-  }
-}
-
-requests.on('message', (request: Request) => {
-  void answer(request).then((reply) => {
-    requests.postMessage(reply);
-    Atomics.add(counter, 0, 1);
-    Atomics.notify(counter, 0);
-  });
 });
