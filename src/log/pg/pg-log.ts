@@ -1,8 +1,9 @@
 import type { GapflowEvent } from '../../../events/index.js';
-import { CHAIN_START, formatLines, scanBytes, storedSum, type ChainPoint } from '../lines.js';
+import { CHAIN_START, formatLines, scanBytes, storedSum, type ChainPoint, type Scan } from '../lines.js';
 import type { FollowOptions } from '../follow.js';
 import { FOLLOW_INTERVAL_MS } from '../follow.js';
-import { assertExpected, continues, LogError, type Batch, type EventStore, type Expected } from '../types.js';
+import { assertExpected, continues, LogError, type Batch, type EventSink, type EventStore, type Expected, type Resumed } from '../types.js';
+import { CHECKPOINT_MIN_TAIL_BYTES } from '../file-log.js';
 import { Bridge, DatabaseError, type Notice } from './bridge.js';
 import { sessionNameProblem, shownDatabase } from './names.js';
 import type { Row, Step } from './protocol.js';
@@ -63,17 +64,96 @@ const unended = (lines: readonly string[]) => lines.map((line) => line.slice(0, 
 export class PgLog implements EventStore {
   readonly location: string;
   readonly #bridge: Bridge;
+  /** Where this object last saw the stream end: its seq and that line's checksum ('' for a version 1 line); null: not read yet. */
+  #known: { seq: number; sum: string } | null = null;
+  /** The view checkpoint this object resumed from or wrote (the seq it covers, its body's size), and the bytes of line after it. */
+  #checkpoint: { seq: number; bodyBytes: number } | null = null;
+  #tailBytes = 0;
+  readonly #minCheckpointBytes: number;
 
-  /** `ownConnection`: a connection (and worker) of its own, not the one the process's other stores on `url` share (two writers in one process, as tests have). */
+  /**
+   * `ownConnection`: a connection (and worker) of its own, not the one the
+   * process's other stores on `url` share (two writers in one process, as
+   * tests have). `minCheckpointBytes`: as FileLog's (a test may lower it).
+   */
   constructor(
     readonly url: string,
     readonly session: string,
-    options: { ownConnection?: boolean } = {},
+    options: { ownConnection?: boolean; minCheckpointBytes?: number } = {},
   ) {
     const problem = sessionNameProblem(session);
     if (problem !== null) throw new LogError(problem);
     this.location = `${shownDatabase(url)} session ${session}`;
     this.#bridge = options.ownConnection ? ownBridge(url) : bridgeFor(url);
+    this.#minCheckpointBytes = options.minCheckpointBytes ?? CHECKPOINT_MIN_TAIL_BYTES;
+  }
+
+  /**
+   * From the view checkpoint of `format` when it still matches its line (one
+   * request: the checkpoint, that line and every line after it, in one
+   * snapshot); else every event, to `fold`'s sink when one is given.
+   */
+  resume(format: string, fold?: () => EventSink): Resumed {
+    const [, stream, found, tail] = this.#bridge.run([
+      { text: SNAPSHOT },
+      this.#streamRow(false),
+      {
+        text: `SELECT c.seq, c.sum, c.body, e.line FROM ${SCHEMA}.checkpoints c JOIN ${SCHEMA}.events e ON e.stream = c.stream AND e.seq = c.seq
+               WHERE c.stream = $1 AND c.kind = 'view' AND c.format = $2`,
+        values: [this.session, format],
+      },
+      {
+        text: `SELECT line FROM ${SCHEMA}.events WHERE stream = $1
+               AND seq > COALESCE((SELECT seq FROM ${SCHEMA}.checkpoints WHERE stream = $1 AND kind = 'view' AND format = $2), 0) ORDER BY seq`,
+        values: [this.session, format],
+        joined: true,
+      },
+      { text: 'COMMIT' },
+    ]);
+    const head = (stream as Row[])[0];
+    if (head === undefined) throw this.#missing();
+    const checkpoint = (found as Row[])[0];
+    const seq = Number(checkpoint?.seq ?? 0);
+    const sum = String(checkpoint?.sum ?? '');
+    if (checkpoint !== undefined && storedSum(String(checkpoint.line)) === sum) {
+      const scan = this.#scanText(seq, { seq, sum, sealed: true }, tail as string);
+      this.#endsAt(head, scan.end.seq);
+      this.#checkpoint = { seq, bodyBytes: String(checkpoint.body).length };
+      this.#tailBytes = Buffer.byteLength(tail as string);
+      return { checkpoint: { seq, body: String(checkpoint.body) }, events: scan.events };
+    }
+    // No checkpoint (the tail is every line), or one that no longer matches its line (every line is read again).
+    const text = checkpoint === undefined ? (tail as string) : this.sealedText();
+    const scan = this.#scanText(0, CHAIN_START, text, fold);
+    this.#endsAt(head, scan.end.seq);
+    this.#checkpoint = null;
+    this.#tailBytes = Buffer.byteLength(text);
+    return { checkpoint: null, events: scan.events };
+  }
+
+  saveCheckpoint(format: string, seq: number, body: () => string): void {
+    const known = this.#known;
+    // Only a line with a checksum keys a checkpoint (a stream of version 1 lines alone has none).
+    if (known === null || known.seq !== seq || seq === 0 || known.sum === '') return;
+    const text = body();
+    try {
+      this.#bridge.run([
+        {
+          text: `INSERT INTO ${SCHEMA}.checkpoints (stream, kind, format, seq, sum, body) VALUES ($1, 'view', $2, $3, $4, $5)
+                 ON CONFLICT (stream, kind) DO UPDATE SET format = EXCLUDED.format, seq = EXCLUDED.seq, sum = EXCLUDED.sum, body = EXCLUDED.body, written_at = now()`,
+          values: [this.session, format, seq, known.sum, text],
+        },
+      ]);
+    } catch {
+      return; // best effort: the next open reads the lines instead
+    }
+    this.#checkpoint = { seq, bodyBytes: text.length };
+    this.#tailBytes = 0;
+  }
+
+  checkpointDue(): boolean {
+    if (this.#known === null) return false;
+    return this.#tailBytes >= this.#minCheckpointBytes && this.#tailBytes * 4 >= (this.#checkpoint?.bodyBytes ?? 0);
   }
 
   exists(): boolean {
@@ -88,10 +168,15 @@ export class PgLog implements EventStore {
     const head = (stream as Row[])[0];
     if (head === undefined) throw this.#missing();
     const events = this.#scan(from, tail);
-    const version = Number(head.version);
-    const last = events.at(-1)?.seq ?? from;
-    if (last !== version) throw new LogError(`${this.location}: the stream's events end at seq ${last}, but its record says ${version}`);
+    this.#endsAt(head, events.at(-1)?.seq ?? from);
     return events;
+  }
+
+  /** Checks that the lines read end where the stream's record says, and keeps that end as where this object saw it end. */
+  #endsAt(head: Row, last: number): void {
+    const version = Number(head.version);
+    if (last !== version) throw new LogError(`${this.location}: the stream's events end at seq ${last}, but its record says ${version}`);
+    this.#known = { seq: version, sum: String(head.last_sum) };
   }
 
   create(events: readonly GapflowEvent[]): void {
@@ -129,6 +214,9 @@ export class PgLog implements EventStore {
       { text: 'COMMIT' },
     ], events);
     if ((inserted as Row[]).length === 0) throw new LogError(`${this.location}: a session already lives here; nothing was written`);
+    this.#known = { seq: events.at(-1)!.seq, sum };
+    this.#checkpoint = null;
+    this.#tailBytes = lines.reduce((bytes, line) => bytes + Buffer.byteLength(line) + 1, 0);
   }
 
   byId(id: string): GapflowEvent | undefined {
@@ -169,7 +257,7 @@ export class PgLog implements EventStore {
       this.#bridge.run([{ text: 'ROLLBACK' }]);
       return batch.result;
     }
-    const { lines, sum } = formatLines(batch.events, lastSum);
+    const { lines, sum, text } = formatLines(batch.events, lastSum);
     this.#write([
       {
         text: `INSERT INTO ${SCHEMA}.events (stream, seq, id, type, at, line)
@@ -180,6 +268,9 @@ export class PgLog implements EventStore {
       this.#notify(batch.events.at(-1)!.seq),
       { text: 'COMMIT' },
     ], batch.events);
+    // What lies past the checkpoint grew by what others appended since this object looked, and by this write.
+    this.#tailBytes += Buffer.byteLength((tail as [Row[], string])[1]) + Buffer.byteLength(text);
+    this.#known = { seq: batch.events.at(-1)!.seq, sum };
     return batch.result;
   }
 
@@ -252,10 +343,14 @@ export class PgLog implements EventStore {
       const sum = storedSum(line);
       point = { seq: from, sum: sum ?? '', sealed: sum !== null };
     }
-    if (text === '') return [];
-    const scan = scanBytes(Buffer.from(text, 'utf8'), point);
+    return this.#scanText(from, point, text).events;
+  }
+
+  /** The lines in `text` (those after seq `from`, chaining on from `point`), checked; the events go to `fold`'s sink when one is given. */
+  #scanText(from: number, point: ChainPoint, text: string, fold?: () => EventSink): Scan {
+    const scan = scanBytes(Buffer.from(text, 'utf8'), point, 0, 'sealed', {}, fold);
     if (scan.fault) throw new LogError(`${this.location} seq ${from + scan.fault.line}: ${scan.fault.reason}`, from + scan.fault.line);
-    return scan.events;
+    return scan;
   }
 
   /** Runs a write's statements; a taken event id (two writers retrying one request) is named, as a file log names it. */

@@ -1,0 +1,95 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closePostgresStores, PgLog, Session } from '../../src/index.js';
+import { toStateJson } from '../../src/core/index.js';
+import { viewFormat } from '../../src/session/formats.js';
+import { START_POSTGRES_MS, startPostgres, type PostgresServer } from '../../bench/postgres-server.js';
+import { fixedStamps } from '../support.js';
+
+/*
+ * A database session keeps a checkpoint as a folder does: a snapshot of the
+ * view keyed by the seq it covers and that line's checksum, so an open folds
+ * only the lines after it. It is a cache: one tampered with, stale or of
+ * another format is passed over, and the view is what replaying every line
+ * gives.
+ */
+
+let postgres: PostgresServer | null = null;
+let sql: pg.Client;
+beforeAll(async () => {
+  postgres = await startPostgres();
+  sql = new pg.Client({ connectionString: postgres.url });
+  await sql.connect();
+}, START_POSTGRES_MS);
+afterAll(async () => {
+  await sql?.end();
+  closePostgresStores();
+  await postgres?.stop();
+}, START_POSTGRES_MS);
+
+/** A store on session `name` that finds a checkpoint worth writing at any size. */
+const store = (name: string) => new PgLog(postgres!.url, name, { minCheckpointBytes: 1 });
+
+/** A session of a few rounds in `name`, its checkpoint written. */
+function played(name: string): Session {
+  const session = Session.create(store(name), {}, fixedStamps());
+  session.openGap('A', 'HIGH');
+  session.openGap('B', 'LOW');
+  session.startRound();
+  session.moveGap('A', 'RESOLVED');
+  session.closeRound();
+  // Opened again: the open finds no checkpoint, and writes one.
+  Session.open(store(name)).saveCheckpoints();
+  return session;
+}
+
+/** What replaying every line gives, with no checkpoint read or written. */
+const replayed = (name: string) => toStateJson(Session.open(store(name), { checkpoints: false }).view);
+
+describe('checkpoints in PostgreSQL', () => {
+  it('an open writes one at the last seq; the next resumes from it and folds only the lines after it', { timeout: 60_000 }, () => {
+    const session = played('resume');
+    const last = session.view.lastSeq;
+    const resumed = store('resume').resume(viewFormat());
+    expect(resumed.checkpoint?.seq).toBe(last);
+    expect(resumed.events).toEqual([]);
+    session.openGap('C', 'MEDIUM');
+    session.openGap('D', 'MEDIUM');
+    const later = store('resume').resume(viewFormat());
+    expect(later.checkpoint?.seq).toBe(last);
+    expect(later.events.map((event) => event.seq)).toEqual([last + 1, last + 2, last + 3]);
+    expect(toStateJson(Session.open(store('resume')).view)).toEqual(replayed('resume'));
+  });
+
+  it('a tampered body is passed over: the view is the replayed one, and the checkpoint is written again', { timeout: 60_000 }, async () => {
+    played('tampered');
+    await sql.query(`UPDATE gapflow.checkpoints SET body = '{"not":"a view"}' WHERE stream = $1`, ['tampered']);
+    expect(toStateJson(Session.open(store('tampered')).view)).toEqual(replayed('tampered'));
+    Session.open(store('tampered')).saveCheckpoints();
+    const { rows } = await sql.query<{ body: string }>(`SELECT body FROM gapflow.checkpoints WHERE stream = $1`, ['tampered']);
+    expect(rows[0]!.body).not.toBe('{"not":"a view"}');
+  });
+
+  it('a stale one (its checksum no longer that of its line) or one of another format is not resumed from', { timeout: 60_000 }, async () => {
+    played('stale');
+    await sql.query(`UPDATE gapflow.checkpoints SET sum = '0000000000000000' WHERE stream = $1`, ['stale']);
+    const stale = store('stale').resume(viewFormat());
+    expect(stale.checkpoint).toBeNull();
+    expect(stale.events.map((event) => event.seq)).toEqual(Array.from({ length: stale.events.length }, (_, i) => i + 1));
+    expect(toStateJson(Session.open(store('stale')).view)).toEqual(replayed('stale'));
+
+    played('foreign');
+    expect(store('foreign').resume(`${viewFormat()}-other`).checkpoint).toBeNull();
+  });
+
+  it('a database gapflow set up before checkpoints existed is brought up to date on first use', { timeout: 60_000 }, async () => {
+    played('older');
+    await sql.query('DROP TABLE gapflow.checkpoints');
+    await sql.query('DELETE FROM gapflow.migrations WHERE version > 1');
+    // New connections, as a newer gapflow's first call would make.
+    closePostgresStores();
+    expect(toStateJson(Session.open(store('older')).view)).toEqual(replayed('older'));
+    const { rows } = await sql.query<{ version: number }>('SELECT version FROM gapflow.migrations ORDER BY version');
+    expect(rows.map((row) => row.version)).toEqual([1, 2]);
+  });
+});
