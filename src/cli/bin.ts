@@ -19,7 +19,8 @@ export async function runBin(argv: string[], io: CliIO, stop: () => Promise<unkn
   const [name, ...rest] = hoistGlobalOptions(argv);
   const wantsHelp = asksForHelp(rest);
   // The short paths below read a session folder's files; a call naming a store goes straight to its command.
-  const short = !wantsHelp && !namesStore(rest, io.env);
+  // (The hook works on folders whatever $GAPFLOW_STORE says: see hookSessionDir.)
+  const short = !wantsHelp && !namesStore(rest, name === 'hook' ? {} : io.env);
   if (name === '--version') {
     io.stdout(`${io.version?.() ?? 'unknown'}\n`);
     return 0;

@@ -134,7 +134,8 @@ export function claudeStop(stdin: string, options: Pick<HookOptions, 'dir' | 'ag
  * upward, as every command finds it (sessionDir); null when there is none.
  */
 function hookSessionDir(dirOption: string | undefined, cwd: string, io: Pick<CliIO, 'env'>): string | null {
-  const where = { cwd, env: io.env };
+  // The hook works on folders (an agent's blocks in a row live beside the log): a team-wide $GAPFLOW_STORE is not its business.
+  const where = { cwd, env: { ...io.env, GAPFLOW_STORE: undefined } };
   const named = namedSessionDir({ dir: dirOption }, where);
   if (named === null) return findSessionDir(cwd, io.env.CLAUDE_PROJECT_DIR || undefined);
   if (!holdsSession(named)) {

@@ -312,6 +312,22 @@ describe('gapflow hook claude: finding the session', () => {
     const out = parsed(hookCall(JSON.stringify(stopInput(elsewhere)), [], elsewhere, { GAPFLOW_DIR: box.dir }));
     expect(out.decision).toBe('block');
   });
+
+  it('a team-wide $GAPFLOW_STORE (a database) is not the hook\'s business: it still finds <cwd>/.gapflow', () => {
+    const project = new Sandbox();
+    try {
+      const dotGapflow = join(project.root, '.gapflow');
+      expect(runSetup(['init', '--dir', dotGapflow], project.root).code).toBe(0);
+      expect(runSetup(['gap', 'open', 'GAP-1', '--severity', 'LOW', '--dir', dotGapflow], project.root).code).toBe(0);
+      const env = { GAPFLOW_STORE: 'postgres://loops:secret@127.0.0.1:1/loops', GAPFLOW_SESSION: 'elsewhere' };
+      const out = parsed(hookCall(JSON.stringify(stopInput(project.root)), [], elsewhere, env));
+      expect(out.systemMessage).toBeUndefined();
+      expect(out.decision).toBe('block');
+      expect(out.reason).toContain('LOW GAP-1');
+    } finally {
+      project.remove();
+    }
+  });
 });
 
 function runAppend(sandbox: Sandbox, stdin: string): CliResult {
