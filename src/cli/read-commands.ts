@@ -18,11 +18,11 @@ import {
   terminalMarkdown,
   wroteLine,
 } from '../render/index.js';
-import { appendStepSummary, stepSummarySize, writeDecisionsFile, writeStatusFile } from '../log/index.js';
-import { openFileSession } from '../session/index.js';
+import { appendStepSummary, stepSummarySize, writeDecisionsFile, writeStatusFile, type EventStore } from '../log/index.js';
+import { openFileSession, Session } from '../session/index.js';
 import { stateFormat } from '../session/state-format.js';
 import { parse, UsageError, wordOf } from './args.js';
-import { databaseSession, type CliIO, type Command, jsonText, open, printJson, sessionDir } from './common.js';
+import { databaseSession, databaseStore, type CliIO, type Command, jsonText, open, printJson, sessionDir } from './common.js';
 import { printStoredState } from './state-cache.js';
 
 /**
@@ -43,8 +43,10 @@ function printMarkdown(io: CliIO, text: string): void {
  */
 export const state: Command = (argv, io) => {
   const { values } = parse(argv, { format: { type: 'string' } }, []);
-  if (values.json && values.format === undefined && databaseSession(values, io) === null) return stateJson(sessionDir(values, io), io);
-  if (values.json && values.format === undefined) return io.stdout(jsonText(toStateJson(open(values, io).view)));
+  if (values.json && values.format === undefined) {
+    const database = databaseSession(values, io);
+    return database === null ? stateJson(sessionDir(values, io), io) : storedStateJson(databaseStore(database), io);
+  }
   const session = open(values, io);
   if (values.format !== undefined) {
     const format = wordOf('--format', values.format, stateFormatNames());
@@ -62,6 +64,16 @@ function stateJson(dir: string, io: CliIO): void {
   const text = jsonText(toStateJson(session.view));
   io.stdout(text);
   session.log.saveStateCache?.(stateFormat(), session.view.lastSeq, () => text);
+}
+
+/** `state --json` of a store that keeps its output (a database session): printed as kept while current, else made and kept. */
+function storedStateJson(store: EventStore, io: CliIO): void {
+  const kept = store.readStateCache?.(stateFormat()) ?? null;
+  if (kept !== null) return io.stdout(kept);
+  const session = Session.open(store);
+  const text = jsonText(toStateJson(session.view));
+  io.stdout(text);
+  store.saveStateCache?.(stateFormat(), session.view.lastSeq, () => text);
 }
 
 const STATUS_FORMATS = ['markdown', 'github'] as const;

@@ -105,6 +105,12 @@ export interface EventStore {
    */
   saveStateCache?(format: string, seq: number, body: () => string): void;
   /**
+   * What `saveStateCache` kept for `format`, when it covers the stream's
+   * last event exactly; null otherwise. Optional (a folder's is read by the
+   * CLI's short path, src/cli/state-cache.ts, without opening a store).
+   */
+  readStateCache?(format: string): string | null;
+  /**
    * The stream as a JSONL log holds it: every sealed line as it was
    * written, each ending in a newline, unchecked (`exportLog` checks it).
    * Optional: a store that keeps events, not lines (memory), has none.

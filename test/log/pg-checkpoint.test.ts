@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closePostgresStores, PgLog, Session } from '../../src/index.js';
 import { toStateJson } from '../../src/core/index.js';
 import { viewFormat } from '../../src/session/formats.js';
+import { stateFormat } from '../../src/session/state-format.js';
+import { runCli } from '../cli/helpers.js';
 import { START_POSTGRES_MS, startPostgres, type PostgresServer } from '../../bench/postgres-server.js';
 import { fixedStamps } from '../support.js';
 
@@ -91,5 +93,25 @@ describe('checkpoints in PostgreSQL', () => {
     expect(toStateJson(Session.open(store('older')).view)).toEqual(replayed('older'));
     const { rows } = await sql.query<{ version: number }>('SELECT version FROM gapflow.migrations ORDER BY version');
     expect(rows.map((row) => row.version)).toEqual([1, 2]);
+  });
+});
+
+describe('state --json of a database session', () => {
+  it('a long one is kept as printed while the stream ends where it did, and made again once it grows', { timeout: 120_000 }, async () => {
+    // Past 64 KiB of lines, where keeping the output pays (as for a folder's state.json).
+    const session = Session.create(new PgLog(postgres!.url, 'printed'), {}, fixedStamps());
+    session.recordAll(Array.from({ length: 400 }, (_, i) => ({ body: { type: 'gap.opened' as const, data: { id: `G-${i}`, severity: 'LOW' as const, title: 'a gap among many, with a title long enough to take some room' } } })));
+    const call = () => runCli(['state', '--json', '--store', postgres!.url, '--session', 'printed'], { cwd: process.cwd() });
+    const first = call();
+    expect(first.code).toBe(0);
+    expect((JSON.parse(first.stdout) as { weightedOpen: number }).weightedOpen).toBe(400 * 1);
+    const { rows } = await sql.query<{ seq: string }>(`SELECT seq FROM gapflow.checkpoints WHERE stream = $1 AND kind = 'state'`, ['printed']);
+    expect(rows.map((row) => Number(row.seq))).toEqual([session.view.lastSeq]);
+    expect(store('printed').readStateCache(stateFormat())).toBe(first.stdout);
+    expect(call().stdout).toBe(first.stdout);
+
+    session.openGap('LATE', 'CRITICAL');
+    expect(store('printed').readStateCache(stateFormat())).toBeNull();
+    expect((JSON.parse(call().stdout) as { weightedOpen: number }).weightedOpen).toBe(400 * 1 + 16);
   });
 });

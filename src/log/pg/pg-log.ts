@@ -136,19 +136,43 @@ export class PgLog implements EventStore {
     // Only a line with a checksum keys a checkpoint (a stream of version 1 lines alone has none).
     if (known === null || known.seq !== seq || seq === 0 || known.sum === '') return;
     const text = body();
+    if (!this.#keep('view', format, seq, known.sum, text)) return;
+    this.#checkpoint = { seq, bodyBytes: text.length };
+    this.#tailBytes = 0;
+  }
+
+  /** Keeps a checkpoint of `kind` at `seq` (whose line's checksum is `sum`); false when it could not (best effort: a read then does without). */
+  #keep(kind: 'view' | 'state', format: string, seq: number, sum: string, body: string): boolean {
     try {
       this.#bridge.run([
         {
-          text: `INSERT INTO ${SCHEMA}.checkpoints (stream, kind, format, seq, sum, body) VALUES ($1, 'view', $2, $3, $4, $5)
+          text: `INSERT INTO ${SCHEMA}.checkpoints (stream, kind, format, seq, sum, body) VALUES ($1, $2, $3, $4, $5, $6)
                  ON CONFLICT (stream, kind) DO UPDATE SET format = EXCLUDED.format, seq = EXCLUDED.seq, sum = EXCLUDED.sum, body = EXCLUDED.body, written_at = now()`,
-          values: [this.session, format, seq, known.sum, text],
+          values: [this.session, kind, format, seq, sum, body],
         },
       ]);
+      return true;
     } catch {
-      return; // best effort: the next open reads the lines instead
+      return false;
     }
-    this.#checkpoint = { seq, bodyBytes: text.length };
-    this.#tailBytes = 0;
+  }
+
+  /** As a folder keeps state.json: for a stream of at least the checkpoint size, whose end this object saw. */
+  saveStateCache(format: string, seq: number, body: () => string): void {
+    if (this.#known === null || this.#known.seq !== seq || seq === 0 || this.#known.sum === '' || this.#tailBytes + (this.#checkpoint?.bodyBytes ?? 0) < this.#minCheckpointBytes) return;
+    this.#keep('state', format, seq, this.#known.sum, body());
+  }
+
+  readStateCache(format: string): string | null {
+    const [rows] = this.#bridge.run([
+      {
+        text: `SELECT c.body FROM ${SCHEMA}.checkpoints c JOIN ${SCHEMA}.streams s ON s.name = c.stream
+               WHERE c.stream = $1 AND c.kind = 'state' AND c.format = $2 AND c.seq = s.version AND c.sum = s.last_sum`,
+        values: [this.session, format],
+      },
+    ]);
+    const found = (rows as Row[])[0];
+    return found === undefined ? null : String(found.body);
   }
 
   checkpointDue(): boolean {

@@ -37,9 +37,9 @@ export const MIGRATIONS: readonly string[] = [
      UNIQUE (stream, id)
    );
    CREATE INDEX events_global_order ON ${SCHEMA}.events (tx, position);`,
-  // 2: checkpoints, as a folder keeps checkpoint.json: a snapshot of a session's view (`kind` 'view'), keyed by the
-  // seq it covers and that line's checksum, so a read folds only the lines after it. A cache, never a fact: one that
-  // no longer matches its line is passed over and written again.
+  // 2: checkpoints, as a folder keeps checkpoint.json and state.json: a snapshot of a session's view (`kind` 'view')
+  // or its `state --json` output ('state'), keyed by the seq it covers and that line's checksum, so a read folds only
+  // the lines after it. A cache, never a fact: one that no longer matches its line is passed over and written again.
   `CREATE TABLE ${SCHEMA}.checkpoints (
      stream text NOT NULL REFERENCES ${SCHEMA}.streams (name),
      kind text NOT NULL,
