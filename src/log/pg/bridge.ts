@@ -82,8 +82,8 @@ export class Bridge {
     this.#notices.unref();
   }
 
-  /** Runs `steps` in order and returns each one's rows (or joined text); throws DatabaseError for the first that fails. */
-  run(steps: readonly Step[]): Array<Row[] | string> {
+  /** Runs `steps` in order and returns each one's rows; throws DatabaseError for the first that fails. */
+  run(steps: readonly Step[]): Row[][] {
     if (this.#closed) throw new LogError(`${this.where}: this store was closed`);
     const before = Atomics.load(this.#answered, 0);
     const request: Request = { steps };

@@ -1,5 +1,4 @@
 import type { Bridge } from './bridge.js';
-import type { Row } from './protocol.js';
 import { SCHEMA } from './schema.js';
 
 /*
@@ -39,11 +38,11 @@ export function readGlobal(bridge: Bridge, cursor: GlobalCursor, limit = 10_000)
       values: [cursor.tx, cursor.position, limit],
     },
   ]);
-  return (rows as Row[]).map((row) => ({ stream: String(row.stream), seq: Number(row.seq), at: { tx: String(row.tx), position: Number(row.position) } }));
+  return rows!.map((row) => ({ stream: String(row.stream), seq: Number(row.seq), at: { tx: String(row.tx), position: Number(row.position) } }));
 }
 
 /** Every session in the database, by name. */
 export function streamNames(bridge: Bridge): string[] {
   const [rows] = bridge.run([{ text: `SELECT name FROM ${SCHEMA}.streams ORDER BY name` }]);
-  return (rows as Row[]).map((row) => String(row.name));
+  return rows!.map((row) => String(row.name));
 }

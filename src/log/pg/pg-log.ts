@@ -1,55 +1,19 @@
 import type { GapflowEvent } from '../../../events/index.js';
 import { CHAIN_START, formatLines, scanBytes, storedSum, type ChainPoint, type Scan } from '../lines.js';
-import type { FollowOptions } from '../follow.js';
-import { FOLLOW_INTERVAL_MS } from '../follow.js';
+import { FOLLOW_INTERVAL_MS, type FollowOptions } from '../follow.js';
 import { assertExpected, continues, LogError, type Batch, type EventSink, type EventStore, type Expected, type Resumed } from '../types.js';
 import { CHECKPOINT_MIN_TAIL_BYTES } from '../file-log.js';
-import { Bridge, DatabaseError, type Notice } from './bridge.js';
+import { DatabaseError, type Bridge, type Notice } from './bridge.js';
+import { bridgeTo } from './bridges.js';
 import { sessionNameProblem, shownDatabase } from './names.js';
 import type { Row, Step } from './protocol.js';
-import { CHANNEL, SCHEMA } from './schema.js';
+import * as sql from './statements.js';
 
-/** One worker (and connection) per database a process uses, shared by its stores. */
-const bridges = new Map<string, Bridge>();
-
-function bridgeFor(url: string): Bridge {
-  let bridge = bridges.get(url);
-  if (bridge === undefined) {
-    bridge = new Bridge(url, shownDatabase(url));
-    bridges.set(url, bridge);
-  }
-  return bridge;
-}
-
-/** Workers made for one store alone, ended with the shared ones. */
-const own: Bridge[] = [];
-
-function ownBridge(url: string): Bridge {
-  const bridge = new Bridge(url, shownDatabase(url));
-  own.push(bridge);
-  return bridge;
-}
-
-/** Ends every database worker this process started (a long-lived embedder or a test, when it is done with its stores). */
-export function closePostgresStores(): void {
-  for (const bridge of [...bridges.values(), ...own.splice(0)]) bridge.close();
-  bridges.clear();
-}
-
-/** The bridge to `url`, for readers across sessions (the fleet view). */
-export function databaseAt(url: string): Bridge {
-  return bridgeFor(url);
-}
+export { closePostgresStores, databaseAt } from './bridges.js';
 
 const UNIQUE_VIOLATION = '23505';
-const SNAPSHOT = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
 
-/** The sealed lines of a batch (each without its newline), as columns for one INSERT … SELECT FROM unnest(…). */
-function columns(events: readonly GapflowEvent[], lines: readonly string[]): unknown[] {
-  return [events.map((e) => e.seq), events.map((e) => e.id), events.map((e) => e.type), events.map((e) => e.at), lines];
-}
-
-/** Sealed lines as formatLines gives them, without their newlines. */
+/** Sealed lines as formatLines gives them, without their newlines (as a row holds them). */
 const unended = (lines: readonly string[]) => lines.map((line) => line.slice(0, -1));
 
 /**
@@ -59,15 +23,17 @@ const unended = (lines: readonly string[]) => lines.map((line) => line.slice(0, 
  * the `gapflow` schema it makes on first use (schema.ts). A write is one
  * transaction that locks the stream's row, so writers on one session take
  * turns and writers on different sessions do not wait for each other. Every
- * commit notifies listeners (`follow`, the fleet view).
+ * commit notifies listeners (`follow`, the fleet view). Like a folder, it
+ * keeps a checkpoint of the view and the `state --json` output, caches keyed
+ * by the line they cover.
  */
 export class PgLog implements EventStore {
   readonly location: string;
   readonly #bridge: Bridge;
   /** Where this object last saw the stream end: its seq and that line's checksum ('' for a version 1 line); null: not read yet. */
   #known: { seq: number; sum: string } | null = null;
-  /** The view checkpoint this object resumed from or wrote (the seq it covers, its body's size), and the bytes of line after it. */
-  #checkpoint: { seq: number; bodyBytes: number } | null = null;
+  /** The view checkpoint this object resumed from or wrote (its body's size), and the bytes of line past it. */
+  #checkpoint: { bodyBytes: number } | null = null;
   #tailBytes = 0;
   readonly #minCheckpointBytes: number;
 
@@ -84,50 +50,43 @@ export class PgLog implements EventStore {
     const problem = sessionNameProblem(session);
     if (problem !== null) throw new LogError(problem);
     this.location = `${shownDatabase(url)} session ${session}`;
-    this.#bridge = options.ownConnection ? ownBridge(url) : bridgeFor(url);
+    this.#bridge = bridgeTo(url, options.ownConnection);
     this.#minCheckpointBytes = options.minCheckpointBytes ?? CHECKPOINT_MIN_TAIL_BYTES;
+  }
+
+  exists(): boolean {
+    return this.#one(sql.streamExists(this.session)).length > 0;
+  }
+
+  read(from = 0): GapflowEvent[] {
+    const stream = this.#stream(this.#one(sql.readAfter(this.session, from)));
+    return this.#scanRead(from, stream).events;
   }
 
   /**
    * From the view checkpoint of `format` when it still matches its line (one
-   * request: the checkpoint, that line and every line after it, in one
-   * snapshot); else every event, to `fold`'s sink when one is given.
+   * statement: the checkpoint, that line and every line after it); else
+   * every event, to `fold`'s sink when one is given.
    */
   resume(format: string, fold?: () => EventSink): Resumed {
-    const [, stream, found, tail] = this.#bridge.run([
-      { text: SNAPSHOT },
-      this.#streamRow(false),
-      {
-        text: `SELECT c.seq, c.sum, c.body, e.line FROM ${SCHEMA}.checkpoints c JOIN ${SCHEMA}.events e ON e.stream = c.stream AND e.seq = c.seq
-               WHERE c.stream = $1 AND c.kind = 'view' AND c.format = $2`,
-        values: [this.session, format],
-      },
-      {
-        text: `SELECT line FROM ${SCHEMA}.events WHERE stream = $1
-               AND seq > COALESCE((SELECT seq FROM ${SCHEMA}.checkpoints WHERE stream = $1 AND kind = 'view' AND format = $2), 0) ORDER BY seq`,
-        values: [this.session, format],
-        joined: true,
-      },
-      { text: 'COMMIT' },
-    ]);
-    const head = (stream as Row[])[0];
-    if (head === undefined) throw this.#missing();
-    const checkpoint = (found as Row[])[0];
-    const seq = Number(checkpoint?.seq ?? 0);
-    const sum = String(checkpoint?.sum ?? '');
-    if (checkpoint !== undefined && storedSum(String(checkpoint.line)) === sum) {
-      const scan = this.#scanText(seq, { seq, sum, sealed: true }, tail as string);
-      this.#endsAt(head, scan.end.seq);
-      this.#checkpoint = { seq, bodyBytes: String(checkpoint.body).length };
-      this.#tailBytes = Buffer.byteLength(tail as string);
-      return { checkpoint: { seq, body: String(checkpoint.body) }, events: scan.events };
+    const rows = this.#one(sql.readFromCheckpoint(this.session, format));
+    const stream = this.#stream(rows);
+    const found = rows[0]!;
+    if (found.checkpoint_seq !== null) {
+      const seq = Number(found.checkpoint_seq);
+      const body = String(found.checkpoint_body);
+      if (stream.before !== null && storedSum(stream.before) === String(found.checkpoint_sum)) {
+        const scan = this.#scanRead(seq, stream);
+        this.#checkpoint = { bodyBytes: body.length };
+        this.#tailBytes = Buffer.byteLength(stream.tail);
+        return { checkpoint: { seq, body }, events: scan.events };
+      }
     }
     // No checkpoint (the tail is every line), or one that no longer matches its line (every line is read again).
-    const text = checkpoint === undefined ? (tail as string) : this.sealedText();
-    const scan = this.#scanText(0, CHAIN_START, text, fold);
-    this.#endsAt(head, scan.end.seq);
+    const whole = found.checkpoint_seq === null ? stream : this.#stream(this.#one(sql.readAfter(this.session, 0)));
+    const scan = this.#scanRead(0, whole, fold);
     this.#checkpoint = null;
-    this.#tailBytes = Buffer.byteLength(text);
+    this.#tailBytes = Buffer.byteLength(whole.tail);
     return { checkpoint: null, events: scan.events };
   }
 
@@ -136,43 +95,9 @@ export class PgLog implements EventStore {
     // Only a line with a checksum keys a checkpoint (a stream of version 1 lines alone has none).
     if (known === null || known.seq !== seq || seq === 0 || known.sum === '') return;
     const text = body();
-    if (!this.#keep('view', format, seq, known.sum, text)) return;
-    this.#checkpoint = { seq, bodyBytes: text.length };
+    if (!this.#keep(sql.keepCheckpoint(this.session, 'view', format, seq, known.sum, text))) return;
+    this.#checkpoint = { bodyBytes: text.length };
     this.#tailBytes = 0;
-  }
-
-  /** Keeps a checkpoint of `kind` at `seq` (whose line's checksum is `sum`); false when it could not (best effort: a read then does without). */
-  #keep(kind: 'view' | 'state', format: string, seq: number, sum: string, body: string): boolean {
-    try {
-      this.#bridge.run([
-        {
-          text: `INSERT INTO ${SCHEMA}.checkpoints (stream, kind, format, seq, sum, body) VALUES ($1, $2, $3, $4, $5, $6)
-                 ON CONFLICT (stream, kind) DO UPDATE SET format = EXCLUDED.format, seq = EXCLUDED.seq, sum = EXCLUDED.sum, body = EXCLUDED.body, written_at = now()`,
-          values: [this.session, kind, format, seq, sum, body],
-        },
-      ]);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
-  /** As a folder keeps state.json: for a stream of at least the checkpoint size, whose end this object saw. */
-  saveStateCache(format: string, seq: number, body: () => string): void {
-    if (this.#known === null || this.#known.seq !== seq || seq === 0 || this.#known.sum === '' || this.#tailBytes + (this.#checkpoint?.bodyBytes ?? 0) < this.#minCheckpointBytes) return;
-    this.#keep('state', format, seq, this.#known.sum, body());
-  }
-
-  readStateCache(format: string): string | null {
-    const [rows] = this.#bridge.run([
-      {
-        text: `SELECT c.body FROM ${SCHEMA}.checkpoints c JOIN ${SCHEMA}.streams s ON s.name = c.stream
-               WHERE c.stream = $1 AND c.kind = 'state' AND c.format = $2 AND c.seq = s.version AND c.sum = s.last_sum`,
-        values: [this.session, format],
-      },
-    ]);
-    const found = (rows as Row[])[0];
-    return found === undefined ? null : String(found.body);
   }
 
   checkpointDue(): boolean {
@@ -180,27 +105,21 @@ export class PgLog implements EventStore {
     return this.#tailBytes >= this.#minCheckpointBytes && this.#tailBytes * 4 >= (this.#checkpoint?.bodyBytes ?? 0);
   }
 
-  exists(): boolean {
-    const [rows] = this.#bridge.run([{ text: `SELECT 1 FROM ${SCHEMA}.streams WHERE name = $1`, values: [this.session] }]);
-    return (rows as Row[]).length > 0;
+  /** As a folder keeps state.json: for a stream past the checkpoint size (a checkpoint, or that many bytes of line), whose end this object saw. */
+  saveStateCache(format: string, seq: number, body: () => string): void {
+    const known = this.#known;
+    if (known === null || known.seq !== seq || seq === 0 || known.sum === '') return;
+    if (this.#checkpoint === null && this.#tailBytes < this.#minCheckpointBytes) return;
+    this.#keep(sql.keepCheckpoint(this.session, 'state', format, seq, known.sum, body()));
   }
 
-  read(from = 0): GapflowEvent[] {
-    // One snapshot for the stream's record and its lines: a commit between them would look like a missing line.
-    const [, stream, ...rest] = this.#bridge.run([{ text: SNAPSHOT }, this.#streamRow(false), ...this.#linesAfter(from), { text: 'COMMIT' }]);
-    const tail = rest.slice(0, 2);
-    const head = (stream as Row[])[0];
-    if (head === undefined) throw this.#missing();
-    const events = this.#scan(from, tail);
-    this.#endsAt(head, events.at(-1)?.seq ?? from);
-    return events;
+  readStateCache(format: string): string | null {
+    const found = this.#one(sql.currentStateCache(this.session, format))[0];
+    return found === undefined ? null : String(found.body);
   }
 
-  /** Checks that the lines read end where the stream's record says, and keeps that end as where this object saw it end. */
-  #endsAt(head: Row, last: number): void {
-    const version = Number(head.version);
-    if (last !== version) throw new LogError(`${this.location}: the stream's events end at seq ${last}, but its record says ${version}`);
-    this.#known = { seq: version, sum: String(head.last_sum) };
+  sealedText(): string {
+    return this.#stream(this.#one(sql.readAfter(this.session, 0))).tail;
   }
 
   create(events: readonly GapflowEvent[]): void {
@@ -208,70 +127,28 @@ export class PgLog implements EventStore {
     this.#createWith(events, unended(lines), sum);
   }
 
-  sealedText(): string {
-    const [, stream, text] = this.#bridge.run([{ text: SNAPSHOT }, this.#streamRow(false), { ...this.#linesAfter(0)[1]!, joined: true }, { text: 'COMMIT' }]);
-    if ((stream as Row[]).length === 0) throw this.#missing();
-    return text as string;
-  }
-
   createSealed(text: string, events: readonly GapflowEvent[]): void {
     const lines = text.split('\n').slice(0, -1);
     this.#createWith(events, lines, storedSum(lines.at(-1) ?? '') ?? '');
   }
 
-  /** Starts the stream with `events`, whose sealed lines are `lines`, the last chaining on to `sum`. */
-  #createWith(events: readonly GapflowEvent[], lines: readonly string[], sum: string): void {
-    if (events.length === 0) throw new LogError(`${this.location}: a new session needs its first event`);
-    continues(events, 0, this.location);
-    this.#distinctIds(events);
-    const [, inserted] = this.#write([
-      { text: 'BEGIN' },
-      {
-        // Both rows or neither: a stream that exists already inserts no stream row, so no event row either.
-        text: `WITH stream AS (INSERT INTO ${SCHEMA}.streams (name, version, last_sum) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING RETURNING name)
-               INSERT INTO ${SCHEMA}.events (stream, seq, id, type, at, line)
-               SELECT stream.name, e.* FROM stream, unnest($4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[]) AS e
-               RETURNING seq`,
-        values: [this.session, events.at(-1)!.seq, sum, ...columns(events, lines)],
-      },
-      this.#notify(events.at(-1)!.seq),
-      { text: 'COMMIT' },
-    ], events);
-    if ((inserted as Row[]).length === 0) throw new LogError(`${this.location}: a session already lives here; nothing was written`);
-    this.#known = { seq: events.at(-1)!.seq, sum };
-    this.#checkpoint = null;
-    this.#tailBytes = lines.reduce((bytes, line) => bytes + Buffer.byteLength(line) + 1, 0);
-  }
-
   byId(id: string): GapflowEvent | undefined {
-    const [rows] = this.#bridge.run([
-      {
-        text: `SELECT e.seq, e.line, p.line AS previous FROM ${SCHEMA}.events e
-               LEFT JOIN ${SCHEMA}.events p ON p.stream = e.stream AND p.seq = e.seq - 1
-               WHERE e.stream = $1 AND e.id = $2`,
-        values: [this.session, id],
-      },
-    ]);
-    const found = (rows as Row[])[0];
+    const found = this.#one(sql.eventById(this.session, id))[0];
     if (found === undefined) return undefined;
     const seq = Number(found.seq);
-    const previous = typeof found.previous === 'string' ? found.previous : null;
-    return this.#scan(seq - 1, [previous === null ? [] : [{ line: previous }], `${String(found.line)}\n`])[0];
+    const before = typeof found.previous === 'string' ? found.previous : null;
+    return this.#scanText(seq - 1, chainPoint(seq - 1, before, this.location), `${String(found.line)}\n`).events[0];
   }
 
   transact<T>(knownVersion: number, decide: (fresh: readonly GapflowEvent[]) => Batch<T>, expected?: Expected): T {
-    const [, stream, ...tail] = this.#bridge.run([{ text: 'BEGIN' }, this.#streamRow(true), ...this.#linesAfter(knownVersion)]);
+    const [, rows] = this.#bridge.run([{ text: 'BEGIN' }, sql.readAfter(this.session, knownVersion, true)]);
     let batch: Batch<T>;
-    let version: number;
-    let lastSum: string;
+    let stream: sql.StreamRead;
     try {
-      const head = (stream as Row[])[0];
-      if (head === undefined) throw this.#missing();
-      version = Number(head.version);
-      lastSum = String(head.last_sum);
-      assertExpected(this.location, expected, version);
-      batch = decide(this.#scan(knownVersion, tail));
-      continues(batch.events, version, this.location);
+      stream = this.#stream(rows!);
+      assertExpected(this.location, expected, stream.version);
+      batch = decide(this.#scanRead(knownVersion, stream).events);
+      continues(batch.events, stream.version, this.location);
       this.#distinctIds(batch.events);
     } catch (error) {
       this.#bridge.run([{ text: 'ROLLBACK' }]);
@@ -281,19 +158,10 @@ export class PgLog implements EventStore {
       this.#bridge.run([{ text: 'ROLLBACK' }]);
       return batch.result;
     }
-    const { lines, sum, text } = formatLines(batch.events, lastSum);
-    this.#write([
-      {
-        text: `INSERT INTO ${SCHEMA}.events (stream, seq, id, type, at, line)
-               SELECT $1, e.* FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[]) AS e`,
-        values: [this.session, ...columns(batch.events, unended(lines))],
-      },
-      { text: `UPDATE ${SCHEMA}.streams SET version = $2, last_sum = $3, updated_at = now() WHERE name = $1`, values: [this.session, batch.events.at(-1)!.seq, sum] },
-      this.#notify(batch.events.at(-1)!.seq),
-      { text: 'COMMIT' },
-    ], batch.events);
+    const { lines, sum, text } = formatLines(batch.events, stream.lastSum);
+    this.#write([sql.appendLines(this.session, batch.events, unended(lines), sum), { text: 'COMMIT' }], batch.events);
     // What lies past the checkpoint grew by what others appended since this object looked, and by this write.
-    this.#tailBytes += Buffer.byteLength((tail as [Row[], string])[1]) + Buffer.byteLength(text);
+    this.#tailBytes += Buffer.byteLength(stream.tail) + Buffer.byteLength(text);
     this.#known = { seq: batch.events.at(-1)!.seq, sum };
     return batch.result;
   }
@@ -345,29 +213,40 @@ export class PgLog implements EventStore {
     };
   }
 
-  #streamRow(lock: boolean): Step {
-    return { text: `SELECT version, last_sum FROM ${SCHEMA}.streams WHERE name = $1${lock ? ' FOR UPDATE' : ''}`, values: [this.session] };
+  /** Starts the stream with `events`, whose sealed lines are `lines` (without newlines), the last chaining on to `sum`. */
+  #createWith(events: readonly GapflowEvent[], lines: readonly string[], sum: string): void {
+    if (events.length === 0) throw new LogError(`${this.location}: a new session needs its first event`);
+    continues(events, 0, this.location);
+    this.#distinctIds(events);
+    const [made] = this.#write([sql.createStream(this.session, events, lines, sum)], events);
+    if (made!.length === 0) throw new LogError(`${this.location}: a session already lives here; nothing was written`);
+    this.#known = { seq: events.at(-1)!.seq, sum };
+    this.#checkpoint = null;
+    this.#tailBytes = lines.reduce((bytes, line) => bytes + Buffer.byteLength(line) + 1, 0);
   }
 
-  /** The line at seq `from` (what the next chains to; none for 0), then every line after it, joined. */
-  #linesAfter(from: number): Step[] {
-    return [
-      { text: `SELECT line FROM ${SCHEMA}.events WHERE stream = $1 AND seq = $2`, values: [this.session, from] },
-      { text: `SELECT line FROM ${SCHEMA}.events WHERE stream = $1 AND seq > $2 ORDER BY seq`, values: [this.session, from], joined: true },
-    ];
+  /** The rows of one statement. */
+  #one(step: Step): Row[] {
+    return this.#bridge.run([step])[0]!;
   }
 
-  /** The events in `tail` (the answers to #linesAfter(from)), each line checked as a read of the JSONL file checks it. */
-  #scan(from: number, tail: Array<Row[] | string>): GapflowEvent[] {
-    const [before, text] = tail as [Row[], string];
-    let point: ChainPoint = CHAIN_START;
-    if (from > 0) {
-      const line = before[0]?.line;
-      if (typeof line !== 'string') throw new LogError(`${this.location}: the stream has no event at seq ${from}`);
-      const sum = storedSum(line);
-      point = { seq: from, sum: sum ?? '', sealed: sum !== null };
-    }
-    return this.#scanText(from, point, text).events;
+  /** A read's answer; refuses a session that does not exist. */
+  #stream(rows: Row[]): sql.StreamRead {
+    const stream = sql.streamRead(rows);
+    if (stream === null) throw new LogError(`no session ${this.session} in ${shownDatabase(this.url)} (\`gapflow init --store URL --session ${this.session}\` creates one)`);
+    return stream;
+  }
+
+  /**
+   * The lines a read found after seq `from`, each checked as a read of the
+   * JSONL file checks it, ending where the stream's record says; that end
+   * is kept as where this object saw the stream end.
+   */
+  #scanRead(from: number, stream: sql.StreamRead, fold?: () => EventSink): Scan {
+    const scan = this.#scanText(from, chainPoint(from, stream.before, this.location), stream.tail, fold);
+    if (scan.end.seq !== stream.version) throw new LogError(`${this.location}: the stream's events end at seq ${scan.end.seq}, but its record says ${stream.version}`);
+    this.#known = { seq: stream.version, sum: stream.lastSum };
+    return scan;
   }
 
   /** The lines in `text` (those after seq `from`, chaining on from `point`), checked; the events go to `fold`'s sink when one is given. */
@@ -378,7 +257,7 @@ export class PgLog implements EventStore {
   }
 
   /** Runs a write's statements; a taken event id (two writers retrying one request) is named, as a file log names it. */
-  #write(steps: Step[], events: readonly GapflowEvent[]): Array<Row[] | string> {
+  #write(steps: Step[], events: readonly GapflowEvent[]): Row[][] {
     try {
       return this.#bridge.run(steps);
     } catch (error) {
@@ -389,6 +268,16 @@ export class PgLog implements EventStore {
     }
   }
 
+  /** Keeps a checkpoint; false when it could not (best effort: a read then does without). */
+  #keep(step: Step): boolean {
+    try {
+      this.#bridge.run([step]);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   #distinctIds(events: readonly GapflowEvent[]): void {
     const seen = new Set<string>();
     for (const { id } of events) {
@@ -396,14 +285,14 @@ export class PgLog implements EventStore {
       seen.add(id);
     }
   }
+}
 
-  #notify(version: number): Step {
-    return { text: 'SELECT pg_notify($1, $2)', values: [CHANNEL, JSON.stringify({ stream: this.session, version })] };
-  }
-
-  #missing(): LogError {
-    return new LogError(`no session ${this.session} in ${shownDatabase(this.url)} (\`gapflow init --store URL --session ${this.session}\` creates one)`);
-  }
+/** Where a read after seq `from` chains on from: the start, or the line at `from` (`before`), which must be there. */
+function chainPoint(from: number, before: string | null, location: string): ChainPoint {
+  if (from === 0) return CHAIN_START;
+  if (before === null) throw new LogError(`${location}: the stream has no event at seq ${from}`);
+  const sum = storedSum(before);
+  return { seq: from, sum: sum ?? '', sealed: sum !== null };
 }
 
 /** Whether a commit notice tells of events in `session` past `heard`. */

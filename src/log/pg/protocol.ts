@@ -7,11 +7,10 @@ import type { MessagePort } from 'node:worker_threads';
  * come on a second port, heard as ordinary messages.
  */
 
-/** One SQL statement; `joined`: answer with column 0 of every row, each followed by a newline, as one string. */
+/** One SQL statement and its parameters. */
 export interface Step {
   text: string;
   values?: readonly unknown[];
-  joined?: boolean;
 }
 
 /** Statements run in order on the store's connection; the first that fails ends the request (rolling back an open transaction). */
@@ -22,7 +21,7 @@ export interface Request {
 export type Row = Record<string, unknown>;
 
 export type Answer =
-  | { ok: true; results: ReadonlyArray<Row[] | string> }
+  | { ok: true; results: ReadonlyArray<Row[]> }
   | { ok: false; message: string; code: string | null; step: number };
 
 /** What starts the worker. */

@@ -90,21 +90,15 @@ function listen(): Promise<pg.Client> {
   return listener;
 }
 
-async function run(step: Step, client: pg.Client): Promise<Row[] | string> {
+async function run(step: Step, client: pg.Client): Promise<Row[]> {
   if (step.text.startsWith('BEGIN')) inTransaction = true;
-  // Rows as arrays when joined: the one column's values, whatever its name.
-  const result = step.joined
-    ? await client.query<unknown[]>({ text: step.text, values: step.values as unknown[], rowMode: 'array' })
-    : await client.query<Row>(step.text, step.values as unknown[]);
+  const result = await client.query<Row>(step.text, step.values as unknown[]);
   if (step.text === 'COMMIT' || step.text === 'ROLLBACK') inTransaction = false;
-  if (!step.joined) return result.rows as Row[];
-  let text = '';
-  for (const row of result.rows as unknown[][]) text += `${String(row[0])}\n`;
-  return text;
+  return result.rows;
 }
 
 async function answer(request: Request): Promise<Answer> {
-  const results: Array<Row[] | string> = [];
+  const results: Row[][] = [];
   let index = 0;
   try {
     const client = await connect();

@@ -1,0 +1,118 @@
+import type { GapflowEvent } from '../../../events/index.js';
+import type { Row, Step } from './protocol.js';
+import { CHANNEL, SCHEMA } from './schema.js';
+
+/*
+ * The statements a PostgreSQL store runs, each one round trip. A read is
+ * one statement, so it sees one snapshot without a transaction around it:
+ * the stream's record (its version and last checksum), the line a read
+ * chains on from, and the lines after it as one text (each line with its
+ * newline, as the JSONL file holds them). A write is four: BEGIN, the read
+ * with the stream's row locked, the lines inserted with the record moved on
+ * and the commit announced (one statement of data-modifying CTEs, which
+ * PostgreSQL runs whole), COMMIT.
+ */
+
+const S = SCHEMA;
+
+/** `lines after seq $2 of stream $1`, as one text. */
+const tailAfter = (seq: string) => `(SELECT coalesce(string_agg(line || E'\\n', '' ORDER BY seq), '') FROM ${S}.events WHERE stream = $1 AND seq > ${seq})`;
+
+/** What a read of a stream answers: its record, and the lines after seq `from` with the one they chain on from. */
+export interface StreamRead {
+  version: number;
+  lastSum: string;
+  /** The line at seq `from` (null for 0, or when there is none). */
+  before: string | null;
+  tail: string;
+}
+
+/** Session `session`'s record and its lines after seq `from` (a row, or none when there is no such session); `lock` takes the row for a write. */
+export function readAfter(session: string, from: number, lock = false): Step {
+  return {
+    text: `SELECT s.version, s.last_sum, (SELECT line FROM ${S}.events WHERE stream = $1 AND seq = $2) AS before, ${tailAfter('$2')} AS tail
+           FROM ${S}.streams s WHERE s.name = $1${lock ? ' FOR UPDATE OF s' : ''}`,
+    values: [session, from],
+  };
+}
+
+/** The answer to `readAfter`; null when the session does not exist. */
+export function streamRead(rows: Row[]): StreamRead | null {
+  const row = rows[0];
+  if (row === undefined) return null;
+  return { version: Number(row.version), lastSum: String(row.last_sum), before: typeof row.before === 'string' ? row.before : null, tail: String(row.tail) };
+}
+
+/** A session's record, its checkpoint of `kind` and `format` with the line it covers, and the lines after that checkpoint (all, without one). */
+export function readFromCheckpoint(session: string, format: string): Step {
+  return {
+    text: `SELECT s.version, s.last_sum, c.seq AS checkpoint_seq, c.sum AS checkpoint_sum, c.body AS checkpoint_body,
+             (SELECT line FROM ${S}.events WHERE stream = $1 AND seq = c.seq) AS before, ${tailAfter('coalesce(c.seq, 0)')} AS tail
+           FROM ${S}.streams s LEFT JOIN ${S}.checkpoints c ON c.stream = s.name AND c.kind = 'view' AND c.format = $2
+           WHERE s.name = $1`,
+    values: [session, format],
+  };
+}
+
+/** The sealed lines of a batch (each without its newline), as columns for an INSERT … SELECT FROM unnest(…). */
+function columns(events: readonly GapflowEvent[], lines: readonly string[]): unknown[] {
+  return [events.map((e) => e.seq), events.map((e) => e.id), events.map((e) => e.type), events.map((e) => e.at), lines];
+}
+
+const notice = (session: string, version: number) => JSON.stringify({ stream: session, version });
+
+/** Starts a session: its record and its first lines, or nothing when the session exists (then no row comes back). One statement, so all or nothing. */
+export function createStream(session: string, events: readonly GapflowEvent[], lines: readonly string[], sum: string): Step {
+  const version = events.at(-1)!.seq;
+  return {
+    text: `WITH stream AS (INSERT INTO ${S}.streams (name, version, last_sum) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING RETURNING name),
+           inserted AS (INSERT INTO ${S}.events (stream, seq, id, type, at, line)
+             SELECT stream.name, e.* FROM stream, unnest($4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[]) AS e RETURNING seq)
+           SELECT pg_notify($9, $10) FROM stream`,
+    values: [session, version, sum, ...columns(events, lines), CHANNEL, notice(session, version)],
+  };
+}
+
+/** Inside a write's transaction: the batch's lines inserted, the record moved on to its last seq and checksum, the commit announced. */
+export function appendLines(session: string, events: readonly GapflowEvent[], lines: readonly string[], sum: string): Step {
+  const version = events.at(-1)!.seq;
+  return {
+    text: `WITH inserted AS (INSERT INTO ${S}.events (stream, seq, id, type, at, line)
+             SELECT $1, e.* FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[]) AS e RETURNING seq),
+           moved AS (UPDATE ${S}.streams SET version = $7, last_sum = $8, updated_at = now() WHERE name = $1 RETURNING name)
+           SELECT pg_notify($9, $10)`,
+    values: [session, ...columns(events, lines), version, sum, CHANNEL, notice(session, version)],
+  };
+}
+
+/** Keeps a checkpoint of `kind` for a session, over the one it had. */
+export function keepCheckpoint(session: string, kind: 'view' | 'state', format: string, seq: number, sum: string, body: string): Step {
+  return {
+    text: `INSERT INTO ${S}.checkpoints (stream, kind, format, seq, sum, body) VALUES ($1, $2, $3, $4, $5, $6)
+           ON CONFLICT (stream, kind) DO UPDATE SET format = EXCLUDED.format, seq = EXCLUDED.seq, sum = EXCLUDED.sum, body = EXCLUDED.body, written_at = now()`,
+    values: [session, kind, format, seq, sum, body],
+  };
+}
+
+/** The kept `state --json` output of `format`, when it covers the session's last event exactly. */
+export function currentStateCache(session: string, format: string): Step {
+  return {
+    text: `SELECT c.body FROM ${S}.checkpoints c JOIN ${S}.streams s ON s.name = c.stream
+           WHERE c.stream = $1 AND c.kind = 'state' AND c.format = $2 AND c.seq = s.version AND c.sum = s.last_sum`,
+    values: [session, format],
+  };
+}
+
+/** The event `id` of a session, with the line before it (what it chains on from). */
+export function eventById(session: string, id: string): Step {
+  return {
+    text: `SELECT e.seq, e.line, p.line AS previous FROM ${S}.events e
+           LEFT JOIN ${S}.events p ON p.stream = e.stream AND p.seq = e.seq - 1
+           WHERE e.stream = $1 AND e.id = $2`,
+    values: [session, id],
+  };
+}
+
+export function streamExists(session: string): Step {
+  return { text: `SELECT 1 FROM ${S}.streams WHERE name = $1`, values: [session] };
+}
