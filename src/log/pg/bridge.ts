@@ -34,9 +34,13 @@ export class DatabaseError extends LogError {
   }
 }
 
-/** The worker's file: beside this module (the library's build), beside the bin's bundle, or the built one (a test run from the sources). */
+/**
+ * The worker's file: beside this module (the library's build), beside the
+ * bin's bundle, or the built one (a test run from the sources). The bin's is
+ * CommonJS: `pg` bundled into it requires Node's modules as it was written to.
+ */
 function workerFile(): URL {
-  for (const relative of ['./worker.js', './pg-worker.js', '../pg-worker.js', '../../../dist/pg-worker.js']) {
+  for (const relative of ['./worker.js', './pg-worker.cjs', '../pg-worker.cjs', '../../../dist/pg-worker.cjs']) {
     const url = new URL(relative, import.meta.url);
     if (existsSync(url)) return url;
   }
