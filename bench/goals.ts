@@ -28,11 +28,11 @@
  * shown as TIMEOUT or FAILED (with the child's first stderr line) and the
  * bench goes on; when a warm-up takes over 2 s, 3 runs are timed, not 13.
  */
-import { spawnSync } from 'node:child_process';
-import { closeSync, copyFileSync, cpSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { label, option, settleWrites, sizesOption } from './args.js';
 import { killRunning, median, runChild, series, type Child, type Outcome, type Run, type Summary } from './measure.js';
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
@@ -42,32 +42,9 @@ const COLD = here('./cold-replay.js');
 
 // --- options -------------------------------------------------------------
 
-function option(name: string): string | undefined {
-  const args = process.argv.slice(2);
-  const at = args.findIndex((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`));
-  if (at === -1) return undefined;
-  const arg = args[at]!;
-  return arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : args[at + 1];
-}
-
-/** "100", "1k", "100k", "1M", "2.5M" → events. */
-function parseSize(text: string): number {
-  const match = /^(\d+(?:\.\d+)?)([kKmM]?)$/.exec(text.trim());
-  if (!match) throw new Error(`--sizes: "${text}" is not a size like 1k, 100k or 1M`);
-  const factor = match[2] === '' ? 1 : match[2]!.toLowerCase() === 'k' ? 1_000 : 1_000_000;
-  return Math.round(Number(match[1]) * factor);
-}
-
-function label(events: number): string {
-  if (events >= 1_000_000 && events % 1_000_000 === 0) return `${events / 1_000_000}M`;
-  if (events >= 1_000 && events % 1_000 === 0) return `${events / 1_000}k`;
-  return String(events);
-}
 
 const GROWTH_BASE = 100;
-const sizes = [...new Set((option('sizes') ?? process.env.BENCH_SIZES ?? '1k,100k,1M').split(',').map(parseSize))]
-  .filter((n) => n !== GROWTH_BASE)
-  .sort((a, b) => a - b);
+const sizes = sizesOption('1k,100k,1M').filter((n) => n !== GROWTH_BASE);
 const RUNS = Number(option('runs') ?? 13);
 const COLD_RUNS = Number(option('cold-runs') ?? 7);
 const TIMEOUT_MS = Number(option('timeout') ?? 120) * 1000;
@@ -348,16 +325,6 @@ async function measureSize(events: number, root: string): Promise<SizeReport> {
   return report;
 }
 
-/** Writes `file`'s dirty pages out, then every file system's (`sync`, best effort), so no timed call pays for the bench's own writes. */
-function settleWrites(file: string): void {
-  const fd = openSync(file, 'r+');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  spawnSync('sync', { stdio: 'ignore' });
-}
 
 function summarizeOne(run: Run): Summary {
   return { outcome: run.outcome, ms: run.outcome === 'ok' ? run.ms : Number.NaN, rss: run.rss ?? Number.NaN, runs: 1, note: run.note, stdoutBytes: run.stdoutBytes };

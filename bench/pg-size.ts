@@ -26,7 +26,7 @@
  * Prints one JSON line per measure (`Measured`), as it goes.
  */
 import { closeSync, copyFileSync, fsyncSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { settleWrites } from './args.js';
 import { join } from 'node:path';
 import pg from 'pg';
 import { closePostgresStores, FileLog, PgLog, Session, type EventStore, type GapflowEvent } from '../src/index.js';
@@ -250,13 +250,3 @@ async function setFsync(value: 'on' | 'off'): Promise<void> {
   throw new Error(`the server's fsync did not turn ${value}`);
 }
 
-/** Writes `file`'s dirty pages out, then every file system's, so no timed append pays for the bench's own writes. */
-function settleWrites(file: string): void {
-  const fd = openSync(file, 'r+');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  spawnSync('sync', { stdio: 'ignore' });
-}

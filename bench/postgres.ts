@@ -25,6 +25,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { label, option, sizesOption } from './args.js';
 import { killRunning, runChild, series, type Child, type Summary } from './measure.js';
 import type { Facts, Measured } from './pg-size.js';
 import { startPostgres, type PostgresServer } from './postgres-server.js';
@@ -40,28 +41,8 @@ const STEP_TIMEOUT_MS = 5 * 60 * 1000;
 const CLI_TIMEOUT_MS = 120_000;
 const CLI_RUNS = 13;
 
-function option(name: string): string | undefined {
-  const args = process.argv.slice(2);
-  const at = args.findIndex((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`));
-  if (at === -1) return undefined;
-  const arg = args[at]!;
-  return arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : args[at + 1];
-}
 
-function parseSize(text: string): number {
-  const match = /^(\d+(?:\.\d+)?)([kKmM]?)$/.exec(text.trim());
-  if (!match) throw new Error(`--sizes: "${text}" is not a size like 1k, 10k or 100k`);
-  const factor = match[2] === '' ? 1 : match[2]!.toLowerCase() === 'k' ? 1_000 : 1_000_000;
-  return Math.round(Number(match[1]) * factor);
-}
-
-function label(events: number): string {
-  if (events >= 1_000_000 && events % 1_000_000 === 0) return `${events / 1_000_000}M`;
-  if (events >= 1_000 && events % 1_000 === 0) return `${events / 1_000}k`;
-  return String(events);
-}
-
-const sizes = [...new Set((option('sizes') ?? process.env.BENCH_SIZES ?? '1k,10k,100k').split(',').map(parseSize))].sort((a, b) => a - b);
+const sizes = sizesOption('1k,10k,100k');
 const fsyncOption = option('fsync') ?? 'both';
 const passes = { on: 'on', off: 'off', both: 'on,off' }[fsyncOption];
 if (passes === undefined) throw new Error(`--fsync: "${fsyncOption}" is not on, off or both`);
