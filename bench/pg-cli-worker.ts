@@ -11,8 +11,10 @@
 import { closePostgresStores } from '../src/index.js';
 import { run } from '../src/cli/index.js';
 
-const [url, session, worker, count] = process.argv.slice(2);
-if (!url || !session || !worker || !count) throw new Error('usage: pg-cli-worker URL SESSION WORKER COUNT');
+const [url, session, worker, count, mode = 'expect'] = process.argv.slice(2);
+if (!url || !session || !worker || !count) throw new Error('usage: pg-cli-worker URL SESSION WORKER COUNT [expect|free]');
+/** `free`: no --expect-seq, as most writers call: each waits its turn on the session's row and goes in. */
+const expecting = mode === 'expect';
 
 let stderr = '';
 const io = { stdout: () => undefined, stderr: (text: string) => void (stderr += text), env: {}, cwd: process.cwd() };
@@ -25,7 +27,8 @@ const failures: string[] = [];
 for (let i = 0; i < Number(count); i++) {
   for (;;) {
     stderr = '';
-    const code = run(['gap', 'open', `W${worker}-${i}`, '--severity', 'LOW', '--expect-seq', String(seq), '--store', url, '--session', session], io);
+    const expectSeq = expecting ? ['--expect-seq', String(seq)] : [];
+    const code = run(['gap', 'open', `W${worker}-${i}`, '--severity', 'LOW', ...expectSeq, '--store', url, '--session', session], io);
     if (code === 0) {
       appended += 1;
       seq += 1;

@@ -7,12 +7,16 @@ const HAS_VERB = new Set(['gap', 'round', 'decide', 'hook', 'record']);
 const VALUED: ReadonlySet<string> = new Set(['--dir', '--store', '--session']);
 
 /**
- * Whether a call names a store (`--store`, `--session` or `$GAPFLOW_STORE`):
- * the bin's short paths read only a session folder's head, so such a call
- * goes to the full command, which opens whatever store it names.
+ * Whether a call may name a store (`--store`, `--session`, or
+ * `$GAPFLOW_STORE` where no folder is named by `--dir` or `$GAPFLOW_DIR`,
+ * which beat it): the bin's short paths read only a session folder's head,
+ * so such a call goes to the full command, which opens whatever store it
+ * names.
  */
 export function namesStore(words: readonly string[], env: Record<string, string | undefined>): boolean {
-  return Boolean(env.GAPFLOW_STORE) || words.some((word) => word === '--store' || word === '--session' || word.startsWith('--store=') || word.startsWith('--session='));
+  const has = (option: string) => words.some((word) => word === option || word.startsWith(`${option}=`));
+  if (has('--store') || has('--session')) return true;
+  return Boolean(env.GAPFLOW_STORE) && !has('--dir') && !env.GAPFLOW_DIR;
 }
 
 /**

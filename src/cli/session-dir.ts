@@ -62,29 +62,33 @@ export function databaseSession(values: WhereOptions, io: Where): DatabaseSessio
  * database.
  */
 export function sessionDir(values: WhereOptions, io: Where): string {
-  return namedSessionDir(values, io, false) ?? findSessionDir(io.cwd, io.env.CLAUDE_PROJECT_DIR || undefined) ?? resolve(io.cwd, SESSION_FOLDER);
+  return namedSessionDir(values, io) ?? findSessionDir(io.cwd, io.env.CLAUDE_PROJECT_DIR || undefined) ?? resolve(io.cwd, SESSION_FOLDER);
 }
 
 /** Where `init` makes a session: the folder named, else `.gapflow` in the cwd, whatever a folder above holds (asked here, made here). */
 export function newSessionDir(values: WhereOptions, io: Where): string {
-  return namedSessionDir(values, io, true) ?? resolve(io.cwd, SESSION_FOLDER);
+  return namedSessionDir(values, io) ?? resolve(io.cwd, SESSION_FOLDER);
 }
 
 /** The folder the call's options or environment name, from its cwd; null when none does. */
-export function namedSessionDir(values: WhereOptions, io: Where, making = false): string | null {
+export function namedSessionDir(values: WhereOptions, io: Where): string | null {
   const { dir } = values;
   if (dir !== undefined && dir.trim() === '') throw new UsageError('--dir needs a folder');
   const store = storeOption(values, io);
   if (store !== null && dir === undefined) {
     if (isPostgresUrl(store)) throw new UsageError('this command reads a session folder, and --store (or $GAPFLOW_STORE) names a database: name the folder with --dir');
-    return folderStoreSession(resolve(io.cwd, store), sessionOption(values, io), making);
+    return folderStoreSession(resolve(io.cwd, store), sessionOption(values, io));
   }
   const named = dir ?? (io.env.GAPFLOW_DIR || undefined);
   return named === undefined ? null : resolve(io.cwd, named);
 }
 
-/** Session NAME of the folder store at `root`: `root/NAME` when its log is there, else `root/NAME/.gapflow` (where a new one is made). */
-function folderStoreSession(root: string, name: string, making: boolean): string {
+/**
+ * Session NAME of the folder store at `root`: `root/NAME` when its log is
+ * there (so `init` there finds it and refuses), else `root/NAME/.gapflow`,
+ * where a new one is made.
+ */
+function folderStoreSession(root: string, name: string): string {
   const own = join(root, name);
-  return !making && logAt(join(own, LOG_FILE)) ? own : join(own, SESSION_FOLDER);
+  return logAt(join(own, LOG_FILE)) ? own : join(own, SESSION_FOLDER);
 }

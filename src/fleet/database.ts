@@ -1,4 +1,4 @@
-import { databaseAt, GLOBAL_START, PgLog, readGlobal, shownDatabase, streamNames, type GlobalCursor } from '../log/index.js';
+import { databaseAt, globalEnd, PgLog, readGlobal, shownDatabase, streamNames, type GlobalCursor } from '../log/index.js';
 import type { FleetEntry, FleetSource } from './source.js';
 
 /** How often a database fleet reads the global order when no commit notice came (ms): what a lost notice costs at most. */
@@ -25,9 +25,8 @@ export function databaseSource(url: string, options: { pollMs?: number } = {}): 
     },
     watch(changed) {
       const known = new Set(streamNames(bridge));
-      let cursor: GlobalCursor = GLOBAL_START;
       // Start after what is there: only what commits from now on is news.
-      for (let read = readGlobal(bridge, cursor); read.length > 0; read = readGlobal(bridge, cursor)) cursor = read.at(-1)!.at;
+      let cursor: GlobalCursor = globalEnd(bridge);
       const look = () => {
         let grown: Set<string>;
         try {

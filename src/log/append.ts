@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync } from 'node:fs';
 import type { GapflowEvent } from '../../events/index.js';
 import { writeAll } from './durable.js';
-import { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
+import { sealedBytes } from './limits.js';
 import type { Lease } from './lock.js';
 import { formatLines } from './seal.js';
 import { continues, LogError } from './types.js';
@@ -24,17 +24,8 @@ export interface LogEnd {
 export function appendSealed(location: string, after: LogEnd, events: readonly GapflowEvent[], lease: Lease): { end: LogEnd; lastLine: Buffer } {
   continues(events, after.seq, location);
   const { lines, sum } = formatLines(events, after.sum);
-  lines.forEach((line, index) => {
-    const size = Buffer.byteLength(line, 'utf8');
-    if (size > MAX_LINE_BYTES) {
-      const event = events[index]!;
-      throw new LogError(`${event.type} (seq ${event.seq}) would be a ${formatBytes(size)} line, over the ${formatBytes(MAX_LINE_BYTES)} limit; nothing was written`);
-    }
-  });
+  sealedBytes(location, events, lines, after.end);
   const bytes = Buffer.from(lines.join(''), 'utf8');
-  if (after.end + bytes.length > MAX_LOG_BYTES) {
-    throw new LogError(`${location} would grow past the ${formatBytes(MAX_LOG_BYTES)} limit; nothing was written: start a new session`);
-  }
   const fd = openSync(location, 'a');
   try {
     // Two fences, last thing before the write: the lock is still ours (renewed, so no waiter on another host takes it

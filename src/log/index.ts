@@ -21,6 +21,6 @@ export { sessionDirsIn } from './session-dirs.js';
 export { sessionFoldersUnder, type SessionFolder } from './session-tree.js';
 export { validateInputText, decodeUtf8, readStandardInput, readTextFile } from './text-file.js';
 export { readInputFile, writeSessionFile } from './session-files.js';
-export { closePostgresStores, DatabaseError, databaseAt, GLOBAL_START, isPostgresUrl, MAX_SESSION_NAME, PgLog, readGlobal, sessionNameProblem, shownDatabase, streamNames, type GlobalCursor, type GlobalEvent } from './pg/index.js';
+export { closePostgresStores, DatabaseError, databaseAt, GLOBAL_START, globalEnd, isPostgresUrl, MAX_SESSION_NAME, PgLog, readGlobal, sessionNameProblem, shownDatabase, streamNames, type GlobalCursor, type GlobalEvent } from './pg/index.js';
 export { checkLogText, exportLog, importLog, looksLikeLog, type CheckedLog } from './transfer.js';
 export { placeNewFile } from './durable.js';

@@ -1,3 +1,5 @@
+import { LogError } from './types.js';
+
 /**
  * Size limits of the log, documented in the README. Most lines are a few
  * hundred bytes; a forge round (its draft, critiques and votes) is the
@@ -40,4 +42,25 @@ export function formatBytes(bytes: number): string {
 /** A size as a refusal gives it: rounded, then exact (a file one byte over the limit rounds to the limit itself). */
 export function formatSize(bytes: number): string {
   return `${formatBytes(bytes)} (${bytes.toLocaleString('en-US')} bytes)`;
+}
+
+/**
+ * A store's check before it writes `events` as sealed `lines` (each with its
+ * newline) onto a log of `logBytes`: no line past MAX_LINE_BYTES, the log not
+ * past MAX_LOG_BYTES. Returns the bytes the lines add; throws LogError, naming
+ * the event, otherwise. Every store makes it, so no store holds a line another
+ * could not read back.
+ */
+export function sealedBytes(location: string, events: readonly { type: string; seq: number }[], lines: readonly string[], logBytes: number): number {
+  let added = 0;
+  lines.forEach((line, index) => {
+    const size = Buffer.byteLength(line, 'utf8');
+    if (size > MAX_LINE_BYTES) {
+      const event = events[index]!;
+      throw new LogError(`${event.type} (seq ${event.seq}) would be a ${formatBytes(size)} line, over the ${formatBytes(MAX_LINE_BYTES)} limit; nothing was written`);
+    }
+    added += size;
+  });
+  if (logBytes + added > MAX_LOG_BYTES) throw new LogError(`${location} would grow past the ${formatBytes(MAX_LOG_BYTES)} limit; nothing was written: start a new session`);
+  return added;
 }

@@ -33,9 +33,9 @@ interface WorkerReport {
   failures: string[];
 }
 
-function worker(session: string, index: number): Promise<WorkerReport> {
+function worker(session: string, index: number, mode: 'expect' | 'free' = 'expect'): Promise<WorkerReport> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WORKER, postgres!.url, session, String(index), String(APPENDS)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [WORKER, postgres!.url, session, String(index), String(APPENDS), mode], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
@@ -73,6 +73,19 @@ describe(`concurrency: ${PROCESSES} processes append to PostgreSQL through the C
     expect(reports.map((r) => r.appended)).toEqual(Array(PROCESSES).fill(APPENDS));
     expect([...found.gaps].sort()).toEqual(expected([...Array(PROCESSES).keys()]));
     expect(new Set(found.ids).size).toBe(found.ids.length);
+    expect(found.ids).toHaveLength(1 + PROCESSES * APPENDS);
+    expect(found.contiguous).toBe(true);
+    expect(found.whole).toBe(true);
+  });
+
+  it('on one session without --expect-seq: each writer waits its turn on the row, reads what the others wrote, and goes in', { timeout: 240_000 }, async () => {
+    expect(run(['init', '--store', postgres!.url, '--session', 'turns'], io)).toBe(0);
+    const reports = await Promise.all(Array.from({ length: PROCESSES }, (_, i) => worker('turns', i, 'free')));
+    const found = audit('turns');
+    console.log(`postgres concurrency, one session, no --expect-seq: ${PROCESSES} processes x ${APPENDS} gaps, ${found.gaps.length} appended, ${reports.flatMap((r) => r.failures).length} failures`);
+    expect(reports.flatMap((r) => r.failures)).toEqual([]);
+    expect(reports.map((r) => [r.appended, r.refused])).toEqual(Array(PROCESSES).fill([APPENDS, 0]));
+    expect([...found.gaps].sort()).toEqual(expected([...Array(PROCESSES).keys()]));
     expect(found.ids).toHaveLength(1 + PROCESSES * APPENDS);
     expect(found.contiguous).toBe(true);
     expect(found.whole).toBe(true);

@@ -222,6 +222,15 @@ describe('a folder store keeps each session in DIR/NAME/.gapflow', () => {
     expect(existsSync(join(store, 'direct', '.gapflow'))).toBe(false);
     expect(gapIds(['--session', 'direct'], { GAPFLOW_STORE: store })).toEqual(['D-1']);
   });
+
+  it('init where a session folder holds events.jsonl itself finds that session and refuses, making no second one beside it', { timeout: 30_000 }, async () => {
+    const store = join(root, 'taken-store');
+    ok(['init', '--dir', join(store, 'proj')]);
+    ok(['gap', 'open', 'OLD-1', '--severity', 'HIGH', '--dir', join(store, 'proj')]);
+    await expectFailsCleanly(['init', '--store', store, '--session', 'proj'], 1, [join(store, 'proj')]);
+    expect(existsSync(join(store, 'proj', '.gapflow'))).toBe(false);
+    expect(gapIds(['--store', store, '--session', 'proj'])).toEqual(['OLD-1']);
+  });
 });
 
 describe('precedence: options beat the environment, and a folder named beats $GAPFLOW_STORE', () => {

@@ -55,6 +55,11 @@ export class Bridge {
   readonly #answered: Int32Array;
   readonly #hearers = new Set<(notice: Notice) => void>();
   #closed = false;
+
+  /** Whether this bridge was closed (by its owner, or after a request that never came back). */
+  get closed(): boolean {
+    return this.#closed;
+  }
   /** Hearers that keep the process alive: the notice port is held open while any is. */
   #persistent = 0;
 
@@ -96,13 +101,16 @@ export class Bridge {
     while (Atomics.load(this.#answered, 0) === before) {
       const left = deadline - Date.now();
       if (left <= 0 || Atomics.wait(this.#answered, 0, before, left) === 'timed-out') {
+        // Its answer may still come, and would be taken for the next request's: this worker and its connection go
+        // (the server rolls back what they left open), and the next store on this database starts afresh.
+        this.close();
         throw new LogError(`${this.where}: the database did not answer within ${ANSWER_WITHIN_MS / 1000} s`);
       }
     }
     const answer = this.#receive(this.#requests)?.message as Answer | undefined;
     if (answer === undefined) throw new LogError(`${this.where}: the database worker answered nothing`);
     if (!answer.ok) {
-      const reach = answer.code !== null && UNREACHABLE.has(answer.code) ? 'cannot reach the database: ' : '';
+      const reach = (answer.code !== null && UNREACHABLE.has(answer.code)) || /^(timeout expired|Connection terminated due to connection timeout)/.test(answer.message) ? 'cannot reach the database: ' : '';
       throw new DatabaseError(`${this.where}: ${reach}${answer.message}`, answer.code);
     }
     return [...answer.results];
@@ -128,6 +136,7 @@ export class Bridge {
 
   /** Ends the worker and its connections. */
   close(): void {
+    if (this.#closed) return;
     this.#closed = true;
     this.#notices.close();
     this.#requests.close();

@@ -14,7 +14,7 @@ export function bridgeTo(url: string, alone = false): Bridge {
     return bridge;
   }
   let bridge = shared.get(url);
-  if (bridge === undefined) {
+  if (bridge === undefined || bridge.closed) {
     bridge = new Bridge(url, shownDatabase(url));
     shared.set(url, bridge);
   }

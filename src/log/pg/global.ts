@@ -41,6 +41,18 @@ export function readGlobal(bridge: Bridge, cursor: GlobalCursor, limit = 10_000)
   return rows!.map((row) => ({ stream: String(row.stream), seq: Number(row.seq), at: { tx: String(row.tx), position: Number(row.position) } }));
 }
 
+/** Where a reader that wants only what commits from now on starts: past every event no open transaction can come before. */
+export function globalEnd(bridge: Bridge): GlobalCursor {
+  const [rows] = bridge.run([
+    {
+      text: `SELECT tx::text AS tx, position FROM ${SCHEMA}.events WHERE tx < pg_snapshot_xmin(pg_current_snapshot())
+             ORDER BY tx DESC, position DESC LIMIT 1`,
+    },
+  ]);
+  const last = rows![0];
+  return last === undefined ? GLOBAL_START : { tx: String(last.tx), position: Number(last.position) };
+}
+
 /** Every session in the database, by name. */
 export function streamNames(bridge: Bridge): string[] {
   const [rows] = bridge.run([{ text: `SELECT name FROM ${SCHEMA}.streams ORDER BY name` }]);

@@ -3,6 +3,7 @@ import { CHAIN_START, formatLines, scanBytes, storedSum, type ChainPoint, type S
 import { FOLLOW_INTERVAL_MS, type FollowOptions } from '../follow.js';
 import { assertExpected, continues, LogError, type Batch, type EventSink, type EventStore, type Expected, type Resumed } from '../types.js';
 import { CHECKPOINT_MIN_TAIL_BYTES } from '../file-log.js';
+import { sealedBytes } from '../limits.js';
 import { DatabaseError, type Bridge, type Notice } from './bridge.js';
 import { bridgeTo } from './bridges.js';
 import { sessionNameProblem, shownDatabase } from './names.js';
@@ -141,15 +142,19 @@ export class PgLog implements EventStore {
   }
 
   transact<T>(knownVersion: number, decide: (fresh: readonly GapflowEvent[]) => Batch<T>, expected?: Expected): T {
-    const [, rows] = this.#bridge.run([{ text: 'BEGIN' }, sql.readAfter(this.session, knownVersion, true)]);
+    const [, , rows] = this.#bridge.run([{ text: 'BEGIN' }, sql.lockStream(this.session), sql.readAfter(this.session, knownVersion)]);
     let batch: Batch<T>;
     let stream: sql.StreamRead;
+    let sealed: ReturnType<typeof formatLines>;
+    let added: number;
     try {
       stream = this.#stream(rows!);
       assertExpected(this.location, expected, stream.version);
       batch = decide(this.#scanRead(knownVersion, stream).events);
       continues(batch.events, stream.version, this.location);
       this.#distinctIds(batch.events);
+      sealed = formatLines(batch.events, stream.lastSum);
+      added = sealedBytes(this.location, batch.events, sealed.lines, stream.bytes);
     } catch (error) {
       this.#bridge.run([{ text: 'ROLLBACK' }]);
       throw error;
@@ -158,10 +163,10 @@ export class PgLog implements EventStore {
       this.#bridge.run([{ text: 'ROLLBACK' }]);
       return batch.result;
     }
-    const { lines, sum, text } = formatLines(batch.events, stream.lastSum);
-    this.#write([sql.appendLines(this.session, batch.events, unended(lines), sum), { text: 'COMMIT' }], batch.events);
+    const { lines, sum } = sealed;
+    this.#write([sql.appendLines(this.session, batch.events, unended(lines), sum, added), { text: 'COMMIT' }], batch.events);
     // What lies past the checkpoint grew by what others appended since this object looked, and by this write.
-    this.#tailBytes += Buffer.byteLength(stream.tail) + Buffer.byteLength(text);
+    this.#tailBytes += Buffer.byteLength(stream.tail) + added;
     this.#known = { seq: batch.events.at(-1)!.seq, sum };
     return batch.result;
   }
@@ -218,11 +223,12 @@ export class PgLog implements EventStore {
     if (events.length === 0) throw new LogError(`${this.location}: a new session needs its first event`);
     continues(events, 0, this.location);
     this.#distinctIds(events);
-    const [made] = this.#write([sql.createStream(this.session, events, lines, sum)], events);
+    const bytes = sealedBytes(this.location, events, lines.map((line) => `${line}\n`), 0);
+    const [made] = this.#write([sql.createStream(this.session, events, lines, sum, bytes)], events);
     if (made!.length === 0) throw new LogError(`${this.location}: a session already lives here; nothing was written`);
     this.#known = { seq: events.at(-1)!.seq, sum };
     this.#checkpoint = null;
-    this.#tailBytes = lines.reduce((bytes, line) => bytes + Buffer.byteLength(line) + 1, 0);
+    this.#tailBytes = bytes;
   }
 
   /** The rows of one statement. */

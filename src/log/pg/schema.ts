@@ -50,6 +50,10 @@ export const MIGRATIONS: readonly string[] = [
      written_at timestamptz NOT NULL DEFAULT now(),
      PRIMARY KEY (stream, kind)
    );`,
+  // 3: a stream's size in bytes (its lines with their newlines, as the JSONL file would hold them), so a write
+  // refuses to take a session past the log's size limit without summing its lines.
+  `ALTER TABLE ${SCHEMA}.streams ADD COLUMN bytes bigint NOT NULL DEFAULT 0;
+   UPDATE ${SCHEMA}.streams s SET bytes = (SELECT coalesce(sum(octet_length(e.line) + 1), 0) FROM ${SCHEMA}.events e WHERE e.stream = s.name);`,
 ];
 
 /** The channel a commit notifies, with `{"stream","version"}` as its payload. */

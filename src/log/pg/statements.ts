@@ -7,10 +7,10 @@ import { CHANNEL, SCHEMA } from './schema.js';
  * one statement, so it sees one snapshot without a transaction around it:
  * the stream's record (its version and last checksum), the line a read
  * chains on from, and the lines after it as one text (each line with its
- * newline, as the JSONL file holds them). A write is four: BEGIN, the read
- * with the stream's row locked, the lines inserted with the record moved on
+ * newline, as the JSONL file holds them). A write is five: BEGIN, the
+ * stream's row locked, the read, the lines inserted with the record moved on
  * and the commit announced (one statement of data-modifying CTEs, which
- * PostgreSQL runs whole), COMMIT.
+ * PostgreSQL runs whole), COMMIT; in two requests to the worker.
  */
 
 const S = SCHEMA;
@@ -22,31 +22,44 @@ const tailAfter = (seq: string) => `(SELECT coalesce(string_agg(line || E'\\n', 
 export interface StreamRead {
   version: number;
   lastSum: string;
+  /** The stream's lines in bytes, newlines included. */
+  bytes: number;
   /** The line at seq `from` (null for 0, or when there is none). */
   before: string | null;
   tail: string;
 }
 
-/** Session `session`'s record and its lines after seq `from` (a row, or none when there is no such session); `lock` takes the row for a write. */
-export function readAfter(session: string, from: number, lock = false): Step {
+/** Session `session`'s record and its lines after seq `from` (a row, or none when there is no such session). */
+export function readAfter(session: string, from: number): Step {
   return {
-    text: `SELECT s.version, s.last_sum, (SELECT line FROM ${S}.events WHERE stream = $1 AND seq = $2) AS before, ${tailAfter('$2')} AS tail
-           FROM ${S}.streams s WHERE s.name = $1${lock ? ' FOR UPDATE OF s' : ''}`,
+    text: `SELECT s.version, s.last_sum, s.bytes, (SELECT line FROM ${S}.events WHERE stream = $1 AND seq = $2) AS before, ${tailAfter('$2')} AS tail
+           FROM ${S}.streams s WHERE s.name = $1`,
     values: [session, from],
   };
+}
+
+/**
+ * Takes session `session`'s row for a write, waiting while another writer
+ * holds it. A statement of its own: a statement that waits for a row sees
+ * the row as the other writer left it but everything else as it was before
+ * it waited, so the read that follows (a new statement, a new snapshot) is
+ * what sees the other writer's lines.
+ */
+export function lockStream(session: string): Step {
+  return { text: `SELECT 1 FROM ${S}.streams WHERE name = $1 FOR UPDATE`, values: [session] };
 }
 
 /** The answer to `readAfter`; null when the session does not exist. */
 export function streamRead(rows: Row[]): StreamRead | null {
   const row = rows[0];
   if (row === undefined) return null;
-  return { version: Number(row.version), lastSum: String(row.last_sum), before: typeof row.before === 'string' ? row.before : null, tail: String(row.tail) };
+  return { version: Number(row.version), lastSum: String(row.last_sum), bytes: Number(row.bytes), before: typeof row.before === 'string' ? row.before : null, tail: String(row.tail) };
 }
 
 /** A session's record, its checkpoint of `kind` and `format` with the line it covers, and the lines after that checkpoint (all, without one). */
 export function readFromCheckpoint(session: string, format: string): Step {
   return {
-    text: `SELECT s.version, s.last_sum, c.seq AS checkpoint_seq, c.sum AS checkpoint_sum, c.body AS checkpoint_body,
+    text: `SELECT s.version, s.last_sum, s.bytes, c.seq AS checkpoint_seq, c.sum AS checkpoint_sum, c.body AS checkpoint_body,
              (SELECT line FROM ${S}.events WHERE stream = $1 AND seq = c.seq) AS before, ${tailAfter('coalesce(c.seq, 0)')} AS tail
            FROM ${S}.streams s LEFT JOIN ${S}.checkpoints c ON c.stream = s.name AND c.kind = 'view' AND c.format = $2
            WHERE s.name = $1`,
@@ -62,26 +75,26 @@ function columns(events: readonly GapflowEvent[], lines: readonly string[]): unk
 const notice = (session: string, version: number) => JSON.stringify({ stream: session, version });
 
 /** Starts a session: its record and its first lines, or nothing when the session exists (then no row comes back). One statement, so all or nothing. */
-export function createStream(session: string, events: readonly GapflowEvent[], lines: readonly string[], sum: string): Step {
+export function createStream(session: string, events: readonly GapflowEvent[], lines: readonly string[], sum: string, bytes: number): Step {
   const version = events.at(-1)!.seq;
   return {
-    text: `WITH stream AS (INSERT INTO ${S}.streams (name, version, last_sum) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING RETURNING name),
+    text: `WITH stream AS (INSERT INTO ${S}.streams (name, version, last_sum, bytes) VALUES ($1, $2, $3, $11) ON CONFLICT (name) DO NOTHING RETURNING name),
            inserted AS (INSERT INTO ${S}.events (stream, seq, id, type, at, line)
              SELECT stream.name, e.* FROM stream, unnest($4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[]) AS e RETURNING seq)
            SELECT pg_notify($9, $10) FROM stream`,
-    values: [session, version, sum, ...columns(events, lines), CHANNEL, notice(session, version)],
+    values: [session, version, sum, ...columns(events, lines), CHANNEL, notice(session, version), bytes],
   };
 }
 
 /** Inside a write's transaction: the batch's lines inserted, the record moved on to its last seq and checksum, the commit announced. */
-export function appendLines(session: string, events: readonly GapflowEvent[], lines: readonly string[], sum: string): Step {
+export function appendLines(session: string, events: readonly GapflowEvent[], lines: readonly string[], sum: string, added: number): Step {
   const version = events.at(-1)!.seq;
   return {
     text: `WITH inserted AS (INSERT INTO ${S}.events (stream, seq, id, type, at, line)
              SELECT $1, e.* FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[]) AS e RETURNING seq),
-           moved AS (UPDATE ${S}.streams SET version = $7, last_sum = $8, updated_at = now() WHERE name = $1 RETURNING name)
+           moved AS (UPDATE ${S}.streams SET version = $7, last_sum = $8, bytes = bytes + $11, updated_at = now() WHERE name = $1 RETURNING name)
            SELECT pg_notify($9, $10)`,
-    values: [session, ...columns(events, lines), version, sum, CHANNEL, notice(session, version)],
+    values: [session, ...columns(events, lines), version, sum, CHANNEL, notice(session, version), added],
   };
 }
 

@@ -25,7 +25,8 @@ export function answerer(data: WorkerData): (request: Request) => Promise<Answer
 let main: Promise<pg.Client> | null = null;
 /** The connection that listens for commits, made when the store first follows. */
 let listener: Promise<pg.Client> | null = null;
-let inTransaction = false;
+/** The connection a write's transaction is open on (between a BEGIN and its COMMIT or ROLLBACK); null when none is. */
+let inTransaction: pg.Client | null = null;
 
 function connect(): Promise<pg.Client> {
   main ??= (async () => {
@@ -91,9 +92,9 @@ function listen(): Promise<pg.Client> {
 }
 
 async function run(step: Step, client: pg.Client): Promise<Row[]> {
-  if (step.text.startsWith('BEGIN')) inTransaction = true;
+  if (step.text.startsWith('BEGIN')) inTransaction = client;
   const result = await client.query<Row>(step.text, step.values as unknown[]);
-  if (step.text === 'COMMIT' || step.text === 'ROLLBACK') inTransaction = false;
+  if (step.text === 'COMMIT' || step.text === 'ROLLBACK') inTransaction = null;
   return result.rows;
 }
 
@@ -102,6 +103,12 @@ async function answer(request: Request): Promise<Answer> {
   let index = 0;
   try {
     const client = await connect();
+    if (inTransaction !== null && inTransaction !== client) {
+      // The connection a write began on dropped (the server rolled its transaction back): what remains of the write
+      // must not run outside it, on a new connection, without its lock.
+      inTransaction = null;
+      throw new Error('the connection to the database dropped in the middle of a write, which the server rolled back; nothing was written');
+    }
     for (; index < request.steps.length; index++) {
       const step = request.steps[index]!;
       if (step.text === LISTEN) {
@@ -113,9 +120,10 @@ async function answer(request: Request): Promise<Answer> {
     }
     return { ok: true, results };
   } catch (error) {
-    if (inTransaction) {
-      inTransaction = false;
-      await main?.then((client) => client.query('ROLLBACK')).catch(() => undefined);
+    if (inTransaction !== null) {
+      const open = inTransaction;
+      inTransaction = null;
+      await open.query('ROLLBACK').catch(() => undefined);
     }
     const message = error instanceof Error ? error.message : String(error);
     const code = typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : null;

@@ -9,7 +9,7 @@ import { START_POSTGRES_MS, startPostgres, type PostgresServer } from '../../ben
 import { fixedStamps } from '../support.js';
 
 /*
- * A database session keeps a checkpoint as a folder does: a snapshot of the
+ * The PostgreSQL store beyond the conformance suite. A database session keeps a checkpoint as a folder does: a snapshot of the
  * view keyed by the seq it covers and that line's checksum, so an open folds
  * only the lines after it. It is a cache: one tampered with, stale or of
  * another format is passed over, and the view is what replaying every line
@@ -86,13 +86,18 @@ describe('checkpoints in PostgreSQL', () => {
 
   it('a database gapflow set up before checkpoints existed is brought up to date on first use', { timeout: 60_000 }, async () => {
     played('older');
+    // As the first release left it: migration 1 alone.
     await sql.query('DROP TABLE gapflow.checkpoints');
+    await sql.query('ALTER TABLE gapflow.streams DROP COLUMN bytes');
     await sql.query('DELETE FROM gapflow.migrations WHERE version > 1');
     // New connections, as a newer gapflow's first call would make.
     closePostgresStores();
     expect(toStateJson(Session.open(store('older')).view)).toEqual(replayed('older'));
     const { rows } = await sql.query<{ version: number }>('SELECT version FROM gapflow.migrations ORDER BY version');
-    expect(rows.map((row) => row.version)).toEqual([1, 2]);
+    expect(rows.map((row) => row.version)).toEqual([1, 2, 3]);
+    // Migration 3 counted the lines already there.
+    const size = await sql.query<{ bytes: string }>('SELECT bytes FROM gapflow.streams WHERE name = $1', ['older']);
+    expect(Number(size.rows[0]!.bytes)).toBe(Buffer.byteLength(store('older').sealedText()));
   });
 });
 
@@ -113,5 +118,29 @@ describe('state --json of a database session', () => {
     session.openGap('LATE', 'CRITICAL');
     expect(store('printed').readStateCache(stateFormat())).toBeNull();
     expect((JSON.parse(call().stdout) as { weightedOpen: number }).weightedOpen).toBe(400 * 1 + 16);
+  });
+});
+
+describe('limits', () => {
+  it('a line past 1 MiB is refused as a folder refuses it, naming the event; nothing is written, and the session reads and exports as before', { timeout: 60_000 }, () => {
+    // The largest event there is, a forge round: each field within its schema, the whole past a line's 1 MiB.
+    const session = Session.create(store('limits'), { policies: ['forge'] }, fixedStamps());
+    const before = store('limits').sealedText();
+    const weaknesses = Array.from({ length: 110 }, () => 'w'.repeat(5_000));
+    const round = { draft: 'd'.repeat(500_000), critiques: [{ participant: 'a', score: 50, weaknesses, suggestions: [] }], votes: [] };
+    expect(() => session.recordMetrics('forge', round)).toThrow(/metrics\.recorded \(seq \d+\) would be a 1\.\d MiB line, over the 1 MiB limit; nothing was written/);
+    expect(store('limits').sealedText()).toBe(before);
+    expect(store('limits').read()).toHaveLength(1);
+  });
+
+  it('the stream keeps its size, so a write that would take it past the log limit is refused without summing its lines', { timeout: 60_000 }, async () => {
+    const session = Session.create(store('size'), {}, fixedStamps());
+    session.openGap('A', 'LOW');
+    const { rows } = await sql.query<{ bytes: string }>('SELECT bytes FROM gapflow.streams WHERE name = $1', ['size']);
+    expect(Number(rows[0]!.bytes)).toBe(Buffer.byteLength(store('size').sealedText()));
+    // As if the session held nearly 256 MiB of lines already.
+    await sql.query('UPDATE gapflow.streams SET bytes = $2 WHERE name = $1', ['size', 256 * 1024 * 1024 - 10]);
+    expect(() => session.openGap('B', 'LOW')).toThrow(/would grow past the 256 MiB limit; nothing was written/);
+    expect(store('size').read()).toHaveLength(2);
   });
 });
