@@ -2,9 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { START_POSTGRES_MS, startPostgres, type PostgresServer } from '../bench/postgres-server.js';
-import { closePostgresStores } from '../src/index.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { postgresServer } from './postgres.js';
 import { runCli } from './cli/helpers.js';
 import { blocks } from './docs/markdown.js';
 import { WEIGHT } from './support.js';
@@ -73,14 +72,7 @@ describe('README: a session from the command line', () => {
 
 describe('README: many machines, one PostgreSQL database', () => {
   let work: Workspace;
-  let postgres: PostgresServer | null = null;
-  beforeAll(async () => {
-    postgres = await startPostgres();
-  }, START_POSTGRES_MS);
-  afterAll(async () => {
-    closePostgresStores();
-    await postgres?.stop();
-  }, START_POSTGRES_MS);
+  const databaseUrl = postgresServer();
   beforeEach(() => {
     work = new Workspace();
   });
@@ -89,7 +81,7 @@ describe('README: many machines, one PostgreSQL database', () => {
   it('the block runs against a real server once its URL is the server\'s: the session, its fleet line and its exported log', () => {
     const [script] = blocks('README.md', 'Many machines: one PostgreSQL database', 'sh');
     expect(script).toMatch(/^export GAPFLOW_STORE='postgres:\/\/[^']+'/m);
-    writeFileSync(join(work.root, 'postgres.sh'), script!.replace(/^export GAPFLOW_STORE='[^']+'/m, `export GAPFLOW_STORE='${postgres!.url}'`));
+    writeFileSync(join(work.root, 'postgres.sh'), script!.replace(/^export GAPFLOW_STORE='[^']+'/m, `export GAPFLOW_STORE='${databaseUrl()}'`));
     const sh = work.run('sh', ['-e', join(work.root, 'postgres.sh')]);
     expect(sh.stderr).toBe('');
     expect(sh.status).toBe(0);
@@ -97,7 +89,7 @@ describe('README: many machines, one PostgreSQL database', () => {
     // What the block wrote: session.started and the one gap, line for line as the database holds them.
     const exported = readFileSync(join(work.project, 'payments.jsonl'), 'utf8');
     expect(exported.trimEnd().split('\n').map((line) => (JSON.parse(line) as { type: string }).type)).toEqual(['session.started', 'gap.opened']);
-    const state = JSON.parse(runCli(['state', '--json', '--store', postgres!.url, '--session', 'payments-spec'], { cwd: work.project }).stdout) as { weightedOpen: number };
+    const state = JSON.parse(runCli(['state', '--json', '--store', databaseUrl(), '--session', 'payments-spec'], { cwd: work.project }).stdout) as { weightedOpen: number };
     expect(state.weightedOpen).toBe(WEIGHT.HIGH);
   }, 60_000);
 });

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closePostgresStores, PgLog, verifyStoreSession } from '../../src/index.js';
-import { START_POSTGRES_MS, startPostgres, type PostgresServer } from '../../bench/postgres-server.js';
+import { describe, expect, it } from 'vitest';
+import { PgLog, verifyStoreSession } from '../../src/index.js';
+import { postgresServer } from '../postgres.js';
 import { run } from '../../src/cli/index.js';
 
 /*
@@ -18,14 +18,7 @@ const WORKER = fileURLToPath(new URL('../../dist/bench/pg-cli-worker.js', import
 const PROCESSES = 8;
 const APPENDS = 25;
 
-let postgres: PostgresServer | null = null;
-beforeAll(async () => {
-  postgres = await startPostgres();
-}, START_POSTGRES_MS);
-afterAll(async () => {
-  closePostgresStores();
-  await postgres?.stop();
-}, START_POSTGRES_MS);
+const databaseUrl = postgresServer();
 
 interface WorkerReport {
   appended: number;
@@ -35,7 +28,7 @@ interface WorkerReport {
 
 function worker(session: string, index: number, mode: 'expect' | 'free' = 'expect'): Promise<WorkerReport> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WORKER, postgres!.url, session, String(index), String(APPENDS), mode], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [WORKER, databaseUrl(), session, String(index), String(APPENDS), mode], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
@@ -49,7 +42,7 @@ const io = { stdout: () => undefined, stderr: () => undefined, env: {}, cwd: pro
 
 /** What a stream holds after the writers: its gap ids in seq order, whether its seqs run 1, 2, 3…, and whether verify finds it whole. */
 function audit(session: string) {
-  const store = new PgLog(postgres!.url, session);
+  const store = new PgLog(databaseUrl(), session);
   const events = store.read();
   const verified = verifyStoreSession(store);
   return {
@@ -64,7 +57,7 @@ const expected = (workers: number[]) => workers.flatMap((w) => Array.from({ leng
 
 describe(`concurrency: ${PROCESSES} processes append to PostgreSQL through the CLI with --expect-seq`, () => {
   it('on one session: nothing lost or duplicated, seq contiguous, every loser refused cleanly and nothing written for it', { timeout: 240_000 }, async () => {
-    expect(run(['init', '--store', postgres!.url, '--session', 'shared'], io)).toBe(0);
+    expect(run(['init', '--store', databaseUrl(), '--session', 'shared'], io)).toBe(0);
     const reports = await Promise.all(Array.from({ length: PROCESSES }, (_, i) => worker('shared', i)));
     const found = audit('shared');
     const refused = reports.reduce((sum, r) => sum + r.refused, 0);
@@ -79,7 +72,7 @@ describe(`concurrency: ${PROCESSES} processes append to PostgreSQL through the C
   });
 
   it('on one session without --expect-seq: each writer waits its turn on the row, reads what the others wrote, and goes in', { timeout: 240_000 }, async () => {
-    expect(run(['init', '--store', postgres!.url, '--session', 'turns'], io)).toBe(0);
+    expect(run(['init', '--store', databaseUrl(), '--session', 'turns'], io)).toBe(0);
     const reports = await Promise.all(Array.from({ length: PROCESSES }, (_, i) => worker('turns', i, 'free')));
     const found = audit('turns');
     console.log(`postgres concurrency, one session, no --expect-seq: ${PROCESSES} processes x ${APPENDS} gaps, ${found.gaps.length} appended, ${reports.flatMap((r) => r.failures).length} failures`);
@@ -92,7 +85,7 @@ describe(`concurrency: ${PROCESSES} processes append to PostgreSQL through the C
   });
 
   it('on a session each: every stream whole, nobody refused (writers on different sessions never wait on each other)', { timeout: 240_000 }, async () => {
-    for (let w = 0; w < PROCESSES; w++) expect(run(['init', '--store', postgres!.url, '--session', `own-${w}`], io)).toBe(0);
+    for (let w = 0; w < PROCESSES; w++) expect(run(['init', '--store', databaseUrl(), '--session', `own-${w}`], io)).toBe(0);
     const reports = await Promise.all(Array.from({ length: PROCESSES }, (_, w) => worker(`own-${w}`, w)));
     console.log(`postgres concurrency, a session each: ${PROCESSES} processes x ${APPENDS} gaps, ${reports.reduce((sum, r) => sum + r.appended, 0)} appended, ${reports.reduce((sum, r) => sum + r.refused, 0)} refusals`);
     expect(reports.flatMap((r) => r.failures)).toEqual([]);

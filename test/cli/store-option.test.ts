@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closePostgresStores, PgLog } from '../../src/index.js';
+import { PgLog } from '../../src/index.js';
 import type { StateJson } from '../../src/core/index.js';
-import { START_POSTGRES_MS, startPostgres, type PostgresServer } from '../../bench/postgres-server.js';
+import { postgresServer } from '../postgres.js';
 import { BIN, childKeeper, until } from './children.js';
 import { expectOneLineError, runCli, type CliResult } from './helpers.js';
 import { stopInput } from './hook-inputs.js';
@@ -23,21 +23,14 @@ import { stopInput } from './hook-inputs.js';
  */
 
 const root = mkdtempSync(join(tmpdir(), 'gapflow-store-option-'));
-let postgres: PostgresServer | null = null;
-beforeAll(async () => {
-  postgres = await startPostgres();
-}, START_POSTGRES_MS);
-afterAll(async () => {
-  rmSync(root, { recursive: true, force: true });
-  closePostgresStores();
-  await postgres?.stop();
-}, START_POSTGRES_MS);
+const databaseUrl = postgresServer();
+afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 type Env = Record<string, string | undefined>;
 
 // Every call runs from the test's own folder and stops looking for a `.gapflow` there, with only the environment given.
 const gf = (argv: string[], env: Env = {}): CliResult => runCli(argv, { cwd: root, env: { CLAUDE_PROJECT_DIR: root, ...env } });
-const db = (session: string): string[] => ['--store', postgres!.url, '--session', session];
+const db = (session: string): string[] => ['--store', databaseUrl(), '--session', session];
 
 function ok(argv: string[], env: Env = {}): CliResult {
   const result = gf(argv, env);
@@ -66,7 +59,7 @@ function files(dir = root): Record<string, string> {
  * checkpoints are left out, a cache a read may write.
  */
 async function database(): Promise<{ streams: unknown[]; events: unknown[] }> {
-  const client = new pg.Client({ connectionString: postgres!.url });
+  const client = new pg.Client({ connectionString: databaseUrl() });
   await client.connect();
   try {
     const made = await client.query<{ made: string | null }>(`SELECT to_regclass('gapflow.events')::text AS made`);
@@ -173,7 +166,7 @@ describe('a database session runs the whole loop with the figures of a folder se
     expect(fromDatabase.rounds.map(({ weightedResolved, weightedNew, weightedNet, openEnd }) => ({ weightedResolved, weightedNew, weightedNet, openEnd }))).toEqual(expected.rounds);
     expect(fromDatabase).toMatchObject({ state: 'CONVERGING', round: expected.rounds.length, roundOpen: false, eventCount: 1 + LOOP.length });
     // The URL may say postgresql:// too: the same session.
-    expect(stateOf(['--store', postgres!.url.replace(/^postgres:/, 'postgresql:'), '--session', 'loop'])).toEqual(fromDatabase);
+    expect(stateOf(['--store', databaseUrl().replace(/^postgres:/, 'postgresql:'), '--session', 'loop'])).toEqual(fromDatabase);
 
     const next = JSON.parse(ok(['next', '--json', ...database]).stdout) as { weightedOpen: number; openGaps: Record<string, string[]> };
     expect(next).toEqual(JSON.parse(ok(['next', '--json', ...folder]).stdout));
@@ -188,7 +181,7 @@ describe('a database session runs the whole loop with the figures of a folder se
 
     // verify names where it looked and the last checksum (which covers each event's time): the rest is the same.
     const verified = (where: string[], location: string) => ok(['verify', ...where]).stdout.replace(location, 'LOG').replace(/\(last [0-9a-f]{16}\)/, '(last SUM)');
-    const inDatabase = verified(database, new PgLog(postgres!.url, 'loop').location);
+    const inDatabase = verified(database, new PgLog(databaseUrl(), 'loop').location);
     expect(inDatabase).toBe(verified(folder, join(root, 'loop-folder', 'events.jsonl')));
     expect(inDatabase).toBe(`OK: LOG: ${1 + LOOP.length} events, seq 1 to ${1 + LOOP.length}, checksum chain intact (last SUM)\n`);
 
@@ -255,24 +248,24 @@ describe('precedence: options beat the environment, and a folder named beats $GA
   }, 30_000);
 
   it('--dir beats $GAPFLOW_STORE, a folder store or a database, for reads and writes', { timeout: 30_000 }, () => {
-    for (const url of [store, postgres!.url]) {
+    for (const url of [store, databaseUrl()]) {
       const env = { GAPFLOW_STORE: url, GAPFLOW_SESSION: url === store ? 's' : 'prec' };
       expect(gapIds(['--dir', folder], env), url).toEqual(['BY-DIR']);
     }
-    ok(['gap', 'open', 'DIR-2', '--severity', 'LOW', '--dir', folder], { GAPFLOW_STORE: postgres!.url, GAPFLOW_SESSION: 'prec' });
+    ok(['gap', 'open', 'DIR-2', '--severity', 'LOW', '--dir', folder], { GAPFLOW_STORE: databaseUrl(), GAPFLOW_SESSION: 'prec' });
     expect(gapIds(['--dir', folder])).toEqual(['BY-DIR', 'DIR-2']);
     expect(gapIds(db('prec'))).toEqual(['BY-DATABASE']);
   });
 
   it('$GAPFLOW_DIR beats $GAPFLOW_STORE, a folder store or a database', { timeout: 30_000 }, () => {
     expect(gapIds([], { GAPFLOW_DIR: envFolder, GAPFLOW_STORE: store, GAPFLOW_SESSION: 's' })).toEqual(['BY-ENV-DIR']);
-    expect(gapIds([], { GAPFLOW_DIR: envFolder, GAPFLOW_STORE: postgres!.url, GAPFLOW_SESSION: 'prec' })).toEqual(['BY-ENV-DIR']);
+    expect(gapIds([], { GAPFLOW_DIR: envFolder, GAPFLOW_STORE: databaseUrl(), GAPFLOW_SESSION: 'prec' })).toEqual(['BY-ENV-DIR']);
   });
 
   it('--store beats $GAPFLOW_DIR and $GAPFLOW_STORE, and --session beats $GAPFLOW_SESSION', { timeout: 30_000 }, () => {
     expect(gapIds(['--store', store, '--session', 's'], { GAPFLOW_DIR: envFolder })).toEqual(['BY-STORE']);
     expect(gapIds(db('prec'), { GAPFLOW_DIR: envFolder })).toEqual(['BY-DATABASE']);
-    expect(gapIds(['--store', store], { GAPFLOW_STORE: postgres!.url, GAPFLOW_SESSION: 's' })).toEqual(['BY-STORE']);
+    expect(gapIds(['--store', store], { GAPFLOW_STORE: databaseUrl(), GAPFLOW_SESSION: 's' })).toEqual(['BY-STORE']);
     expect(gapIds(['--session', 's'], { GAPFLOW_STORE: store, GAPFLOW_SESSION: 'other' })).toEqual(['BY-STORE']);
     expect(gapIds([], { GAPFLOW_STORE: store, GAPFLOW_SESSION: 'other' })).toEqual(['BY-OTHER-SESSION']);
   });
@@ -285,10 +278,10 @@ describe('usage errors and refusals: one line on stderr, nothing on stdout, noth
   }, 30_000);
 
   it('a store without a session name is a usage error (exit 2) naming --session', { timeout: 30_000 }, async () => {
-    for (const argv of [['state', '--store', postgres!.url], ['init', '--store', join(root, 'no-name')], ['gap', 'open', 'X', '--severity', 'LOW', '--store', postgres!.url]]) {
+    for (const argv of [['state', '--store', databaseUrl()], ['init', '--store', join(root, 'no-name')], ['gap', 'open', 'X', '--severity', 'LOW', '--store', databaseUrl()]]) {
       await expectFailsCleanly(argv, 2, ['--session NAME']);
     }
-    await expectFailsCleanly(['init'], 2, ['--session NAME'], { GAPFLOW_STORE: postgres!.url });
+    await expectFailsCleanly(['init'], 2, ['--session NAME'], { GAPFLOW_STORE: databaseUrl() });
   });
 
   const BAD_NAMES: [string, string][] = [
@@ -302,7 +295,7 @@ describe('usage errors and refusals: one line on stderr, nothing on stdout, noth
   ];
 
   it.each(BAD_NAMES)('a session name with %s is refused (exit 1) naming --session, in a database or a folder store, by option or by environment', { timeout: 30_000 }, async (_what, name) => {
-    for (const store of [postgres!.url, join(root, 'bad-names')]) {
+    for (const store of [databaseUrl(), join(root, 'bad-names')]) {
       await expectFailsCleanly(['init', '--store', store, `--session=${name}`], 1, ['--session:']);
       await expectFailsCleanly(['state', '--store', store, `--session=${name}`], 1, ['--session:']);
       await expectFailsCleanly(['init'], 1, ['--session:'], { GAPFLOW_STORE: store, GAPFLOW_SESSION: name });
@@ -312,12 +305,12 @@ describe('usage errors and refusals: one line on stderr, nothing on stdout, noth
 
   it('a name of 128 characters is taken: the limit is 128, not less', { timeout: 30_000 }, () => {
     ok(['init', ...db('y'.repeat(128))]);
-    expect(new PgLog(postgres!.url, 'y'.repeat(128)).exists()).toBe(true);
+    expect(new PgLog(databaseUrl(), 'y'.repeat(128)).exists()).toBe(true);
   });
 
   it('init --write-status on a database session is a usage error (exit 2), and no session is made', { timeout: 30_000 }, async () => {
     await expectFailsCleanly(['init', '--write-status', ...db('with-status')], 2, ['init --write-status', 'status --write --dir']);
-    expect(new PgLog(postgres!.url, 'with-status').exists()).toBe(false);
+    expect(new PgLog(databaseUrl(), 'with-status').exists()).toBe(false);
   });
 
   it('status --write on a database session needs --dir (exit 2 without it); with it, status.md and decisions.md go into that folder', { timeout: 30_000 }, async () => {
@@ -335,7 +328,7 @@ describe('usage errors and refusals: one line on stderr, nothing on stdout, noth
 
   it.each([['repair'], ['backtest']])('%s reads folders only: on a database it is a usage error (exit 2) saying to name the folder with --dir', { timeout: 30_000 }, async (command) => {
     await expectFailsCleanly([command, ...db('kept')], 2, ['names a database', '--dir']);
-    await expectFailsCleanly([command, '--session', 'kept'], 2, ['names a database', '--dir'], { GAPFLOW_STORE: postgres!.url });
+    await expectFailsCleanly([command, '--session', 'kept'], 2, ['names a database', '--dir'], { GAPFLOW_STORE: databaseUrl() });
   });
 
   it('viz on a database session draws the chart with the session state marked (it reads a session, not a folder)', { timeout: 30_000 }, () => {
@@ -364,7 +357,7 @@ describe('usage errors and refusals: one line on stderr, nothing on stdout, noth
     for (const argv of [['state'], ['gap', 'open', 'N-1', '--severity', 'LOW'], ['round', 'start'], ['status'], ['verify'], ['export']]) {
       await expectFailsCleanly([...argv, ...db('nobody')], 1, ['no session nobody in', '`gapflow init --store URL --session nobody` creates one']);
     }
-    expect(new PgLog(postgres!.url, 'nobody').exists()).toBe(false);
+    expect(new PgLog(databaseUrl(), 'nobody').exists()).toBe(false);
   });
 
   it('a database out of reach is refused (exit 1) in one line that never shows the password', { timeout: 30_000 }, async () => {

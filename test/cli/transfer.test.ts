@@ -2,9 +2,9 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closePostgresStores, PgLog } from '../../src/index.js';
-import { START_POSTGRES_MS, startPostgres, type PostgresServer } from '../../bench/postgres-server.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { PgLog } from '../../src/index.js';
+import { postgresServer } from '../postgres.js';
 import { runCli } from './helpers.js';
 
 /*
@@ -16,18 +16,11 @@ import { runCli } from './helpers.js';
 
 const OLD_LOGS = fileURLToPath(new URL('../fixtures/old-logs', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'gapflow-transfer-'));
-let postgres: PostgresServer | null = null;
-beforeAll(async () => {
-  postgres = await startPostgres();
-}, START_POSTGRES_MS);
-afterAll(async () => {
-  rmSync(root, { recursive: true, force: true });
-  closePostgresStores();
-  await postgres?.stop();
-}, START_POSTGRES_MS);
+const databaseUrl = postgresServer();
+afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const gf = (...argv: string[]) => runCli(argv, { cwd: root });
-const db = (session: string) => ['--store', postgres!.url, '--session', session];
+const db = (session: string) => ['--store', databaseUrl(), '--session', session];
 
 function ok(...argv: string[]) {
   const result = gf(...argv);
@@ -119,7 +112,7 @@ describe('export and import between a JSONL folder and PostgreSQL', () => {
     const imported = gf('import', path, ...db('edited'));
     expect(imported.code).toBe(1);
     expect(imported.stderr).toMatch(/line 2: .*checksum.*nothing was imported/);
-    expect(new PgLog(postgres!.url, 'edited').exists()).toBe(false);
+    expect(new PgLog(databaseUrl(), 'edited').exists()).toBe(false);
   });
 
   it('import refuses a session that exists, and export never writes over a file; neither changes anything', { timeout: 60_000 }, () => {

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { BIN, childKeeper, freePort, until, type Running } from '../cli/children.js';
-import { START_POSTGRES_MS, startPostgres, type PostgresServer } from '../../bench/postgres-server.js';
+import { postgresServer } from '../postgres.js';
 
 /*
  * The dashboard in a real headless Chromium (@sparticuz/chromium, driven by
@@ -164,26 +164,25 @@ describe('the dashboard, in a headless browser', () => {
 });
 
 describe('the dashboard of a PostgreSQL store, in a headless browser', () => {
-  let postgres: PostgresServer | null = null;
+  const databaseUrl = postgresServer();
   let served: Running;
   let tab: Page;
 
   /** `gapflow <line> --store <database> --session <session>`, in its own process, as a writer on another machine would. */
   const db = (session: string, line: string) =>
-    execFileSync('node', [BIN, ...line.split(' '), '--store', postgres!.url, '--session', session], { cwd: root, stdio: 'pipe', timeout: 20_000 });
+    execFileSync('node', [BIN, ...line.split(' '), '--store', databaseUrl(), '--session', session], { cwd: root, stdio: 'pipe', timeout: 20_000 });
 
   beforeAll(async () => {
-    postgres = await startPostgres();
     for (const line of ['init', 'gap open A --severity HIGH', 'gap open B --severity LOW', 'round start', 'gap move A RESOLVED', 'round close']) db('ci/payments', line);
     for (const line of ['init', 'gap open X --severity MEDIUM', 'round start', 'gap open Y --severity CRITICAL', 'round close']) db('ci/search', line);
     const port = await freePort();
-    served = spawned(['serve', '--port', String(port), '--store', postgres.url], root);
+    served = spawned(['serve', '--port', String(port), '--store', databaseUrl()], root);
     await until('the URL on stdout', () => served.stdout().includes('\n'), 20_000);
     tab = await browser!.newPage({ viewport: { width: 1280, height: 700 } });
     tab.setDefaultTimeout(15_000);
     await tab.goto(served.stdout().split('\n')[0]!, { timeout: 20_000 });
     await tab.waitForSelector('#live[data-state="live"]', { timeout: 15_000 });
-  }, START_POSTGRES_MS + 60_000);
+  }, 60_000);
 
   afterAll(async () => {
     await tab?.close();
@@ -191,8 +190,7 @@ describe('the dashboard of a PostgreSQL store, in a headless browser', () => {
       served.child.kill('SIGINT');
       await Promise.race([served.exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
     }
-    await postgres?.stop();
-  }, START_POSTGRES_MS);
+  }, 30_000);
 
   it('lists the sessions in the database, and shows what another process commits without a reload', async () => {
     const rows = () => tab.$$eval('#sessions tbody tr', (trs) => trs.filter((tr) => !tr.hasAttribute('hidden')).map((tr) => [tr.getAttribute('data-name')!, tr.getAttribute('data-state')!]));

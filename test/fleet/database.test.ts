@@ -1,9 +1,9 @@
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { databaseSource, Fleet } from '../../src/fleet/index.js';
-import { closePostgresStores, PgLog, Session } from '../../src/index.js';
+import { PgLog, Session } from '../../src/index.js';
 import { databaseAt, GLOBAL_START, readGlobal } from '../../src/log/index.js';
-import { START_POSTGRES_MS, startPostgres, type PostgresServer } from '../../bench/postgres-server.js';
+import { postgresServer } from '../postgres.js';
 import { until } from '../cli/children.js';
 import { fixedStamps } from '../support.js';
 
@@ -13,14 +13,7 @@ import { fixedStamps } from '../support.js';
  * transaction still under way.
  */
 
-let postgres: PostgresServer | null = null;
-beforeAll(async () => {
-  postgres = await startPostgres();
-}, START_POSTGRES_MS);
-afterAll(async () => {
-  closePostgresStores();
-  await postgres?.stop();
-}, START_POSTGRES_MS);
+const databaseUrl = postgresServer();
 
 const stops: (() => void)[] = [];
 afterEach(() => {
@@ -29,7 +22,7 @@ afterEach(() => {
 
 /** A session `name` in the database with `gaps` open LOW gaps. */
 function sessionIn(name: string, gaps = 1): Session {
-  const session = Session.create(new PgLog(postgres!.url, name, { ownConnection: true }), {}, fixedStamps());
+  const session = Session.create(new PgLog(databaseUrl(), name, { ownConnection: true }), {}, fixedStamps());
   for (let i = 1; i <= gaps; i++) session.openGap(`G-${i}`, 'LOW');
   return session;
 }
@@ -38,7 +31,7 @@ describe('the database source', () => {
   it('lists every session in the database by name, and the fleet reads each one: state and open counts', { timeout: 60_000 }, () => {
     sessionIn('list/beta', 3);
     sessionIn('list/alpha', 2);
-    const source = databaseSource(postgres!.url);
+    const source = databaseSource(databaseUrl());
     expect(source.location).not.toContain('gapflow-test');
     const names = source.sessions().map((entry) => entry.name);
     expect(names.filter((name) => name.startsWith('list/'))).toEqual(['list/alpha', 'list/beta']);
@@ -53,7 +46,7 @@ describe('the database source', () => {
     const writer = sessionIn('watch/one');
     const heard: (string | null)[] = [];
     // A slow poll: what is heard within the wait comes from the commit notices.
-    const source = databaseSource(postgres!.url, { pollMs: 60_000 });
+    const source = databaseSource(databaseUrl(), { pollMs: 60_000 });
     stops.push(source.watch((name) => heard.push(name)));
     writer.openGap('G-2', 'HIGH');
     await until('the append is heard', () => heard.includes('watch/one'), 15_000);
@@ -65,13 +58,13 @@ describe('the database source', () => {
   it('watched with notices lost, the poll still finds every commit', { timeout: 60_000 }, async () => {
     const writer = sessionIn('poll/one');
     const heard: (string | null)[] = [];
-    const source = databaseSource(postgres!.url, { pollMs: 100 });
+    const source = databaseSource(databaseUrl(), { pollMs: 100 });
     stops.push(source.watch((name) => heard.push(name)));
     // Written with NOTIFY left out, as if the listening connection had dropped it.
-    const client = new pg.Client({ connectionString: postgres!.url });
+    const client = new pg.Client({ connectionString: databaseUrl() });
     await client.connect();
     try {
-      const line = new PgLog(postgres!.url, 'poll/one').read().at(-1)!;
+      const line = new PgLog(databaseUrl(), 'poll/one').read().at(-1)!;
       await client.query(`INSERT INTO gapflow.events (stream, seq, id, type, at, line) SELECT stream, seq + 1, id || 'x', type, at, line FROM gapflow.events WHERE stream = $1 AND seq = $2`, ['poll/one', line.seq]);
     } finally {
       await client.end();
@@ -85,16 +78,16 @@ describe('the global order', () => {
   it('never reads past a transaction still open, so an event inserted first and committed last is not skipped', { timeout: 60_000 }, async () => {
     sessionIn('order/slow');
     const fast = sessionIn('order/fast');
-    const bridge = databaseAt(postgres!.url);
+    const bridge = databaseAt(databaseUrl());
     let cursor = GLOBAL_START;
     for (let read = readGlobal(bridge, cursor); read.length > 0; read = readGlobal(bridge, cursor)) cursor = read.at(-1)!.at;
 
     // A writer takes a position in its transaction and holds it open...
-    const slow = new pg.Client({ connectionString: postgres!.url });
+    const slow = new pg.Client({ connectionString: databaseUrl() });
     await slow.connect();
     try {
       await slow.query('BEGIN');
-      const last = new PgLog(postgres!.url, 'order/slow').read().at(-1)!;
+      const last = new PgLog(databaseUrl(), 'order/slow').read().at(-1)!;
       await slow.query(`INSERT INTO gapflow.events (stream, seq, id, type, at, line) SELECT stream, seq + 1, 'slow-1', type, at, line FROM gapflow.events WHERE stream = $1 AND seq = $2`, ['order/slow', last.seq]);
       // ...while another commits after it, with a later position.
       fast.openGap('G-9', 'LOW');

@@ -5,7 +5,7 @@ import { toStateJson } from '../../src/core/index.js';
 import { viewFormat } from '../../src/session/formats.js';
 import { stateFormat } from '../../src/session/state-format.js';
 import { runCli } from '../cli/helpers.js';
-import { START_POSTGRES_MS, startPostgres, type PostgresServer } from '../../bench/postgres-server.js';
+import { postgresServer } from '../postgres.js';
 import { fixedStamps } from '../support.js';
 
 /*
@@ -16,21 +16,18 @@ import { fixedStamps } from '../support.js';
  * gives.
  */
 
-let postgres: PostgresServer | null = null;
+const databaseUrl = postgresServer();
 let sql: pg.Client;
 beforeAll(async () => {
-  postgres = await startPostgres();
-  sql = new pg.Client({ connectionString: postgres.url });
+  sql = new pg.Client({ connectionString: databaseUrl() });
   await sql.connect();
-}, START_POSTGRES_MS);
+});
 afterAll(async () => {
   await sql?.end();
-  closePostgresStores();
-  await postgres?.stop();
-}, START_POSTGRES_MS);
+});
 
 /** A store on session `name` that finds a checkpoint worth writing at any size. */
-const store = (name: string) => new PgLog(postgres!.url, name, { minCheckpointBytes: 1 });
+const store = (name: string) => new PgLog(databaseUrl(), name, { minCheckpointBytes: 1 });
 
 /** A session of a few rounds in `name`, its checkpoint written. */
 function played(name: string): Session {
@@ -104,9 +101,9 @@ describe('checkpoints in PostgreSQL', () => {
 describe('state --json of a database session', () => {
   it('a long one is kept as printed while the stream ends where it did, and made again once it grows', { timeout: 120_000 }, async () => {
     // Past 64 KiB of lines, where keeping the output pays (as for a folder's state.json).
-    const session = Session.create(new PgLog(postgres!.url, 'printed'), {}, fixedStamps());
+    const session = Session.create(new PgLog(databaseUrl(), 'printed'), {}, fixedStamps());
     session.recordAll(Array.from({ length: 400 }, (_, i) => ({ body: { type: 'gap.opened' as const, data: { id: `G-${i}`, severity: 'LOW' as const, title: 'a gap among many, with a title long enough to take some room' } } })));
-    const call = () => runCli(['state', '--json', '--store', postgres!.url, '--session', 'printed'], { cwd: process.cwd() });
+    const call = () => runCli(['state', '--json', '--store', databaseUrl(), '--session', 'printed'], { cwd: process.cwd() });
     const first = call();
     expect(first.code).toBe(0);
     expect((JSON.parse(first.stdout) as { weightedOpen: number }).weightedOpen).toBe(400 * 1);

@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { EVENT_VERSION } from '../../events/index.js';
-import { closePostgresStores, FileLog, LogError, MemoryLog, PgLog, VersionConflict, type EventStore, type GapflowEvent } from '../../src/index.js';
-import { START_POSTGRES_MS, startPostgres, type PostgresServer } from '../../bench/postgres-server.js';
+import { FileLog, LogError, MemoryLog, PgLog, VersionConflict, type EventStore, type GapflowEvent } from '../../src/index.js';
+import { postgresServer } from '../postgres.js';
 
 /*
  * The store port's contract, one suite for every store: whatever holds a
@@ -22,15 +22,8 @@ interface Flavour {
 
 const root = mkdtempSync(join(tmpdir(), 'gapflow-store-'));
 let folders = 0;
-let postgres: PostgresServer | null = null;
-beforeAll(async () => {
-  postgres = await startPostgres();
-}, START_POSTGRES_MS);
-afterAll(async () => {
-  rmSync(root, { recursive: true, force: true });
-  closePostgresStores();
-  await postgres?.stop();
-}, START_POSTGRES_MS);
+const databaseUrl = postgresServer();
+afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const flavours: Flavour[] = [
   {
@@ -44,7 +37,7 @@ const flavours: Flavour[] = [
     name: 'PgLog (PostgreSQL)',
     handles: () => {
       const session = `s${++folders}`;
-      return [new PgLog(postgres!.url, session, { ownConnection: true }), new PgLog(postgres!.url, session, { ownConnection: true })];
+      return [new PgLog(databaseUrl(), session, { ownConnection: true }), new PgLog(databaseUrl(), session, { ownConnection: true })];
     },
   },
   {
