@@ -75,6 +75,8 @@ export function namedSessionDir(values: WhereOptions, io: Where): string | null 
   const { dir } = values;
   if (dir !== undefined && dir.trim() === '') throw new UsageError('--dir needs a folder');
   const store = storeOption(values, io);
+  // A name with no store to look it up in would be passed over in silence, and the call go to another session.
+  if (store === null && values.session !== undefined) throw new UsageError('--session names a session in a store: give the store with --store (or $GAPFLOW_STORE)');
   if (store !== null && dir === undefined) {
     if (isPostgresUrl(store)) throw new UsageError('this command reads a session folder, and --store (or $GAPFLOW_STORE) names a database: name the folder with --dir');
     return folderStoreSession(resolve(io.cwd, store), sessionOption(values, io));

@@ -277,6 +277,11 @@ describe('usage errors and refusals: one line on stderr, nothing on stdout, noth
     ok(['init', ...db('kept')]);
   }, 30_000);
 
+  it('a session name with no store to find it in is a usage error (exit 2), not a call that goes to another session', { timeout: 30_000 }, async () => {
+    await expectFailsCleanly(['state', '--session', 'alpha'], 2, ['--session', '--store']);
+    await expectFailsCleanly(['gap', 'open', 'X-1', '--severity', 'LOW', '--session', 'alpha', '--dir', join(root, 'prec-dir')], 2, ['--session', '--store']);
+  });
+
   it('a store without a session name is a usage error (exit 2) naming --session', { timeout: 30_000 }, async () => {
     for (const argv of [['state', '--store', databaseUrl()], ['init', '--store', join(root, 'no-name')], ['gap', 'open', 'X', '--severity', 'LOW', '--store', databaseUrl()]]) {
       await expectFailsCleanly(argv, 2, ['--session NAME']);
