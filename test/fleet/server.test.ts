@@ -121,7 +121,7 @@ describe('the dashboard server', () => {
     expect(answer.body).toMatch(/^gapflow_rounds_closed_total\{session="web\/app"\} 1$/m);
   });
 
-  it('/events sends the rows on connecting, then a session another writer changed, without being asked', async () => {
+  it('/events sends the rows on connecting, then a session another writer changed, without being asked', { timeout: 30_000 }, async () => {
     const { root, app } = fleetFolder();
     const base = await serving(root);
     let stream = '';

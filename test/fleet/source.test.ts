@@ -95,7 +95,7 @@ describe('the folder source, watched', () => {
     return heard;
   };
 
-  it('names a session when another writer appends to it, and no other', async () => {
+  it('names a session when another writer appends to it, and no other', { timeout: 30_000 }, async () => {
     const root = tempDir();
     const a = sessionAt(root, 'a');
     sessionAt(root, 'b');
@@ -108,7 +108,7 @@ describe('the folder source, watched', () => {
     expect(heard).not.toContain(null);
   });
 
-  it('says sessions came or went when a new one is made or one is removed', async () => {
+  it('says sessions came or went when a new one is made or one is removed', { timeout: 30_000 }, async () => {
     const root = tempDir();
     sessionAt(root, 'a');
     const heard = watched(root);
@@ -121,7 +121,7 @@ describe('the folder source, watched', () => {
 });
 
 describe('a fleet over a folder, watched', () => {
-  it('recomputes a changed session\'s row, adds a new session and drops a removed one', async () => {
+  it('recomputes a changed session\'s row, adds a new session and drops a removed one', { timeout: 30_000 }, async () => {
     const root = tempDir();
     const a = sessionAt(root, 'a', 1);
     sessionAt(root, 'b', 2);
@@ -149,7 +149,7 @@ describe('a fleet over a folder, watched', () => {
     expect(fleet.rows().map((row) => row.name)).toEqual(['a', 'c']);
   });
 
-  it('shows a session whose log goes bad as a row with its error, and goes on with the others', async () => {
+  it('shows a session whose log goes bad as a row with its error, and goes on with the others', { timeout: 30_000 }, async () => {
     const root = tempDir();
     const a = sessionAt(root, 'a', 1);
     sessionAt(root, 'b', 1);
