@@ -1,6 +1,6 @@
 import type { SessionView } from '../core/index.js';
 import { renderStatus } from '../render/index.js';
-import { replay } from '../session/index.js';
+import { catchUp, replay } from '../session/index.js';
 import { errorRow, fleetRow, weightedOpenChart, warningsOf, type ChartPoint, type FleetRow, type Warning } from './rows.js';
 import type { FleetEntry, FleetSource } from './source.js';
 
@@ -19,8 +19,8 @@ export interface FleetChange {
   removed: string[];
 }
 
-/** A session as last read: its view and last event's time, or why it could not be read. */
-type Loaded = { entry: FleetEntry; view: SessionView; lastEventAt: string | null } | { entry: FleetEntry; error: string };
+/** A session as last read: its view and its last event (its id and time), or why it could not be read. */
+type Loaded = { entry: FleetEntry; view: SessionView; lastEventAt: string | null; lastId: string | null } | { entry: FleetEntry; error: string };
 
 export interface FleetOptions {
   /** Ms since the epoch (a test's fixed clock); default Date.now. */
@@ -29,14 +29,33 @@ export interface FleetOptions {
   settleMs?: number;
 }
 
-/** Reads one session whole: every event, replayed (nothing is written to the store, not even a checkpoint). */
+/** Reads one session whole: every event, replayed (nothing is written to the store, not even a checkpoint): when it is first listed. */
 function load(entry: FleetEntry): Loaded {
   try {
     const events = entry.store.read();
     const view = replay(events, entry.store.location);
-    return { entry, view, lastEventAt: events.at(-1)?.at ?? null };
+    return { entry, view, lastEventAt: events.at(-1)?.at ?? null, lastId: events.at(-1)?.id ?? null };
   } catch (error) {
     return { entry, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/**
+ * A session read again after it grew: only the events past those it was
+ * read to, folded onto its view, when the last of those is still where it
+ * was; read whole otherwise (a log replaced or cut back, or one that could
+ * not be read before).
+ */
+function loadMore(loaded: Loaded): Loaded {
+  if ('error' in loaded || loaded.view.lastSeq === 0) return load(loaded.entry);
+  const { entry, view } = loaded;
+  try {
+    const [last, ...fresh] = entry.store.read(view.lastSeq - 1);
+    if (last?.id !== loaded.lastId) return load(entry);
+    if (fresh.length === 0) return loaded;
+    return { entry, view: catchUp(view, fresh).view, lastEventAt: fresh.at(-1)!.at, lastId: fresh.at(-1)!.id };
+  } catch {
+    return load(entry);
   }
 }
 
@@ -119,7 +138,7 @@ export class Fleet {
   #reload(name: string): FleetChange {
     const known = this.#loaded.get(name);
     if (known === undefined) return { rows: [], removed: [] };
-    const loaded = load(known.entry);
+    const loaded = loadMore(known);
     this.#loaded.set(name, loaded);
     return { rows: [this.#rowOf(loaded, this.#now())], removed: [] };
   }

@@ -1,7 +1,7 @@
 export { Session } from './session.js';
 export type { SessionOptions } from './options.js';
 export { createFileSession, createMemorySession, openFileSession } from './embedded.js';
-export type { BatchRecorded, Recorded } from './writes.js';
+export { catchUp, type BatchRecorded, type Recorded } from './writes.js';
 export type { SessionListener, SessionUpdate, StateChange } from './view-feed.js';
 export type { DecisionOptions } from './request-bodies.js';
 export { replay, verifyFileSession, verifyStoreSession, type Verification } from './replay.js';

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Fleet, fleetSource, folderSource, type FleetChange } from '../../src/fleet/index.js';
@@ -147,6 +147,30 @@ describe('a fleet over a folder, watched', () => {
     await until('b gone', () => !fleet.rows().some((row) => row.name === 'b'), 5_000);
     expect(changes.at(-1)!.removed).toEqual(['b']);
     expect(fleet.rows().map((row) => row.name)).toEqual(['a', 'c']);
+  });
+
+  it('a session that grew is read past what was read, to the row a fresh read gives; one replaced beneath it is read whole', { timeout: 30_000 }, async () => {
+    const root = tempDir();
+    const a = sessionAt(root, 'a', 2);
+    const now = () => Date.UTC(2026, 0, 12, 12);
+    const fleet = new Fleet(folderSource(root, { rescanMs: 50, followMs: 50 }), { settleMs: 10, now });
+    stops.push(() => fleet.stop());
+    fleet.watch();
+    const session = openFileSession(a);
+    session.startRound();
+    session.moveGap('G-1', 'RESOLVED');
+    session.openGap('NEW', 'CRITICAL');
+    session.closeRound();
+    const fresh = () => new Fleet(folderSource(root), { now }).rows();
+    await until('the round close', () => fleet.rows()[0]!.round === 1, 5_000);
+    expect(fleet.rows()).toEqual(fresh());
+    expect(fleet.detail('a')!.chart).toEqual(new Fleet(folderSource(root), { now }).detail('a')!.chart);
+
+    // The log replaced by a shorter session's (a restore, a new session in the folder): its seq no longer goes on.
+    const other = sessionAt(tempDir(), 'x', 5);
+    writeFileSync(join(a, 'events.jsonl'), readFileSync(join(other, 'events.jsonl')));
+    await until('the replaced log', () => fleet.rows()[0]!.open === 5, 5_000);
+    expect(fleet.rows()).toEqual(fresh());
   });
 
   it('shows a session whose log goes bad as a row with its error, and goes on with the others', { timeout: 30_000 }, async () => {
