@@ -9,40 +9,100 @@ import { LISTEN, type Answer, type Request, type Row, type Step, type WorkerData
  * Loaded by worker.ts, which answers for it if it cannot load.
  */
 
-let url = '';
-let notices: WorkerData['notices'];
-
-const settings = () => ({ connectionString: url, application_name: 'gapflow', connectionTimeoutMillis: 10_000, lock_timeout: 30_000 });
-
 /** The answerer of the worker's requests, for the database `data` names. */
 export function answerer(data: WorkerData): (request: Request) => Promise<Answer> {
-  url = data.url;
-  notices = data.notices;
-  return answer;
+  const database = new Database(data);
+  return (request) => database.answer(request);
 }
 
-/** The connection requests run on, made (and the schema brought up to date) on the first request. */
-let main: Promise<pg.Client> | null = null;
-/** The connection that listens for commits, made when the store first follows. */
-let listener: Promise<pg.Client> | null = null;
-/** The connection a write's transaction is open on (between a BEGIN and its COMMIT or ROLLBACK); null when none is. */
-let inTransaction: pg.Client | null = null;
+/** The worker's connections to one database, and the write under way on them. */
+class Database {
+  readonly #settings: pg.ClientConfig;
+  readonly #notices: WorkerData['notices'];
+  /** The connection requests run on, made (and the schema brought up to date) on the first request. */
+  #main: Promise<pg.Client> | null = null;
+  /** The connection that listens for commits, made when the store first follows. */
+  #listener: Promise<pg.Client> | null = null;
+  /** The connection a write's transaction is open on (between a BEGIN and its COMMIT or ROLLBACK); null when none is. */
+  #inTransaction: pg.Client | null = null;
 
-function connect(): Promise<pg.Client> {
-  main ??= (async () => {
-    const client = new pg.Client(settings());
-    // A connection lost between requests fails the next one; it must not end the process unheard.
-    client.on('error', () => {
-      main = null;
+  constructor({ url, notices }: WorkerData) {
+    this.#settings = { connectionString: url, application_name: 'gapflow', connectionTimeoutMillis: 10_000, lock_timeout: 30_000 };
+    this.#notices = notices;
+  }
+
+  async answer(request: Request): Promise<Answer> {
+    const results: Row[][] = [];
+    let index = 0;
+    try {
+      const client = await this.#connect();
+      if (this.#inTransaction !== null && this.#inTransaction !== client) {
+        // The connection a write began on dropped (the server rolled its transaction back): what remains of the write
+        // must not run outside it, on a new connection, without its lock.
+        this.#inTransaction = null;
+        throw new Error('the connection to the database dropped in the middle of a write, which the server rolled back; nothing was written');
+      }
+      for (; index < request.steps.length; index++) {
+        const step = request.steps[index]!;
+        if (step.text === LISTEN) {
+          await this.#listen();
+          results.push([]);
+        } else {
+          results.push(await this.#run(step, client));
+        }
+      }
+      return { ok: true, results };
+    } catch (error) {
+      const open = this.#inTransaction;
+      this.#inTransaction = null;
+      await open?.query('ROLLBACK').catch(() => undefined);
+      const message = error instanceof Error ? error.message : String(error);
+      const code = typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : null;
+      return { ok: false, message: message.split('\n')[0]!, code, step: index };
+    }
+  }
+
+  #connect(): Promise<pg.Client> {
+    this.#main ??= (async () => {
+      const client = new pg.Client(this.#settings);
+      // A connection lost between requests fails the next one; it must not end the process unheard.
+      client.on('error', () => {
+        this.#main = null;
+      });
+      await client.connect();
+      await migrate(client);
+      return client;
+    })().catch((error: unknown) => {
+      this.#main = null;
+      throw error;
     });
-    await client.connect();
-    await migrate(client);
-    return client;
-  })().catch((error: unknown) => {
-    main = null;
-    throw error;
-  });
-  return main;
+    return this.#main;
+  }
+
+  #listen(): Promise<pg.Client> {
+    this.#listener ??= (async () => {
+      const client = new pg.Client(this.#settings);
+      client.on('error', () => {
+        this.#listener = null;
+        this.#notices.postMessage({ lost: true });
+      });
+      client.on('notification', (message) => this.#notices.postMessage({ payload: message.payload ?? '' }));
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+      return client;
+    })().catch((error: unknown) => {
+      this.#listener = null;
+      throw error;
+    });
+    return this.#listener;
+  }
+
+  async #run(step: Step, client: pg.Client): Promise<Row[]> {
+    if (step.text.startsWith('BEGIN')) this.#inTransaction = client;
+    const result = await client.query<Row>(step.text, step.values as unknown[]);
+    if (step.text === 'COMMIT' || step.text === 'ROLLBACK') this.#inTransaction = null;
+    return result.rows;
+  }
 }
 
 /** Runs the migrations this database lacks: read without a lock when it is current (the usual case, one query). */
@@ -71,62 +131,4 @@ async function appliedMigrations(client: pg.Client): Promise<number> {
   if (rows[0]?.present == null) return 0;
   const result = await client.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${SCHEMA}.migrations`);
   return result.rows[0]?.version ?? 0;
-}
-
-function listen(): Promise<pg.Client> {
-  listener ??= (async () => {
-    const client = new pg.Client(settings());
-    client.on('error', () => {
-      listener = null;
-      notices.postMessage({ lost: true });
-    });
-    client.on('notification', (message) => notices.postMessage({ payload: message.payload ?? '' }));
-    await client.connect();
-    await client.query(`LISTEN ${CHANNEL}`);
-    return client;
-  })().catch((error: unknown) => {
-    listener = null;
-    throw error;
-  });
-  return listener;
-}
-
-async function run(step: Step, client: pg.Client): Promise<Row[]> {
-  if (step.text.startsWith('BEGIN')) inTransaction = client;
-  const result = await client.query<Row>(step.text, step.values as unknown[]);
-  if (step.text === 'COMMIT' || step.text === 'ROLLBACK') inTransaction = null;
-  return result.rows;
-}
-
-async function answer(request: Request): Promise<Answer> {
-  const results: Row[][] = [];
-  let index = 0;
-  try {
-    const client = await connect();
-    if (inTransaction !== null && inTransaction !== client) {
-      // The connection a write began on dropped (the server rolled its transaction back): what remains of the write
-      // must not run outside it, on a new connection, without its lock.
-      inTransaction = null;
-      throw new Error('the connection to the database dropped in the middle of a write, which the server rolled back; nothing was written');
-    }
-    for (; index < request.steps.length; index++) {
-      const step = request.steps[index]!;
-      if (step.text === LISTEN) {
-        await listen();
-        results.push([]);
-      } else {
-        results.push(await run(step, client));
-      }
-    }
-    return { ok: true, results };
-  } catch (error) {
-    if (inTransaction !== null) {
-      const open = inTransaction;
-      inTransaction = null;
-      await open.query('ROLLBACK').catch(() => undefined);
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    const code = typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : null;
-    return { ok: false, message: message.split('\n')[0]!, code, step: index };
-  }
 }
