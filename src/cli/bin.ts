@@ -2,6 +2,7 @@ import type { CliIO, Command } from './common.js';
 import { commandLoader } from './commands.js';
 import { asksForHelp, asksForJson, hoistGlobalOptions, namesStore } from './hoist.js';
 import { UsageError } from './usage-error.js';
+import { callIo } from './reading.js';
 
 /**
  * The bin's entry point. It answers `--version` itself and loads only what
@@ -36,7 +37,7 @@ export async function runBin(argv: string[], io: CliIO, stop: () => Promise<unkn
     ]);
     try {
       // Ctrl-C is how these end: a clean stop, exit 0.
-      await follow(rest, { ...io, stdin: (limit) => readStandardInput(limit) }, stop());
+      await follow(rest, callIo(name, rest, { ...io, stdin: (limit) => readStandardInput(limit) }), stop());
       return 0;
     } catch (error) {
       // A mistyped follow under a hook's input is a misconfigured hook's, as for any other command.
@@ -45,7 +46,7 @@ export async function runBin(argv: string[], io: CliIO, stop: () => Promise<unkn
     }
   }
   // `state --json` prints its stored output, when current, before anything else loads (src/cli/state-cache.ts).
-  if (name === 'state' && short && (await import('./state-cache.js')).answerStateFromStore(rest, io)) return 0;
+  if (name === 'state' && short && (await import('./state-cache.js')).answerStateFromStore(rest, callIo(name, rest, io))) return 0;
   // `gap open|move|severity` decided on a current head, without the schemas (src/cli/gap-quick.ts); else the full command.
   // Reached through the head's short path module, so both stay one chunk set: a second entry split the modules they
   // share into more files, which `next` and the hook then paid for on every call.
@@ -54,7 +55,7 @@ export async function runBin(argv: string[], io: CliIO, stop: () => Promise<unkn
   if ((name === 'next' || name === 'hook') && short) {
     const { answerFromHead, replayable } = await import('./head-answers.js');
     stdin = replayable(stdin);
-    if (answerFromHead(name, rest, { ...io, stdin })) return 0;
+    if (answerFromHead(name, rest, callIo(name, rest, { ...io, stdin }))) return 0;
   }
   const load = name === undefined ? undefined : commandLoader(name);
   const [{ attempt, usageFailure, readStandardInput }, command, help] = await Promise.all([

@@ -30,6 +30,7 @@ export const COMMAND_LOADERS = {
   export: async () => (await import('./log-commands.js')).exportCommand,
   backtest: async () => (await import('./backtest.js')).backtest,
   fleet: async () => (await import('./fleet-commands.js')).fleet,
+  trust: async () => (await import('./trust.js')).trust,
 } satisfies Record<CommandName, () => Promise<Command>>;
 
 /** The loader of command `name`, or undefined when there is no such command. */

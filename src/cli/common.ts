@@ -13,6 +13,8 @@ export interface CliIO {
   stderr: (text: string) => void;
   env: Record<string, string | undefined>;
   cwd: string;
+  /** The call only reads, so it may read a session folder someone else owns (set by the dispatcher: reading.ts). */
+  reading?: boolean;
   /** Asked only for `--version`. */
   version?: () => string | undefined;
   /** The whole of standard input (`hook`, `append`, `record --json -`), refused past `limit`; absent when the caller has none. */

@@ -9,6 +9,7 @@ import { asksForHelp, asksForJson, hoistGlobalOptions } from './hoist.js';
 import { statusAfterWrite } from './status-after-write.js';
 import { unverifiedCode } from './unverified.js';
 import { answerUsageAsHook, handedInput } from './hook-guard.js';
+import { callIo } from './reading.js';
 
 export { readStandardInput } from '../log/index.js';
 
@@ -55,7 +56,7 @@ export function attempt(argv: string[], io: CliIO, commands: Commands): number |
     }
     const afterWrite = statusAfterWrite(name, rest, io);
     try {
-      command(rest, io);
+      command(rest, callIo(name, rest, io));
     } finally {
       // Also after a refusal that recorded something: a failing verification check's run, which status.md shows.
       afterWrite?.();

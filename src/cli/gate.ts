@@ -3,6 +3,7 @@ import { VERIFY_OUTPUT_MAX } from '../../events/lean.js';
 import { peekHead, type BatchRecorded, type BatchRequest, type RequestNamer, type Session } from '../session/index.js';
 import { open, storeOf, type CliIO, type WhereOptions } from './common.js';
 import { runCommand } from './record-command.js';
+import { refuseUnapproved } from './trust.js';
 
 /*
  * The verification gate at the edge: a write that would complete a gated
@@ -11,7 +12,8 @@ import { runCommand } from './record-command.js';
  * answered: the check runs once, now, its run is recorded, and the write is
  * tried again, which then completes (it passed), leaves the round open
  * (metrics, after a failing run) or is refused saying how the check failed.
- * Replay reads the recorded run and never runs the command.
+ * Replay reads the recorded run and never runs the command, and the command
+ * runs only when this user set or approved it here (trust.ts).
  */
 
 /** What a run gates: the round close or the approval that would complete the session. */
@@ -44,6 +46,7 @@ type GateRun = ReturnType<typeof runCommand>;
 export function gateRun(session: Session, gates: Gates, io: CliIO): GateRun {
   const gate = session.view.settings?.verify;
   if (gate === undefined) throw new Refusal(`this session has no verification check to run for its ${gates === 'approve' ? 'approval' : 'round close'}`);
+  refuseUnapproved(session, gate.command, io);
   const ran = runCommand('the verification check', gate.command, gate.timeoutSeconds, RAW_TAIL_BYTES, io);
   return { ...ran, output: safeTail(ran.output) };
 }

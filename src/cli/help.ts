@@ -149,6 +149,12 @@ Loops
                                   Claude Code Stop/SubagentStop hook: reads its JSON on
                                   stdin, prints the decision; always exits 0 (with
                                   --agent-type, other subagents stop untouched)
+Trust (what runs, and whose folders are used: docs/security.md)
+  trust [--allow|--revoke]        the session's check command as written and whether you
+                                  approved it here; --allow approves it (gapflow runs a
+                                  check only when you set it at init on this machine or
+                                  approved it), --revoke takes that back
+  trust --folder                  use a session folder someone else owns or may write
 Log
   verify [--strict]               check every line and the checksum chain (exit 1
                                   naming the first bad line), then audit the history

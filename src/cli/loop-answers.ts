@@ -3,7 +3,7 @@ import { findSessionDir, holdsSession, readHookBlocks, writeHookBlocks } from '.
 import { claudeHookAnswer, gapEntry, hookFailureAnswer, hookWarningLine, misfiredHookAnswer, nextLine, hookVerdict, type HookVerdict, optionEntries, renderPrompt } from '../render/lean.js';
 import { list, parse, UsageError, wholeNumber } from './args.js';
 import { printJson } from './call.js';
-import { namedSessionDir } from './session-dir.js';
+import { namedSessionDir, ownFolder } from './session-dir.js';
 import type { CliIO } from './common.js';
 
 /*
@@ -137,12 +137,15 @@ function hookSessionDir(dirOption: string | undefined, cwd: string, io: Pick<Cli
   // The hook works on folders (an agent's blocks in a row live beside the log): a team-wide $GAPFLOW_STORE is not its business.
   const where = { cwd, env: { ...io.env, GAPFLOW_STORE: undefined } };
   const named = namedSessionDir({ dir: dirOption }, where);
-  if (named === null) return findSessionDir(cwd, io.env.CLAUDE_PROJECT_DIR || undefined);
+  if (named === null) {
+    const found = findSessionDir(cwd, io.env.CLAUDE_PROJECT_DIR || undefined);
+    return found === null ? null : ownFolder(found, io);
+  }
   if (!holdsSession(named)) {
     const by = dirOption !== undefined ? '--dir' : '$GAPFLOW_DIR';
     throw new Error(`no session in ${named}, the folder ${by} names (gapflow init --dir ${named} creates one)`);
   }
-  return named;
+  return ownFolder(named, io);
 }
 
 /** The blocks in a row this stop's agent has had before it. */

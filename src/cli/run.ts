@@ -10,6 +10,7 @@ import { decide, gap, init, round } from './session-commands.js';
 import { exportCommand, repair, verify } from './log-commands.js';
 import { backtest } from './backtest.js';
 import { fleet } from './fleet-commands.js';
+import { trust } from './trust.js';
 
 export type { CliIO } from './common.js';
 
@@ -37,6 +38,7 @@ export const COMMANDS = {
   export: exportCommand,
   backtest,
   fleet,
+  trust,
 } satisfies Record<string, Command>;
 
 export type CommandName = keyof typeof COMMANDS;

@@ -9,6 +9,7 @@ import { announce, databaseSession, databaseStore, type CliIO, type Command, new
 import { policyInitOptions, policyInitSettings } from './policy-commands.js';
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
 import { gatedBatch, throughGate } from './gate.js';
+import { keepTypedCommand } from './trust.js';
 import { validateFlagValues } from './record.js';
 import { metricPolicies, type FlagValues } from '../policies/index.js';
 
@@ -59,6 +60,7 @@ export const init: Command = (argv, io) => {
   // Set as asked, also over a config a session that lived here before left behind.
   const writeStatus = values['write-status'] === true;
   if (dir !== null) writeSessionConfig(dir, { writeStatus });
+  if (settings.verify !== undefined) keepTypedCommand(session, settings.verify.command, io);
   announce(io, session, { events, duplicate: made.duplicate }, values.json, () => initLines(dir ?? session.log.location, session.view, writeStatus));
 };
 

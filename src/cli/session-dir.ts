@@ -1,9 +1,10 @@
 import { join, resolve } from 'node:path';
-import { findSessionDir, isPostgresUrl, LOG_FILE, logAt, sessionNameProblem, SESSION_FOLDER } from '../log/lean.js';
+import { findSessionDir, folderAllowed, foreignFolder, isPostgresUrl, LOG_FILE, logAt, sessionNameProblem, SESSION_FOLDER } from '../log/lean.js';
 import { Refusal } from '../core/lean.js';
 import { UsageError } from './usage-error.js';
 
-type Where = { cwd: string; env: Record<string, string | undefined> };
+/** Where a call runs; `reading`: it only reads (see ownFolder). */
+type Where = { cwd: string; env: Record<string, string | undefined>; reading?: boolean | undefined };
 
 /** The options that say where a call's session lives (every command takes them). */
 export interface WhereOptions {
@@ -62,7 +63,24 @@ export function databaseSession(values: WhereOptions, io: Where): DatabaseSessio
  * database.
  */
 export function sessionDir(values: WhereOptions, io: Where): string {
-  return namedSessionDir(values, io) ?? findSessionDir(io.cwd, io.env.CLAUDE_PROJECT_DIR || undefined) ?? resolve(io.cwd, SESSION_FOLDER);
+  return ownFolder(namedSessionDir(values, io) ?? findSessionDir(io.cwd, io.env.CLAUDE_PROJECT_DIR || undefined) ?? resolve(io.cwd, SESSION_FOLDER), io);
+}
+
+/**
+ * `dir`, when the session in it is this user's to use: a folder (or log)
+ * owned by someone else, or that others may write, is refused unless the
+ * user allowed it (`gapflow trust --folder`), as git refuses a repository of
+ * dubious ownership: whoever controls the folder controls what the session
+ * says and asks to run. A call that only reads (`state`, `status`, `verify`,
+ * …: see reading.ts) may read it, since nothing from it runs or is written
+ * there. A folder not made yet passes.
+ */
+export function ownFolder(dir: string, io: Pick<Where, 'env' | 'reading'>): string {
+  if (io.reading === true) return dir;
+  const foreign = foreignFolder(dir);
+  if (foreign === null || folderAllowed(io.env, dir, foreign.owner)) return dir;
+  const what = foreign.path === dir ? `the session folder ${dir}` : `the session log ${foreign.path}`;
+  throw new Refusal(`${what} is ${foreign.why}, so gapflow does not use it: whoever can change it decides what the session says and asks to run; if you trust it, run: gapflow trust --folder --dir ${dir}`);
 }
 
 /** Where `init` makes a session: the folder named, else `.gapflow` in the cwd, whatever a folder above holds (asked here, made here). */

@@ -23,7 +23,13 @@ export type Remedy =
    * runs its command and records the run (`verification.ran`) just before
    * the request (the CLI does this itself).
    */
-  | 'run_verification';
+  | 'run_verification'
+  /**
+   * The session's check command was not set on this machine by this user,
+   * nor approved by them: it is not run until they approve it (the CLI's
+   * `gapflow trust`).
+   */
+  | 'approve_check';
 
 /**
  * A user's mistake: an event that makes no sense in the session's current

@@ -24,3 +24,4 @@ export { readInputFile, writeSessionFile } from './session-files.js';
 export { closePostgresStores, DatabaseError, databaseAt, GLOBAL_START, globalEnd, isPostgresUrl, MAX_SESSION_NAME, PgLog, readGlobal, sessionNameProblem, shownDatabase, streamNames, type GlobalCursor, type GlobalEvent } from './pg/index.js';
 export { checkLogText, exportLog, importLog, looksLikeLog, type CheckedLog } from './transfer.js';
 export { placeNewFile } from './durable.js';
+export { allowFolder, approveCommand, commandApproved, folderAllowed, foreignFolder, revokeCommand, trustFolder, trustPlace, type ForeignFolder } from './trust-store.js';

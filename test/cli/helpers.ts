@@ -24,7 +24,8 @@ export function runCli(argv: string[], where: { cwd: string; env?: Record<string
     stderr: (text) => {
       stderr += text;
     },
-    env: where.env ?? {},
+    // The test run's own config folder (vitest.config.ts), where `init --verify` keeps its approval, unless the test names one.
+    env: { XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME, ...where.env },
     cwd: where.cwd,
     ...(where.stdin === undefined ? {} : { stdin: () => where.stdin! }),
   });

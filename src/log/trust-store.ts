@@ -1,0 +1,164 @@
+import { createHash } from 'node:crypto';
+import { closeSync, fstatSync, lstatSync, mkdirSync, realpathSync, rmSync, type Stats } from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+import { PRIVATE_FILE_MODE, writeWhole } from './durable.js';
+import { LOG_FILE } from './log-name.js';
+import { openRegularFile, readUpTo } from './text-file.js';
+import { isCode } from './types.js';
+
+/*
+ * What this user chose on this machine: the check commands they set (`init
+ * --verify`) or approved (`gapflow trust`), and the session folders of
+ * other owners they allowed. It is kept in the user's own config folder, one
+ * small file per choice named by a hash of what it approves, never beside
+ * the log: a log, a session folder, an export or a database row carries none
+ * of it, so nothing that arrives with a session can approve itself (as
+ * direnv keeps its allow list, and git its safe.directory, outside the
+ * repository). A choice's file counts only when it is a regular file this
+ * user owns that nobody else may write, and it names exactly what it
+ * approves, so a hash that matched by chance approves nothing.
+ */
+
+/** The environment a call runs in: where the user's config folder is. */
+export type TrustEnv = Readonly<Record<string, string | undefined>>;
+
+/** The longest approval file read back: a command is at most a few KiB. */
+const APPROVAL_MAX_BYTES = 64 * 1024;
+
+/** The user's gapflow folder of choices: `$XDG_CONFIG_HOME/gapflow/trusted`, else `~/.config/gapflow/trusted`. */
+export function trustFolder(env: TrustEnv): string {
+  const xdg = env.XDG_CONFIG_HOME;
+  // The XDG rule: a relative value is ignored.
+  const config = xdg !== undefined && isAbsolute(xdg) ? xdg : join(env.HOME !== undefined && isAbsolute(env.HOME) ? env.HOME : homedir(), '.config');
+  return join(config, 'gapflow', 'trusted');
+}
+
+/** What one choice approves: a command at a session's place, or a folder of another owner. */
+type Choice = { kind: 'command'; place: string; command: string } | { kind: 'folder'; folder: string; owner: number };
+
+function choiceFile(env: TrustEnv, choice: Choice): string {
+  const subject = choice.kind === 'command' ? `${choice.place}\n${choice.command}` : `${choice.folder}\n${choice.owner}`;
+  return join(trustFolder(env), `${choice.kind}-${createHash('sha256').update(subject).digest('hex').slice(0, 40)}.json`);
+}
+
+/** Whether the user made `choice`: its file is theirs alone and names exactly it. */
+function chosen(env: TrustEnv, choice: Choice): boolean {
+  let file;
+  try {
+    file = openRegularFile(choiceFile(env, choice), false, 'an approval is a regular file');
+  } catch {
+    // Missing, a symlink, a FIFO: not a choice this user made.
+    return false;
+  }
+  try {
+    if (!ownedSafely(fstatSync(file.fd), false)) return false;
+    const bytes = readUpTo(file.fd, APPROVAL_MAX_BYTES, 0);
+    if (bytes === null) return false;
+    const kept = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
+    return Object.entries(choice).every(([key, value]) => kept[key] === value);
+  } catch {
+    return false;
+  } finally {
+    closeSync(file.fd);
+  }
+}
+
+function record(env: TrustEnv, choice: Choice): string {
+  const folder = trustFolder(env);
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  const path = choiceFile(env, choice);
+  writeWhole(path, `${JSON.stringify({ ...choice, approvedAt: new Date().toISOString() })}\n`, PRIVATE_FILE_MODE);
+  return path;
+}
+
+/**
+ * Where a session lives, as an approval names it: a folder session's log by
+ * its real path (a symlinked folder is the same session; a copy elsewhere
+ * is another), a database session by its database and name.
+ */
+export function trustPlace(location: string): string {
+  if (!isAbsolute(location)) return location;
+  try {
+    return realpathSync.native(location);
+  } catch {
+    return location;
+  }
+}
+
+/** Whether this user set or approved `command` for the session at `place` on this machine. */
+export function commandApproved(env: TrustEnv, place: string, command: string): boolean {
+  return chosen(env, { kind: 'command', place, command });
+}
+
+/** Records that this user chose `command` for the session at `place`; returns the approval's file. */
+export function approveCommand(env: TrustEnv, place: string, command: string): string {
+  return record(env, { kind: 'command', place, command });
+}
+
+/** Takes back the approval of `command` at `place`; true when there was one. */
+export function revokeCommand(env: TrustEnv, place: string, command: string): boolean {
+  const approved = commandApproved(env, place, command);
+  rmSync(choiceFile(env, { kind: 'command', place, command }), { force: true });
+  return approved;
+}
+
+/** Who may write a session folder when it is not this user's alone. */
+export interface ForeignFolder {
+  /** The folder or file that is not the user's alone. */
+  path: string;
+  /** Its owner's uid. */
+  owner: number;
+  /** Why it is not the user's alone, in words: `owned by uid 65534`, `writable by others`. */
+  why: string;
+}
+
+function ownedSafely(stats: Stats, folder: boolean, uid = currentUid()): boolean {
+  return uid === null || (stats.uid === uid && !openToOthers(stats, folder));
+}
+
+/** Group or others may write it; a folder with the sticky bit (as /tmp) lets them add entries, never replace the owner's. */
+function openToOthers(stats: Stats, folder: boolean): boolean {
+  return (stats.mode & 0o022) !== 0 && !(folder && (stats.mode & 0o1000) !== 0);
+}
+
+function currentUid(): number | null {
+  return typeof process.getuid === 'function' ? process.getuid() : null;
+}
+
+/**
+ * Whether the session folder `dir` (or its log) is someone else's to change:
+ * owned by another user, or writable by group or others (a folder with the
+ * sticky bit aside). Null when it is this user's alone, when it does not
+ * exist, or on a system without uids. `uid` stands in for this process's
+ * own in tests.
+ */
+export function foreignFolder(dir: string, uid = currentUid()): ForeignFolder | null {
+  if (uid === null) return null;
+  for (const [path, folder] of [
+    [dir, true],
+    [join(dir, LOG_FILE), false],
+  ] as const) {
+    let stats: Stats;
+    try {
+      stats = lstatSync(path);
+    } catch (error) {
+      if (isCode(error, 'ENOENT') || isCode(error, 'ENOTDIR')) continue;
+      throw error;
+    }
+    if (stats.uid !== uid) return { path, owner: stats.uid, why: `owned by uid ${stats.uid}, not by you (uid ${uid})` };
+    // A symlink's own mode means nothing (reads refuse one at the log's path anyway).
+    if (!stats.isSymbolicLink() && openToOthers(stats, folder)) return { path, owner: stats.uid, why: `writable by ${(stats.mode & 0o020) !== 0 ? 'its group' : 'others'} (mode ${(stats.mode & 0o7777).toString(8).padStart(4, '0')})` };
+  }
+  return null;
+}
+
+/** Whether this user allowed the session folder `dir` although `owner` owns it or others may write it. */
+export function folderAllowed(env: TrustEnv, dir: string, owner: number): boolean {
+  return chosen(env, { kind: 'folder', folder: trustPlace(dir), owner });
+}
+
+/** Records that this user allows the session folder `dir` as long as `owner` owns it; returns the approval's file. */
+export function allowFolder(env: TrustEnv, dir: string, owner: number): string {
+  return record(env, { kind: 'folder', folder: trustPlace(dir), owner });
+}
