@@ -60,8 +60,9 @@ interface Relay {
  * this process, so no socket is ever read for what to relay: a viewer (or
  * any page or program that connects) only receives, and what it sends is
  * dropped. A late viewer gets the backlog: the actor's definition (pinned,
- * as nothing makes sense without it) and the latest messages within
- * BACKLOG_MESSAGES and BACKLOG_BYTES.
+ * as nothing makes sense without it; @statelyai/inspect's own server keeps
+ * the last 200 messages and so loses it on any long session) and the latest
+ * messages within BACKLOG_MESSAGES and BACKLOG_BYTES.
  */
 async function startRelay(port: number): Promise<Relay> {
   const backlog = new Backlog();
