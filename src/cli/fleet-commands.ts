@@ -1,4 +1,5 @@
 import { dashboardServer, Fleet, fleetSource, fleetTable } from '../fleet/index.js';
+import { boundOf, exposureNotice } from '../listen/index.js';
 import { parse, UsageError } from './args.js';
 import { printJson, type CliIO } from './common.js';
 import { listen, LOOPBACK, portOption } from './serve.js';
@@ -60,16 +61,17 @@ export async function serve(argv: string[], io: CliIO, stop: Promise<unknown>): 
   const fleet = new Fleet(source);
   try {
     const shown = host.includes(':') ? `[${host}]` : host;
-    // On loopback, a request must name this server (no other site's name resolving here): see dashboardServer.
-    const hosts = host === LOOPBACK ? new Set([`${LOOPBACK}:${port}`, `localhost:${port}`]) : null;
-    const dashboard = await dashboardServer(fleet, hosts);
+    // Whom it answers follows where it listens (src/listen): on loopback, only loopback names and its own pages.
+    const dashboard = await dashboardServer(fleet);
     try {
       await listen(dashboard.server, port, host);
       fleet.watch();
       io.stdout(`http://${shown}:${port}/\n`);
       const count = fleet.rows().length;
       io.stdout(`gapflow serve: ${count} session${count === 1 ? '' : 's'} under ${source.location}; metrics at /metrics; Ctrl-C to stop\n`);
-      if (host !== LOOPBACK) io.stderr(`gapflow: listening on ${host}, not loopback only: whoever can reach it reads every session\n`);
+      const bound = boundOf(dashboard.server);
+      const notice = bound === null ? null : exposureNotice(bound);
+      if (notice !== null) io.stderr(`gapflow: ${notice}\n`);
       await stop;
     } finally {
       await dashboard.close();

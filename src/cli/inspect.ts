@@ -1,10 +1,14 @@
 import { parse } from './args.js';
-import { closeAll, listen, LOOPBACK, portOption } from './serve.js';
+import type { StatelyInspectionEvent } from '@statelyai/inspect';
+import { Backlog, broadcastServer } from '../listen/index.js';
+import { listen, LOOPBACK, portOption } from './serve.js';
 import { open, type CliIO } from './common.js';
 import { FileLog } from '../log/index.js';
 import { errorLine, inspectingLines } from '../render/index.js';
 
 const STATELY_INSPECTOR = 'https://stately.ai/inspect';
+/** The session is posted only to Stately's frame, and only a word from it starts the flow: never to or from whatever else the frame may show. */
+const STATELY_ORIGIN = new URL(STATELY_INSPECTOR).origin;
 
 /**
  * The page a browser opens: Stately's inspector in a frame, fed every message
@@ -20,51 +24,58 @@ function bridgePage(port: number): string {
   const waiting = [];
   let ready = false;
   addEventListener('message', (e) => {
-    if (e.data && e.data.type === '@statelyai.connected') {
+    if (e.origin === '${STATELY_ORIGIN}' && e.data && e.data.type === '@statelyai.connected') {
       ready = true;
-      waiting.splice(0).forEach((m) => frame.contentWindow.postMessage(m, '*'));
+      waiting.splice(0).forEach((m) => frame.contentWindow.postMessage(m, '${STATELY_ORIGIN}'));
     }
   });
   new WebSocket('ws://' + location.hostname + ':${port}').onmessage = (e) => {
     const m = JSON.parse(e.data);
-    if (ready) frame.contentWindow.postMessage(m, '*'); else waiting.push(m);
+    if (ready) frame.contentWindow.postMessage(m, '${STATELY_ORIGIN}'); else waiting.push(m);
   };
 </script></body></html>`;
 }
 
+/** A message as the inspector's own WebSocket adapter writes it: JSON, with a reference back into itself written as a string rather than thrown on. */
+function inspectionJson(event: StatelyInspectionEvent): string {
+  const ancestors: unknown[] = [];
+  return JSON.stringify(event, function (this: unknown, _key, value: unknown) {
+    if (typeof value !== 'object' || value === null) return value;
+    while (ancestors.length > 0 && ancestors.at(-1) !== this) ancestors.pop();
+    if (ancestors.includes(value)) return '[Circular]';
+    ancestors.push(value);
+    return value;
+  });
+}
+
 interface Relay {
   url: string;
+  /** Sends what the session's actor reports to the viewers, and keeps it for later ones. */
+  publish: (event: StatelyInspectionEvent) => void;
   close: () => Promise<void>;
 }
 
 /**
- * A local HTTP + WebSocket relay. Written here rather than taken from
- * @statelyai/inspect/server because that one keeps only the last 200
- * messages for a late viewer (the actor's definition comes first and would be
- * lost on any long session) and throws on a busy port: this one keeps every
- * message of the replay and fails with one line.
+ * The inspector's local relay. gapflow hands it what the actor reports in
+ * this process, so no socket is ever read for what to relay: a viewer (or
+ * any page or program that connects) only receives, and what it sends is
+ * dropped. A late viewer gets the backlog: the actor's definition (pinned,
+ * as nothing makes sense without it; @statelyai/inspect's own server keeps
+ * the last 200 messages and so loses it on any long session) and the latest
+ * messages within BACKLOG_MESSAGES and BACKLOG_BYTES.
  */
 async function startRelay(port: number): Promise<Relay> {
-  // Loaded here, not at the top: every other command starts without them.
-  const [{ createServer }, { WebSocketServer, WebSocket }] = await Promise.all([import('node:http'), import('ws')]);
-  const http = createServer((_, res) => {
-    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-    res.end(bridgePage(port));
-  });
-  await listen(http, port);
-  const wss = new WebSocketServer({ server: http });
-  const seen: string[] = [];
-  wss.on('connection', (socket) => {
-    for (const message of seen) socket.send(message);
-    socket.on('message', (data) => {
-      const message = String(data);
-      seen.push(message);
-      for (const client of wss.clients) if (client !== socket && client.readyState === WebSocket.OPEN) client.send(message);
-    });
-  });
+  const backlog = new Backlog();
+  const feed = await broadcastServer({ page: { type: 'text/html; charset=utf-8', body: bridgePage(port) }, greeting: () => backlog.messages() });
+  await listen(feed.http, port);
   return {
     url: `ws://${LOOPBACK}:${port}`,
-    close: () => closeAll(wss.clients, wss, http),
+    publish: (event) => {
+      const text = inspectionJson(event);
+      backlog.add(text, event.type === '@xstate.actor');
+      feed.send(text);
+    },
+    close: feed.close,
   };
 }
 
@@ -81,9 +92,8 @@ export async function inspect(argv: string[], io: CliIO, stop: Promise<unknown>)
   const { log } = open(values, io);
   const dir = log instanceof FileLog ? log.dir : log.location;
   const relay = await startRelay(port);
-  const { createWebSocketInspector } = await import('@statelyai/inspect');
-  // Keep the whole replay until the socket opens (the default keeps 200).
-  const inspector = createWebSocketInspector({ url: relay.url, maxDeferredEvents: 1_000_000 });
+  const { createInspector } = await import('@statelyai/inspect');
+  const inspector = createInspector({ send: relay.publish });
   try {
     const session = open(values, io, { inspect: inspector.inspect });
     // What other processes append from now on reaches the actor, and so the inspector, as it is written.

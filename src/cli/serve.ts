@@ -27,16 +27,3 @@ export function listen(server: Server, port: number, host: string = LOOPBACK): P
     server.listen(port, host, () => resolve());
   });
 }
-
-/** Anything that closes with a callback: an HTTP server, a WebSocket server. */
-interface Closable {
-  close(done: () => void): unknown;
-}
-
-/** Drops every client, then closes the WebSocket server and the HTTP server under it. */
-export function closeAll(clients: Iterable<{ terminate(): void }>, sockets: Closable, http: Closable): Promise<void> {
-  return new Promise((resolve) => {
-    for (const client of clients) client.terminate();
-    sockets.close(() => http.close(() => resolve()));
-  });
-}

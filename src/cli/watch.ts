@@ -5,7 +5,8 @@ import { FileLog } from '../log/index.js';
 import { parse } from './args.js';
 import { stdoutStream } from './out.js';
 import { open, type CliIO } from './common.js';
-import { closeAll, listen, LOOPBACK, portOption } from './serve.js';
+import { listen, LOOPBACK, portOption } from './serve.js';
+import { broadcastServer } from '../listen/index.js';
 
 /** Where `watch` draws its frames: the process's terminal, or a stand-in in tests. */
 export interface Terminal {
@@ -49,25 +50,19 @@ interface Feed {
   close: () => Promise<void>;
 }
 
-/** A WebSocket server on loopback: each client gets the state when it connects, then every update. */
+/**
+ * A WebSocket feed on loopback: each viewer gets the state when it connects,
+ * then every update. Only gapflow sends on it, and only to loopback names
+ * and pages from its own address (see src/listen).
+ */
 async function startFeed(port: number, current: () => string): Promise<Feed> {
-  // Loaded here, not at the top: every other command starts without them.
-  const [{ createServer }, { WebSocketServer, WebSocket }] = await Promise.all([import('node:http'), import('ws')]);
   const url = `ws://${LOOPBACK}:${port}`;
-  const http = createServer((_, res) => {
-    res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
-    res.end(`gapflow watch: connect a WebSocket client to ${url} for the state and every update, one JSON object a message\n`);
+  const feed = await broadcastServer({
+    page: { type: 'text/plain; charset=utf-8', body: `gapflow watch: connect a WebSocket client to ${url} for the state and every update, one JSON object a message\n` },
+    greeting: () => [current()],
   });
-  await listen(http, port);
-  const wss = new WebSocketServer({ server: http });
-  wss.on('connection', (socket) => socket.send(current()));
-  return {
-    url,
-    send: (text) => {
-      for (const client of wss.clients) if (client.readyState === WebSocket.OPEN) client.send(text);
-    },
-    close: () => closeAll(wss.clients, wss, http),
-  };
+  await listen(feed.http, port);
+  return { url, send: feed.send, close: feed.close };
 }
 
 /**

@@ -1,9 +1,9 @@
 import { CONVERGENCE_STATES } from '../../events/index.js';
 
 /*
- * The dashboard: one self-contained page (no framework, nothing fetched
- * from elsewhere). It lists the sessions from /api/sessions, filters them
- * by state, draws an opened session's weighted open count over the rounds
+ * The dashboard: one page, its style sheet and its script, all from the
+ * server that serves it (no framework, nothing fetched from elsewhere). It
+ * lists the sessions from /api/sessions, filters them by state, draws an opened session's weighted open count over the rounds
  * as an SVG line from /api/sessions/<name> beside its status.md, and
  * patches all of it from /events (Server-Sent Events) as sessions change.
  * Every text from a session (names, reasons, status.md) goes into the page
@@ -20,7 +20,8 @@ function scriptJson(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c');
 }
 
-const STYLE = `
+/** The page's styles, served as /dashboard.css: the page's policy runs no inline style or script. */
+export const DASHBOARD_STYLE = `
   :root { color-scheme: light; --line: #d0d7de; --muted: #57606a; --accent: #0969da; }
   body { font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0; color: #1f2328; background: #fff; }
   header { display: flex; align-items: baseline; gap: 1em; padding: 12px 20px; border-bottom: 1px solid var(--line); }
@@ -55,7 +56,8 @@ const STYLE = `
   .error { color: #a40e26; }
 `;
 
-const SCRIPT = `
+/** The page's script, served as /dashboard.js: a script the server sends as a file of its own is the only kind the page's policy runs. */
+export const DASHBOARD_SCRIPT = `
 const STATES = JSON.parse(document.getElementById('states').textContent);
 const rows = new Map();
 let filter = 'ALL';
@@ -231,7 +233,7 @@ export function dashboardPage(location: string): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>gapflow fleet: ${where}</title>
-<style>${STYLE}</style>
+<link rel="stylesheet" href="dashboard.css">
 </head>
 <body>
 <header><h1>gapflow fleet</h1><p id="location">${where}</p><span id="count"></span><span id="live" data-state="connecting">connecting</span></header>
@@ -252,7 +254,7 @@ export function dashboardPage(location: string): string {
 </section>
 </main>
 <script type="application/json" id="states">${scriptJson(CONVERGENCE_STATES)}</script>
-<script>${SCRIPT}</script>
+<script src="dashboard.js"></script>
 </body>
 </html>
 `;

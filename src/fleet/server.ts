@@ -1,13 +1,17 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Fleet } from './fleet.js';
 import { METRICS_CONTENT_TYPE, metricsText } from './metrics.js';
-import { dashboardPage } from './page.js';
+import { refuseForeignRequest } from '../listen/index.js';
+import { DASHBOARD_SCRIPT, DASHBOARD_STYLE, dashboardPage } from './page.js';
 
 /*
  * `gapflow serve`'s HTTP side: the page, its JSON, the live feed and the
  * metrics, all from one Fleet. GET (and HEAD) only; nothing here writes.
+ * Every request is first checked against the Host and Origin rules of
+ * src/listen: on loopback, only loopback names and the page's own address.
  *
  *   /                        the dashboard (text/html)
+ *   /dashboard.js, .css      its script and its style sheet
  *   /api/sessions            {"sessions": [row, …]}, as `fleet --json`
  *   /api/sessions/<name>     {"row", "chart", "warnings", "status"} (name URL-encoded)
  *   /events                  text/event-stream: `snapshot` on connecting, then `change` ({"rows","removed"})
@@ -17,7 +21,13 @@ import { dashboardPage } from './page.js';
 /** How often an idle feed sends a comment, so proxies and browsers keep it open (ms). */
 const KEEP_ALIVE_MS = 15_000;
 
-const PAGE_POLICY = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'";
+/**
+ * The page runs only the script and style sheet its own server sends (none
+ * written into the page, so text that slipped into the page as markup could
+ * run nothing), talks only to its own server, and is shown in no other
+ * site's frame (no clickjacking).
+ */
+const PAGE_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 export interface Dashboard {
   server: Server;
@@ -26,12 +36,11 @@ export interface Dashboard {
 }
 
 /**
- * The dashboard's server over `fleet` (not yet listening). With
- * `hosts` (the names this server may be called by, `127.0.0.1:7357`), a
- * request naming another Host is refused: a page elsewhere cannot reach a
- * loopback dashboard through a name it controls (DNS rebinding).
+ * The dashboard's server over `fleet` (not yet listening). Where it will
+ * listen decides whom it answers (src/listen): on loopback, a request
+ * naming another Host, or sent by a page from another origin, is refused.
  */
-export async function dashboardServer(fleet: Fleet, hosts: ReadonlySet<string> | null = null): Promise<Dashboard> {
+export async function dashboardServer(fleet: Fleet): Promise<Dashboard> {
   // Loaded here: `gapflow fleet` prints a table and never serves.
   const { createServer } = await import('node:http');
   const feeds = new Set<ServerResponse>();
@@ -56,7 +65,7 @@ export async function dashboardServer(fleet: Fleet, hosts: ReadonlySet<string> |
   });
 
   const route = (req: IncomingMessage, res: ServerResponse) => {
-    if (hosts !== null && !hosts.has((req.headers.host ?? '').toLowerCase())) return reply(res, 421, 'text/plain; charset=utf-8', 'this dashboard answers only to its own address\n');
+    if (refuseForeignRequest(server, req, res)) return;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('Allow', 'GET, HEAD');
       return reply(res, 405, 'text/plain; charset=utf-8', 'only GET and HEAD\n');
@@ -64,8 +73,11 @@ export async function dashboardServer(fleet: Fleet, hosts: ReadonlySet<string> |
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (path === '/') {
       res.setHeader('Content-Security-Policy', PAGE_POLICY);
+      res.setHeader('X-Frame-Options', 'DENY');
       return reply(res, 200, 'text/html; charset=utf-8', dashboardPage(fleet.location));
     }
+    if (path === '/dashboard.js') return reply(res, 200, 'text/javascript; charset=utf-8', DASHBOARD_SCRIPT);
+    if (path === '/dashboard.css') return reply(res, 200, 'text/css; charset=utf-8', DASHBOARD_STYLE);
     if (path === '/api/sessions') return json(res, 200, { sessions: fleet.rows() });
     if (path.startsWith('/api/sessions/')) {
       let name: string;

@@ -167,7 +167,7 @@ describe('gapflow serve, from the bin', () => {
     const port = await freePort();
     const run = spawnBin(['serve', '--port', String(port), '--host', '0.0.0.0'], root);
     await until('the warning', () => run.stderr().includes('\n'), 15_000);
-    expect(run.stderr()).toBe('gapflow: listening on 0.0.0.0, not loopback only: whoever can reach it reads every session\n');
+    expect(run.stderr()).toBe('gapflow: listening on 0.0.0.0, not loopback only: whoever can reach it reads every session; it answers any Host name, and a browser page only from the address it asked for (Origin http://<Host> or https://<Host>)\n');
     expect(run.stdout().split('\n')[0]).toBe(`http://0.0.0.0:${port}/`);
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -25,6 +26,42 @@ interface Inspection {
   definition?: string;
   event?: { type: string };
   snapshot?: { value?: unknown; context?: { flatCount?: number } };
+}
+
+/** A WebSocket client of the relay that keeps what it is sent, and the HTTP status if its handshake was refused. */
+function viewer(port: number, options: WebSocket.ClientOptions = {}) {
+  const socket = new WebSocket(`ws://127.0.0.1:${port}`, options);
+  const received: Inspection[] = [];
+  let refused: number | null = null;
+  let opened = false;
+  socket.on('open', () => (opened = true));
+  socket.on('message', (data) => received.push(JSON.parse(String(data)) as Inspection));
+  socket.on('unexpected-response', (_req, res) => {
+    refused = res.statusCode ?? 0;
+    socket.terminate();
+  });
+  socket.on('error', () => undefined);
+  return {
+    socket,
+    received,
+    refused: () => refused,
+    opened: () => opened,
+    /** The types of the events the actor was sent, in order. */
+    events: () => received.filter((m) => m.type === '@xstate.event').map((m) => m.event?.type),
+  };
+}
+
+/** A GET by node's own client, which sends the Host it is given (fetch sends its own). */
+function plainGet(url: string, headers: Record<string, string>): Promise<readonly [number, string]> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += String(chunk)));
+      res.on('end', () => resolve([res.statusCode!, body]));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 describe('gapflow inspect', () => {
@@ -85,6 +122,58 @@ describe('gapflow inspect', () => {
     const last = received.filter((r) => r.message.type === '@xstate.snapshot').at(-1)!;
     expect(leafOf(last.message.snapshot!.value as StateValue)).toBe('DIVERGENCE_WARNING');
     client.close();
+
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(0);
+    expect(run.stderr()).toBe('');
+  }, 30_000);
+
+  it("drops what a viewer sends: a forged event reaches neither a viewer connected now nor one that comes later", async () => {
+    divergingAfterRoundOne(box);
+    box.ok('decide', 'pause');
+    const port = await freePort();
+    const run = start('inspect', '--port', String(port));
+    await until('the ready message', () => run.stdout().includes('Ctrl-C'));
+    const watching = viewer(port);
+    const forger = viewer(port);
+    await until('the replay, to both', () => [watching, forger].every((v) => v.events().length >= 3));
+    const forged = { type: '@xstate.event', sessionId: 'x:0', event: { type: 'FORGED' }, id: 'f', createdAt: '0', rootId: 'x:0', _version: '0' };
+    await new Promise<void>((resolve, reject) => forger.socket.send(JSON.stringify(forged), (error) => (error ? reject(error) : resolve())));
+
+    // An event another process appends after the forged one was written: once it has come, a relay would have passed the forged one on.
+    box.ok('decide', 'resume');
+    await until('the resume', () => watching.events().includes('RESUME'), 5_000);
+    const later = viewer(port);
+    await until('the later viewer has the replay and the resume', () => later.events().includes('RESUME'));
+    expect(watching.events()).toEqual(['xstate.init', 'ROUND_CLOSED', 'PAUSE', 'RESUME']);
+    expect(later.events()).toEqual(['xstate.init', 'ROUND_CLOSED', 'PAUSE', 'RESUME']);
+    for (const v of [watching, forger, later]) v.socket.close();
+
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(0);
+    expect(run.stderr()).toBe('');
+  }, 30_000);
+
+  it('gives a page from another origin, or a request naming another Host, neither the page nor a WebSocket; its own page gets both', async () => {
+    divergingAfterRoundOne(box);
+    const port = await freePort();
+    const run = start('inspect', '--port', String(port));
+    await until('the ready message', () => run.stdout().includes('Ctrl-C'));
+
+    const foreign = [viewer(port, { origin: 'http://evil.example' }), viewer(port, { origin: 'http://127.0.0.1:1' }), viewer(port, { headers: { Host: `rebound.example:${port}` } })];
+    await until('the refusals', () => foreign.every((v) => v.refused() !== null));
+    expect(foreign.map((v) => v.refused())).toEqual([403, 403, 421]);
+    const own = viewer(port, { origin: `http://localhost:${port}` });
+    await until('the replay, to its own page', () => own.events().length >= 2);
+    for (const v of foreign) expect([v.opened(), v.received]).toEqual([false, []]);
+    own.socket.close();
+
+    const [status, page] = await plainGet(`http://127.0.0.1:${port}/`, { Origin: `http://127.0.0.1:${port}` });
+    expect([status, page.includes('https://stately.ai/inspect')]).toEqual([200, true]);
+    for (const [headers, refusal] of [[{ Origin: 'http://evil.example' }, 403], [{ Host: `rebound.example:${port}` }, 421]] as const) {
+      const [got, body] = await plainGet(`http://127.0.0.1:${port}/`, headers);
+      expect([got, body.includes('stately')]).toEqual([refusal, false]);
+    }
 
     run.child.kill('SIGINT');
     expect(await run.exited).toBe(0);

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -21,6 +22,19 @@ afterEach(() => box.remove());
 
 const spawnBin = childKeeper();
 const start = (...argv: string[]) => spawnBin([...argv, '--dir', box.dir], box.root);
+
+/** A GET by node's own client, which sends the Host it is given (fetch sends its own). */
+function plainGet(url: string, headers: Record<string, string>): Promise<readonly [number, string]> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += String(chunk)));
+      res.on('end', () => resolve([res.statusCode!, body]));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 interface Update {
   events: { seq: number; type: string; data: Record<string, unknown> }[];
@@ -60,6 +74,48 @@ describe('gapflow watch, from the bin', () => {
     run.child.kill('SIGINT');
     expect(await run.exited).toBe(0);
     expect(alive(run.child.pid!)).toBe(false);
+    expect(run.stderr()).toBe('');
+  }, 30_000);
+
+  it('--port gives a page from another origin, or a request naming another Host, no WebSocket and no state; its own page and a client without Origin get it', async () => {
+    convergingAfterRoundOne(box);
+    const port = await freePort();
+    const run = start('watch', '--port', String(port));
+    await until('the first frame', () => run.stdout().includes('Ctrl-C to stop'));
+
+    const attempt = (options: WebSocket.ClientOptions) => {
+      const socket = new WebSocket(`ws://127.0.0.1:${port}`, options);
+      const seen = { status: null as number | null, opened: false, messages: [] as string[] };
+      socket.on('unexpected-response', (_req, res) => {
+        seen.status = res.statusCode ?? 0;
+        socket.terminate();
+      });
+      socket.on('open', () => (seen.opened = true));
+      socket.on('message', (data) => seen.messages.push(String(data)));
+      socket.on('error', () => undefined);
+      return { socket, seen };
+    };
+    const foreign = [attempt({ origin: 'http://evil.example' }), attempt({ origin: 'http://127.0.0.1:1' }), attempt({ headers: { Host: `rebound.example:${port}` } })];
+    await until('the refusals', () => foreign.every(({ seen }) => seen.status !== null));
+    expect(foreign.map(({ seen }) => seen.status)).toEqual([403, 403, 421]);
+
+    const own = [attempt({ origin: `http://127.0.0.1:${port}` }), attempt({ origin: `http://localhost:${port}` }), attempt({})];
+    await until('the state, to each of its own', () => own.every(({ seen }) => seen.messages.length >= 1));
+    for (const { seen } of own) expect((JSON.parse(seen.messages[0]!) as Update).state).toMatchObject({ state: 'CONVERGING' });
+    for (const { seen } of foreign) expect([seen.opened, seen.messages]).toEqual([false, []]);
+    for (const { socket } of [...foreign, ...own]) socket.terminate();
+
+    // Plain HTTP too: refused, with nothing but the reason.
+    const http = (headers: Record<string, string>) => plainGet(`http://127.0.0.1:${port}/`, headers);
+    expect((await http({}))[0]).toBe(200);
+    for (const [headers, status] of [[{ Origin: 'http://evil.example' }, 403], [{ Host: `rebound.example:${port}` }, 421]] as const) {
+      const [got, body] = await http(headers);
+      expect(got).toBe(status);
+      expect(body).not.toContain('WebSocket client');
+    }
+
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(0);
     expect(run.stderr()).toBe('');
   }, 30_000);
 

@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +31,10 @@ let browser: Browser | null = null;
 let page: Page;
 /** Every alert, confirm or prompt the page raised: a name run as markup would raise one. */
 const dialogs: string[] = [];
+/** What the browser refused under the page's content security policy: its own script and style must not be among it. */
+const refusedByPolicy: string[] = [];
+/** The page's Content-Security-Policy, as the browser got it. */
+let pagePolicy = '';
 
 /** `gapflow <line> --dir <root>/<at>/.gapflow`, in its own process, as another writer would. */
 function gf(at: string, line: string): void {
@@ -78,7 +84,10 @@ beforeAll(async () => {
     dialogs.push(dialog.message());
     void dialog.dismiss();
   });
-  await page.goto(url, { timeout: 20_000 });
+  page.on('console', (message) => {
+    if (message.type() === 'error' && message.text().includes('Content Security Policy')) refusedByPolicy.push(message.text());
+  });
+  pagePolicy = (await page.goto(url, { timeout: 20_000 }))!.headers()['content-security-policy'] ?? '';
   await page.waitForSelector('#live[data-state="live"]', { timeout: 15_000 });
 }, 120_000);
 
@@ -154,6 +163,10 @@ describe('the dashboard, in a headless browser', () => {
     await page.locator('#status', { hasText: 'LATE' }).waitFor({ timeout: 15_000 });
     expect(await page.evaluate('window.marker')).toBe('still the same page');
     expect(navigations).toEqual([]);
+    // All of it ran under a policy that runs no inline script, and refused none of the page's own.
+    expect(pagePolicy).toMatch(/(^|; )script-src 'self'(;|$)/);
+    expect(pagePolicy).toContain("frame-ancestors 'none'");
+    expect(refusedByPolicy).toEqual([]);
 
     mkdirSync(join(ROOT, 'test-results'), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: true, timeout: 20_000 });
@@ -214,4 +227,71 @@ describe('the dashboard of a PostgreSQL store, in a headless browser', () => {
     await tab.screenshot({ path: DATABASE_SCREENSHOT, fullPage: true, timeout: 20_000 });
     expect(readFileSync(DATABASE_SCREENSHOT).subarray(0, 4)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
   }, 60_000);
+});
+
+describe('the listeners, from a page on another origin, in a headless browser', () => {
+  let watching: Running;
+  let feedPort: number;
+  let elsewhere: Server;
+  let elsewhereUrl: string;
+  let tab: Page;
+
+  /** What the page's WebSocket to the feed saw, kept on its window. */
+  const attempt = (port: number) => `
+    window.seen = { opened: false, messages: [], closed: null };
+    const socket = new WebSocket('ws://127.0.0.1:${port}');
+    socket.onopen = () => { window.seen.opened = true; };
+    socket.onmessage = (e) => { window.seen.messages.push(e.data); };
+    socket.onclose = (e) => { window.seen.closed = e.code; };
+  `;
+
+  beforeAll(async () => {
+    feedPort = await freePort();
+    watching = spawned(['watch', '--json', '--port', String(feedPort), '--dir', join(root, 'alpha', '.gapflow')], root);
+    await until('the first state line', () => watching.stdout().includes('\n'), 20_000);
+    // Another site, as far as the browser knows: the same machine, another port, so another origin.
+    const dashboard = server.stdout().split('\n')[0]!;
+    elsewhere = createServer((_, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+      res.end(`<!DOCTYPE html><title>elsewhere</title><iframe id="framed" src="${dashboard}"></iframe><script>${attempt(feedPort)}</script>`);
+    });
+    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
+    elsewhereUrl = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}/`;
+    tab = await browser!.newPage();
+    tab.setDefaultTimeout(15_000);
+  }, 60_000);
+
+  afterAll(async () => {
+    await tab?.close();
+    await new Promise((resolve) => elsewhere?.close(resolve));
+    if (watching && watching.child.exitCode === null) {
+      watching.child.kill('SIGINT');
+      await Promise.race([watching.exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+    }
+  }, 30_000);
+
+  it("a page from another origin opening new WebSocket('ws://127.0.0.1:P') against watch --port is closed without a message", async () => {
+    await tab.goto(elsewhereUrl, { timeout: 20_000 });
+    await tab.waitForFunction('window.seen && window.seen.closed !== null', undefined, { timeout: 15_000 });
+    const seen = (await tab.evaluate('window.seen')) as { opened: boolean; messages: string[]; closed: number };
+    expect(seen).toEqual({ opened: false, messages: [], closed: 1006 });
+  }, 30_000);
+
+  it("the same script on the feed's own page gets the session's state", async () => {
+    await tab.goto(`http://127.0.0.1:${feedPort}/`, { timeout: 20_000 });
+    await tab.evaluate(attempt(feedPort));
+    await tab.waitForFunction('window.seen.messages.length > 0', undefined, { timeout: 15_000 });
+    const seen = (await tab.evaluate('window.seen')) as { opened: boolean; messages: string[] };
+    expect(seen.opened).toBe(true);
+    expect((JSON.parse(seen.messages[0]!) as { state: { state: string } }).state.state).toBe('CONVERGING');
+  }, 30_000);
+
+  it('no other site can show the dashboard in a frame', async () => {
+    // Waits for the page's load, which waits for its frame's.
+    await tab.goto(elsewhereUrl, { timeout: 20_000, waitUntil: 'load' });
+    const framed = tab.frames().find((frame) => frame !== tab.mainFrame());
+    // Refused by frame-ancestors: the frame holds the browser's error page, never the dashboard.
+    expect(framed?.url()).toMatch(/^chrome-error:/);
+    expect(await framed!.$('#live')).toBeNull();
+  }, 30_000);
 });

@@ -22,9 +22,9 @@ afterEach(async () => {
   }
 });
 
-async function serving(root: string, hosts: ReadonlySet<string> | null = null): Promise<string> {
+async function serving(root: string): Promise<string> {
   const fleet = new Fleet(folderSource(root, { rescanMs: 100, followMs: 50 }), { settleMs: 10 });
-  const dashboard = await dashboardServer(fleet, hosts);
+  const dashboard = await dashboardServer(fleet);
   open.push({ dashboard, fleet });
   await new Promise<void>((resolve) => dashboard.server.listen(0, '127.0.0.1', resolve));
   fleet.watch();
@@ -148,11 +148,54 @@ describe('the dashboard server', () => {
     }
   });
 
-  it('refuses a request that names another host, when told its own names', async () => {
+  it('on loopback, refuses a request naming another Host (421) or sent by a page from another origin (403), with nothing of the sessions', async () => {
     const { root } = fleetFolder();
-    const base = await serving(root, new Set(['127.0.0.1:1234']));
-    expect((await get(`${base}/api/sessions`, { Host: 'evil.example:1234' })).status).toBe(421);
-    expect((await get(`${base}/api/sessions`, { Host: '127.0.0.1:1234' })).status).toBe(200);
+    const base = await serving(root);
+    const port = new URL(base).port;
+    const foreign: Record<string, string>[] = [{ Host: `evil.example:${port}` }, { Origin: 'http://evil.example' }, { Origin: 'http://127.0.0.1:1' }, { Origin: 'null' }];
+    for (const headers of foreign) {
+      for (const path of ['/', '/api/sessions', '/events', '/metrics']) {
+        const answer = await get(`${base}${path}`, headers);
+        expect([path, headers, answer.status]).toEqual([path, headers, 'Host' in headers ? 421 : 403]);
+        expect(answer.body).not.toContain('web/app');
+        expect(answer.type).toBe('text/plain; charset=utf-8');
+      }
+    }
+    // Its own page (Origin its own address, by any loopback name), and a client that sends no Origin, are answered.
+    const own: Record<string, string>[] = [{}, { Origin: base }, { Host: `localhost:${port}`, Origin: `http://localhost:${port}` }, { Host: `[::1]:${port}` }];
+    for (const headers of own) {
+      const answer = await get(`${base}/api/sessions`, headers);
+      expect([headers, answer.status]).toEqual([headers, 200]);
+      expect(answer.body).toContain('web/app');
+    }
+  });
+
+  it("the page runs only its own server's script: no inline script in the page or 'unsafe-inline' in its policy, and no other site may frame it", async () => {
+    const { root } = fleetFolder();
+    const base = await serving(root);
+    const page = await new Promise<{ body: string; policy: string; frames: string }>((resolve) => {
+      request(`${base}/`, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += String(chunk)));
+        res.on('end', () => resolve({ body, policy: String(res.headers['content-security-policy']), frames: String(res.headers['x-frame-options']) }));
+      }).end();
+    });
+    const policy = new Map(page.policy.split(';').map((directive) => { const [name, ...values] = directive.trim().split(/\s+/); return [name!, values]; }));
+    expect(policy.get('script-src')).toEqual(["'self'"]);
+    expect(policy.get('frame-ancestors')).toEqual(["'none'"]);
+    expect(page.policy).not.toContain('unsafe-inline');
+    expect(page.frames).toBe('DENY');
+    // The only <script> with a body is data (application/json), which no browser runs.
+    const scripts = [...page.body.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)].map((m) => [m[1]!.trim(), m[2]!.length > 0]);
+    expect(scripts).toEqual([
+      ['type="application/json" id="states"', true],
+      ['src="dashboard.js"', false],
+    ]);
+    const script = await get(`${base}/dashboard.js`);
+    expect([script.status, script.type]).toEqual([200, 'text/javascript; charset=utf-8']);
+    expect(script.body).toContain("new EventSource('events')");
+    const style = await get(`${base}/dashboard.css`);
+    expect([style.status, style.type]).toEqual([200, 'text/css; charset=utf-8']);
   });
 
   it('takes GET and HEAD only, and answers 404 elsewhere', async () => {
