@@ -90,14 +90,18 @@ function echoed(value: unknown): unknown {
  * A failure as `--json` reports it: one line of JSON on stderr,
  * `{"code","message","remedy"}` and, for an invalid value, `field`, `value`
  * (cut short), `valid` and `suggestion`. JSON escapes control characters;
- * the line and paragraph separators and the direction overrides it would
- * leave raw are escaped too (the value read back is the same).
+ * the line and paragraph separators, the direction controls and the
+ * invisible characters it would leave raw are escaped too (the value read
+ * back is the same).
  */
+/** What JSON.stringify leaves raw that a terminal must not get: DEL, C1, the separators, format characters and tags (spelt as JSON escapes, a tag as its two halves). */
+const LEFT_RAW_BY_JSON = /[\u007f-\u009f\u2028\u2029\p{Cf}\u{E0000}-\u{E007F}]/gu;
+
 export function failureJson(report: FailureReport): string {
   const { code, message, remedy, bad } = report;
   const value = bad ? { field: bad.field, value: echoed(bad.value), valid: bad.valid, suggestion: bad.suggestion } : {};
   const text = JSON.stringify({ code, message: oneLine(message), remedy, ...value });
-  return `${text.replace(/[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}\n`;
+  return `${text.replace(LEFT_RAW_BY_JSON, (c) => [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''))}\n`;
 }
 
 /** A failure that is not the caller's mistake (a damaged log). */
