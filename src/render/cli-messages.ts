@@ -1,5 +1,6 @@
 import { shownValue } from '../../events/lean.js';
 import { oneLine } from './one-line.js';
+import { terminalSafeJson } from './terminal.js';
 import type { BadValue, GapflowEvent } from '../../events/index.js';
 import type { Remedy, SessionView, LoopStep } from '../core/lean.js';
 import { formatCount } from '../policies/lean.js';
@@ -94,14 +95,11 @@ function echoed(value: unknown): unknown {
  * invisible characters it would leave raw are escaped too (the value read
  * back is the same).
  */
-/** What JSON.stringify leaves raw that a terminal must not get: DEL, C1, the separators, format characters and tags (spelt as JSON escapes, a tag as its two halves). */
-const LEFT_RAW_BY_JSON = /[\u007f-\u009f\u2028\u2029\p{Cf}\u{E0000}-\u{E007F}]/gu;
-
 export function failureJson(report: FailureReport): string {
   const { code, message, remedy, bad } = report;
   const value = bad ? { field: bad.field, value: echoed(bad.value), valid: bad.valid, suggestion: bad.suggestion } : {};
   const text = JSON.stringify({ code, message: oneLine(message), remedy, ...value });
-  return `${text.replace(LEFT_RAW_BY_JSON, (c) => [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''))}\n`;
+  return `${terminalSafeJson(text)}\n`;
 }
 
 /** A failure that is not the caller's mistake (a damaged log). */

@@ -25,3 +25,17 @@ export function terminalSafe(text: string): string {
 export function terminalSafeLines(text: string): string {
   return text.split('\n').map(terminalSafe).join('\n');
 }
+
+/** What JSON.stringify leaves raw that a terminal must not get: DEL, C1, the separators, format characters and tags. */
+const LEFT_RAW_BY_JSON = /[\u007f-\u009f\u2028\u2029\p{Cf}\u{E0000}-\u{E007F}]/gu;
+
+/**
+ * JSON text as a terminal may be handed it: the characters JSON leaves raw
+ * (it escapes only C0) written as JSON escapes, a tag character as its two
+ * UTF-16 halves. The value a JSON reader gets back is the same.
+ */
+export function terminalSafeJson(json: string): string {
+  return json.replace(LEFT_RAW_BY_JSON, (c) =>
+    Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''),
+  );
+}
