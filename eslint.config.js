@@ -43,6 +43,10 @@ const doors = {
     '!../**/fleet/index.js',
     './fleet/*',
     '!./fleet/index.js',
+    '../**/listen/*',
+    '!../**/listen/index.js',
+    './listen/*',
+    '!./listen/index.js',
   ],
   message: 'Import a folder through its door (index.ts, or lean.ts for what loads no zod, xstate or immer).',
 };

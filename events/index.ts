@@ -6,3 +6,4 @@ export { EventRequest, requestFields } from './request.js';
 export { eventJsonSchema, eventJsonSchemaText } from './json-schema.js';
 export { OLDEST_VERSION, READ_AS_CURRENT, upcast, versionProblem } from './upcast.js';
 export { respelled } from './respell.js';
+export { codePointName, firstHiddenCharacter, HIDDEN_CHARACTER, hiddenCharacterKind, hiddenTextProblem } from './hidden.js';

@@ -43,3 +43,4 @@ export const GAP_ID_MAX = 128;
  */
 // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
 export const PLAIN_TEXT_PATTERN = /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]*$/;
+export { codePointName, firstHiddenCharacter, HIDDEN_CHARACTER, hiddenCharacterKind, hiddenTextProblem } from './hidden.js';

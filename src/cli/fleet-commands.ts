@@ -1,7 +1,8 @@
 import { dashboardServer, Fleet, fleetSource, fleetTable } from '../fleet/index.js';
 import { boundOf, exposureNotice } from '../listen/index.js';
+import { terminalSafe, terminalSafeJson } from '../render/index.js';
 import { parse, UsageError } from './args.js';
-import { printJson, type CliIO } from './common.js';
+import { jsonText, type CliIO } from './common.js';
 import { listen, LOOPBACK, portOption } from './serve.js';
 
 /** The port `serve` listens on without `--port`. */
@@ -37,7 +38,8 @@ export function fleet(argv: string[], io: CliIO): void {
   const source = fleetSource(target(values, args, io), io);
   try {
     const rows = new Fleet(source).rows();
-    if (values.json) printJson(io, { sessions: rows });
+    // Names and errors are a folder's or a row's bytes: JSON escapes only C0, so the rest a terminal obeys is escaped too.
+    if (values.json) io.stdout(terminalSafeJson(jsonText({ sessions: rows })));
     else io.stdout(fleetTable(rows, source.location));
   } finally {
     source.close();
@@ -68,7 +70,7 @@ export async function serve(argv: string[], io: CliIO, stop: Promise<unknown>): 
       fleet.watch();
       io.stdout(`http://${shown}:${port}/\n`);
       const count = fleet.rows().length;
-      io.stdout(`gapflow serve: ${count} session${count === 1 ? '' : 's'} under ${source.location}; metrics at /metrics; Ctrl-C to stop\n`);
+      io.stdout(`gapflow serve: ${count} session${count === 1 ? '' : 's'} under ${terminalSafe(source.location)}; metrics at /metrics; Ctrl-C to stop\n`);
       const bound = boundOf(dashboard.server);
       const notice = bound === null ? null : exposureNotice(bound);
       if (notice !== null) io.stderr(`gapflow: ${notice}\n`);

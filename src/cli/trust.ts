@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { GATE_FLAG, Refusal } from '../core/index.js';
 import { allowFolder, approveCommand, commandApproved, findSessionDir, foreignFolder, revokeCommand, SESSION_FOLDER, trustPlace } from '../log/index.js';
+import { terminalSafeLines } from '../render/index.js';
 import type { Session } from '../session/index.js';
 import { parse, UsageError } from './args.js';
 import { databaseSession, namedSessionDir } from './session-dir.js';
@@ -85,12 +86,9 @@ function trustFolderOf(values: Parameters<typeof namedSessionDir>[0], io: CliIO,
   io.stdout(`Allowed ${dir} (${foreign.path} is ${foreign.why}) while uid ${foreign.owner} owns it. Its check command still runs only once you approve it: gapflow trust\n`);
 }
 
-/** A command shown as written, set off from the text around it, one `| ` per line. */
+/** A command shown as written, set off from the text around it, one `| ` per line; what a terminal would act on is spelt out. */
 function fence(command: string): string {
-  // The command came from the log: control characters are shown as escapes, never sent to the terminal.
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what is escaped
-  const shown = command.replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
-  return shown
+  return terminalSafeLines(command)
     .split('\n')
     .map((line) => `  | ${line}`)
     .join('\n');

@@ -1,4 +1,4 @@
-import { canonicalRequest, EventBody, readIssue, requestFields, wordsAt, type BodyOf, type Decided, type EventBodyInput } from '../../events/index.js';
+import { canonicalRequest, EventBody, hiddenTextProblem, readIssue, requestFields, wordsAt, type BodyOf, type Decided, type EventBodyInput } from '../../events/index.js';
 import { decideDecision } from './decide-decisions.js';
 import { decideGapEvent, decideRename } from './decide-gaps.js';
 import { decideMetrics, decideRoundClose, decideRoundStart } from './decide-rounds.js';
@@ -16,11 +16,28 @@ import type { SessionView } from './view.js';
  */
 export function parseBody(input: unknown): EventBody {
   const canonical = canonicalRequest(input);
+  refuseHiddenText(canonical);
   const parsed = EventBody.safeParse(canonical, { reportInput: true });
   if (parsed.success) return parsed.data;
   const type = typeof canonical === 'object' && canonical !== null ? (canonical as { type?: unknown }).type : undefined;
   const { message, bad } = readIssue(parsed.error, { words: (path) => wordsAt(type, path), fields: (path) => requestFields(type, path) });
   throw new Refusal(`${rawLabel(canonical)}: ${message}`, undefined, bad);
+}
+
+/**
+ * A request whose text holds an invisible or direction-changing character
+ * is refused naming the field and the code point (events/hidden.ts says
+ * why). Checked on the raw request, before the schema, so that an id is
+ * refused for the character too, not only for not being a word. The
+ * output of a verification run is gapflow's own capture of what the check
+ * printed, not a caller's text: it is shown spelt out instead.
+ */
+function refuseHiddenText(request: unknown): void {
+  if (typeof request !== 'object' || request === null || !('data' in request)) return;
+  const { type, data } = request as { type?: unknown; data: unknown };
+  const checked = type === 'verification.ran' && typeof data === 'object' && data !== null ? { ...data, output: '' } : data;
+  const problem = hiddenTextProblem(checked);
+  if (problem !== null) throw new Refusal(`${rawLabel(request)}: ${problem}`);
 }
 
 /** Names what was asked for as well as malformed input allows: `gap.opened GAP-1`, `event`. */

@@ -1,4 +1,4 @@
-import { databaseAt, globalEnd, PgLog, readGlobal, shownDatabase, streamNames, type GlobalCursor } from '../log/index.js';
+import { databaseAt, globalEnd, PgLog, readGlobal, sessionNameProblem, shownDatabase, streamNames, type GlobalCursor } from '../log/index.js';
 import type { FleetEntry, FleetSource } from './source.js';
 
 /** How often a database fleet reads the global order when no commit notice came (ms): what a lost notice costs at most. */
@@ -21,7 +21,7 @@ export function databaseSource(url: string, options: { pollMs?: number } = {}): 
     sessions(): FleetEntry[] {
       const names = first ?? streamNames(bridge);
       first = null;
-      return names.map((name) => ({ name, store: new PgLog(url, name) }));
+      return names.map((name) => entryFor(url, name));
     },
     watch(changed) {
       const known = new Set(streamNames(bridge));
@@ -67,4 +67,19 @@ export function databaseSource(url: string, options: { pollMs?: number } = {}): 
     },
     close() {},
   };
+}
+
+/**
+ * The session a stream row names. A row is anyone's bytes: a name that no
+ * session may have (PgLog refuses it) makes an unreadable entry saying so,
+ * not a throw that would leave the whole fleet unlisted.
+ */
+function entryFor(url: string, name: string): FleetEntry {
+  const problem = sessionNameProblem(name);
+  if (problem !== null) return { name, error: `not a session this database can hold: ${problem}` };
+  try {
+    return { name, store: new PgLog(url, name) };
+  } catch (error) {
+    return { name, error: error instanceof Error ? error.message : String(error) };
+  }
 }

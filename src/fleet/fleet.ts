@@ -31,6 +31,7 @@ export interface FleetOptions {
 
 /** Reads one session whole: every event, replayed (nothing is written to the store, not even a checkpoint): when it is first listed. */
 function load(entry: FleetEntry): Loaded {
+  if (!('store' in entry)) return { entry, error: entry.error };
   try {
     const events = entry.store.read();
     const view = replay(events, entry.store.location);
@@ -47,10 +48,11 @@ function load(entry: FleetEntry): Loaded {
  * not be read before).
  */
 function loadMore(loaded: Loaded): Loaded {
-  if ('error' in loaded || loaded.view.lastSeq === 0) return load(loaded.entry);
+  if ('error' in loaded || loaded.view.lastSeq === 0 || !('store' in loaded.entry)) return load(loaded.entry);
   const { entry, view } = loaded;
+  const { store } = loaded.entry;
   try {
-    const [last, ...fresh] = entry.store.read(view.lastSeq - 1);
+    const [last, ...fresh] = store.read(view.lastSeq - 1);
     if (last?.id !== loaded.lastId) return load(entry);
     if (fresh.length === 0) return loaded;
     return { entry, view: catchUp(view, fresh).view, lastEventAt: fresh.at(-1)!.at, lastId: fresh.at(-1)!.id };

@@ -2,11 +2,13 @@ import { isAbsolute, resolve } from 'node:path';
 import { FileLog, isPostgresUrl, sessionFoldersUnder, type EventStore } from '../log/index.js';
 import { databaseSource } from './database.js';
 
-/** One session of a fleet: its name (unique in the source) and the store its events live in. */
-export interface FleetEntry {
-  name: string;
-  store: EventStore;
-}
+/**
+ * One session of a fleet: its name (unique in the source) and the store its
+ * events live in, or why no store could be opened for it (a database row
+ * whose name no session may have): listed as unreadable, never hiding the
+ * rest of the fleet.
+ */
+export type FleetEntry = { name: string; store: EventStore } | { name: string; error: string };
 
 /** Where a fleet's sessions live: a folder searched for `.gapflow` folders, or (later) a database. */
 export interface FleetSource {
@@ -64,6 +66,8 @@ export function folderSource(root: string, options: FolderWatchOptions = {}): Fl
 function watchFolder(list: () => FleetEntry[], changed: (name: string | null) => void, options: FolderWatchOptions): () => void {
   const followers = new Map<string, { stop: () => void; broken: boolean }>();
   const follow = (entry: FleetEntry) => {
+    // A folder always has a store; an entry without one has nothing to follow.
+    if (!('store' in entry)) return;
     let started = false;
     const follower = { stop: () => {}, broken: false };
     follower.stop = entry.store.follow(

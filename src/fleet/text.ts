@@ -1,19 +1,22 @@
 import type { Forecast } from '../core/index.js';
+import { terminalSafe } from '../render/index.js';
 import type { FleetRow } from './rows.js';
 
 /*
  * `gapflow fleet` for people: one line a session, in columns, and a line
- * under the table for each session that could not be read.
+ * under the table for each session that could not be read. Every cell is
+ * text a folder, a database row or a log chose: terminalSafe spells out
+ * whatever a terminal would obey or hide.
  */
 
 const HEADERS = ['SESSION', 'STATE', 'ROUND', 'OPEN', 'WEIGHTED', 'FORECAST', 'LAST EVENT', 'LAST REASON'];
 
 /** The table of `rows`, or one line saying there are none under `location`. */
 export function fleetTable(rows: readonly FleetRow[], location: string): string {
-  if (rows.length === 0) return `No sessions under ${location}.\n`;
+  if (rows.length === 0) return `No sessions under ${terminalSafe(location)}.\n`;
   const cells = rows.map((row) =>
     row.error !== null
-      ? [row.name, 'UNREADABLE', '', '', '', '', '', '']
+      ? [terminalSafe(row.name), 'UNREADABLE', '', '', '', '', '', '']
       : [
           row.name,
           row.state ?? '',
@@ -23,7 +26,7 @@ export function fleetTable(rows: readonly FleetRow[], location: string): string 
           forecastWords(row.forecast),
           row.age === null ? '-' : `${ageWords(row.age)} ago`,
           row.lastReason ?? '-',
-        ].map(oneLine),
+        ].map(terminalSafe),
   );
   const widths = HEADERS.map((header, i) => Math.max(header.length, ...cells.map((line) => line[i]!.length)));
   const line = (words: readonly string[]) =>
@@ -31,7 +34,7 @@ export function fleetTable(rows: readonly FleetRow[], location: string): string 
       .map((word, i) => (i === words.length - 1 ? word : word.padEnd(widths[i]!)))
       .join('  ')
       .trimEnd();
-  const errors = rows.filter((row) => row.error !== null).map((row) => `${oneLine(row.name)}: ${oneLine(row.error!)}`);
+  const errors = rows.filter((row) => row.error !== null).map((row) => `${terminalSafe(row.name)}: ${terminalSafe(row.error!)}`);
   const open = rows.some((row) => row.roundOpen) ? ['(ROUND n+: round n+1 is open)'] : [];
   return `${[line(HEADERS), ...cells.map(line), ...open, ...errors].join('\n')}\n`;
 }
@@ -49,10 +52,4 @@ export function ageWords(seconds: number): string {
   if (seconds < 3600) return `${Math.floor(seconds / 60)}m`;
   if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h`;
   return `${Math.floor(seconds / 86_400)}d`;
-}
-
-/** User text (a session's folder name, a reason) on one line, control characters shown as spaces. */
-function oneLine(text: string): string {
-  // eslint-disable-next-line no-control-regex -- control characters are what is kept off the terminal
-  return text.replace(/[\u0000-\u001f\u007f]/g, ' ');
 }

@@ -1,5 +1,6 @@
 import { shownValue } from '../../events/lean.js';
 import { oneLine } from './one-line.js';
+import { terminalSafeJson } from './terminal.js';
 import type { BadValue, GapflowEvent } from '../../events/index.js';
 import type { Remedy, SessionView, LoopStep } from '../core/lean.js';
 import { formatCount } from '../policies/lean.js';
@@ -91,14 +92,15 @@ function echoed(value: unknown): unknown {
  * A failure as `--json` reports it: one line of JSON on stderr,
  * `{"code","message","remedy"}` and, for an invalid value, `field`, `value`
  * (cut short), `valid` and `suggestion`. JSON escapes control characters;
- * the line and paragraph separators and the direction overrides it would
- * leave raw are escaped too (the value read back is the same).
+ * the line and paragraph separators, the direction controls and the
+ * invisible characters it would leave raw are escaped too (the value read
+ * back is the same).
  */
 export function failureJson(report: FailureReport): string {
   const { code, message, remedy, bad } = report;
   const value = bad ? { field: bad.field, value: echoed(bad.value), valid: bad.valid, suggestion: bad.suggestion } : {};
   const text = JSON.stringify({ code, message: oneLine(message), remedy, ...value });
-  return `${text.replace(/[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}\n`;
+  return `${terminalSafeJson(text)}\n`;
 }
 
 /** A failure that is not the caller's mistake (a damaged log). */

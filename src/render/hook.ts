@@ -4,6 +4,7 @@ import { clip, fitLines, itemList, type ItemList, type Line } from './fit.js';
 import { focusIsChosen } from './focus.js';
 import { renderPrompt } from './prompt.js';
 import { counted } from './counted.js';
+import { asData, dataFence, dataNote } from './fence.js';
 
 /** A stop hook's decision with its words: what the agent reads, and what the user is shown. */
 export interface HookVerdict extends HookDecision {
@@ -94,15 +95,21 @@ function blockReason(view: SessionView, step: LoopStep, blocks: number, maxBlock
   const focus = focusIsChosen(view) ? 'the gaps the user prioritized' : 'the CRITICAL gaps the user prioritized';
   if (step.focus.length > 0) lines.push([`Focus first on ${focus}: `, itemList(step.focus, ', ', undefined, GAPS_LISTED), '.']);
   const open = SEVERITIES.flatMap((severity) => step.openGaps[severity].map((id) => gapLine(view, severity, id)));
-  lines.push([`Open gaps (${formatCount(step.openGapCount)}, weighted ${formatCount(step.weightedOpen)})${open.length > 0 ? ', most severe first:' : ': none in an open state.'}`]);
-  if (open.length > 0) lines.push([itemList(open, '\n', (n) => `\n- +${n} more (gapflow status lists every gap)`, GAPS_LISTED)]);
+  const counts = `Open gaps (${formatCount(step.openGapCount)}, weighted ${formatCount(step.weightedOpen)})`;
+  if (open.length === 0) lines.push([`${counts}: none in an open state.`]);
+  else {
+    // The titles are anyone's words: fenced as data, so the agent reads them as the gaps' names, not as orders.
+    const fence = dataFence();
+    lines.push([`${counts}, most severe first ${dataNote('titles')}:`], [fence.open]);
+    lines.push([itemList(open, '\n', (n) => `\n- +${n} more (gapflow status lists every gap)`, GAPS_LISTED)], [fence.close]);
+  }
   lines.push(count);
   return fitLines(lines, HOOK_TEXT_BUDGET).text;
 }
 
 function gapLine(view: SessionView, severity: string, id: string): string {
   const title = view.gaps.get(id)?.title ?? '';
-  return `- ${severity} ${id}${title === '' ? '' : `: ${clip(title, TITLE_SHOWN)}`}`;
+  return `- ${severity} ${id}${title === '' ? '' : `: ${clip(asData(title), TITLE_SHOWN)}`}`;
 }
 
 /** R24: the round the agent works in now is the last the limit allows, and what would allow more. */

@@ -1,4 +1,5 @@
 export { escapeMarkdown, table, terminalMarkdown } from './markdown.js';
+export { terminalSafe, terminalSafeJson, terminalSafeLines } from './terminal.js';
 export { renderPrompt } from './prompt.js';
 export { gapEntry, optionEntries, type GapEntry, type OptionEntry } from './options.js';
 export { renderRoundReport } from './round.js';

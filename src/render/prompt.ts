@@ -5,6 +5,7 @@ import { deferralGround, optionEntries } from './options.js';
 import { disagreementNote, netsDisagree } from './sections.js';
 import { counted } from './counted.js';
 import { sessionRemainingIssues } from './remaining.js';
+import { asData, dataFence, dataNote } from './fence.js';
 
 type Trigger = 'critical' | 'divergence' | 'stall';
 
@@ -18,12 +19,18 @@ function triggerOf(view: SessionView, round: RoundFigures): Trigger {
 function thisRound(round: RoundFigures): string[] {
   const lines = [`Resolved: ${counted(round.resolved, 'gap')} (weighted: ${round.weightedResolved})`];
   for (const g of round.resolvedGaps) lines.push(`  - ${g.id} (${g.severity}, weight ${g.weight}) -> ${g.to}`);
-  lines.push('', `New: ${counted(round.new, 'gap')} (weighted: ${round.weightedNew})`);
-  for (const g of round.newGaps) {
+  const newLines = round.newGaps.map((g) => {
     const tag = g.reopened ? '[REOPENED]' : '[NEW]';
-    const about = g.spawnedBy ? `Spawned by ${g.spawnedBy}${g.title ? `: ${g.title}` : ''}` : g.title;
-    lines.push(`  - ${g.id} (${g.severity}, weight ${g.weight}) ${tag}${about ? ` - ${about}` : ''}`);
-  }
+    const title = asData(g.title);
+    const about = g.spawnedBy ? `Spawned by ${g.spawnedBy}${title ? `: ${title}` : ''}` : title;
+    return `  - ${g.id} (${g.severity}, weight ${g.weight}) ${tag}${about ? ` - ${about}` : ''}`;
+  });
+  const heading = `New: ${counted(round.new, 'gap')} (weighted: ${round.weightedNew})`;
+  // Titles are anyone's words: a list that shows some is fenced as data (fence.ts).
+  if (round.newGaps.some((g) => g.title !== '')) {
+    const fence = dataFence('  ');
+    lines.push('', `${heading} ${dataNote('titles')}`, fence.open, ...newLines, fence.close);
+  } else lines.push('', heading, ...newLines);
   if (round.withdrawn > 0) {
     lines.push('', `Withdrawn as duplicates: ${counted(round.withdrawn, 'gap')} (weighted: ${round.weightedWithdrawn}; neither resolved nor new)`);
     for (const g of round.withdrawnGaps) lines.push(`  - ${g.id} (${g.severity}, weight ${g.weight}) duplicate of ${g.of}`);
@@ -249,5 +256,8 @@ function policyPrompt(view: SessionView, round: RoundFigures, combined: NonNulla
 /** The Remaining Issues section: each policy's issues still in dispute (forge's concerns of the votes that did not agree); none when there are none. */
 function remainingIssueLines(view: SessionView): string[] {
   const issues = sessionRemainingIssues(view);
-  return issues.length === 0 ? [] : ['=== Remaining Issues ===', ...issues.map((issue) => `- ${issue}`), ''];
+  if (issues.length === 0) return [];
+  // A policy's issues are what reviewers wrote (forge's concerns): data, fenced as titles are.
+  const fence = dataFence();
+  return ['=== Remaining Issues ===', dataNote('issues'), fence.open, ...issues.map((issue) => `- ${asData(issue)}`), fence.close, ''];
 }

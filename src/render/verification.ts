@@ -10,7 +10,7 @@ import { closedRoundCount, formatSeconds, runWords, type SessionView } from '../
 export function verificationSection(view: SessionView): string[] {
   const gate = view.settings?.verify;
   if (gate === undefined) return [];
-  const lines = [`Check: \`${gate.command.replaceAll('`', "'")}\` (time limit ${formatSeconds(gate.timeoutSeconds * 1000)}); it must pass before the session completes as converged or approved.`];
+  const lines = [`Check: ${codeSpan(gate.command)} (time limit ${formatSeconds(gate.timeoutSeconds * 1000)}); it must pass before the session completes as converged or approved.`];
   const run = view.verification;
   if (run === null) lines.push('', 'Not run yet: it runs when a round close or an approval would complete the session.');
   else {
@@ -30,4 +30,18 @@ function fenced(text: string): string {
   const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
   const fence = '`'.repeat(Math.max(3, longest + 1));
   return `${fence}text\n${text}\n${fence}`;
+}
+
+/**
+ * `text` as a Markdown code span, shown exactly as written whatever
+ * backticks it holds: delimited by a run of backticks longer than any in
+ * it, and padded with a space on each side when it starts or ends with a
+ * backtick, or starts and ends with a space (CommonMark takes one space off
+ * each side of such a span, so the padding is all it takes off).
+ */
+export function codeSpan(text: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = text.startsWith('`') || text.endsWith('`') || (text.startsWith(' ') && text.endsWith(' ')) ? ' ' : '';
+  return `${fence}${pad}${text}${pad}${fence}`;
 }

@@ -1,5 +1,6 @@
 import { closedRoundCount, closedRounds, formatCount, nextStep, roundLimit, tracksGaps, type RoundFigures, type SessionView } from '../core/index.js';
 import { roundCells, someRoundNotWork } from './sections.js';
+import { terminalSafe } from './terminal.js';
 
 /** What a `watch` frame fits into, and what it says besides the session. */
 export interface FrameOptions {
@@ -18,12 +19,9 @@ export interface FrameOptions {
 /** Lines a frame has besides the table's rows: title, state, counts, next, blank, header, earlier-rounds line, blank, last, problem, hint. */
 const FIXED_LINES = 11;
 
-// eslint-disable-next-line no-control-regex -- control characters are exactly what a terminal must not be handed
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
-
-/** A line as a terminal may take it: no control characters (text from the log cannot move the cursor), cut to `width`. */
+/** A line as a terminal may take it: no raw control or invisible character (text from the log cannot move the cursor), cut to `width`. */
 function fit(line: string, width: number): string {
-  const clean = line.replace(CONTROL, ' ');
+  const clean = terminalSafe(line);
   return clean.length <= width ? clean : `${clean.slice(0, Math.max(0, width - 1))}…`;
 }
 

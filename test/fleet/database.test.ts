@@ -1,10 +1,11 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { databaseSource, Fleet } from '../../src/fleet/index.js';
+import { dashboardServer, databaseSource, Fleet, type FleetRow } from '../../src/fleet/index.js';
 import { PgLog, Session } from '../../src/index.js';
 import { databaseAt, GLOBAL_START, readGlobal } from '../../src/log/index.js';
 import { postgresServer } from '../postgres.js';
 import { until } from '../cli/children.js';
+import { runCli } from '../cli/helpers.js';
 import { fixedStamps } from '../support.js';
 
 /*
@@ -100,5 +101,66 @@ describe('the global order', () => {
     const read = readGlobal(bridge, cursor);
     expect(read.map((event) => event.stream)).toEqual(['order/slow', 'order/fast']);
     expect(read[0]!.at.position).toBeLessThan(read[1]!.at.position);
+  });
+});
+
+describe('a stream row whose name no session may have', () => {
+  /** A name a row may hold but a session may not: an OSC 52 clipboard write, a C1 CSI, a right-to-left override. */
+  const HOSTILE = 'bad\u001b]52;c;ZXZpbA==\u0007\u009b\u202ename';
+  /** What a terminal must never be handed raw. */
+  // eslint-disable-next-line no-control-regex -- control characters are what must not come out
+  const RAW = /[\u001b\u0007\u009b\u202e]/;
+
+  /** Inserts a stream row by hand, as another program (or an older gapflow) might have. */
+  async function rawStream(name: string): Promise<void> {
+    const client = new pg.Client({ connectionString: databaseUrl() });
+    await client.connect();
+    try {
+      await client.query(`INSERT INTO gapflow.streams (name, version, last_sum) VALUES ($1, 0, '')`, [name]);
+    } finally {
+      await client.end();
+    }
+  }
+
+  it('is listed as unreadable, with why, and every good session still lists, in the fleet serve keeps', { timeout: 60_000 }, async () => {
+    sessionIn('rows/good', 2);
+    await rawStream(HOSTILE);
+    await rawStream('rows/with space');
+    const rows = new Fleet(databaseSource(databaseUrl())).rows();
+    const good = rows.find((row) => row.name === 'rows/good')!;
+    expect([good.state, good.open, good.error]).toEqual(['CONVERGING', 2, null]);
+    for (const name of [HOSTILE, 'rows/with space']) {
+      const bad = rows.find((row) => row.name === name)!;
+      expect(bad.state).toBeNull();
+      expect(bad.error).toMatch(/^not a session this database can hold: session name .* may hold only letters, digits/);
+    }
+  });
+
+  it('gapflow fleet prints the table with the bad row UNREADABLE and no raw ESC or C1 byte; --json the same rows', { timeout: 60_000 }, () => {
+    const table = runCli(['fleet', databaseUrl()], { cwd: '/' });
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^rows\/good +CONVERGING +0 +2 /m);
+    expect(table.stdout).toMatch(/^bad\\u\{1b\}\]52;c;ZXZpbA==\\u\{7\}\\u\{9b\}\\u\{202e\}name +UNREADABLE$/m);
+    expect(table.stdout).not.toMatch(RAW);
+    const json = runCli(['fleet', databaseUrl(), '--json'], { cwd: '/' });
+    expect(json.stdout).not.toMatch(RAW);
+    const { sessions } = JSON.parse(json.stdout) as { sessions: FleetRow[] };
+    expect(sessions.find((row) => row.name === HOSTILE)?.error).toContain('may hold only');
+    expect(sessions.find((row) => row.name === 'rows/good')?.open).toBe(2);
+  });
+
+  it("serve's JSON lists it unreadable beside the good sessions", { timeout: 60_000 }, async () => {
+    const fleet = new Fleet(databaseSource(databaseUrl()));
+    const dashboard = await dashboardServer(fleet);
+    try {
+      await new Promise<void>((resolve) => dashboard.server.listen(0, '127.0.0.1', resolve));
+      const { port } = dashboard.server.address() as { port: number };
+      const body = (await (await fetch(`http://127.0.0.1:${port}/api/sessions`)).json()) as { sessions: FleetRow[] };
+      expect(body.sessions.find((row) => row.name === 'rows/good')?.state).toBe('CONVERGING');
+      expect(body.sessions.find((row) => row.name === HOSTILE)?.error).toContain('may hold only');
+    } finally {
+      await dashboard.close();
+      fleet.stop();
+    }
   });
 });
