@@ -25,7 +25,7 @@ export const REMEDY_HINT: Readonly<Record<Remedy, string>> = {
   choose_policies_at_init: '--policy',
   enable_gap_policy: 'add gaps to --policy, or leave it out',
   run_verification: 'fix what the check reports, then run the same command again: the check runs again',
-  approve_check: 'the user reads it with `gapflow trust`, approves it with `gapflow trust --allow`, then runs the same command again',
+  approve_check: 'ask the user: they read it with `gapflow trust` and approve it with `gapflow trust --allow`, which an agent must not do for them; then run the same command again',
 };
 
 /** Where to look after a usage error. */
