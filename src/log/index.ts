@@ -24,3 +24,5 @@ export { readInputFile, writeSessionFile } from './session-files.js';
 export { closePostgresStores, DatabaseError, databaseAt, GLOBAL_START, globalEnd, isPostgresUrl, MAX_SESSION_NAME, PgLog, readGlobal, sessionNameProblem, shownDatabase, streamNames, type GlobalCursor, type GlobalEvent } from './pg/index.js';
 export { checkLogText, exportLog, importLog, looksLikeLog, type CheckedLog } from './transfer.js';
 export { placeNewFile } from './durable.js';
+export { readSideFile } from './side-file.js';
+export { CHECKPOINT_LIMIT, HOOK_STATE_LIMIT, LOCK_FILE_LIMIT, SESSION_CONFIG_LIMIT } from './limits.js';
