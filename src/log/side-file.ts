@@ -1,6 +1,6 @@
 import { closeSync } from 'node:fs';
 import { formatBytes, formatSize, type InputLimit } from './limits.js';
-import { openRegularFile, readUpTo, type OpenedFile } from './text-file.js';
+import { openRegularFile, readRange, readUpTo, type OpenedFile } from './text-file.js';
 import { isCode, LogError } from './types.js';
 
 /*
@@ -44,6 +44,10 @@ export function readSideFile(path: string, limit: InputLimit): string | null {
 
 /** The whole text of an opened side file, from its start; one that grew past `limit` since it was opened is refused at the first byte over. */
 export function sideText(file: OpenedFile, path: string, limit: InputLimit): string {
+  // Sized by the fstat (a buffer of the whole limit costs a hook call more than its read): a byte more than
+  // that says the file grew since (a lock being filled), and then it is read again, up to the limit.
+  const seen = readRange(file.fd, 0, file.size + 1);
+  if (seen.length <= file.size) return seen.toString('utf8');
   const bytes = readUpTo(file.fd, limit.maxBytes, 0);
   if (bytes === null) throw overLimit(path, limit, `more than ${formatBytes(limit.maxBytes)}`);
   return bytes.toString('utf8');
