@@ -1,6 +1,6 @@
 import { fstatSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
-import { bodySum, MAX_CHECKPOINT_BYTES, MAX_HEADER_BYTES, parseHeader, withCheckpointFile, type CheckpointKey } from './checkpoint.js';
+import { bodySum, MAX_HEADER_BYTES, parseHeader, withCheckpointFile, type CheckpointKey } from './checkpoint.js';
 import { readRange } from './text-file.js';
 import type { BodyParts } from './types.js';
 
@@ -35,7 +35,6 @@ const MAX_FIRST_BYTES = 1024 * 1024;
 export function openCheckpointParts(dir: string, format: string, file: string): CheckpointParts | null {
   const path = join(dir, file);
   return withCheckpointFile(path, (opened) => {
-    if (opened.size > MAX_CHECKPOINT_BYTES) return null;
     let start = readRange(opened.fd, 0, Math.min(opened.size, FIRST_READ_BYTES));
     const newline = start.indexOf(0x0a);
     const header = newline === -1 || newline > MAX_HEADER_BYTES ? null : parseHeader(start.toString('utf8', 0, newline));

@@ -5,9 +5,10 @@ import { createRequire } from 'node:module';
 import type * as Zlib from 'node:zlib';
 import { crc32 } from '../core/lean.js';
 import { SHARED_FILE_MODE, writeAll } from './durable.js';
-import { MAX_LOG_BYTES } from './limits.js';
+import { CHECKPOINT_LIMIT, LOG_INPUT, type InputLimit } from './limits.js';
+import { withSideFile } from './side-file.js';
 import { storedSum } from './sum-field.js';
-import { openRegularFile, readRange, type OpenedFile } from './text-file.js';
+import { readRange, type OpenedFile } from './text-file.js';
 
 /*
  * A checkpoint: a snapshot of what a reader builds from the log (the
@@ -109,39 +110,30 @@ function firstLine(body: Buffer): Buffer {
 /** A header line is never longer than this (its format names a shape and a version). */
 export const MAX_HEADER_BYTES = 1024;
 
-/** A checkpoint is never bigger than this (a view's JSON runs below its log's size); a bigger file is not read. */
-export const MAX_CHECKPOINT_BYTES = 2 * MAX_LOG_BYTES;
 /** A temp file this old is a crashed writer's: the next writer removes it. */
 const STALE_TEMP_MS = 60_000;
 
 /**
  * The checkpoint's bytes, or null for anything but a readable regular file
- * of a sane size (a symlink is not followed, a FIFO is not waited on): a
- * cache that cannot be read is a cache that is not there.
+ * within CHECKPOINT_LIMIT (a symlink is not followed, a FIFO is not waited
+ * on): a cache that cannot be read is a cache that is not there.
  */
 function readCheckpointBytes(path: string): Buffer | null {
-  return withCheckpointFile(path, (file) => (file.size > MAX_CHECKPOINT_BYTES ? null : readRange(file.fd, 0, file.size)));
+  return withCheckpointFile(path, (file) => readRange(file.fd, 0, file.size));
 }
 
 /**
  * `read` on the file at `path` (a checkpoint, or the log's last line), opened
- * as a regular file (a symlink is not followed, a FIFO is not waited on) and
- * closed after; null when it cannot be opened or read: a cache that cannot be
- * read is not there, and a log that cannot is not the one it was keyed to.
+ * as a side file within `limit` (side-file.ts) and closed after; null when
+ * it is not there or is refused, or the read fails: a cache that cannot be
+ * read is passed over (nothing is read from it, and the next write replaces
+ * it), and a log that cannot is not the one it was keyed to.
  */
-export function withCheckpointFile<T>(path: string, read: (file: OpenedFile) => T | null, why = 'a checkpoint must be a regular file'): T | null {
-  let file;
+export function withCheckpointFile<T>(path: string, read: (file: OpenedFile) => T | null, limit: InputLimit = CHECKPOINT_LIMIT): T | null {
   try {
-    file = openRegularFile(path, false, why);
+    return withSideFile(path, limit, read);
   } catch {
     return null;
-  }
-  try {
-    return read(file);
-  } catch {
-    return null;
-  } finally {
-    closeSync(file.fd);
   }
 }
 
@@ -240,7 +232,6 @@ export interface CurrentCheckpoint {
 /** As `readCurrentBody`, with the key and the log's last line (a write resumed from the checkpoint appends after it). */
 export function readCurrent(dir: string, format: string, file: string, logPath: string): CurrentCheckpoint | null {
   return withCheckpointFile(join(dir, file), (opened) => {
-    if (opened.size > MAX_CHECKPOINT_BYTES) return null;
     const found = readHeader(opened);
     if (found === null || found.header.format !== format) return null;
     const { header, newline } = found;
@@ -264,7 +255,7 @@ function keyLineOf(logPath: string, key: CheckpointKey): Buffer | null {
       const after = keyLineEnd(bytes, key);
       return after === -1 ? null : Buffer.from(bytes.subarray(after - key.lineBytes, after));
     },
-    'the log must be a regular file at that path itself',
+    LOG_INPUT,
   );
 }
 

@@ -25,3 +25,5 @@ export { closePostgresStores, DatabaseError, databaseAt, GLOBAL_START, globalEnd
 export { checkLogText, exportLog, importLog, looksLikeLog, type CheckedLog } from './transfer.js';
 export { placeNewFile } from './durable.js';
 export { allowFolder, approveCommand, commandApproved, folderAllowed, foreignFolder, revokeCommand, trustFolder, trustPlace, type ForeignFolder } from './trust-store.js';
+export { readSideFile } from './side-file.js';
+export { CHECKPOINT_LIMIT, HOOK_STATE_LIMIT, LOCK_FILE_LIMIT, SESSION_CONFIG_LIMIT } from './limits.js';

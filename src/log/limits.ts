@@ -33,6 +33,40 @@ export const BATCH_INPUT: InputLimit = { maxBytes: MAX_LOG_BYTES / 4, name: 'a b
 /** A whole log (`import` of a log `export` wrote): as big as a log may be. */
 export const LOG_INPUT: InputLimit = { maxBytes: MAX_LOG_BYTES, name: 'a log' };
 
+/*
+ * Files beside the log (side-file.ts reads them all): each is read only
+ * from a regular file at its own path, and only up to its limit. gapflow
+ * writes each far smaller than its limit; the limit is there so that a
+ * file it did not write (a repository can commit a `.gapflow/` holding
+ * anything) costs no more than that to refuse.
+ */
+
+/** `<log>.lock`: a holder's token (pid, host, start time, boot id, time, nonce), about 200 bytes. */
+export const LOCK_FILE_LIMIT: InputLimit = { maxBytes: 4 * 1024, name: 'a lock file' };
+
+/** An approval in the user's trust folder (trust-store.ts): a command of at most a few KiB and where it may run. */
+export const APPROVAL_LIMIT: InputLimit = { maxBytes: 64 * 1024, name: 'an approval' };
+
+/** `config.json`: `{"writeStatus":true}` today; room for many more settings. */
+export const SESSION_CONFIG_LIMIT: InputLimit = { maxBytes: 64 * 1024, name: 'a session config' };
+
+/**
+ * `hook-state.json`: a count per agent of one agent session that the hook
+ * blocked (a few dozen bytes each). As long as one event's input, which
+ * holds the agent's id and session; the hook writes no more than this.
+ */
+export const HOOK_STATE_LIMIT: InputLimit = { maxBytes: MAX_LINE_BYTES, name: "the hook's state" };
+
+/**
+ * A checkpoint (`checkpoint.json`, `checkpoint.head.json`,
+ * `checkpoint.closed.json`, `checkpoint.state.json`): each is derived from
+ * a log of at most MAX_LOG_BYTES and runs below its size (at 100,000
+ * events the view is 17.6 MiB for a 21.3 MiB log, the closed gaps' index 7
+ * MiB at a million), so twice a log's limit is room to spare. One past it
+ * is a cache passed over and rebuilt, not a refusal.
+ */
+export const CHECKPOINT_LIMIT: InputLimit = { maxBytes: 2 * MAX_LOG_BYTES, name: 'a checkpoint' };
+
 export function formatBytes(bytes: number): string {
   if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(bytes % (1024 * 1024) === 0 ? 0 : 1)} MiB`;
   if (bytes >= 1024) return `${(bytes / 1024).toFixed(bytes % 1024 === 0 ? 0 : 1)} KiB`;

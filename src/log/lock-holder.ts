@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, linkSync, openSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
+import { fstatSync, linkSync, renameSync, unlinkSync } from 'node:fs';
+import { LOCK_FILE_LIMIT } from './limits.js';
 import { onThisMachine, ownerRuns, parseOwner, type Owner } from './lock-owner.js';
+import { sideText, withSideFile } from './side-file.js';
 import { isCode } from './types.js';
 
 /** A lock file as read: its text (the holder's token), which file it is, its last renewal, and who it names. */
@@ -13,22 +15,19 @@ export interface Holder {
   owner: Owner | null;
 }
 
+/**
+ * The lock at `path` as it stands; null when there is none. Anything but a
+ * regular file within LOCK_FILE_LIMIT is refused (LogError, naming it): no
+ * writer made it, and waiting on it (a FIFO) or reading it (a symlink to
+ * /dev/zero) would outlast any lock wait.
+ */
 export function readHolder(path: string): Holder | null {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (error) {
-    if (isCode(error, 'ENOENT')) return null;
-    throw error;
-  }
-  try {
+  return withSideFile(path, LOCK_FILE_LIMIT, (file) => {
     // fstat after open: a network file system revalidates on open, so the mtime read is the server's.
-    const { dev, ino, mtimeMs } = fstatSync(fd);
-    const raw = readFileSync(fd, 'utf8');
+    const { dev, ino, mtimeMs } = fstatSync(file.fd);
+    const raw = sideText(file, path, LOCK_FILE_LIMIT);
     return { raw, dev, ino, mtimeMs, owner: parseOwner(raw) };
-  } finally {
-    closeSync(fd);
-  }
+  });
 }
 
 /**

@@ -56,10 +56,13 @@ export function parseOwner(raw: string): Owner | null {
   } catch {
     return null; // being written, or left empty by a writer killed at once
   }
-  if (typeof owner !== 'object' || owner === null || typeof owner.pid !== 'number' || typeof owner.host !== 'string') return null;
+  if (typeof owner !== 'object' || owner === null || typeof owner.host !== 'string') return null;
+  const pid = owner.pid;
+  // A pid of 0 or below names a process group or every process (kill(-1, 0) succeeds): no holder, so the lock is broken as an unfilled one.
+  if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0) return null;
   // Locks written before start times were recorded still name a pid: kill(pid, 0) judges those.
   const text = (value: unknown) => (typeof value === 'string' ? value : null);
-  return { pid: owner.pid, host: owner.host, start: text(owner.start), boot: text(owner.boot) };
+  return { pid, host: owner.host, start: text(owner.start), boot: text(owner.boot) };
 }
 
 type Seen = { kind: 'running'; start: string } | { kind: 'exited' } | { kind: 'unknown' };

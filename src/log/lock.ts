@@ -33,6 +33,9 @@ import { isCode, LogError } from './types.js';
  * - A lock file without a readable holder (a writer killed between creating
  *   and filling it) is broken once seen unchanged for a second. A writer
  *   that was only slow to fill it finds its token gone and waits again.
+ * - A lock path holding what no writer makes (a symlink, a FIFO, a device,
+ *   a file past LOCK_FILE_LIMIT: see readHolder) is refused at once, naming
+ *   it, with nothing written: it is not waited on, read, or broken.
  *
  * Hand-written rather than proper-lockfile: that library is asynchronous at
  * heart (its sync API neither retries nor refreshes the lock) and judges
@@ -102,7 +105,8 @@ class HeldLock implements Lease {
       // Only our own lock: if another writer holds one now, that one stays.
       if (this.isOurs()) unlinkSync(this.path);
     } catch (error) {
-      if (!isCode(error, 'ENOENT')) throw error;
+      // Something no writer makes put in its place (readHolder refuses it) is not ours either: left as it is.
+      if (!isCode(error, 'ENOENT') && !(error instanceof LogError)) throw error;
     } finally {
       closeSync(this.fd);
     }
@@ -160,6 +164,7 @@ function tryCreate(path: string, token: string): HeldLock | null {
   let fd: number;
   try {
     // 0600: the umask can take bits away, never add any, so no other user can read or replace a holder's token.
+    // O_EXCL: a symlink or a FIFO at the path is not followed or opened but found there (EEXIST), and readHolder refuses it.
     fd = openSync(path, 'wx', 0o600);
   } catch (error) {
     if (isCode(error, 'EEXIST')) return null;

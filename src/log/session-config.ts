@@ -1,7 +1,9 @@
-import { lstatSync, readFileSync, rmSync } from 'node:fs';
+import { lstatSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { SHARED_FILE_MODE, writeWhole } from './durable.js';
-import { isCode, LogError } from './types.js';
+import { SESSION_CONFIG_LIMIT } from './limits.js';
+import { readSideFile } from './side-file.js';
+import { LogError } from './types.js';
 
 /*
  * `<dir>/config.json`: how the CLI treats a session's folder, as opposed to
@@ -32,16 +34,12 @@ export function hasSessionConfig(dir: string): boolean {
   }
 }
 
-/** The session folder's settings; the defaults when there is no config file. A file that is not what gapflow writes is refused, naming it. */
+/** The session folder's settings; the defaults when there is no config file. A file that is not what gapflow writes (or not a file) is refused, naming it. */
 export function readSessionConfig(dir: string): SessionConfig {
   const path = join(dir, CONFIG_FILE);
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    if (isCode(error, 'ENOENT')) return DEFAULT_CONFIG;
-    throw error;
-  }
+  // A symlink, a FIFO, a device or a file past SESSION_CONFIG_LIMIT is refused here, naming it.
+  const text = readSideFile(path, SESSION_CONFIG_LIMIT);
+  if (text === null) return DEFAULT_CONFIG;
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, lstatSync, mkdirSync, realpathSync, rmSync, type Stats } from 'node:fs';
+import { fstatSync, lstatSync, mkdirSync, realpathSync, rmSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { PRIVATE_FILE_MODE, writeWhole } from './durable.js';
 import { LOG_FILE } from './log-name.js';
-import { openRegularFile, readUpTo } from './text-file.js';
+import { APPROVAL_LIMIT } from './limits.js';
+import { sideText, withSideFile } from './side-file.js';
 import { isCode } from './types.js';
 
 /*
@@ -22,9 +23,6 @@ import { isCode } from './types.js';
 
 /** The environment a call runs in: where the user's config folder is. */
 export type TrustEnv = Readonly<Record<string, string | undefined>>;
-
-/** The longest approval file read back: a command is at most a few KiB. */
-const APPROVAL_MAX_BYTES = 64 * 1024;
 
 /** The user's gapflow folder of choices: `$XDG_CONFIG_HOME/gapflow/trusted`, else `~/.config/gapflow/trusted`. */
 export function trustFolder(env: TrustEnv): string {
@@ -44,23 +42,13 @@ function choiceFile(env: TrustEnv, choice: Choice): string {
 
 /** Whether the user made `choice`: its file is theirs alone and names exactly it. */
 function chosen(env: TrustEnv, choice: Choice): boolean {
-  let file;
+  const path = choiceFile(env, choice);
   try {
-    file = openRegularFile(choiceFile(env, choice), false, 'an approval is a regular file');
+    const kept = withSideFile(path, APPROVAL_LIMIT, (file) => (ownedSafely(fstatSync(file.fd), false) ? (JSON.parse(sideText(file, path, APPROVAL_LIMIT)) as unknown) : null));
+    return typeof kept === 'object' && kept !== null && Object.entries(choice).every(([key, value]) => (kept as Record<string, unknown>)[key] === value);
   } catch {
-    // Missing, a symlink, a FIFO: not a choice this user made.
+    // A symlink, a FIFO, an oversized or unreadable file: not a choice this user made.
     return false;
-  }
-  try {
-    if (!ownedSafely(fstatSync(file.fd), false)) return false;
-    const bytes = readUpTo(file.fd, APPROVAL_MAX_BYTES, 0);
-    if (bytes === null) return false;
-    const kept = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
-    return Object.entries(choice).every(([key, value]) => kept[key] === value);
-  } catch {
-    return false;
-  } finally {
-    closeSync(file.fd);
   }
 }
 

@@ -1,11 +1,10 @@
-import { spawn, spawnSync, type StdioOptions } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFileSession } from '../../src/index.js';
 import { BATCH_INPUT, EVENT_INPUT, MAX_LINE_BYTES, MAX_LOG_BYTES } from '../../src/log/index.js';
 import { atBaseline, expectOneLineError, expectRefused, runCli, Sandbox } from './helpers.js';
+import { gapflow, mkfifo, type Run } from './watched-bin.js';
 
 /*
  * Inputs are read up to a limit and no further: a batch (append) up to
@@ -15,93 +14,19 @@ import { atBaseline, expectOneLineError, expectRefused, runCli, Sandbox } from '
  * it, and a symlink at the log's path is refused, not followed. Each refusal
  * is one line naming the path and the limit, exit 1, nothing written.
  *
- * Whatever might hang or grow without end runs in a child process, watched:
- * killed if it outlives WATCH_MS or its memory passes RSS_KILL_BYTES, so a
- * regression fails these tests instead of taking the machine down.
+ * Whatever might hang or grow without end runs in a child process, watched
+ * (watched-bin.ts), so a regression fails these tests instead of taking the
+ * machine down.
  */
 
-const bin = fileURLToPath(new URL('../../dist/gapflow.js', import.meta.url));
-const WATCH_MS = 20_000;
-const RSS_KILL_BYTES = 1024 * 1024 * 1024;
 /** Node itself is ~50 MB; a refusal may hold the batch limit (64 MiB) once, and no more. */
 const RSS_BOUND_BYTES = 300 * 1024 * 1024;
 const posix = process.platform !== 'win32';
-
-interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  /** Peak resident memory of the run, as the process itself saw it. */
-  maxRssBytes: number | null;
-  killedBecause: string | null;
-  ms: number;
-}
-
-/**
- * Runs the built bin in a child node that reports its own peak memory
- * (process.resourceUsage) into `rssFile` as it exits; `stdin` is text to
- * feed (written without waiting for the child to take it) or a descriptor.
- */
-function gapflow(argv: string[], cwd: string, stdin: string | number = ''): Promise<Run> {
-  const rssFile = join(cwd, `rss-${process.hrtime.bigint()}.txt`);
-  const wrapper = `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(rssFile)}, String(process.resourceUsage().maxRSS * 1024)));
-process.argv = [process.argv[0], ${JSON.stringify(bin)}, ...process.argv.slice(1)];
-import(${JSON.stringify(`file://${bin}`)});`;
-  const stdio: StdioOptions = [typeof stdin === 'number' ? stdin : 'pipe', 'pipe', 'pipe'];
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', wrapper, ...argv], { cwd, stdio });
-    let stdout = '';
-    let stderr = '';
-    let killedBecause: string | null = null;
-    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    if (typeof stdin === 'string') {
-      // A child that stops reading (it refused) closes the pipe: that is expected, not an error here.
-      child.stdin!.on('error', () => undefined);
-      child.stdin!.end(stdin);
-    }
-    const kill = (why: string) => {
-      killedBecause ??= why;
-      child.kill('SIGKILL');
-    };
-    const timer = setTimeout(() => kill(`still running after ${WATCH_MS} ms`), WATCH_MS);
-    const watch = setInterval(() => {
-      const rss = rssOf(child.pid);
-      if (rss !== null && rss > RSS_KILL_BYTES) kill(`resident memory passed ${RSS_KILL_BYTES} bytes`);
-    }, 50);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      clearInterval(watch);
-      const maxRssBytes = existsSync(rssFile) ? Number(readFileSync(rssFile, 'utf8')) : null;
-      rmSync(rssFile, { force: true });
-      resolve({ code, signal, stdout, stderr, maxRssBytes, killedBecause, ms: Date.now() - started });
-    });
-  });
-}
-
-/** A running process's resident memory from /proc (Linux), or null where there is none. */
-function rssOf(pid: number | undefined): number | null {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = /^VmRSS:\s+(\d+) kB$/m.exec(status);
-    return kb ? Number(kb[1]) * 1024 : null;
-  } catch {
-    return null;
-  }
-}
 
 /** The one-line refusal contract for a spawned run, and that it ended on its own. */
 function expectRefusedRun(run: Run, mentions: readonly (string | RegExp)[]): void {
   expect(run.killedBecause, `killed: ${run.killedBecause}; stderr: ${run.stderr}`).toBeNull();
   expectOneLineError({ code: run.code ?? -1, stdout: run.stdout, stderr: run.stderr }, 1, mentions);
-}
-
-function mkfifo(path: string): void {
-  const made = spawnSync('mkfifo', [path]);
-  if (made.status !== 0) throw new Error(`mkfifo ${path}: ${made.stderr.toString('utf8')}`);
 }
 
 const MiB = (bytes: number) => `${bytes / (1024 * 1024)} MiB`;
