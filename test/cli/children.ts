@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -63,4 +64,17 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** A GET by node's own client, which sends the Host it is given (fetch sends its own). */
+export function plainGet(url: string, headers: Record<string, string>): Promise<readonly [number, string]> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += String(chunk)));
+      res.on('end', () => resolve([res.statusCode!, body]));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }

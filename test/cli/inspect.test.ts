@@ -1,11 +1,10 @@
-import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { divergingAfterRoundOne, Sandbox } from './helpers.js';
 import type { StateValue } from 'xstate';
 import { leafOf } from '../../machines/index.js';
-import { alive, childKeeper, freePort, until } from './children.js';
+import { alive, childKeeper, freePort, plainGet, until } from './children.js';
 
 /*
  * `gapflow inspect` as a user runs it: the built bin in its own process, a
@@ -49,19 +48,6 @@ function viewer(port: number, options: WebSocket.ClientOptions = {}) {
     /** The types of the events the actor was sent, in order. */
     events: () => received.filter((m) => m.type === '@xstate.event').map((m) => m.event?.type),
   };
-}
-
-/** A GET by node's own client, which sends the Host it is given (fetch sends its own). */
-function plainGet(url: string, headers: Record<string, string>): Promise<readonly [number, string]> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { headers }, (res) => {
-      let body = '';
-      res.on('data', (chunk: Buffer) => (body += String(chunk)));
-      res.on('end', () => resolve([res.statusCode!, body]));
-    });
-    req.on('error', reject);
-    req.end();
-  });
 }
 
 describe('gapflow inspect', () => {

@@ -1,11 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { StateJson } from '../../src/core/index.js';
 import { ENTER_SCREEN, LEAVE_SCREEN, watch, type Terminal } from '../../src/cli/index.js';
-import { alive, BIN, childKeeper, freePort, until } from './children.js';
+import { alive, BIN, childKeeper, freePort, plainGet, until } from './children.js';
 import { convergingAfterRoundOne, divergingAfterRoundOne, runCli, Sandbox } from './helpers.js';
 
 /*
@@ -22,19 +21,6 @@ afterEach(() => box.remove());
 
 const spawnBin = childKeeper();
 const start = (...argv: string[]) => spawnBin([...argv, '--dir', box.dir], box.root);
-
-/** A GET by node's own client, which sends the Host it is given (fetch sends its own). */
-function plainGet(url: string, headers: Record<string, string>): Promise<readonly [number, string]> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { headers }, (res) => {
-      let body = '';
-      res.on('data', (chunk: Buffer) => (body += String(chunk)));
-      res.on('end', () => resolve([res.statusCode!, body]));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 interface Update {
   events: { seq: number; type: string; data: Record<string, unknown> }[];
