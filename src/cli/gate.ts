@@ -66,7 +66,8 @@ function oneLine(text: string): string {
 /**
  * The end of what a run printed, safe to show one line per line: terminal
  * escape sequences dropped, carriage returns made line ends, tabs spaces,
- * every other control character (and bidirectional overrides) dropped,
+ * every other control character, and every invisible or bidirectional
+ * format character, dropped,
  * trailing blank lines trimmed; at most VERIFY_OUTPUT_MAX characters,
  * starting on a whole line when it was cut.
  */
@@ -77,7 +78,9 @@ export function safeTail(raw: string): string {
     .replace(/\r\n?/g, '\n')
     .replace(/\t/g, ' ')
     // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
-    .replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, '')
+    .replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029]/g, '')
+    // Invisible and direction-changing characters (bidi controls, zero-width, tags) would hide or reorder what the check said.
+    .replace(/[\p{Cf}\u{E0000}-\u{E007F}]/gu, '')
     .replace(/\s+$/, '');
   if (clean.length <= VERIFY_OUTPUT_MAX) return clean;
   const cut = clean.slice(-VERIFY_OUTPUT_MAX);

@@ -45,6 +45,18 @@ describe('the verification gate on the command line', { timeout: TIMEOUT }, () =
     expect(types.slice(-2)).toEqual(['verification.ran', 'round.closed']);
   });
 
+  it("a check's invisible and direction-changing characters are dropped from what is shown and recorded", () => {
+    box = new Sandbox();
+    // U+200F (right-to-left mark) and U+E0069 (a tag character) around the words, as UTF-8 bytes.
+    box.ok('init', '--verify', "printf 'a\\342\\200\\217b \\363\\240\\201\\251hidden\\n'; exit 1");
+    box.steps('gap open A --severity LOW', 'round start', 'gap move A RESOLVED');
+    const closed = box.gf('round', 'close');
+    expect(closed.code).toBe(1);
+    expect(closed.stderr).toContain('  | ab hidden\n');
+    expect(closed.stderr).not.toMatch(/[\u200f\u{e0069}]/u);
+    expect(box.stateJson()).toMatchObject({ verification: { lastRun: { output: 'ab hidden' } } });
+  });
+
   it('a failing check keeps the session live with the round open, and says why in the output, next, state and status.md', () => {
     readyToConverge();
     const closed = box.gf('round', 'close');
