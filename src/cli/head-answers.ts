@@ -1,5 +1,6 @@
 import { hookStep } from '../core/lean.js';
-import { EVENT_INPUT, type InputLimit, readStandardInput } from '../log/lean.js';
+import { join } from 'node:path';
+import { EVENT_INPUT, type InputLimit, LOG_FILE, readStandardInput } from '../log/lean.js';
 import { peekHeadIn } from '../session/head.js';
 import { parse } from './args.js';
 import { readStdin, sessionDir } from './call.js';
@@ -35,9 +36,10 @@ export function answerFromHead(name: 'next' | 'hook', argv: string[], io: CliIO)
 
 function nextFromHead(argv: string[], io: CliIO): boolean {
   const { values } = parse(argv, {}, []);
-  const head = peekHeadIn(sessionDir(values, io));
+  const dir = sessionDir(values, io);
+  const head = peekHeadIn(dir);
   if (head === null) return false;
-  printNext(io, head, values.json);
+  printNext(io, head, values.json, join(dir, LOG_FILE));
   return true;
 }
 
@@ -54,7 +56,7 @@ function hookFromHead(argv: string[], io: CliIO): boolean {
   const step = hookStep(head, stop.call, { blocks: blocksBefore(at), maxBlocks: options.maxBlocks });
   // A binding to record is a write: the full command opens the session for it.
   if (step.record !== null) return false;
-  printHookAnswer(io, () => hookAnswer(at, step));
+  printHookAnswer(io, () => hookAnswer(at, step, io));
   return true;
 }
 

@@ -1,6 +1,7 @@
 import { type HookCall, type HookStep, listedGaps, viewForecast, loopStep, standingStopRequest, Refusal, type SessionView } from '../core/lean.js';
-import { findSessionDir, holdsSession, readHookBlocks, writeHookBlocks } from '../log/lean.js';
-import { claudeHookAnswer, gapEntry, hookFailureAnswer, hookWarningLine, misfiredHookAnswer, nextLine, hookVerdict, type HookVerdict, optionEntries, renderPrompt } from '../render/lean.js';
+import { join } from 'node:path';
+import { commandApproved, findSessionDir, holdsSession, LOG_FILE, readHookBlocks, trustPlace, writeHookBlocks } from '../log/lean.js';
+import { claudeHookAnswer, gapEntry, hookFailureAnswer, hookWarningLine, misfiredHookAnswer, nextLine, hookVerdict, type HookVerdict, optionEntries, renderPrompt, unapprovedCheckNote } from '../render/lean.js';
 import { list, parse, UsageError, wholeNumber } from './args.js';
 import { printJson } from './call.js';
 import { namedSessionDir, ownFolder } from './session-dir.js';
@@ -21,12 +22,26 @@ const DEFAULT_MAX_BLOCKS = 5;
  * state, title) and, when the user must decide, the options, each with the
  * request that takes it.
  */
-export function printNext(io: CliIO, view: SessionView, json: boolean | undefined): void {
+export function printNext(io: CliIO, view: SessionView, json: boolean | undefined, location: string): void {
   const step = loopStep(view, standingStopRequest(view));
   const asks = step.action === 'ask_user';
   const prompt = asks ? renderPrompt(view) : null;
-  if (json) return printJson(io, { ...step, forecast: viewForecast(view), gaps: listedGaps(view).map(gapEntry), options: asks ? optionEntries(view) : [], prompt });
-  io.stdout(nextLine(step));
+  const unapproved = unapprovedCheck(view, location, io);
+  if (json) {
+    const verification = step.verification === null ? null : { ...step.verification, approvedHere: unapproved === null };
+    return printJson(io, { ...step, verification, forecast: viewForecast(view), gaps: listedGaps(view).map(gapEntry), options: asks ? optionEntries(view) : [], prompt });
+  }
+  io.stdout(unapproved === null || step.action !== 'continue' ? nextLine(step) : `${nextLine(step).trimEnd()}; ${unapprovedCheckNote(unapproved)}\n`);
+}
+
+/**
+ * The session's check when this user has not approved it on this machine
+ * (src/cli/trust.ts): the write that would complete will be refused, so
+ * `next` and the hook say so while the loop goes on. Null otherwise.
+ */
+function unapprovedCheck(view: SessionView, location: string, io: Pick<CliIO, 'env'>): string | null {
+  const command = view.settings?.verify?.command;
+  return command === undefined || commandApproved(io.env, trustPlace(location), command) ? null : command;
 }
 
 /** What the hook's command line asks: the session folder named, the block cap, and the subagent types it keeps going (null: all). */
@@ -154,10 +169,11 @@ export function blocksBefore(stop: ClaudeStop & { dir: string }): number {
 }
 
 /** Words the step's decision, and keeps the agent's blocks in a row for its next stop (when they changed). */
-export function hookAnswer(stop: ClaudeStop & { dir: string }, step: HookStep): HookVerdict {
+export function hookAnswer(stop: ClaudeStop & { dir: string }, step: HookStep, io: Pick<CliIO, 'env'>): HookVerdict {
   const verdict = hookVerdict(step.view, stop.call, step.context, step.decision);
   if (step.blocks !== null) writeHookBlocks(stop.dir, stop.call.agentSession, stop.agent, step.blocks);
-  return verdict;
+  const unapproved = verdict.block ? unapprovedCheck(step.view, join(stop.dir, LOG_FILE), io) : null;
+  return unapproved === null ? verdict : { ...verdict, reason: `${verdict.reason}\n\nNote: ${unapprovedCheckNote(unapproved)}.` };
 }
 
 /**

@@ -23,12 +23,12 @@ import { blocksBefore, claudeStop, hookAnswer, hookOptions, printHookAnswer, pri
 export const hook: Command = (argv, io) => {
   printHookAnswer(io, () => {
     const options = hookOptions(argv);
-    return answerClaude(claudeStop(readStdin(io, EVENT_INPUT), options, io), options.maxBlocks);
+    return answerClaude(claudeStop(readStdin(io, EVENT_INPUT), options, io), options.maxBlocks, io);
   });
 };
 
 /** The hook's verdict for this Stop call, with its binding recorded and its block count kept; null when no session here is this hook's business. */
-function answerClaude(stop: ClaudeStop, maxBlocks: number): HookVerdict | null {
+function answerClaude(stop: ClaudeStop, maxBlocks: number, io: CliIO): HookVerdict | null {
   const { dir, call } = stop;
   if (dir === null) return null;
   // Most calls record nothing: they are answered from the head checkpoint, and the session is opened only to record.
@@ -38,14 +38,19 @@ function answerClaude(stop: ClaudeStop, maxBlocks: number): HookVerdict | null {
     undefined,
     () => peekHead(new FileLog(dir)),
   );
-  return hookAnswer({ ...stop, dir }, step);
+  return hookAnswer({ ...stop, dir }, step, io);
 }
 
 /** `gapflow next`: the loop's next move for any framework. */
 export const next: Command = (argv, io) => {
   const { values } = parse(argv, {}, []);
   // The head is enough here: the next step and the prompt read the open gaps and the last rounds, not the history.
-  printNext(io, databaseSession(values, io) === null ? openLoopView(sessionDir(values, io)) : open(values, io).view, values.json);
+  if (databaseSession(values, io) !== null) {
+    const session = open(values, io);
+    return printNext(io, session.view, values.json, session.log.location);
+  }
+  const dir = sessionDir(values, io);
+  printNext(io, openLoopView(dir), values.json, join(dir, LOG_FILE));
 };
 
 interface BatchLine extends GatedRequest {

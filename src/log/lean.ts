@@ -19,4 +19,4 @@ export { openRegularFile, readRange } from './text-file.js';
 export { hasSessionConfig } from './session-config.js';
 export { isPostgresUrl, sessionNameProblem, shownDatabase } from './pg/names.js';
 export { logAt } from './find-session.js';
-export { folderAllowed, foreignFolder } from './trust-store.js';
+export { commandApproved, folderAllowed, foreignFolder, trustPlace } from './trust-store.js';

@@ -1,6 +1,6 @@
 import { shownValue } from '../../events/lean.js';
 import { oneLine } from './one-line.js';
-import { terminalSafeJson } from './terminal.js';
+import { terminalSafe, terminalSafeJson } from './terminal.js';
 import type { BadValue, GapflowEvent } from '../../events/index.js';
 import type { Remedy, SessionView, LoopStep } from '../core/lean.js';
 import { formatCount } from '../policies/lean.js';
@@ -189,4 +189,9 @@ export function inspectingLines(dir: string, view: SessionView, page: string, in
 /** `gapflow next`'s line: the action and why. */
 export function nextLine(step: Pick<LoopStep, 'action' | 'reason'>): string {
   return `${step.action}: ${step.reason}\n`;
+}
+
+/** What `next` and the hook add while a session's check is not approved on this machine: the write that would complete will be refused. */
+export function unapprovedCheckNote(command: string): string {
+  return `this session's check ${terminalSafe(JSON.stringify(command.slice(0, 200)))} is not approved on this machine, so it will not run and the session cannot complete: ask the user to read and approve it (gapflow trust)`;
 }

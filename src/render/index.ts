@@ -39,6 +39,7 @@ export {
   type FailureReport,
   hookWarningLine,
   nextLine,
+  unapprovedCheckNote,
   inspectingLines,
   recordPolicyProblem,
   refusalLine,

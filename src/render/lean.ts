@@ -4,7 +4,8 @@
  * head checkpoint (src/cli/head-answers.ts). Everything here is in
  * index.ts too.
  */
-export { nextLine, usageErrorLine } from './cli-messages.js';
+export { nextLine, unapprovedCheckNote, usageErrorLine } from './cli-messages.js';
+export { terminalSafe } from './terminal.js';
 export { hookVerdict, HOOK_TEXT_CAP, type HookVerdict } from './hook.js';
 export { claudeHookAnswer, hookFailureAnswer, hookWarningLine, misfiredHookAnswer } from './hook-answer.js';
 export { renderPrompt } from './prompt.js';

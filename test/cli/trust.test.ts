@@ -87,6 +87,26 @@ describe('a check command that came with the session is not run', { timeout: TIM
     expect(box.stateJson()).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
   });
 
+  it('next and the stop hook say, while it is not approved, that the session cannot complete; next --json says whether it is', () => {
+    const source = sandbox();
+    readyToConverge(source, leaves('pwned'), elsewhere());
+    const box = sandbox();
+    expect(box.gf('import', source.dir).code).toBe(0);
+    const note = 'is not approved on this machine, so it will not run and the session cannot complete: ask the user to read and approve it (gapflow trust)';
+    const next = box.gf('next');
+    expect(next.stdout).toMatch(/^continue: /);
+    expect(next.stdout).toContain(`this session's check "touch pwned" ${note}`);
+    expect(JSON.parse(box.gf('next', '--json').stdout)).toMatchObject({ verification: { command: 'touch pwned', approvedHere: false } });
+    const hook = runCli(['hook', 'claude', '--dir', box.dir], { cwd: box.root, stdin: JSON.stringify(stopInput(box.root)) });
+    const answer = JSON.parse(hook.stdout) as { decision?: string; reason?: string };
+    expect(answer.decision).toBe('block');
+    expect(answer.reason).toContain(note);
+    expect(box.gf('trust', '--allow').code).toBe(0);
+    expect(box.gf('next').stdout).not.toContain('not approved');
+    expect(JSON.parse(box.gf('next', '--json').stdout)).toMatchObject({ verification: { approvedHere: true } });
+    expect(existsSync(join(box.root, 'pwned'))).toBe(false);
+  });
+
   it('a batch that would complete is refused whole, the check not run', () => {
     const source = sandbox();
     readyToConverge(source, leaves('pwned'), elsewhere());
