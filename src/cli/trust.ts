@@ -24,7 +24,7 @@ export function trustPlaceOf(session: Session): string {
 export function refuseUnapproved(session: Session, command: string, io: Pick<CliIO, 'env'>): void {
   if (commandApproved(io.env, trustPlaceOf(session), command)) return;
   throw new Refusal(
-    `the check ${JSON.stringify(command.slice(0, 200))} was not run: gapflow runs a session's check only when you set it on this machine (at init) or approved it, and this one came with the session (a log, an import, a copied folder or a database row); nothing was recorded, and the session does not complete until the check runs and passes`,
+    `the check ${JSON.stringify(command.slice(0, 200))} was not run: you neither set it on this machine (at init) nor approved it, and gapflow runs a session's check only then (one that came with a log, an import, a copied folder or a database row never runs by itself); nothing was recorded, and the session does not complete until the check runs and passes`,
     'approve_check',
   );
 }
