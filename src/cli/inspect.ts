@@ -1,5 +1,6 @@
 import { parse } from './args.js';
 import type { StatelyInspectionEvent } from '@statelyai/inspect';
+import { configure } from 'safe-stable-stringify';
 import { Backlog, broadcastServer } from '../listen/index.js';
 import { listen, LOOPBACK, portOption } from './serve.js';
 import { open, type CliIO } from './common.js';
@@ -36,17 +37,13 @@ function bridgePage(port: number): string {
 </script></body></html>`;
 }
 
-/** A message as the inspector's own WebSocket adapter writes it: JSON, with a reference back into itself written as a string rather than thrown on. */
-function inspectionJson(event: StatelyInspectionEvent): string {
-  const ancestors: unknown[] = [];
-  return JSON.stringify(event, function (this: unknown, _key, value: unknown) {
-    if (typeof value !== 'object' || value === null) return value;
-    while (ancestors.length > 0 && ancestors.at(-1) !== this) ancestors.pop();
-    if (ancestors.includes(value)) return '[Circular]';
-    ancestors.push(value);
-    return value;
-  });
-}
+/**
+ * A message as the inspector's own WebSocket adapter writes it: its
+ * serializer (safe-stable-stringify) at its depth limit, so a reference back
+ * into the event is written as a string instead of throwing.
+ */
+const stringifyInspection = configure({ maximumDepth: 10 });
+const inspectionJson = (event: StatelyInspectionEvent): string => stringifyInspection(event);
 
 interface Relay {
   url: string;
