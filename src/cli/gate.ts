@@ -1,5 +1,5 @@
 import { formatSeconds, Refusal } from '../core/index.js';
-import { VERIFY_OUTPUT_MAX } from '../../events/lean.js';
+import { HIDDEN_CHARACTER, VERIFY_OUTPUT_MAX } from '../../events/lean.js';
 import { peekHead, type BatchRecorded, type BatchRequest, type RequestNamer, type Session } from '../session/index.js';
 import { open, storeOf, type CliIO, type WhereOptions } from './common.js';
 import { runCommand } from './record-command.js';
@@ -15,6 +15,9 @@ import { refuseUnapproved } from './trust.js';
  * Replay reads the recorded run and never runs the command, and the command
  * runs only when this user set or approved it here (trust.ts).
  */
+
+/** Every invisible or direction-changing character (events/hidden.ts), for a run's output to drop. */
+const HIDDEN_CHARACTERS = new RegExp(HIDDEN_CHARACTER.source, 'gu');
 
 /** What a run gates: the round close or the approval that would complete the session. */
 export type Gates = 'round_close' | 'approve';
@@ -80,7 +83,7 @@ export function safeTail(raw: string): string {
     // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
     .replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029]/g, '')
     // Invisible and direction-changing characters (bidi controls, zero-width, tags) would hide or reorder what the check said.
-    .replace(/[\p{Cf}\u{E0000}-\u{E007F}]/gu, '')
+    .replace(HIDDEN_CHARACTERS, '')
     .replace(/\s+$/, '');
   if (clean.length <= VERIFY_OUTPUT_MAX) return clean;
   const cut = clean.slice(-VERIFY_OUTPUT_MAX);

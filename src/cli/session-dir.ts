@@ -63,7 +63,12 @@ export function databaseSession(values: WhereOptions, io: Where): DatabaseSessio
  * database.
  */
 export function sessionDir(values: WhereOptions, io: Where): string {
-  return ownFolder(namedSessionDir(values, io) ?? findSessionDir(io.cwd, io.env.CLAUDE_PROJECT_DIR || undefined) ?? resolve(io.cwd, SESSION_FOLDER), io);
+  return ownFolder(foundSessionDir(values, io), io);
+}
+
+/** The session folder a call names or finds, before ownFolder judges whose it is (`trust --folder` asks exactly that). */
+export function foundSessionDir(values: WhereOptions, io: Where): string {
+  return namedSessionDir(values, io) ?? findSessionDir(io.cwd, io.env.CLAUDE_PROJECT_DIR || undefined) ?? resolve(io.cwd, SESSION_FOLDER);
 }
 
 /**

@@ -1,10 +1,9 @@
-import { resolve } from 'node:path';
 import { GATE_FLAG, Refusal } from '../core/index.js';
-import { allowFolder, approveCommand, commandApproved, findSessionDir, foreignFolder, revokeCommand, SESSION_FOLDER, trustPlace } from '../log/index.js';
+import { allowFolder, approveCommand, commandApproved, foreignFolder, revokeCommand, trustPlace } from '../log/index.js';
 import { terminalSafeLines } from '../render/index.js';
 import type { Session } from '../session/index.js';
 import { parse, UsageError } from './args.js';
-import { databaseSession, namedSessionDir } from './session-dir.js';
+import { databaseSession, foundSessionDir, type WhereOptions } from './session-dir.js';
 import { open, printJson, type CliIO, type Command } from './common.js';
 
 /*
@@ -73,9 +72,9 @@ export const trust: Command = (argv, io) => {
 };
 
 /** `trust --folder`: allows the session folder the call names (found without the ownership check, which is what it answers). */
-function trustFolderOf(values: Parameters<typeof namedSessionDir>[0], io: CliIO, json: boolean | undefined): void {
+function trustFolderOf(values: WhereOptions, io: CliIO, json: boolean | undefined): void {
   if (databaseSession(values, io) !== null) throw new UsageError('trust --folder allows a session folder; a database session has none');
-  const dir = namedSessionDir(values, io) ?? findSessionDir(io.cwd, io.env.CLAUDE_PROJECT_DIR || undefined) ?? resolve(io.cwd, SESSION_FOLDER);
+  const dir = foundSessionDir(values, io);
   const foreign = foreignFolder(dir);
   if (foreign === null) {
     if (json) return printJson(io, { folder: dir, allowed: true, owner: null });

@@ -1,4 +1,4 @@
-import { databaseAt, globalEnd, PgLog, readGlobal, sessionNameProblem, shownDatabase, streamNames, type GlobalCursor } from '../log/index.js';
+import { databaseAt, globalEnd, PgLog, readGlobal, shownDatabase, streamNames, type GlobalCursor } from '../log/index.js';
 import type { FleetEntry, FleetSource } from './source.js';
 
 /** How often a database fleet reads the global order when no commit notice came (ms): what a lost notice costs at most. */
@@ -71,15 +71,13 @@ export function databaseSource(url: string, options: { pollMs?: number } = {}): 
 
 /**
  * The session a stream row names. A row is anyone's bytes: a name that no
- * session may have (PgLog refuses it) makes an unreadable entry saying so,
+ * session may have (PgLog refuses it, naming why) makes an unreadable entry,
  * not a throw that would leave the whole fleet unlisted.
  */
 function entryFor(url: string, name: string): FleetEntry {
-  const problem = sessionNameProblem(name);
-  if (problem !== null) return { name, error: `not a session this database can hold: ${problem}` };
   try {
     return { name, store: new PgLog(url, name) };
   } catch (error) {
-    return { name, error: error instanceof Error ? error.message : String(error) };
+    return { name, error: `not a session this database can hold: ${error instanceof Error ? error.message : String(error)}` };
   }
 }

@@ -3,7 +3,8 @@ import { CONVERGENCE_STATES } from '../../events/index.js';
 /*
  * The dashboard: one page, its style sheet and its script, all from the
  * server that serves it (no framework, nothing fetched from elsewhere). It
- * lists the sessions from /api/sessions, filters them by state, draws an opened session's weighted open count over the rounds
+ * lists the sessions from /api/sessions, filters them by state, draws an
+ * opened session's weighted open count over the rounds
  * as an SVG line from /api/sessions/<name> beside its status.md, and
  * patches all of it from /events (Server-Sent Events) as sessions change.
  * Every text from a session (names, reasons, status.md) goes into the page

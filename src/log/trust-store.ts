@@ -52,12 +52,9 @@ function chosen(env: TrustEnv, choice: Choice): boolean {
   }
 }
 
-function record(env: TrustEnv, choice: Choice): string {
-  const folder = trustFolder(env);
-  mkdirSync(folder, { recursive: true, mode: 0o700 });
-  const path = choiceFile(env, choice);
-  writeWhole(path, `${JSON.stringify({ ...choice, approvedAt: new Date().toISOString() })}\n`, PRIVATE_FILE_MODE);
-  return path;
+function record(env: TrustEnv, choice: Choice): void {
+  mkdirSync(trustFolder(env), { recursive: true, mode: 0o700 });
+  writeWhole(choiceFile(env, choice), `${JSON.stringify({ ...choice, approvedAt: new Date().toISOString() })}\n`, PRIVATE_FILE_MODE);
 }
 
 /**
@@ -79,16 +76,14 @@ export function commandApproved(env: TrustEnv, place: string, command: string): 
   return chosen(env, { kind: 'command', place, command });
 }
 
-/** Records that this user chose `command` for the session at `place`; returns the approval's file. */
-export function approveCommand(env: TrustEnv, place: string, command: string): string {
-  return record(env, { kind: 'command', place, command });
+/** Records that this user chose `command` for the session at `place`. */
+export function approveCommand(env: TrustEnv, place: string, command: string): void {
+  record(env, { kind: 'command', place, command });
 }
 
-/** Takes back the approval of `command` at `place`; true when there was one. */
-export function revokeCommand(env: TrustEnv, place: string, command: string): boolean {
-  const approved = commandApproved(env, place, command);
+/** Takes back the approval of `command` at `place`, if there was one. */
+export function revokeCommand(env: TrustEnv, place: string, command: string): void {
   rmSync(choiceFile(env, { kind: 'command', place, command }), { force: true });
-  return approved;
 }
 
 /** Who may write a session folder when it is not this user's alone. */
@@ -146,7 +141,7 @@ export function folderAllowed(env: TrustEnv, dir: string, owner: number): boolea
   return chosen(env, { kind: 'folder', folder: trustPlace(dir), owner });
 }
 
-/** Records that this user allows the session folder `dir` as long as `owner` owns it; returns the approval's file. */
-export function allowFolder(env: TrustEnv, dir: string, owner: number): string {
-  return record(env, { kind: 'folder', folder: trustPlace(dir), owner });
+/** Records that this user allows the session folder `dir` as long as `owner` owns it. */
+export function allowFolder(env: TrustEnv, dir: string, owner: number): void {
+  record(env, { kind: 'folder', folder: trustPlace(dir), owner });
 }

@@ -1,3 +1,5 @@
+import { HIDDEN_CHARACTER } from '../../events/lean.js';
+
 /*
  * Text from a log, a folder name or a database row, as a terminal may be
  * handed it. A terminal obeys what it is sent: ESC and the C1 controls
@@ -14,7 +16,7 @@
  * format characters (`\p{Cf}`: bidirectional marks, overrides and
  * isolates, zero-width characters, assigned tags) and the whole tag block.
  */
-const UNSAFE_ON_TERMINAL = /[\p{Cc}\u2028\u2029\p{Cf}\u{E0000}-\u{E007F}]/gu;
+const UNSAFE_ON_TERMINAL = new RegExp(`[\\p{Cc}\\u2028\\u2029]|${HIDDEN_CHARACTER.source}`, 'gu');
 
 /** `text` with every character a terminal must not get raw spelt out as `\u{…}` (ESC is `\u{1b}`). */
 export function terminalSafe(text: string): string {
@@ -27,7 +29,7 @@ export function terminalSafeLines(text: string): string {
 }
 
 /** What JSON.stringify leaves raw that a terminal must not get: DEL, C1, the separators, format characters and tags. */
-const LEFT_RAW_BY_JSON = /[\u007f-\u009f\u2028\u2029\p{Cf}\u{E0000}-\u{E007F}]/gu;
+const LEFT_RAW_BY_JSON = new RegExp(`[\\u007f-\\u009f\\u2028\\u2029]|${HIDDEN_CHARACTER.source}`, 'gu');
 
 /**
  * JSON text as a terminal may be handed it: the characters JSON leaves raw

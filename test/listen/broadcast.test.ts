@@ -52,7 +52,8 @@ function viewer(port: number, options: WebSocket.ClientOptions = {}): Viewer {
   return { socket, received, refused: () => refused, opened: () => opened, closed: () => closed };
 }
 
-describe('a broadcast feed', () => {
+// Real sockets, each test a server and a few clients: a budget for a busy machine.
+describe('a broadcast feed', { timeout: 30_000 }, () => {
   it("sends what gapflow sends to every viewer; a viewer's message reaches no other viewer, now or later", async () => {
     const { feed, port } = await serving();
     const forger = viewer(port);
