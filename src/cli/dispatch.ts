@@ -1,7 +1,7 @@
 import { oneOf, shownValue } from '../../events/index.js';
 import { Refusal } from '../core/index.js';
-import { environmentErrorLine, errorLine, failureJson, refusalLine, REMEDY_HINT, USAGE_HINT, usageErrorLine, valueRemedy, type FailureReport } from '../render/index.js';
-import { LogError } from '../log/index.js';
+import { environmentErrorLine, errorLine, failureJson, refusalLine, REMEDY_HINT, unknownOutcome, USAGE_HINT, usageErrorLine, valueRemedy, type FailureReport } from '../render/index.js';
+import { LogError, OutcomeUnknown } from '../log/index.js';
 import { UsageError } from './args.js';
 import { COMMAND_LOADERS } from './commands.js';
 import type { CliIO, Command } from './common.js';
@@ -57,10 +57,12 @@ export function attempt(argv: string[], io: CliIO, commands: Commands): number |
     const afterWrite = statusAfterWrite(name, rest, io);
     try {
       command(rest, callIo(name, rest, io));
-    } finally {
+    } catch (error) {
       // Also after a refusal that recorded something: a failing verification check's run, which status.md shows.
-      afterWrite?.();
+      afterWrite?.(true);
+      throw error;
     }
+    afterWrite?.(false);
     return 0;
   } catch (error) {
     return error instanceof UsageError ? error : failure(error, io, asksForJson(argv));
@@ -94,7 +96,7 @@ function unknownCommand(name: string): string {
 
 /**
  * Reports a failed call on stderr and returns its exit code: 2 for usage,
- * 1 for the rest. One line of text, or with `json` one line of JSON
+ * 4 for a write whose outcome is not known, 1 for the rest. One line of text, or with `json` one line of JSON
  * (`{"code","message","remedy",…}`); the exit code is the same either way.
  */
 export function failure(error: unknown, io: Pick<CliIO, 'stderr'>, json = false): number {
@@ -102,8 +104,11 @@ export function failure(error: unknown, io: Pick<CliIO, 'stderr'>, json = false)
   if (unverified !== null) return unverified;
   const { report, line } = reportOf(error);
   io.stderr(json ? failureJson(report) : line);
-  return report.code === 'usage' ? 2 : 1;
+  return EXIT[report.code] ?? 1;
 }
+
+/** The exit codes other than 1 (docs/cli.md#exit-codes). */
+const EXIT: Partial<Record<FailureReport['code'], number>> = { usage: 2, outcome_unknown: 4 };
 
 /**
  * A LogError, from this bundle or the short path's (dist/head-answers.js is
@@ -121,6 +126,11 @@ function reportOf(error: unknown): { report: FailureReport; line: string } {
     const { message, remedy, badValue: bad } = error;
     const hint = remedy ? REMEDY_HINT[remedy] : bad ? valueRemedy(bad) : null;
     return { report: { code: bad ? 'invalid_value' : 'refused', message, remedy: hint, bad }, line: refusalLine(message, remedy) };
+  }
+  if (error instanceof OutcomeUnknown) {
+    const retryId = error.retryId ?? (error.events.length === 1 ? error.events[0]!.id : null);
+    const { message, remedy } = unknownOutcome(error.message, retryId);
+    return { report: { code: 'outcome_unknown', message, remedy }, line: errorLine(`${message}: ${remedy}`) };
   }
   if (isLogError(error)) return { report: { code: 'log_error', message: error.message, remedy: null }, line: errorLine(error.message) };
   const line = environmentErrorLine(error);

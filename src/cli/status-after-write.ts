@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { LOG_FILE, readSessionConfig, writeDecisionsFile, writeStatusFile } from '../log/index.js';
+import { LOG_FILE, readSessionConfig, writeDecisionsFile, writeStatusFile, writesHere } from '../log/index.js';
 import { renderDecisions, renderStatus, statusNotRewrittenLine } from '../render/index.js';
 import { openFileSession } from '../session/index.js';
 import type { CliIO } from './common.js';
@@ -34,12 +34,17 @@ function whereOptions(argv: readonly string[]): WhereOptions {
 
 /**
  * For a recording command (`name`, with its words `argv`): a step to run
- * once it has succeeded, which rewrites status.md when the session asks for
- * it (`init --write-status`) and the log grew; null for any other command.
- * Whatever stops the rewrite is one line on stderr: the event is recorded,
- * so the call still succeeds (running it again would record it twice).
+ * once it has ended, which rewrites status.md when the session asks for it
+ * (`init --write-status`) and the call itself wrote to the log (another
+ * writer's append beside it is not this call's to show); null for any other
+ * command. A call that failed wrote nothing, and its status.md is left alone;
+ * the one exception is a refusal that recorded its verification check's
+ * failing run, which status.md shows. Whatever stops the rewrite after a
+ * call that succeeded is one line on stderr: the event is recorded, so the
+ * call still succeeds (running it again would record it twice); after a
+ * refusal, the refusal is the call's one line.
  */
-export function statusAfterWrite(name: string, argv: readonly string[], io: CliIO): (() => void) | null {
+export function statusAfterWrite(name: string, argv: readonly string[], io: CliIO): ((failed: boolean) => void) | null {
   if (!RECORDERS.has(name)) return null;
   let dir: string;
   try {
@@ -51,13 +56,14 @@ export function statusAfterWrite(name: string, argv: readonly string[], io: CliI
   } catch {
     return null; // the command words the bad --dir itself
   }
-  const before = logSize(dir);
-  return () => {
+  const log = join(dir, LOG_FILE);
+  const before = writesHere(log);
+  return (failed) => {
     try {
-      if (logSize(dir) === before || !readSessionConfig(dir).writeStatus) return;
+      if (writesHere(log) === before || !readSessionConfig(dir).writeStatus) return;
       rewriteStatus(dir);
     } catch (error) {
-      io.stderr(statusNotRewrittenLine(error instanceof Error ? error.message : String(error)));
+      if (!failed) io.stderr(statusNotRewrittenLine(error instanceof Error ? error.message : String(error)));
     }
   };
 }

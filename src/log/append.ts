@@ -4,7 +4,7 @@ import { writeAll } from './durable.js';
 import { sealedBytes } from './limits.js';
 import type { Lease } from './lock.js';
 import { formatLines } from './seal.js';
-import { continues, LogError } from './types.js';
+import { continues, LogError, OutcomeUnknown } from './types.js';
 
 /** Where the log ends, as a writer holding the lock found it: its size, and its last line's seq and checksum. */
 export interface LogEnd {
@@ -38,12 +38,27 @@ export function appendSealed(location: string, after: LogEnd, events: readonly G
       writeAll(fd, bytes);
       fsyncSync(fd);
     } catch (error) {
-      // A failed write (a full disk) must not leave half a line for the next writer to find.
-      ftruncateSync(fd, after.end);
+      cutBack(location, fd, after.end, events, error);
       throw error;
     }
   } finally {
     closeSync(fd);
   }
   return { end: { end: after.end + bytes.length, seq: events.at(-1)!.seq, sum }, lastLine: Buffer.from(lines.at(-1)!, 'utf8') };
+}
+
+/**
+ * After a failed write or fsync (a full disk, an I/O error): the log cut back
+ * to where it ended and that made durable, so the batch is surely not there
+ * and no half line is left for the next writer to find. When even that
+ * fails, whether the batch is in the log is not known: OutcomeUnknown.
+ */
+function cutBack(location: string, fd: number, end: number, events: readonly GapflowEvent[], cause: unknown): void {
+  try {
+    ftruncateSync(fd, end);
+    fsyncSync(fd);
+  } catch (error) {
+    const why = (e: unknown) => (e instanceof Error ? e.message : String(e));
+    throw new OutcomeUnknown(`${location}: the write failed (${why(cause)}) and the log could not be cut back to where it ended (${why(error)})`, events);
+  }
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { GapflowEvent } from '../../events/index.js';
 import { canWriteCheckpoint, CLOSED_FILE, HEAD_FILE, keyLineEnd, readCheckpoint, readCheckpointKey, readCurrent, removeCheckpoint, STATE_FILE, writeCheckpoint } from './checkpoint.js';
 import { appendSealed } from './append.js';
@@ -24,6 +24,19 @@ export { LOG_FILE };
  * for less than this: a small log replays faster than a checkpoint pays.
  */
 export const CHECKPOINT_MIN_TAIL_BYTES = 64 * 1024;
+
+/** How many writes this process has made to each log (by path): what a write did, told apart from what others wrote beside it. */
+const writes = new Map<string, number>();
+
+function wroteHere(location: string): void {
+  const key = resolve(location);
+  writes.set(key, (writes.get(key) ?? 0) + 1);
+}
+
+/** How many writes (a start, an append) this process has made to the log at `location` so far. */
+export function writesHere(location: string): number {
+  return writes.get(resolve(location)) ?? 0;
+}
 
 /** The size of the file at `path` now, or -1 when it cannot be seen. */
 function fileSizeOf(path: string): number {
@@ -262,6 +275,7 @@ export class FileLog implements EventStore {
     try {
       writeNewFile(aside, bytes);
       placeNewLog(aside, this.location);
+      wroteHere(this.location);
     } finally {
       // Placed or not, the aside copy goes (a failed write, a full disk, must not leave it behind).
       rmSync(aside, { force: true });
@@ -319,6 +333,7 @@ export class FileLog implements EventStore {
     const known = this.#known!;
     const { end, lastLine } = appendSealed(this.location, { end: known.end, seq: known.point.seq, sum: known.point.sum }, events, lease);
     this.#known = { end: end.end, point: { seq: end.seq, sum: end.sum, sealed: true }, lastLine };
+    wroteHere(this.location);
   }
 
 }

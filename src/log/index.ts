@@ -1,4 +1,4 @@
-export { CHECKPOINT_MIN_TAIL_BYTES, FileLog, LOG_FILE } from './file-log.js';
+export { CHECKPOINT_MIN_TAIL_BYTES, FileLog, LOG_FILE, writesHere } from './file-log.js';
 export { FOLLOW_INTERVAL_MS, type FollowOptions } from './follow.js';
 export { CHECKPOINT_FILE, CLOSED_FILE, HEAD_FILE, STATE_FILE } from './checkpoint.js';
 export { openCheckpointParts, type CheckpointParts } from './checkpoint-parts.js';
@@ -13,7 +13,7 @@ export { MemoryLog } from './memory-log.js';
 export { writeDecisionsFile, writeStatusFile } from './status-file.js';
 export { appendStepSummary, stepSummarySize } from './step-summary.js';
 export { CONFIG_FILE, hasSessionConfig, readSessionConfig, writeSessionConfig, type SessionConfig } from './session-config.js';
-export { LogError, VersionConflict, type Batch, type EventStore, type Expected, type Resumed, type EventSink, type ClosedAt, type HeadForWrite, type BodyParts } from './types.js';
+export { LogError, OutcomeUnknown, VersionConflict, type Batch, type EventStore, type Expected, type Resumed, type EventSink, type ClosedAt, type HeadForWrite, type BodyParts } from './types.js';
 export { inspectLog, repairLog, type LogInspection, type RepairReport } from './verify.js';
 export { readHookBlocks, writeHookBlocks } from './hook-state.js';
 export { findSessionDir, SESSION_FOLDER } from './find-session.js';

@@ -25,6 +25,28 @@ export class VersionConflict extends LogError {
   }
 }
 
+/**
+ * A write whose answer was lost (the connection dropped after the commit
+ * went out, a failed fsync after the write) and whose outcome the store
+ * could not look up: its events may or may not be in the log. `retryId` is
+ * the id a retry of the same request must carry so that it records nothing
+ * twice (null when the write was a batch of several requests).
+ */
+export class OutcomeUnknown extends LogError {
+  constructor(
+    message: string,
+    readonly events: readonly GapflowEvent[],
+    readonly retryId: string | null = null,
+  ) {
+    super(message);
+  }
+
+  /** The same unknown outcome, naming the id a retry of its one request must carry. */
+  retriedAs(retryId: string | null): OutcomeUnknown {
+    return new OutcomeUnknown(this.message, this.events, retryId);
+  }
+}
+
 export function isCode(error: unknown, code: string): boolean {
   return error instanceof Error && 'code' in error && error.code === code;
 }

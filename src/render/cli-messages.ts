@@ -65,7 +65,7 @@ export function appendedSummaryLine(path: string): string {
  * or written as it is), `error` (exit 1: anything else, such as a full disk).
  */
 export interface FailureReport {
-  code: 'usage' | 'invalid_value' | 'refused' | 'log_error' | 'error';
+  code: 'usage' | 'invalid_value' | 'refused' | 'log_error' | 'outcome_unknown' | 'error';
   message: string;
   /** What would get past it, in words (a command to run, a flag to add); null when nothing gapflow knows of would. */
   remedy: string | null;
@@ -106,6 +106,21 @@ export function failureJson(report: FailureReport): string {
 /** A failure that is not the caller's mistake (a damaged log). */
 export function errorLine(message: string): string {
   return `gapflow: ${oneLine(message)}\n`;
+}
+
+/**
+ * A write whose outcome is not known (exit 4): the message and what makes a
+ * retry safe. With the id its one request's event was given, the same
+ * command again with `--event-id` records it once, whichever way it went.
+ */
+export function unknownOutcome(message: string, retryId: string | null): { message: string; remedy: string } {
+  return {
+    message: `outcome unknown: ${message}; the write may or may not be recorded`,
+    remedy:
+      retryId === null
+        ? 'read the session (gapflow state) to see what is there before sending the rest again; lines that carry an "id" are never recorded twice'
+        : `run the same command again with --event-id ${retryId}: it is recorded once, whichever way this went`,
+  };
 }
 
 /** An environment failure (permissions, a full disk): its first line, never a stack trace. */

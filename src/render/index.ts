@@ -48,6 +48,7 @@ export {
   stateFormatNotEnabled,
   statusNotRewrittenLine,
   unmarkedChartLine,
+  unknownOutcome,
   USAGE_HINT,
   usageErrorLine,
   valueRemedy,

@@ -87,7 +87,7 @@ export function resumes(requests: readonly BatchRequest[], version: number, stor
 }
 
 /** Which of the events `decide` made for one request is the request's own: not an automatic round start or close around it. */
-export function ownIndex(bodies: readonly Decided[]): number {
+export function ownIndex(bodies: readonly Pick<Decided, 'type'>[]): number {
   const own = bodies.findIndex((b, i) => !(i === 0 && b.type === 'round.started' && bodies.length > 1) && !(i > 0 && b.type === 'round.closed'));
   return own === -1 ? bodies.length - 1 : own;
 }

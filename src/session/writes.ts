@@ -1,7 +1,7 @@
 import type { EventBodyInput, GapflowEvent, SessionSettings, SettledEvent } from '../../events/index.js';
 import { decide, evolveMany, initialView, Refusal, settle, type SessionView } from '../core/index.js';
-import { LogError, VersionConflict, type Batch, type EventStore } from '../log/index.js';
-import { validateBatchIds, validateWriteOptions, movedOn, named, resumes, sameRequest, type BatchRequest, type RequestNamer, type WriteOptions } from './requests.js';
+import { LogError, OutcomeUnknown, VersionConflict, type Batch, type EventStore } from '../log/index.js';
+import { validateBatchIds, validateWriteOptions, movedOn, named, ownIndex, resumes, sameRequest, type BatchRequest, type RequestNamer, type WriteOptions } from './requests.js';
 import { stampAll, type Stamp } from './stamp.js';
 
 /** What one request did. */
@@ -45,6 +45,7 @@ export function startLog(store: EventStore, settings: SessionSettings, stamp: St
   try {
     store.create(started.events);
   } catch (error) {
+    if (error instanceof OutcomeUnknown) throw error.retriedAs(started.events[0]!.id);
     // Another init with the same id won the race: this one is its retry.
     if (error instanceof LogError && store.exists()) return retriedStart(store, eventId);
     throw error;
@@ -78,6 +79,8 @@ export function transactBatch(
     return store.transact(knownVersion, decideBatch, expected);
   } catch (error) {
     if (error instanceof VersionConflict) throw new Refusal(movedOn(error.expected, error.actual));
+    // One request: its retry carries the id its own event was given (a batch's lines each need their own).
+    if (error instanceof OutcomeUnknown && requests.length === 1) throw error.retriedAs(requests[0]!.id ?? ownEvent(error.events)?.id ?? null);
     throw error;
   }
 }
@@ -136,4 +139,9 @@ export function judgeRequest(view: SessionView, store: Pick<EventStore, 'byId'>,
   if (expectSeq !== undefined && expectSeq !== view.lastSeq) throw new Refusal(movedOn(expectSeq, view.lastSeq));
   decide(view, input);
   return 'new';
+}
+
+/** The event of a request's events that is its own (not an automatic round start or close around it). */
+function ownEvent(events: readonly GapflowEvent[]): GapflowEvent | undefined {
+  return events.length === 0 ? undefined : events[ownIndex(events)];
 }

@@ -1,7 +1,7 @@
 import type { GapflowEvent } from '../../../events/index.js';
 import { CHAIN_START, formatLines, scanBytes, storedSum, type ChainPoint, type Scan } from '../lines.js';
 import { FOLLOW_INTERVAL_MS, type FollowOptions } from '../follow.js';
-import { assertExpected, continues, LogError, type Batch, type EventSink, type EventStore, type Expected, type Resumed } from '../types.js';
+import { assertExpected, continues, LogError, OutcomeUnknown, type Batch, type EventSink, type EventStore, type Expected, type Resumed } from '../types.js';
 import { CHECKPOINT_MIN_TAIL_BYTES } from '../file-log.js';
 import { sealedBytes } from '../limits.js';
 import { DatabaseError, type Bridge, type Notice } from './bridge.js';
@@ -13,6 +13,15 @@ import * as sql from './statements.js';
 export { closePostgresStores, databaseAt } from './bridges.js';
 
 const UNIQUE_VIOLATION = '23505';
+/** What PostgreSQL answers a statement that waited lock_timeout for a row. */
+const LOCK_NOT_AVAILABLE = '55P03';
+
+/**
+ * The pauses before each look at whether a write whose answer was lost is in
+ * the stream (ms): the first at once, on a new connection; the last ends
+ * some five seconds after the loss, by when a server that restarts is back.
+ */
+const LOOKUP_PAUSES_MS: readonly number[] = [0, 250, 1_000, 3_500];
 
 /** Sealed lines as formatLines gives them, without their newlines (as a row holds them). */
 const unended = (lines: readonly string[]) => lines.map((line) => line.slice(0, -1));
@@ -30,7 +39,9 @@ const unended = (lines: readonly string[]) => lines.map((line) => line.slice(0, 
  */
 export class PgLog implements EventStore {
   readonly location: string;
-  readonly #bridge: Bridge;
+  /** The worker and connection; made again when one was closed (a request that never came back). */
+  #bridge: Bridge;
+  readonly #ownConnection: boolean;
   /** Where this object last saw the stream end: its seq and that line's checksum ('' for a version 1 line); null: not read yet. */
   #known: { seq: number; sum: string } | null = null;
   /** The view checkpoint this object resumed from or wrote (its body's size), and the bytes of line past it. */
@@ -51,7 +62,8 @@ export class PgLog implements EventStore {
     const problem = sessionNameProblem(session);
     if (problem !== null) throw new LogError(problem);
     this.location = `${shownDatabase(url)} session ${session}`;
-    this.#bridge = bridgeTo(url, options.ownConnection);
+    this.#ownConnection = options.ownConnection ?? false;
+    this.#bridge = bridgeTo(url, this.#ownConnection);
     this.#minCheckpointBytes = options.minCheckpointBytes ?? CHECKPOINT_MIN_TAIL_BYTES;
   }
 
@@ -142,7 +154,7 @@ export class PgLog implements EventStore {
   }
 
   transact<T>(knownVersion: number, decide: (fresh: readonly GapflowEvent[]) => Batch<T>, expected?: Expected): T {
-    const [, , rows] = this.#bridge.run([{ text: 'BEGIN' }, sql.lockStream(this.session), sql.readAfter(this.session, knownVersion)]);
+    const [, , rows] = this.#held([{ text: 'BEGIN' }, sql.lockStream(this.session), sql.readAfter(this.session, knownVersion)]);
     let batch: Batch<T>;
     let stream: sql.StreamRead;
     let sealed: ReturnType<typeof formatLines>;
@@ -156,15 +168,15 @@ export class PgLog implements EventStore {
       sealed = formatLines(batch.events, stream.lastSum);
       added = sealedBytes(this.location, batch.events, sealed.lines, stream.bytes);
     } catch (error) {
-      this.#bridge.run([{ text: 'ROLLBACK' }]);
+      this.#door().run([{ text: 'ROLLBACK' }]);
       throw error;
     }
     if (batch.events.length === 0) {
-      this.#bridge.run([{ text: 'ROLLBACK' }]);
+      this.#door().run([{ text: 'ROLLBACK' }]);
       return batch.result;
     }
     const { lines, sum } = sealed;
-    this.#write([sql.appendLines(this.session, batch.events, unended(lines), sum, added), { text: 'COMMIT' }], batch.events);
+    this.#write([sql.appendLines(this.session, batch.events, unended(lines), sum, added), { text: 'COMMIT' }], batch.events, sql.lockStream(this.session));
     // What lies past the checkpoint grew by what others appended since this object looked, and by this write.
     this.#tailBytes += Buffer.byteLength(stream.tail) + added;
     this.#known = { seq: batch.events.at(-1)!.seq, sum };
@@ -195,7 +207,7 @@ export class PgLog implements EventStore {
     };
     const listen = () => {
       try {
-        this.#bridge.listen();
+        this.#door().listen();
       } catch {
         // Not listening: the timer's looks still find every commit, only later.
       }
@@ -224,8 +236,8 @@ export class PgLog implements EventStore {
     continues(events, 0, this.location);
     this.#distinctIds(events);
     const bytes = sealedBytes(this.location, events, lines.map((line) => `${line}\n`), 0);
-    const [made] = this.#write([sql.createStream(this.session, events, lines, sum, bytes)], events);
-    if (made!.length === 0) throw new LogError(`${this.location}: a session already lives here; nothing was written`);
+    const written = this.#write([sql.createStream(this.session, events, lines, sum, bytes)], events, sql.waitForCreate(this.session));
+    if (written !== LANDED && written[0]!.length === 0) throw new LogError(`${this.location}: a session already lives here; nothing was written`);
     this.#known = { seq: events.at(-1)!.seq, sum };
     this.#checkpoint = null;
     this.#tailBytes = bytes;
@@ -233,7 +245,25 @@ export class PgLog implements EventStore {
 
   /** The rows of one statement. */
   #one(step: Step): Row[] {
-    return this.#bridge.run([step])[0]!;
+    return this.#door().run([step])[0]!;
+  }
+
+  /** The bridge to the database: this object's, or a new one when that was closed. */
+  #door(): Bridge {
+    if (this.#bridge.closed) this.#bridge = bridgeTo(this.url, this.#ownConnection);
+    return this.#bridge;
+  }
+
+  /** Runs a write's first steps, which take the stream's row: a wait that ran out names the session and what holds it. */
+  #held(steps: Step[]): Row[][] {
+    try {
+      return this.#door().run(steps);
+    } catch (error) {
+      if (!(error instanceof DatabaseError) || error.code !== LOCK_NOT_AVAILABLE) throw error;
+      throw new LogError(
+        `${this.location}: another writer has held this session for the whole lock wait (${LOCK_WAIT}), as a peer that stopped mid-write does until the server ends its transaction; nothing was written: run it again`,
+      );
+    }
   }
 
   /** A read's answer; refuses a session that does not exist. */
@@ -262,22 +292,51 @@ export class PgLog implements EventStore {
     return scan;
   }
 
-  /** Runs a write's statements; a taken event id (two writers retrying one request) is named, as a file log names it. */
-  #write(steps: Step[], events: readonly GapflowEvent[]): Row[][] {
+  /**
+   * Runs the steps that write `events` and make them durable; a taken event
+   * id (two writers retrying one request) is named, as a file log names it.
+   * Any other failure may have come after the commit went out (a connection
+   * cut, a database that stopped answering), so before it answers it looks
+   * whether the last event is there: LANDED when it is; the failure, saying
+   * nothing was written, when it is not; OutcomeUnknown when it cannot tell.
+   * The look first runs `wait` in a transaction it then rolls back: a step
+   * that waits until no other transaction is writing the stream, so a commit
+   * still under way on the old connection has ended, one way or the other.
+   */
+  #write(steps: Step[], events: readonly GapflowEvent[], wait: Step): Row[][] | typeof LANDED {
     try {
-      return this.#bridge.run(steps);
+      return this.#door().run(steps);
     } catch (error) {
-      if (!(error instanceof DatabaseError) || error.code !== UNIQUE_VIOLATION) throw error;
-      const taken = events.find((event) => this.byId(event.id) !== undefined);
-      if (taken === undefined) throw error;
-      throw new LogError(`${this.location}: event id ${taken.id} is already in the log; nothing was written`);
+      if (error instanceof DatabaseError && error.code === UNIQUE_VIOLATION) {
+        const taken = events.find((event) => this.byId(event.id) !== undefined);
+        if (taken !== undefined) throw new LogError(`${this.location}: event id ${taken.id} is already in the log; nothing was written`);
+      }
+      if (this.#landed(events, wait, error)) return LANDED;
+      const message = messageOf(error);
+      throw new LogError(message.endsWith('nothing was written') ? message : `${message}; nothing was written`);
     }
+  }
+
+  /** Whether the last of `events` is in the stream, looked at after `wait` (see #write), on a new connection if need be; OutcomeUnknown when no look gets an answer. */
+  #landed(events: readonly GapflowEvent[], wait: Step, cause: unknown): boolean {
+    const id = events.at(-1)!.id;
+    let last: unknown = cause;
+    for (const pause of LOOKUP_PAUSES_MS) {
+      sleep(pause);
+      try {
+        const [, , found] = this.#door().run([{ text: 'BEGIN' }, wait, sql.eventById(this.session, id), { text: 'ROLLBACK' }]);
+        return found!.length > 0;
+      } catch (error) {
+        last = error;
+      }
+    }
+    throw new OutcomeUnknown(`${this.location}: the answer to a write was lost (${unprefixed(messageOf(cause), this)}), and looking for it failed too (${unprefixed(messageOf(last), this)})`, events);
   }
 
   /** Keeps a checkpoint; false when it could not (best effort: a read then does without). */
   #keep(step: Step): boolean {
     try {
-      this.#bridge.run([step]);
+      this.#door().run([step]);
       return true;
     } catch {
       return false;
@@ -299,6 +358,27 @@ function chainPoint(from: number, before: string | null, location: string): Chai
   if (before === null) throw new LogError(`${location}: the stream has no event at seq ${from}`);
   const sum = storedSum(before);
   return { seq: from, sum: sum ?? '', sealed: sum !== null };
+}
+
+/** What #write returns for a write whose answer was lost, found in the stream afterwards. */
+const LANDED = Symbol('landed');
+
+/** How long a write waits for a session another writer holds (the connection's lock_timeout), as messages say it. */
+const LOCK_WAIT = '10 s';
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A bridge's message without the database it names first (the store's own message names it). */
+function unprefixed(message: string, log: { url: string }): string {
+  const prefix = `${shownDatabase(log.url)}: `;
+  return message.startsWith(prefix) ? message.slice(prefix.length) : message;
+}
+
+/** Waits `ms` on this thread (the store is synchronous, as its callers are). */
+function sleep(ms: number): void {
+  if (ms > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 /** Whether a commit notice tells of events in `session` past `heard`. */

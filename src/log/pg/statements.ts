@@ -49,6 +49,15 @@ export function lockStream(session: string): Step {
   return { text: `SELECT 1 FROM ${S}.streams WHERE name = $1 FOR UPDATE`, values: [session] };
 }
 
+/**
+ * For a look at whether a session's start landed: claims its name, in a
+ * transaction the caller rolls back, which waits while another transaction
+ * is inserting it (a start still under way) and claims nothing if it exists.
+ */
+export function waitForCreate(session: string): Step {
+  return { text: `INSERT INTO ${S}.streams (name, version, last_sum) VALUES ($1, 0, '') ON CONFLICT (name) DO NOTHING`, values: [session] };
+}
+
 /** The answer to `readAfter`; null when the session does not exist. */
 export function streamRead(rows: Row[]): StreamRead | null {
   const row = rows[0];

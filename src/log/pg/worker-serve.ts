@@ -27,7 +27,7 @@ class Database {
   #inTransaction: pg.Client | null = null;
 
   constructor({ url, notices }: WorkerData) {
-    this.#settings = { connectionString: url, application_name: 'gapflow', connectionTimeoutMillis: 10_000, lock_timeout: 30_000 };
+    this.#settings = { connectionString: url, ...CONNECTION_SETTINGS };
     this.#notices = notices;
   }
 
@@ -55,7 +55,9 @@ class Database {
     } catch (error) {
       const open = this.#inTransaction;
       this.#inTransaction = null;
-      await open?.query('ROLLBACK').catch(() => undefined);
+      // A connection that failed (cut, ended by the server) is not asked again: the next request makes a new one.
+      if (!answeredByServer(error)) this.#drop();
+      else await open?.query('ROLLBACK').catch(() => undefined);
       const message = error instanceof Error ? error.message : String(error);
       const code = typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : null;
       return { ok: false, message: message.split('\n')[0]!, code, step: index };
@@ -77,6 +79,13 @@ class Database {
       throw error;
     });
     return this.#main;
+  }
+
+  /** Forgets the main connection and closes it (a request that failed on it found it broken). */
+  #drop(): void {
+    const main = this.#main;
+    this.#main = null;
+    void main?.then((client) => client.end()).catch(() => undefined);
   }
 
   #listen(): Promise<pg.Client> {
@@ -103,6 +112,34 @@ class Database {
     if (step.text === 'COMMIT' || step.text === 'ROLLBACK') this.#inTransaction = null;
     return result.rows;
   }
+}
+
+/**
+ * What every gapflow connection asks of the server (docs/postgres.md, "Timeouts"):
+ * transactions stay short, so a writer that stops mid-write (its network
+ * frozen, its laptop asleep) holds its session for seconds, not until the
+ * server notices the peer is gone. `idle_in_transaction_session_timeout`
+ * ends such a transaction (and its connection) 5 s after its last
+ * statement; a writer waits at most 10 s for a session's row
+ * (`lock_timeout`), so it outwaits a stopped peer; no statement runs past
+ * 20 s (`statement_timeout`); and both ends probe an idle connection after
+ * 10 s (TCP keepalive), so a dead peer is noticed within half a minute even
+ * outside a transaction. A URL's own settings (`?options=…`) come first.
+ */
+export const CONNECTION_SETTINGS = {
+  application_name: 'gapflow',
+  connectionTimeoutMillis: 10_000,
+  idle_in_transaction_session_timeout: 5_000,
+  lock_timeout: 10_000,
+  statement_timeout: 20_000,
+  keepAlive: true,
+  keepAliveInitialDelayMillis: 10_000,
+  options: '-c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3',
+} satisfies pg.ClientConfig;
+
+/** Whether `error` is the server's answer to a statement on a connection that still stands (not a cut, a timeout or a FATAL end). */
+function answeredByServer(error: unknown): boolean {
+  return error instanceof pg.DatabaseError && error.severity !== 'FATAL' && error.severity !== 'PANIC';
 }
 
 /** Runs the migrations this database lacks: read without a lock when it is current (the usual case, one query). */
