@@ -9,6 +9,7 @@ import { bridgeTo } from './bridges.js';
 import { sessionNameProblem, shownDatabase } from './names.js';
 import type { Row, Step } from './protocol.js';
 import * as sql from './statements.js';
+import { CONNECTION_SETTINGS } from './timeouts.js';
 
 export { closePostgresStores, databaseAt } from './bridges.js';
 
@@ -142,7 +143,7 @@ export class PgLog implements EventStore {
 
   createSealed(text: string, events: readonly GapflowEvent[]): void {
     const lines = text.split('\n').slice(0, -1);
-    this.#createWith(events, lines, storedSum(lines.at(-1) ?? '') ?? '');
+    this.#createWith(events, lines, storedSum(lines.at(-1) ?? '') ?? '', true);
   }
 
   byId(id: string): GapflowEvent | undefined {
@@ -230,14 +231,20 @@ export class PgLog implements EventStore {
     };
   }
 
-  /** Starts the stream with `events`, whose sealed lines are `lines` (without newlines), the last chaining on to `sum`. */
-  #createWith(events: readonly GapflowEvent[], lines: readonly string[], sum: string): void {
+  /**
+   * Starts the stream with `events`, whose sealed lines are `lines` (without
+   * newlines), the last chaining on to `sum`. `imported`: a whole log, up to
+   * the log's size limit, whose one statement may run past the usual 20 s.
+   */
+  #createWith(events: readonly GapflowEvent[], lines: readonly string[], sum: string, imported = false): void {
     if (events.length === 0) throw new LogError(`${this.location}: a new session needs its first event`);
     continues(events, 0, this.location);
     this.#distinctIds(events);
     const bytes = sealedBytes(this.location, events, lines.map((line) => `${line}\n`), 0);
-    const written = this.#write([sql.createStream(this.session, events, lines, sum, bytes)], events, sql.waitForCreate(this.session));
-    if (written !== LANDED && written[0]!.length === 0) throw new LogError(`${this.location}: a session already lives here; nothing was written`);
+    const create = sql.createStream(this.session, events, lines, sum, bytes);
+    const steps = imported ? [{ text: 'BEGIN' }, { text: `SET LOCAL statement_timeout = ${IMPORT_STATEMENT_TIMEOUT_MS}` }, create, { text: 'COMMIT' }] : [create];
+    const written = this.#write(steps, events, sql.waitForCreate(this.session));
+    if (written !== LANDED && written[imported ? 2 : 0]!.length === 0) throw new LogError(`${this.location}: a session already lives here; nothing was written`);
     this.#known = { seq: events.at(-1)!.seq, sum };
     this.#checkpoint = null;
     this.#tailBytes = bytes;
@@ -360,11 +367,14 @@ function chainPoint(from: number, before: string | null, location: string): Chai
   return { seq: from, sum: sum ?? '', sealed: sum !== null };
 }
 
+/** How long the one statement that imports a whole log may run (ms): a log at its size limit takes its time, within the 60 s the bridge waits for any answer. */
+const IMPORT_STATEMENT_TIMEOUT_MS = 50_000;
+
 /** What #write returns for a write whose answer was lost, found in the stream afterwards. */
 const LANDED = Symbol('landed');
 
 /** How long a write waits for a session another writer holds (the connection's lock_timeout), as messages say it. */
-const LOCK_WAIT = '10 s';
+const LOCK_WAIT = `${CONNECTION_SETTINGS.lock_timeout / 1000} s`;
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
