@@ -119,6 +119,11 @@ function isLogError(error: unknown): error is LogError {
   return error instanceof LogError || (error instanceof Error && error.name === 'LogError');
 }
 
+/** An OutcomeUnknown, from this bundle or the short path's (as isLogError). */
+function isOutcomeUnknown(error: unknown): error is OutcomeUnknown {
+  return error instanceof OutcomeUnknown || (error instanceof Error && error.name === 'OutcomeUnknown' && 'events' in error && 'retryId' in error);
+}
+
 /** What failed, as `--json` reports it and as the one line of text says it. */
 function reportOf(error: unknown): { report: FailureReport; line: string } {
   if (error instanceof UsageError) return { report: { code: 'usage', message: error.message, remedy: USAGE_HINT }, line: usageErrorLine(error.message) };
@@ -127,7 +132,7 @@ function reportOf(error: unknown): { report: FailureReport; line: string } {
     const hint = remedy ? REMEDY_HINT[remedy] : bad ? valueRemedy(bad) : null;
     return { report: { code: bad ? 'invalid_value' : 'refused', message, remedy: hint, bad }, line: refusalLine(message, remedy) };
   }
-  if (error instanceof OutcomeUnknown) {
+  if (isOutcomeUnknown(error)) {
     const retryId = error.retryId ?? (error.events.length === 1 ? error.events[0]!.id : null);
     const { message, remedy } = unknownOutcome(error.message, retryId);
     return { report: { code: 'outcome_unknown', message, remedy }, line: errorLine(`${message}: ${remedy}`) };

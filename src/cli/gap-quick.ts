@@ -5,7 +5,7 @@ import { nanoid } from 'nanoid';
 import type { Decided, EventBodyInput, SettledEvent } from '../../events/index.js';
 import { canonicalWord, EVENT_VERSION, GAP_ID_MAX, GAP_ID_PATTERN, GAP_STATE_WORDS, PLAIN_TEXT_PATTERN, REASON_MAX, SEVERITY_WORDS, TITLE_MAX } from '../../events/lean.js';
 import { changeSeverity, closedIndexLookUp, decideGapEvent, decodeMarkedHead, encodeHead, HEAD_ROUNDS, moveGap, openGap, type ClosedIndexParts, type SessionView } from '../core/lean.js';
-import { appendSealed, CLOSED_FILE, hasSessionConfig, HEAD_FILE, LOG_FILE, openCheckpointParts, openRegularFile, readCurrent, readRange, withLock, writeCheckpoint } from '../log/lean.js';
+import { appendSealed, CLOSED_FILE, hasSessionConfig, HEAD_FILE, LOG_FILE, openCheckpointParts, openRegularFile, OutcomeUnknown, readCurrent, readRange, withLock, writeCheckpoint } from '../log/lean.js';
 import { gapMovedLine, gapOpenedLine, renderAnnouncement, severityChangedLine } from '../render/lean.js';
 import { closedIndexFormat, headFormat } from '../session/formats.js';
 import { extendedIndex, newlyClosedLines, sameMark, withClosedGaps } from '../session/head-decide.js';
@@ -157,7 +157,9 @@ function append(planned: Planned): { end: number; sum: string; lastLine: Buffer 
       const { end, lastLine } = appendSealed(location, { end: key.end, seq: key.seq, sum: key.sum }, [planned.event], lease);
       return { end: end.end, sum: end.sum, lastLine };
     });
-  } catch {
+  } catch (error) {
+    // A write that failed and could not be cut back may be in the log: the full command must not write it again.
+    if (error instanceof OutcomeUnknown) throw error;
     // No lock in time, or a write that failed and was cut back: nothing was written.
     return null;
   }

@@ -3,7 +3,7 @@ import type { FollowOptions } from './follow.js';
 
 /** A stored line the log could not take as an event, or a log that cannot be written now. */
 export class LogError extends Error {
-  override readonly name = 'LogError';
+  override readonly name: string = 'LogError';
 
   /** @param line the log line the message names, when it names one */
   constructor(
@@ -33,6 +33,8 @@ export class VersionConflict extends LogError {
  * twice (null when the write was a batch of several requests).
  */
 export class OutcomeUnknown extends LogError {
+  override readonly name = 'OutcomeUnknown';
+
   constructor(
     message: string,
     readonly events: readonly GapflowEvent[],
