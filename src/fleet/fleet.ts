@@ -1,7 +1,8 @@
 import type { SessionView } from '../core/index.js';
 import { renderStatus } from '../render/index.js';
 import { catchUp, replay } from '../session/index.js';
-import { errorRow, fleetRow, weightedOpenChart, warningsOf, type ChartPoint, type FleetRow, type Warning } from './rows.js';
+import { isPassingReadFailure, retryDelayMs } from './retry.js';
+import { errorRow, fleetRow, weightedOpenChart, warningsOf, type ChartPoint, type FleetRow, type Staleness, type Warning } from './rows.js';
 import type { FleetEntry, FleetSource } from './source.js';
 
 /** What the dashboard shows of one session when it is opened: its row, chart, warnings and status.md. */
@@ -19,8 +20,26 @@ export interface FleetChange {
   removed: string[];
 }
 
-/** A session as last read: its view and its last event (its id and time), or why it could not be read. */
-type Loaded = { entry: FleetEntry; view: SessionView; lastEventAt: string | null; lastId: string | null } | { entry: FleetEntry; error: string };
+/** A session read: its view and its last event (its id and time). */
+interface Read {
+  view: SessionView;
+  lastEventAt: string | null;
+  lastId: string | null;
+}
+
+/** What one read of a session came to: the session, a fault of its log (why it is unreadable), or a failure that says nothing about the log. */
+type Outcome = { read: Read } | { fault: string } | { failed: string };
+
+/**
+ * A session as the fleet holds it: what the last read that got an answer
+ * found (null before one did) and, while reads fail for a passing cause,
+ * since when, why, and how many retries have been set.
+ */
+interface Held {
+  entry: FleetEntry;
+  found: { read: Read } | { fault: string } | null;
+  failing: (Staleness & { retries: number }) | null;
+}
 
 export interface FleetOptions {
   /** Ms since the epoch (a test's fixed clock); default Date.now. */
@@ -29,58 +48,86 @@ export interface FleetOptions {
   settleMs?: number;
 }
 
-/** Reads one session whole: every event, replayed (nothing is written to the store, not even a checkpoint): when it is first listed. */
-function load(entry: FleetEntry): Loaded {
-  if (!('store' in entry)) return { entry, error: entry.error };
+const NO_CHANGE: FleetChange = { rows: [], removed: [] };
+
+/** A read that threw: a failure that says nothing about the log (isPassingReadFailure), or a fault of the log. */
+function failure(error: unknown): Outcome {
+  const message = error instanceof Error ? error.message : String(error);
+  return isPassingReadFailure(error) ? { failed: message } : { fault: message };
+}
+
+/** Reads one session whole: every event, replayed (nothing is written to the store, not even a checkpoint). */
+function load(entry: FleetEntry): Outcome {
+  if (!('store' in entry)) return { fault: entry.error };
   try {
     const events = entry.store.read();
     const view = replay(events, entry.store.location);
-    return { entry, view, lastEventAt: events.at(-1)?.at ?? null, lastId: events.at(-1)?.id ?? null };
+    return { read: { view, lastEventAt: events.at(-1)?.at ?? null, lastId: events.at(-1)?.id ?? null } };
   } catch (error) {
-    return { entry, error: error instanceof Error ? error.message : String(error) };
+    return failure(error);
   }
 }
 
 /**
- * A session read again after it grew: only the events past those it was
+ * A session read again after `read`: only the events past those it was
  * read to, folded onto its view, when the last of those is still where it
- * was; read whole otherwise (a log replaced or cut back, or one that could
- * not be read before).
+ * was; read whole otherwise (a log replaced or cut back). A read that fails
+ * for a passing cause is not tried whole at once: the retry comes later.
  */
-function loadMore(loaded: Loaded): Loaded {
-  if ('error' in loaded || loaded.view.lastSeq === 0 || !('store' in loaded.entry)) return load(loaded.entry);
-  const { entry, view } = loaded;
-  const { store } = loaded.entry;
+function loadMore(entry: FleetEntry, read: Read): Outcome {
+  if (read.view.lastSeq === 0 || !('store' in entry)) return load(entry);
   try {
-    const [last, ...fresh] = store.read(view.lastSeq - 1);
-    if (last?.id !== loaded.lastId) return load(entry);
-    if (fresh.length === 0) return loaded;
-    return { entry, view: catchUp(view, fresh).view, lastEventAt: fresh.at(-1)!.at, lastId: fresh.at(-1)!.id };
-  } catch {
-    return load(entry);
+    const [last, ...fresh] = entry.store.read(read.view.lastSeq - 1);
+    if (last?.id !== read.lastId) return load(entry);
+    if (fresh.length === 0) return { read };
+    return { read: { view: catchUp(read.view, fresh).view, lastEventAt: fresh.at(-1)!.at, lastId: fresh.at(-1)!.id } };
+  } catch (error) {
+    return isPassingReadFailure(error) ? failure(error) : load(entry);
   }
+}
+
+/** Reads a held session again: past what was read of it, or whole when nothing was. */
+function reread(held: Held): Outcome {
+  return held.found !== null && 'read' in held.found ? loadMore(held.entry, held.found.read) : load(held.entry);
+}
+
+/** A session after a read at `now`: what it found, or, when the read failed for a passing cause, what was found before, failing since the first such failure. */
+function after(held: Held, outcome: Outcome, now: number): Held {
+  if (!('failed' in outcome)) return { entry: held.entry, found: outcome, failing: null };
+  return { ...held, failing: { since: held.failing?.since ?? now, reason: outcome.failed, retries: held.failing?.retries ?? 0 } };
 }
 
 /**
  * The sessions of a source, read, and kept current while watched: the
  * model `fleet` prints and `serve` serves. Each session that changes is read
- * again whole, a moment after its last change of a burst; a source that
- * says sessions came or went is listed again. Listeners hear each change.
+ * again, a moment after its last change of a burst; a source that says
+ * sessions came or went is listed again. Listeners hear each change.
+ *
+ * A read that fails for a passing cause (isPassingReadFailure) keeps what
+ * the session's last read found, shown stale, and is tried again while the
+ * fleet is watched: 0.25 s later, then twice as long each time up to 4 s
+ * (retryDelayMs), until a read gets an answer. A fault of the log shows the
+ * session unreadable until it changes.
  */
 export class Fleet {
   readonly #source: FleetSource;
   readonly #now: () => number;
   readonly #settleMs: number;
-  #loaded = new Map<string, Loaded>();
+  #held = new Map<string, Held>();
   readonly #listeners = new Set<(change: FleetChange) => void>();
   readonly #due = new Map<string | null, ReturnType<typeof setTimeout>>();
+  /** The retry set for each session whose reads are failing; null: the listing's. */
+  readonly #retries = new Map<string | null, ReturnType<typeof setTimeout>>();
+  /** Listings in a row that failed for a passing cause. */
+  #relistFailures = 0;
   #unwatch: (() => void) | null = null;
 
   constructor(source: FleetSource, options: FleetOptions = {}) {
     this.#source = source;
     this.#now = options.now ?? Date.now;
     this.#settleMs = options.settleMs ?? 50;
-    for (const entry of source.sessions()) this.#loaded.set(entry.name, load(entry));
+    const now = this.#now();
+    for (const entry of source.sessions()) this.#held.set(entry.name, after({ entry, found: null, failing: null }, load(entry), now));
   }
 
   get location(): string {
@@ -90,16 +137,17 @@ export class Fleet {
   /** Every session's row, by name. */
   rows(): FleetRow[] {
     const now = this.#now();
-    return [...this.#loaded.values()].map((loaded) => this.#rowOf(loaded, now));
+    return [...this.#held.entries()].map(([name, held]) => rowOf(name, held, now));
   }
 
   /** One session's detail; undefined when there is no session of that name. */
   detail(name: string): SessionDetail | undefined {
-    const loaded = this.#loaded.get(name);
-    if (loaded === undefined) return undefined;
-    const row = this.#rowOf(loaded, this.#now());
-    if ('error' in loaded) return { row, chart: [], warnings: [], status: null };
-    return { row, chart: weightedOpenChart(loaded.view), warnings: warningsOf(loaded.view), status: renderStatus(loaded.view) };
+    const held = this.#held.get(name);
+    if (held === undefined) return undefined;
+    const row = rowOf(name, held, this.#now());
+    if (held.found === null || 'fault' in held.found) return { row, chart: [], warnings: [], status: null };
+    const { view } = held.found.read;
+    return { row, chart: weightedOpenChart(view), warnings: warningsOf(view), status: renderStatus(view) };
   }
 
   /** Calls `listener` with every change from now on; returns the unsubscribe. */
@@ -108,22 +156,21 @@ export class Fleet {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Starts watching the source (once); `stop` ends it. */
+  /** Starts watching the source (once), and retrying the sessions whose reads failed; `stop` ends both. */
   watch(): void {
-    this.#unwatch ??= this.#source.watch((name) => this.#soon(name));
+    if (this.#unwatch !== null) return;
+    this.#unwatch = this.#source.watch((name) => this.#soon(name));
+    for (const name of this.#held.keys()) this.#retryLater(name);
   }
 
-  /** Stops watching and frees the source. */
+  /** Stops watching and retrying, and frees the source. */
   stop(): void {
     this.#unwatch?.();
     this.#unwatch = null;
-    for (const timer of this.#due.values()) clearTimeout(timer);
+    for (const timer of [...this.#due.values(), ...this.#retries.values()]) clearTimeout(timer);
     this.#due.clear();
+    this.#retries.clear();
     this.#source.close();
-  }
-
-  #rowOf(loaded: Loaded, now: number): FleetRow {
-    return 'error' in loaded ? errorRow(loaded.entry.name, loaded.error) : fleetRow(loaded.entry.name, loaded.view, loaded.lastEventAt, now);
   }
 
   #soon(name: string | null): void {
@@ -137,12 +184,41 @@ export class Fleet {
     );
   }
 
+  /** Sets the next retry of a session whose reads are failing (or of the listing: null), while watched; one at a time. */
+  #retryLater(name: string | null): void {
+    if (this.#unwatch === null || this.#retries.has(name)) return;
+    let retries: number;
+    if (name === null) retries = this.#relistFailures - 1;
+    else {
+      const held = this.#held.get(name);
+      if (held?.failing == null) return;
+      retries = held.failing.retries;
+      this.#held.set(name, { ...held, failing: { ...held.failing, retries: retries + 1 } });
+    }
+    const timer = setTimeout(() => {
+      this.#retries.delete(name);
+      this.#tell(name === null ? this.#relist() : this.#reload(name));
+    }, retryDelayMs(retries));
+    // A retry never keeps a process alive: the watch does, for as long as it is wanted.
+    timer.unref();
+    this.#retries.set(name, timer);
+  }
+
+  #cancelRetry(name: string | null): void {
+    clearTimeout(this.#retries.get(name));
+    this.#retries.delete(name);
+  }
+
   #reload(name: string): FleetChange {
-    const known = this.#loaded.get(name);
-    if (known === undefined) return { rows: [], removed: [] };
-    const loaded = loadMore(known);
-    this.#loaded.set(name, loaded);
-    return { rows: [this.#rowOf(loaded, this.#now())], removed: [] };
+    const held = this.#held.get(name);
+    if (held === undefined) return NO_CHANGE;
+    const next = after(held, reread(held), this.#now());
+    this.#held.set(name, next);
+    if (next.failing === null) this.#cancelRetry(name);
+    else this.#retryLater(name);
+    // Failing again, for the same reason: the row shows what it showed.
+    if (held.failing !== null && next.failing?.reason === held.failing.reason) return NO_CHANGE;
+    return { rows: [rowOf(name, next, this.#now())], removed: [] };
   }
 
   /** Lists the sessions again: new ones read, gone ones dropped, those still there kept as read. */
@@ -150,21 +226,31 @@ export class Fleet {
     let entries: FleetEntry[];
     try {
       entries = this.#source.sessions();
-    } catch {
-      // The source cannot list now (the folder went away): every session is gone.
+      this.#relistFailures = 0;
+      this.#cancelRetry(null);
+    } catch (error) {
+      if (isPassingReadFailure(error)) {
+        // The database out of reach for now: every session stays as it was read, and the listing is tried again.
+        this.#relistFailures += 1;
+        this.#retryLater(null);
+        return NO_CHANGE;
+      }
+      // The source cannot list (the folder went away): every session is gone.
       entries = [];
     }
-    const next = new Map<string, Loaded>();
+    const next = new Map<string, Held>();
     const added: FleetRow[] = [];
     const now = this.#now();
     for (const entry of entries) {
-      const known = this.#loaded.get(entry.name);
-      const loaded = known ?? load(entry);
-      if (known === undefined) added.push(this.#rowOf(loaded, now));
-      next.set(entry.name, loaded);
+      const known = this.#held.get(entry.name);
+      const held = known ?? after({ entry, found: null, failing: null }, load(entry), now);
+      if (known === undefined) added.push(rowOf(entry.name, held, now));
+      next.set(entry.name, held);
     }
-    const removed = [...this.#loaded.keys()].filter((name) => !next.has(name));
-    this.#loaded = next;
+    const removed = [...this.#held.keys()].filter((name) => !next.has(name));
+    this.#held = next;
+    for (const name of removed) this.#cancelRetry(name);
+    for (const row of added) this.#retryLater(row.name);
     return { rows: added, removed };
   }
 
@@ -172,4 +258,16 @@ export class Fleet {
     if (change.rows.length === 0 && change.removed.length === 0) return;
     for (const listener of this.#listeners) listener(change);
   }
+}
+
+/**
+ * A session's row: its figures as last read, stale while reads are failing
+ * for a passing cause; unreadable when its log has a fault, or when no read
+ * of it has got an answer yet.
+ */
+function rowOf(name: string, held: Held, now: number): FleetRow {
+  const { found, failing } = held;
+  if (found === null) return errorRow(name, failing?.reason ?? 'not read yet');
+  if ('fault' in found) return errorRow(name, found.fault);
+  return fleetRow(name, found.read.view, found.read.lastEventAt, now, failing === null ? null : { since: failing.since, reason: failing.reason });
 }

@@ -1,5 +1,5 @@
 export { fleetSource, folderSource, RESCAN_MS, type FleetEntry, type FleetSource, type FolderWatchOptions } from './source.js';
-export { errorRow, fleetRow, warningsOf, weightedOpenChart, type ChartPoint, type FleetRow, type Warning } from './rows.js';
+export { errorRow, fleetRow, warningsOf, weightedOpenChart, type ChartPoint, type FleetRow, type Staleness, type Warning } from './rows.js';
 export { Fleet, type FleetChange, type FleetOptions, type SessionDetail } from './fleet.js';
 export { escapeLabel, METRICS_CONTENT_TYPE, metricsText } from './metrics.js';
 export { ageWords, fleetTable, forecastWords } from './text.js';

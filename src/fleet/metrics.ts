@@ -41,6 +41,12 @@ export function metricsText(rows: readonly FleetRow[]): string {
       help: 'Sessions whose log could not be read.',
       samples: [{ labels: {}, value: rows.length - read.length }],
     },
+    {
+      name: 'gapflow_sessions_stale',
+      type: 'gauge',
+      help: 'Sessions shown as last read because their latest read failed for a passing cause (a dropped connection, a refused open); read again until one succeeds.',
+      samples: [{ labels: {}, value: read.filter((row) => row.stale).length }],
+    },
     { name: 'gapflow_rounds_closed_total', type: 'counter', help: 'Rounds closed, per session.', samples: perSession((row) => row.round) },
     {
       name: 'gapflow_warnings_total',

@@ -30,8 +30,26 @@ export interface FleetRow {
   lastEventAt: string | null;
   /** Whole seconds from the last event to the time the row was computed; null when unknown. */
   age: number | null;
-  /** Why the session could not be read; null when it was. */
+  /** Why the session could not be read (shown UNREADABLE, no figures); null when it was. */
   error: string | null;
+  /**
+   * True when the last read failed for a passing cause (a dropped
+   * connection, a refused open: see isPassingReadFailure) after one that
+   * succeeded: the figures are that earlier read's, and are read again.
+   */
+  stale: boolean;
+  /** When reads began to fail, while stale; null otherwise. */
+  staleSince: string | null;
+  /** Whole seconds from `staleSince` to the time the row was computed; null when not stale. */
+  staleForSeconds: number | null;
+  /** Why the last read failed, while stale; null otherwise. */
+  staleReason: string | null;
+}
+
+/** Since when (ms since the epoch) and why a session's reads have been failing for a passing cause. */
+export interface Staleness {
+  since: number;
+  reason: string;
 }
 
 /** A round close that raised a DIVERGENCE_WARNING, and why: `stall`, `critical`, `divergence`, or another policy's reason. */
@@ -46,8 +64,12 @@ export interface ChartPoint {
   weightedOpen: number;
 }
 
-/** The row of a session read as `view`, its last event recorded at `lastEventAt`, at time `now` (ms since the epoch). */
-export function fleetRow(name: string, view: SessionView, lastEventAt: string | null, now: number): FleetRow {
+/**
+ * The row of a session read as `view`, its last event recorded at
+ * `lastEventAt`, at time `now` (ms since the epoch); `stale` when reads of it
+ * have failed since `view` was read.
+ */
+export function fleetRow(name: string, view: SessionView, lastEventAt: string | null, now: number, stale: Staleness | null = null): FleetRow {
   return {
     name,
     state: view.machine.state,
@@ -63,6 +85,10 @@ export function fleetRow(name: string, view: SessionView, lastEventAt: string | 
     lastEventAt,
     age: ageOf(lastEventAt, now),
     error: null,
+    stale: stale !== null,
+    staleSince: stale === null ? null : new Date(stale.since).toISOString(),
+    staleForSeconds: stale === null ? null : Math.max(0, Math.floor((now - stale.since) / 1000)),
+    staleReason: stale?.reason ?? null,
   };
 }
 
@@ -83,6 +109,10 @@ export function errorRow(name: string, error: string): FleetRow {
     lastEventAt: null,
     age: null,
     error,
+    stale: false,
+    staleSince: null,
+    staleForSeconds: null,
+    staleReason: null,
   };
 }
 

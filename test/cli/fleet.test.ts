@@ -43,7 +43,7 @@ describe('gapflow fleet', () => {
     ]);
     expect(sessions[0]!.lastReason).toBe('weighted_net = +3');
     expect(Object.keys(sessions[0]!).sort()).toEqual(
-      ['age', 'error', 'eventCount', 'forecast', 'lastEventAt', 'lastReason', 'name', 'open', 'outcome', 'round', 'roundOpen', 'state', 'warnings', 'weightedOpen'].sort(),
+      ['age', 'error', 'eventCount', 'forecast', 'lastEventAt', 'lastReason', 'name', 'open', 'outcome', 'round', 'roundOpen', 'stale', 'staleForSeconds', 'staleReason', 'staleSince', 'state', 'warnings', 'weightedOpen'].sort(),
     );
   });
 

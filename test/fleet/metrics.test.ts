@@ -131,6 +131,26 @@ describe('/metrics: the fleet in the Prometheus text format', () => {
     expect(bySession('gapflow_last_event_timestamp_seconds')).toEqual({ 'team/a': Date.UTC(2026, 0, 12, 11) / 1000, c: Date.UTC(2026, 0, 12, 10, 0, 0, 500) / 1000 });
   });
 
+  it('counts no stale session when every read got through', () => {
+    expect(samples('gapflow_sessions_stale')).toEqual([{ name: 'gapflow_sessions_stale', labels: {}, value: 0 }]);
+    expect(exposition().type.get('gapflow_sessions_stale')).toBe('gauge');
+  });
+
+  it('counts a session shown stale in the stale gauge, and by its last state and figures, not as unreadable', () => {
+    const a = newSession();
+    baseline(a, 'HIGH', 1);
+    const b = newSession();
+    baseline(b, 'LOW', 3);
+    const parsed = parseExposition(
+      metricsText([fleetRow('fresh', a.view, null, NOW), fleetRow('stale', b.view, null, NOW, { since: NOW - 40_000, reason: 'Connection terminated unexpectedly' }), errorRow('broken', 'line 2: not JSON')]),
+    );
+    const value = (name: string, labels: Record<string, string> = {}) => parsed.samples.find((s) => s.name === name && JSON.stringify(s.labels) === JSON.stringify(labels))?.value;
+    expect(value('gapflow_sessions_stale')).toBe(1);
+    expect(value('gapflow_sessions_unreadable')).toBe(1);
+    expect(value('gapflow_sessions', { state: 'CONVERGING' })).toBe(2);
+    expect(value('gapflow_open_gaps', { session: 'stale' })).toBe(3);
+  });
+
   it('is valid with no session at all: the states at zero', () => {
     const empty = parseExposition(metricsText([]));
     expect(empty.samples.filter((s) => s.name === 'gapflow_sessions').map((s) => s.value)).toEqual([0, 0, 0, 0, 0, 0]);

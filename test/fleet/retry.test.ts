@@ -1,14 +1,19 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { isPassingReadFailure, retryDelayMs } from '../../src/fleet/index.js';
-import { closePostgresStores, createFileSession, FileLog, LogError, PgLog } from '../../src/index.js';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { GapflowEvent } from '../../events/index.js';
+import { Fleet, isPassingReadFailure, retryDelayMs, type FleetChange, type FleetSource } from '../../src/fleet/index.js';
+import { closePostgresStores, createFileSession, FileLog, LogError, MemoryLog, PgLog, Session } from '../../src/index.js';
 import { DatabaseError } from '../../src/log/index.js';
+import { until } from '../cli/children.js';
 import { fixedStamps, tempDirs } from '../support.js';
 
 /*
  * Which failed reads are tried again (they say nothing about the log), and
- * how often: a schedule that backs off and is bounded.
+ * how often: a schedule that backs off, is bounded, and stops with the
+ * fleet. The fleet here reads a store made to fail on demand, so the
+ * schedule can be counted; the real faults (a connection cut, a log
+ * refused) are in stale.test.ts.
  */
 
 const tempDir = tempDirs('gapflow-retry-');
@@ -80,5 +85,168 @@ describe('which failed reads are passing, and which are faults of the log', () =
 describe('the retry schedule', () => {
   it('waits 0.25 s, then twice as long each time, never more than 4 s', () => {
     expect([0, 1, 2, 3, 4, 5, 20, 1000].map(retryDelayMs)).toEqual([250, 500, 1000, 2000, 4000, 4000, 4000, 4000]);
+  });
+});
+
+const CUT = new DatabaseError('db: Connection terminated unexpectedly', null);
+
+/** A session's store whose next `failing` reads throw `failure`, counting every read. */
+class FlakyLog extends MemoryLog {
+  failure: unknown = CUT;
+  failing = 0;
+  reads = 0;
+
+  override read(from = 0): GapflowEvent[] {
+    this.reads += 1;
+    if (this.failing > 0) {
+      this.failing -= 1;
+      throw this.failure;
+    }
+    return super.read(from);
+  }
+}
+
+/** A source of one session `a` (two LOW gaps open) in `store`; `changed()` says it grew, as a watched source would. */
+function oneSession(store: FlakyLog): { source: FleetSource; changed: () => void; session: Session } {
+  const session = Session.create(store, {}, fixedStamps());
+  session.openGap('A', 'LOW');
+  session.openGap('B', 'LOW');
+  let tell: ((name: string | null) => void) | null = null;
+  const source: FleetSource = {
+    location: 'memory',
+    sessions: () => [{ name: 'a', store }],
+    watch: (changed) => {
+      tell = changed;
+      return () => (tell = null);
+    },
+    close() {},
+  };
+  return { source, changed: () => tell?.('a'), session };
+}
+
+const stops: (() => void)[] = [];
+afterEach(() => {
+  for (const stop of stops.splice(0)) stop();
+});
+
+function watched(source: FleetSource): { fleet: Fleet; changes: FleetChange[] } {
+  const fleet = new Fleet(source, { settleMs: 10 });
+  stops.push(() => fleet.stop());
+  const changes: FleetChange[] = [];
+  fleet.subscribe((change) => changes.push(change));
+  fleet.watch();
+  return { fleet, changes };
+}
+
+describe('a watched fleet whose reads fail for a passing cause', () => {
+  it('shows the last good row stale, tells its listeners, and the row read again once a retry gets through, with nothing from the source', { timeout: 30_000 }, async () => {
+    const store = new FlakyLog();
+    const { source, changed, session } = oneSession(store);
+    const { fleet, changes } = watched(source);
+    session.openGap('C', 'HIGH');
+    store.failing = Infinity;
+    changed();
+    await until('the stale row', () => fleet.rows()[0]!.stale, 5_000);
+    expect(fleet.rows()[0]).toMatchObject({ open: 2, weightedOpen: 2, error: null, staleReason: 'db: Connection terminated unexpectedly' });
+    expect(changes.at(-1)!.rows[0]).toMatchObject({ name: 'a', stale: true, open: 2 });
+    expect(fleet.detail('a')).toMatchObject({ row: { stale: true }, status: expect.stringMatching(/^# gapflow status\n/) });
+
+    store.failing = 0;
+    await until('the row read again', () => !fleet.rows()[0]!.stale, 10_000);
+    expect(fleet.rows()[0]).toMatchObject({ open: 3, weightedOpen: 6, staleSince: null });
+    expect(changes.at(-1)!.rows[0]).toMatchObject({ name: 'a', stale: false, open: 3 });
+  });
+
+  it('a session whose first read failed is UNREADABLE with why, and listed once a retry reads it', { timeout: 30_000 }, async () => {
+    const store = new FlakyLog();
+    const { source } = oneSession(store);
+    store.failing = Infinity;
+    const fleet = new Fleet(source, { settleMs: 10 });
+    stops.push(() => fleet.stop());
+    expect(fleet.rows()[0]).toMatchObject({ state: null, stale: false, error: 'db: Connection terminated unexpectedly' });
+    fleet.watch();
+    store.failing = 0;
+    await until('the row read', () => fleet.rows()[0]!.error === null, 5_000);
+    expect(fleet.rows()[0]).toMatchObject({ state: 'CONVERGING', open: 2, stale: false });
+  });
+
+  it('tries again less and less often, at most three times in the first 1.9 s, once a read at a time, and never after stop', { timeout: 30_000 }, async () => {
+    const store = new FlakyLog();
+    const { source, changed } = oneSession(store);
+    const { fleet, changes } = watched(source);
+    store.failing = Infinity;
+    const before = store.reads;
+    const started = Date.now();
+    changed();
+    await until('the first failed read', () => store.reads > before, 5_000);
+    await new Promise((resolve) => setTimeout(resolve, 1_900 - (Date.now() - started)));
+    const retries = store.reads - before - 1;
+    // 0.25 s, 0.75 s and 1.75 s after the failure; fewer on a machine too busy to keep time.
+    expect(retries).toBeGreaterThanOrEqual(1);
+    expect(retries).toBeLessThanOrEqual(3);
+    // Failing again for the same reason changes nothing shown: listeners heard the row go stale once.
+    expect(changes.filter((change) => change.rows.some((row) => row.stale))).toHaveLength(1);
+    fleet.stop();
+    const stopped = store.reads;
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    expect(store.reads).toBe(stopped);
+  });
+
+  it('does not retry a fault of the log: it shows UNREADABLE until the source says the session changed', { timeout: 30_000 }, async () => {
+    const store = new FlakyLog();
+    const { source, changed } = oneSession(store);
+    const { fleet } = watched(source);
+    store.failure = new LogError('memory line 3: not JSON', 3);
+    store.failing = Infinity;
+    changed();
+    await until('the fault', () => fleet.rows()[0]!.error !== null, 5_000);
+    const reads = store.reads;
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(store.reads).toBe(reads);
+    expect(fleet.rows()[0]).toMatchObject({ state: null, stale: false, error: 'memory line 3: not JSON' });
+    store.failing = 0;
+    changed();
+    await until('the session read again', () => fleet.rows()[0]!.error === null, 5_000);
+    expect(fleet.rows()[0]).toMatchObject({ state: 'CONVERGING', open: 2 });
+  });
+});
+
+describe('a watched fleet whose listing of sessions fails for a passing cause', () => {
+  it('keeps every session as read, and lists them again until a listing gets through: a session that came meanwhile is added', { timeout: 30_000 }, async () => {
+    const first = new FlakyLog();
+    Session.create(first, {}, fixedStamps()).openGap('A', 'LOW');
+    const second = new FlakyLog();
+    Session.create(second, {}, fixedStamps()).openGap('B', 'HIGH');
+    let entries = [{ name: 'a', store: first }];
+    let listingFails = false;
+    let listings = 0;
+    let tell: ((name: string | null) => void) | null = null;
+    const source: FleetSource = {
+      location: 'memory',
+      sessions: () => {
+        listings += 1;
+        if (listingFails) throw CUT;
+        return entries;
+      },
+      watch: (changed) => {
+        tell = changed;
+        return () => (tell = null);
+      },
+      close() {},
+    };
+    const { fleet, changes } = watched(source);
+    listingFails = true;
+    tell!(null);
+    await until('a failed listing', () => listings >= 3, 5_000);
+    expect(fleet.rows().map((row) => [row.name, row.open, row.error])).toEqual([['a', 1, null]]);
+    expect(changes).toEqual([]);
+    entries = [...entries, { name: 'b', store: second }];
+    listingFails = false;
+    await until('the listing again', () => fleet.rows().length === 2, 10_000);
+    expect(fleet.rows().map((row) => [row.name, row.open, row.error])).toEqual([
+      ['a', 1, null],
+      ['b', 1, null],
+    ]);
+    expect(changes.at(-1)).toMatchObject({ rows: [{ name: 'b', weightedOpen: 4 }], removed: [] });
   });
 });

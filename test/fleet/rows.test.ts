@@ -77,7 +77,26 @@ describe('a fleet row, from the events a session recorded', () => {
       lastEventAt: null,
       age: null,
       error: 'events.jsonl line 3: not JSON',
+      stale: false,
+      staleSince: null,
+      staleForSeconds: null,
+      staleReason: null,
     });
+  });
+
+  it('a row read before reads began to fail keeps its figures, marked stale since then, with its age in whole seconds and why', () => {
+    const session = newSession();
+    baseline(session, 'HIGH', 2);
+    const since = NOON - 12_700;
+    const row = fleetRow('s', session.view, '2026-01-12T11:00:00.000Z', NOON, { since, reason: 'Connection terminated unexpectedly' });
+    expect(row).toMatchObject({ state: 'CONVERGING', open: 2, weightedOpen: 8, error: null, age: 3600 });
+    expect(row).toMatchObject({ stale: true, staleSince: '2026-01-12T11:59:47.300Z', staleForSeconds: 12, staleReason: 'Connection terminated unexpectedly' });
+  });
+
+  it('a row read well is not stale', () => {
+    const session = newSession();
+    baseline(session, 'LOW', 1);
+    expect(fleetRow('s', session.view, null, NOON)).toMatchObject({ stale: false, staleSince: null, staleForSeconds: null, staleReason: null });
   });
 });
 
