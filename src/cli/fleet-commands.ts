@@ -31,13 +31,17 @@ function target(values: { store?: string | undefined; dir?: string | undefined; 
  * line each (name, state, round, open and weighted open, forecast, age of
  * the last event, last reason); `--json`: `{"sessions": [row, …]}`. A
  * session whose log cannot be read is listed with why; the call still
- * succeeds.
+ * succeeds. A read that failed for a passing cause is retried for up to
+ * two seconds first (Fleet.settle).
  */
 export function fleet(argv: string[], io: CliIO): void {
   const { values, args } = parse(argv, WHERE, ['DIR...']);
   const source = fleetSource(target(values, args, io), io);
   try {
-    const rows = new Fleet(source).rows();
+    const read = new Fleet(source);
+    // A read that failed for a passing cause (a connection cut) is tried again for a moment before the session is listed UNREADABLE.
+    read.settle();
+    const rows = read.rows();
     // Names and errors are a folder's or a row's bytes: JSON escapes only C0, so the rest a terminal obeys is escaped too.
     if (values.json) io.stdout(terminalSafeJson(jsonText({ sessions: rows })));
     else io.stdout(fleetTable(rows, source.location));

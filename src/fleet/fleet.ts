@@ -1,7 +1,7 @@
 import type { SessionView } from '../core/index.js';
 import { renderStatus } from '../render/index.js';
 import { catchUp, replay } from '../session/index.js';
-import { isPassingReadFailure, retryDelayMs } from './retry.js';
+import { isPassingReadFailure, pauseFor, retryDelayMs, SETTLE_WITHIN_MS } from './retry.js';
 import { errorRow, fleetRow, weightedOpenChart, warningsOf, type ChartPoint, type FleetRow, type Staleness, type Warning } from './rows.js';
 import type { FleetEntry, FleetSource } from './source.js';
 
@@ -161,6 +161,23 @@ export class Fleet {
     if (this.#unwatch !== null) return;
     this.#unwatch = this.#source.watch((name) => this.#soon(name));
     for (const name of this.#held.keys()) this.#retryLater(name);
+  }
+
+  /**
+   * For a fleet read once and not watched (`gapflow fleet`): reads again,
+   * as a watched fleet would and on the same schedule, each session whose
+   * last read failed for a passing cause, until none has or the next retry
+   * would come after `withinMs`. Holds the thread while it waits.
+   */
+  settle(withinMs = SETTLE_WITHIN_MS): void {
+    const end = Date.now() + withinMs;
+    for (let attempt = 0; ; attempt++) {
+      const failing = [...this.#held].filter(([, held]) => held.failing !== null).map(([name]) => name);
+      const wait = retryDelayMs(attempt);
+      if (failing.length === 0 || Date.now() + wait > end) return;
+      pauseFor(wait);
+      for (const name of failing) this.#reload(name);
+    }
   }
 
   /** Stops watching and retrying, and frees the source. */

@@ -6,4 +6,4 @@ export { ageWords, fleetTable, forecastWords } from './text.js';
 export { dashboardPage, escapeHtml } from './page.js';
 export { dashboardServer, type Dashboard } from './server.js';
 export { DATABASE_POLL_MS, databaseSource } from './database.js';
-export { isPassingReadFailure, RETRY_FIRST_MS, RETRY_MAX_MS, retryDelayMs } from './retry.js';
+export { isPassingReadFailure, RETRY_FIRST_MS, RETRY_MAX_MS, retryDelayMs, SETTLE_WITHIN_MS } from './retry.js';

@@ -16,6 +16,9 @@ export const RETRY_FIRST_MS = 250;
 /** Each retry waits twice as long as the one before, up to this (ms): one read per session this often at most while it keeps failing. */
 export const RETRY_MAX_MS = 4_000;
 
+/** How long a fleet read once, not watched (`gapflow fleet`), goes on retrying failed reads before it answers (ms): retries at 0.25, 0.75 and 1.75 s. */
+export const SETTLE_WITHIN_MS = 2_000;
+
 /** How long to wait before retry `attempt` (0 for the first): 0.25 s, 0.5 s, 1 s, 2 s, then 4 s each time. */
 export function retryDelayMs(attempt: number): number {
   return Math.min(RETRY_FIRST_MS * 2 ** Math.max(0, attempt), RETRY_MAX_MS);
@@ -64,4 +67,11 @@ export function isPassingReadFailure(error: unknown): boolean {
   if (error instanceof LogError) return PASSING_STORE_MESSAGE.test(error.message);
   const code = error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : null;
   return code !== null && PASSING_FILE_CODES.has(code);
+}
+
+const pauseCell = new Int32Array(new SharedArrayBuffer(4));
+
+/** Waits `ms` without spinning, holding the thread: for a caller that answers once and has nothing else to do meanwhile (`gapflow fleet`). */
+export function pauseFor(ms: number): void {
+  if (ms > 0) Atomics.wait(pauseCell, 0, 0, ms);
 }

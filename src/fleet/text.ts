@@ -4,7 +4,8 @@ import type { FleetRow } from './rows.js';
 
 /*
  * `gapflow fleet` for people: one line a session, in columns, and a line
- * under the table for each session that could not be read. Every cell is
+ * under the table for each session that could not be read, or is shown
+ * stale (as last read, its latest read having failed). Every cell is
  * text a folder, a database row or a log chose: terminalSafe spells out
  * whatever a terminal would obey or hide.
  */
@@ -19,7 +20,7 @@ export function fleetTable(rows: readonly FleetRow[], location: string): string 
       ? [terminalSafe(row.name), 'UNREADABLE', '', '', '', '', '', '']
       : [
           row.name,
-          row.state ?? '',
+          row.stale ? `${row.state ?? ''} (stale ${ageWords(row.staleForSeconds ?? 0)})` : (row.state ?? ''),
           `${row.round}${row.roundOpen ? '+' : ''}`,
           String(row.open),
           String(row.weightedOpen),
@@ -34,7 +35,11 @@ export function fleetTable(rows: readonly FleetRow[], location: string): string 
       .map((word, i) => (i === words.length - 1 ? word : word.padEnd(widths[i]!)))
       .join('  ')
       .trimEnd();
-  const errors = rows.filter((row) => row.error !== null).map((row) => `${terminalSafe(row.name)}: ${terminalSafe(row.error!)}`);
+  const errors = rows.flatMap((row) => {
+    if (row.error !== null) return [`${terminalSafe(row.name)}: ${terminalSafe(row.error)}`];
+    if (row.stale) return [`${terminalSafe(row.name)}: stale for ${ageWords(row.staleForSeconds ?? 0)}, shown as last read; reading it again failed: ${terminalSafe(row.staleReason ?? '')}`];
+    return [];
+  });
   const open = rows.some((row) => row.roundOpen) ? ['(ROUND n+: round n+1 is open)'] : [];
   return `${[line(HEADERS), ...cells.map(line), ...open, ...errors].join('\n')}\n`;
 }

@@ -250,3 +250,30 @@ describe('a watched fleet whose listing of sessions fails for a passing cause', 
     expect(changes.at(-1)).toMatchObject({ rows: [{ name: 'b', weightedOpen: 4 }], removed: [] });
   });
 });
+
+describe('a fleet read once (gapflow fleet)', () => {
+  it('settles: a read that failed for a passing cause is tried again on the same schedule, and the session listed', () => {
+    const store = new FlakyLog();
+    const { source } = oneSession(store);
+    store.failing = 2;
+    const fleet = new Fleet(source);
+    const started = Date.now();
+    fleet.settle();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250 + 500 - 20);
+    expect(store.reads).toBe(3);
+    expect(fleet.rows()[0]).toMatchObject({ state: 'CONVERGING', open: 2, error: null, stale: false });
+  });
+
+  it('gives up within its time when reads go on failing: the session is UNREADABLE with why', () => {
+    const store = new FlakyLog();
+    const { source } = oneSession(store);
+    store.failing = Infinity;
+    const fleet = new Fleet(source);
+    const started = Date.now();
+    fleet.settle(2_000);
+    expect(Date.now() - started).toBeLessThan(2_000 + 500);
+    // 0.25, 0.75 and 1.75 s: the next, at 3.75 s, would pass the 2 s.
+    expect(store.reads).toBe(1 + 3);
+    expect(fleet.rows()[0]).toMatchObject({ state: null, error: 'db: Connection terminated unexpectedly' });
+  });
+});

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { dashboardServer, databaseSource, Fleet, folderSource, metricsText, type Dashboard, type FleetRow } from '../../src/fleet/index.js';
 import { createFileSession, PgLog, Session } from '../../src/index.js';
 import { BIN, freePort, until } from '../cli/children.js';
+import { runCli } from '../cli/helpers.js';
 import { postgresServer } from '../postgres.js';
 import { fixedStamps, tempDirs } from '../support.js';
 import { readCutter } from './read-cutter.js';
@@ -111,6 +112,18 @@ describe('a dashboard over PostgreSQL whose read of a session is cut', () => {
       expect(gauge).toBe(1);
     }
     expect(seen.at(-1)).toMatchObject({ row: { state: 'CONVERGING', open: 2, weightedOpen: 1 + 4, staleSince: null, staleForSeconds: null, staleReason: null }, stale: 0 });
+  });
+
+  it('gapflow fleet reads again a first read that was cut, and lists the session, not UNREADABLE', { timeout: 60_000 }, async () => {
+    sessionIn('cut/listed', 3);
+    // The events locked, not the streams: the listing of sessions goes through, each session's read waits and is cut.
+    const cutter = await readCutter(databaseUrl(), 'events', 500);
+    await cutter.lock();
+    const listed = runCli(['fleet', databaseUrl(), '--json'], { cwd: '/' });
+    expect(await cutter.released()).toBeGreaterThanOrEqual(1);
+    expect(listed.code).toBe(0);
+    const { sessions } = JSON.parse(listed.stdout) as { sessions: FleetRow[] };
+    expect(sessions.find((row) => row.name === 'cut/listed')).toMatchObject({ state: 'CONVERGING', open: 3, error: null, stale: false });
   });
 
   it('shows a stream with a bad line UNREADABLE, naming it, not stale', { timeout: 60_000 }, async () => {
