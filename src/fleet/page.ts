@@ -3,7 +3,8 @@ import { CONVERGENCE_STATES } from '../../events/index.js';
 /*
  * The dashboard: one page, its style sheet and its script, all from the
  * server that serves it (no framework, nothing fetched from elsewhere). It
- * lists the sessions from /api/sessions, filters them by state, draws an
+ * lists the sessions from /api/sessions (a row shown as last read marked
+ * `stale` with its age), filters them by state, draws an
  * opened session's weighted open count over the rounds
  * as an SVG line from /api/sessions/<name> beside its status.md, and
  * patches all of it from /events (Server-Sent Events) as sessions change.
@@ -47,6 +48,8 @@ export const DASHBOARD_STYLE = `
   .badge.CONVERGING { background: #dafbe1; } .badge.FLAT { background: #fff8c5; } .badge.STALLED { background: #ffebe9; }
   .badge.DIVERGENCE_WARNING { background: #ffebe9; color: #a40e26; } .badge.PAUSED { background: #eaeef2; }
   .badge.COMPLETE { background: #ddf4ff; } .badge.UNREADABLE { background: #a40e26; color: #fff; }
+  .badge.stale { background: #fff1e5; color: #953800; margin-left: 4px; }
+  tbody tr[data-stale="true"] td { color: var(--muted); }
   #detail { margin-top: 18px; border-top: 1px solid var(--line); padding-top: 10px; }
   #chart svg { max-width: 720px; width: 100%; height: auto; border: 1px solid var(--line); border-radius: 6px; }
   #chart .line { fill: none; stroke: var(--accent); stroke-width: 2; }
@@ -81,12 +84,14 @@ function forecastWords(f) {
   return { declining: 'declining', too_few_rounds: 'too few rounds', no_downward_trend: 'not falling', already_done: 'done' }[f.reason] || f.reason;
 }
 
-function ageWords(at) {
-  if (!at) return '-';
+function sinceWords(at) {
   const s = Math.max(0, Math.floor((Date.now() - Date.parse(at)) / 1000));
-  const words = s < 60 ? s + 's' : s < 3600 ? Math.floor(s / 60) + 'm' : s < 86400 ? Math.floor(s / 3600) + 'h' : Math.floor(s / 86400) + 'd';
-  return words + ' ago';
+  return s < 60 ? s + 's' : s < 3600 ? Math.floor(s / 60) + 'm' : s < 86400 ? Math.floor(s / 3600) + 'h' : Math.floor(s / 86400) + 'd';
 }
+
+function ageWords(at) { return at ? sinceWords(at) + ' ago' : '-'; }
+
+function staleWords(row) { return 'stale ' + sinceWords(row.staleSince); }
 
 function rowElement(row) {
   const state = stateOf(row);
@@ -96,6 +101,13 @@ function rowElement(row) {
   tr.setAttribute('aria-selected', String(row.name === selected));
   const cell = (cls, text) => el('td', { className: cls, textContent: text });
   const badge = el('td', { className: 'state' }, el('span', { className: 'badge ' + state, textContent: state }));
+  if (row.stale) {
+    // Shown as last read: the figures are that read's, and reading the session again failed (why, on hover).
+    const mark = el('span', { className: 'badge stale', textContent: staleWords(row), title: 'shown as last read; reading it again failed: ' + row.staleReason });
+    mark.dataset.since = row.staleSince;
+    badge.append(mark);
+    tr.dataset.stale = 'true';
+  }
   if (row.error !== null) {
     const why = el('td', { className: 'reason error', colSpan: 6, textContent: row.error });
     tr.append(cell('name', row.name), badge, why);
@@ -194,8 +206,8 @@ async function open(name) {
   section.hidden = false;
   document.getElementById('detail-name').textContent = name;
   const why = document.getElementById('detail-error');
-  why.textContent = detail.row.error || '';
-  why.hidden = detail.row.error === null;
+  why.textContent = detail.row.error || (detail.row.stale ? staleWords(detail.row) + ': shown as last read; reading it again failed: ' + detail.row.staleReason : '');
+  why.hidden = why.textContent === '';
   chart(detail.chart);
   document.getElementById('status').textContent = detail.status || '';
 }
@@ -222,7 +234,10 @@ function connect() {
 
 filters();
 connect();
-setInterval(() => { for (const td of tbody.querySelectorAll('td.age')) td.textContent = ageWords(td.dataset.at); }, 5000);
+setInterval(() => {
+  for (const td of tbody.querySelectorAll('td.age')) td.textContent = ageWords(td.dataset.at);
+  for (const mark of tbody.querySelectorAll('.badge.stale')) mark.textContent = 'stale ' + sinceWords(mark.dataset.since);
+}, 5000);
 `;
 
 /** The dashboard's page for the fleet at `location`. */

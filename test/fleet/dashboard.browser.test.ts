@@ -176,6 +176,57 @@ describe('the dashboard, in a headless browser', () => {
   }, 60_000);
 });
 
+describe('a stale row on the dashboard, in a headless browser', () => {
+  it('is marked stale with its age and why, its last figures kept, every text from it shown as text', async () => {
+    const tab = await browser!.newPage({ viewport: { width: 1280, height: 500 } });
+    tab.setDefaultTimeout(15_000);
+    const tabDialogs: string[] = [];
+    tab.on('dialog', (dialog) => {
+      tabDialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    try {
+      // The feed the page reads, as a server whose read of a session failed 42 s ago would send it: its last good figures, stale.
+      const row = {
+        name: '<b>idle</b>',
+        state: 'PAUSED',
+        outcome: null,
+        round: 3,
+        roundOpen: false,
+        open: 4,
+        weightedOpen: 9,
+        lastReason: 'paused by the user',
+        forecast: null,
+        warnings: 0,
+        eventCount: 20,
+        lastEventAt: new Date(Date.now() - 3_600_000).toISOString(),
+        age: 3600,
+        error: null,
+        stale: true,
+        staleSince: new Date(Date.now() - 42_000).toISOString(),
+        staleForSeconds: 42,
+        staleReason: '<img src=x onerror=alert(1)> Connection terminated unexpectedly',
+      };
+      await tab.route('**/events', (route) =>
+        route.fulfill({ status: 200, headers: { 'Content-Type': 'text/event-stream' }, body: `retry: 60000\nevent: snapshot\ndata: ${JSON.stringify({ sessions: [row] })}\n\n` }),
+      );
+      await tab.goto(server.stdout().split('\n')[0]!, { timeout: 20_000 });
+      const tr = tab.locator('#sessions tbody tr[data-name="<b>idle</b>"]');
+      await tr.waitFor({ timeout: 15_000 });
+      expect(await tr.getAttribute('data-state')).toBe('PAUSED');
+      expect(await tr.getAttribute('data-stale')).toBe('true');
+      expect(await tr.locator('.badge.PAUSED').textContent()).toBe('PAUSED');
+      expect(await tr.locator('.badge.stale').textContent()).toMatch(/^stale 4\ds$/);
+      expect(await tr.locator('.badge.stale').getAttribute('title')).toBe('shown as last read; reading it again failed: <img src=x onerror=alert(1)> Connection terminated unexpectedly');
+      expect([await tr.locator('td.open').textContent(), await tr.locator('td.weighted').textContent(), await tr.locator('td.reason').textContent()]).toEqual(['4', '9', 'paused by the user']);
+      expect(await tab.$$('#sessions img, #sessions b')).toHaveLength(0);
+      expect(tabDialogs).toEqual([]);
+    } finally {
+      await tab.close();
+    }
+  }, 60_000);
+});
+
 describe('the dashboard of a PostgreSQL store, in a headless browser', () => {
   const databaseUrl = postgresServer();
   let served: Running;
