@@ -13,25 +13,27 @@ export const DATABASE_POLL_MS = 2_000;
  * notice lost with a dropped connection delays a row, never loses it.
  */
 export function databaseSource(url: string, options: { pollMs?: number } = {}): FleetSource {
-  const bridge = databaseAt(url);
+  // Asked for at each use: a bridge closed after a request that never came back is made again.
+  const door = () => databaseAt(url);
   // Read once now, so a database out of reach fails before anything is served.
-  let first: string[] | null = streamNames(bridge);
+  let first: string[] | null = streamNames(door());
   return {
     location: shownDatabase(url),
     sessions(): FleetEntry[] {
-      const names = first ?? streamNames(bridge);
+      const names = first ?? streamNames(door());
       first = null;
       return names.map((name) => entryFor(url, name));
     },
     watch(changed) {
-      const known = new Set(streamNames(bridge));
+      const known = new Set(streamNames(door()));
       // Start after what is there: only what commits from now on is news.
-      let cursor: GlobalCursor = globalEnd(bridge);
+      let cursor: GlobalCursor = globalEnd(door());
       const look = () => {
+        hearNotices();
         let grown: Set<string>;
         try {
           grown = new Set();
-          for (let read = readGlobal(bridge, cursor); read.length > 0; read = readGlobal(bridge, cursor)) {
+          for (let read = readGlobal(door(), cursor); read.length > 0; read = readGlobal(door(), cursor)) {
             for (const event of read) grown.add(event.stream);
             cursor = read.at(-1)!.at;
           }
@@ -49,20 +51,31 @@ export function databaseSource(url: string, options: { pollMs?: number } = {}): 
       };
       const listen = () => {
         try {
-          bridge.listen();
+          door().listen();
         } catch {
           // Not listening: the timer's looks still find every commit.
         }
       };
-      const stopHearing = bridge.hear((notice) => {
-        if ('lost' in notice) listen();
-        look();
-      }, true);
-      listen();
+      /** Hears the notices of the bridge there is now (again, after one was closed and made anew). */
+      let heard: { bridge: ReturnType<typeof door>; stop: () => void } | null = null;
+      const hearNotices = () => {
+        const bridge = door();
+        if (heard?.bridge === bridge) return;
+        heard?.stop();
+        heard = {
+          bridge,
+          stop: bridge.hear((notice) => {
+            if ('lost' in notice) listen();
+            look();
+          }, true),
+        };
+        listen();
+      };
+      hearNotices();
       const timer = setInterval(look, options.pollMs ?? DATABASE_POLL_MS);
       return () => {
         clearInterval(timer);
-        stopHearing();
+        heard?.stop();
       };
     },
     close() {},
