@@ -123,15 +123,18 @@ describe('a refused call while another process appends', () => {
 describe('campaign: refused commands beside a live writer', () => {
   const REFUSED_CALLS = 30;
 
-  it(`${REFUSED_CALLS} refused \`gap move NOPE RESOLVED\` while a process keeps opening gaps, status.md a folder: every refusal is exit 1 and one line, never "recorded"; every write is exit 0 and one "recorded, but status.md was not rewritten" line`, { timeout: 240_000 }, async () => {
+  it(`${REFUSED_CALLS} refused \`gap move NOPE RESOLVED\` while two processes keep opening gaps, status.md a folder: every refusal is exit 1 and one line, never "recorded"; every write is exit 0 and one "recorded, but status.md was not rewritten" line`, { timeout: 240_000 }, async () => {
     statusMadeAFolder();
     const stop = join(box.root, 'stop');
-    const results = join(box.root, 'writer.jsonl');
-    const writer = spawn(process.execPath, [LIVE_WRITER, BIN, box.dir, stop, results], { stdio: 'ignore' });
-    const exited = new Promise((resolve) => writer.on('exit', resolve));
+    const results = (prefix: string) => join(box.root, `writer-${prefix}.jsonl`);
+    // Two writers, W1, W2, … and X1, X2, …: appends land often enough that most refused calls have one beside them.
+    const exited = ['W', 'X'].map((prefix) => {
+      const writer = spawn(process.execPath, [LIVE_WRITER, BIN, box.dir, stop, results(prefix)], { stdio: 'ignore', env: { ...process.env, GAPFLOW_WRITER_PREFIX: prefix } });
+      return new Promise((resolve) => writer.on('exit', resolve));
+    });
     const refused: { result: CliResult; logGrew: boolean }[] = [];
     try {
-      await until("the live writer's first write", () => existsSync(results), 60_000);
+      await until("the live writers' first writes", () => existsSync(results('W')) && existsSync(results('X')), 60_000);
       for (let i = 0; i < REFUSED_CALLS; i++) {
         const before = statSync(box.logPath).size;
         const result = bin(['gap', 'move', 'NOPE', 'RESOLVED', '--dir', box.dir], box.root);
@@ -139,21 +142,20 @@ describe('campaign: refused commands beside a live writer', () => {
       }
     } finally {
       writeFileSync(stop, '');
-      await exited;
+      await Promise.all(exited);
     }
 
     for (const { result } of refused) expectOnlyTheRefusal(result, 'NOPE');
     // The campaign means something only if the writer's appends landed while refused calls ran.
     expect(refused.filter((call) => call.logGrew).length).toBeGreaterThan(0);
 
-    const writes = readFileSync(results, 'utf8')
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => JSON.parse(line) as { gap: string } & CliResult);
+    const writes = ['W', 'X'].flatMap((prefix) => linesOf(readFileSync(results(prefix), 'utf8')).map((line) => JSON.parse(line) as { gap: string } & CliResult));
     expect(writes.length).toBeGreaterThan(0);
     for (const write of writes) expectRecordedWithoutStatus(write);
     // Every acknowledged write is in the log once; nothing else was added.
-    expect(openedGaps()).toEqual(['GAP-H1', ...writes.map((write) => write.gap)]);
+    const opened = openedGaps();
+    expect(opened[0]).toBe('GAP-H1');
+    expect(opened.slice(1).sort()).toEqual(writes.map((write) => write.gap).sort());
     expect(bin(['verify', '--dir', box.dir], box.root).code).toBe(0);
     expect(readdirSync(box.statusPath)).toEqual([]);
   });
