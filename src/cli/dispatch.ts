@@ -135,7 +135,7 @@ function reportOf(error: unknown): { report: FailureReport; line: string } {
   if (isOutcomeUnknown(error)) {
     const retryId = error.retryId ?? (error.events.length === 1 ? error.events[0]!.id : null);
     const { message, remedy } = unknownOutcome(error.message, retryId);
-    return { report: { code: 'outcome_unknown', message, remedy }, line: errorLine(`${message}: ${remedy}`) };
+    return { report: { code: 'outcome_unknown', message, remedy, retryId }, line: errorLine(`${message}: ${remedy}`) };
   }
   if (isLogError(error)) return { report: { code: 'log_error', message: error.message, remedy: null }, line: errorLine(error.message) };
   const line = environmentErrorLine(error);

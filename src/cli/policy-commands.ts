@@ -2,7 +2,7 @@ import { policyReports, policyStates } from '../core/index.js';
 import type { GapflowEvent } from '../../events/index.js';
 import { writeSessionFile } from '../log/index.js';
 import { metricPolicies, POLICY_NAMES } from '../policies/index.js';
-import { renderPolicyCheck } from '../render/index.js';
+import { recordedButNotWrittenLine, renderPolicyCheck } from '../render/index.js';
 import type { Session } from '../session/index.js';
 import { COMPLETE_WHEN_WORDS, spellingKey } from '../../events/lean.js';
 import { DECIMAL, list, parse, UsageError, wordOf } from './args.js';
@@ -55,7 +55,15 @@ export function writePolicyReports(session: Session, io: CliIO, where: WhereOpti
   // A database session keeps no folder: its reports are written where --dir names, else not at all (status --write too).
   if (reports.length === 0 || (where.dir === undefined && databaseSession(where, io) !== null)) return [];
   const folder = sessionDir(where, io);
-  return reports.map((report) => writeSessionFile(folder, report.path, report.content));
+  // The events are recorded: a report that cannot be written costs the report, never the call (run again, it would record them twice).
+  return reports.flatMap((report) => {
+    try {
+      return [writeSessionFile(folder, report.path, report.content)];
+    } catch (error) {
+      io.stderr(recordedButNotWrittenLine(report.path, error instanceof Error ? error.message : String(error)));
+      return [];
+    }
+  });
 }
 
 /** `check [--verbose]`: each policy's current verdict; verbose adds each policy's CONVERGENCE CHECK tree. */

@@ -1,5 +1,5 @@
 import { GATE_DEFAULT_TIMEOUT_SECONDS, GATE_FLAG, GATE_TIMEOUT_FLAG, parseBody, Refusal, type SessionView } from '../core/index.js';
-import { decidedLine, gapMovedLine, gapOpenedLine, gapRenamedLine, gapSplitLine, initLines, renderAnnouncement, roundClosedLines, roundStartedLine, severityChangedLine } from '../render/index.js';
+import { decidedLine, gapMovedLine, gapOpenedLine, gapRenamedLine, gapSplitLine, initLines, recordedButNotWrittenLine, renderAnnouncement, roundClosedLines, roundStartedLine, severityChangedLine } from '../render/index.js';
 import { FileLog, writeSessionConfig } from '../log/index.js';
 import { changeSeverityBody, closeRoundBody, recordMetricsBody, moveGapBody, openGapBody, recordOnFileHead, renameGapBody, Session, splitGapBody, startRoundBody } from '../session/index.js';
 import type { BodyOf, EventBodyInput, SessionSettings, Severity } from '../../events/index.js';
@@ -59,10 +59,24 @@ export const init: Command = (argv, io) => {
   const events = made.duplicate ? made.events : [...made.events, ...binding];
   // Set as asked, also over a config a session that lived here before left behind.
   const writeStatus = values['write-status'] === true;
-  if (dir !== null) writeSessionConfig(dir, { writeStatus });
+  if (dir !== null) keepConfig(dir, writeStatus, events[0]!.id, io);
   if (settings.verify !== undefined) keepTypedCommand(session, settings.verify.command, io);
   announce(io, session, { events, duplicate: made.duplicate }, values.json, () => initLines(dir ?? session.log.location, session.view, writeStatus));
 };
+
+/**
+ * The session's config.json, once its log exists: one that cannot be written
+ * costs the setting, not the init (the session is made, and an init run again
+ * without its event id would be refused); the same init with that id writes it.
+ */
+function keepConfig(dir: string, writeStatus: boolean, startedId: string, io: CliIO): void {
+  try {
+    writeSessionConfig(dir, { writeStatus });
+  } catch (error) {
+    const why = error instanceof Error ? error.message.split('\n')[0]! : String(error);
+    io.stderr(recordedButNotWrittenLine('config.json', `${why} (the same init with --event-id ${startedId} writes it)`));
+  }
+}
 
 /** The verification gate's flags at init: its command and time limit (session.started's schema judges the rest). */
 function gateSetting(command: string | undefined, timeout: string | undefined): SessionSettings['verify'] {

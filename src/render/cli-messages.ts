@@ -46,6 +46,11 @@ export function statusNotRewrittenLine(message: string): string {
   return `gapflow: recorded, but status.md was not rewritten: ${oneLine(message.split('\n')[0]!)}\n`;
 }
 
+/** The call recorded its event, but a file that goes with it (`what`: a report, the session's config.json) could not be written. */
+export function recordedButNotWrittenLine(what: string, message: string): string {
+  return `gapflow: recorded, but ${oneLine(what)} was not written: ${oneLine(message.split('\n')[0]!)}\n`;
+}
+
 /** `status --format github` with no room for even the summary without its round table (`path`: the step summary file, when it goes there). */
 export function jobSummaryTooBig(path: string | null, size: number, cap: number): string {
   const already = path === null ? '' : `$GITHUB_STEP_SUMMARY (${path}) already holds ${Math.ceil(size / 1024)} KiB; `;
@@ -70,6 +75,8 @@ export interface FailureReport {
   /** What would get past it, in words (a command to run, a flag to add); null when nothing gapflow knows of would. */
   remedy: string | null;
   bad?: BadValue | undefined;
+  /** For `outcome_unknown`: the --event-id a retry of the same command must carry (null for a batch). */
+  retryId?: string | null | undefined;
 }
 
 /** What a refusal's JSON says to get past an invalid value. */
@@ -97,9 +104,10 @@ function echoed(value: unknown): unknown {
  * back is the same).
  */
 export function failureJson(report: FailureReport): string {
-  const { code, message, remedy, bad } = report;
+  const { code, message, remedy, bad, retryId } = report;
   const value = bad ? { field: bad.field, value: echoed(bad.value), valid: bad.valid, suggestion: bad.suggestion } : {};
-  const text = JSON.stringify({ code, message: oneLine(message), remedy, ...value });
+  const retry = retryId === undefined ? {} : { retryId };
+  const text = JSON.stringify({ code, message: oneLine(message), remedy, ...value, ...retry });
   return `${terminalSafeJson(text)}\n`;
 }
 
@@ -119,7 +127,7 @@ export function unknownOutcome(message: string, retryId: string | null): { messa
     remedy:
       retryId === null
         ? 'read the session (gapflow state) to see what is there before sending the rest again; lines that carry an "id" are never recorded twice'
-        : `run the same command again with --event-id ${retryId}: it is recorded once, whichever way this went`,
+        : `it is recorded once, whichever way this went, when the same command runs again with --event-id ${retryId}`,
   };
 }
 

@@ -47,6 +47,7 @@ export {
   repairedLine,
   stateFormatNotEnabled,
   statusNotRewrittenLine,
+  recordedButNotWrittenLine,
   unmarkedChartLine,
   unknownOutcome,
   USAGE_HINT,

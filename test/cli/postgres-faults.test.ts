@@ -64,7 +64,7 @@ async function untilRecorded(session: string, args: string[], fault: CommitFault
     attempts.push(call);
     if (call.code === 0) return attempts;
     expect(call.stderr.trim().split('\n'), call.stderr).toHaveLength(1);
-    if (call.code === 4) retryId = /--event-id (\S+?):?\s/.exec(call.stderr)?.[1] ?? null;
+    if (call.code === 4) retryId = /--event-id (\S+)$/.exec(call.stderr.trim())?.[1] ?? null;
     else expect(call.code, call.stderr).toBe(1);
   }
   throw new Error(`${args.join(' ')} was never recorded: ${attempts.map((a) => a.stderr.trim()).join(' | ')}`);
@@ -128,8 +128,9 @@ describe('a commit whose answer was lost while the database stays out of reach',
     console.log(`postgres faults, unknown outcome: ${lost.stderr.trim()}`);
     const lines = lost.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^gapflow: outcome unknown: .*session unknown.*may or may not be recorded.*run the same command again with --event-id \S+/);
-    const retryId = /--event-id (\S+?):?\s/.exec(lost.stderr)![1]!;
+    // The id comes last, so whatever a caller takes after `--event-id ` is the id whole.
+    expect(lines[0]).toMatch(/^gapflow: outcome unknown: .*session unknown.*may or may not be recorded.*when the same command runs again with --event-id \S+$/);
+    const retryId = /--event-id (\S+)$/.exec(lines[0]!)![1]!;
     // The commit went through before the cut: the id is the event's, so the retry finds it and records nothing.
     const retried = await gapflow(['gap', 'open', 'U-1', '--severity', 'MEDIUM', '--event-id', retryId, ...at(proxy.url, 'unknown')]);
     expect(retried.code, retried.stderr).toBe(0);
@@ -143,9 +144,10 @@ describe('a commit whose answer was lost while the database stays out of reach',
     const lost = await gapflow(['gap', 'open', 'U-2', '--severity', 'LOW', '--json', ...at(proxy.url, 'unknown-json')]);
     proxy.up();
     expect(lost.code).toBe(4);
-    const report = JSON.parse(lost.stderr) as { code: string; message: string; remedy: string };
+    const report = JSON.parse(lost.stderr) as { code: string; message: string; remedy: string; retryId: string };
     expect(report.code).toBe('outcome_unknown');
-    const retryId = /--event-id (\S+?):/.exec(report.remedy)![1]!;
+    const retryId = report.retryId;
+    expect(report.remedy).toMatch(new RegExp(`--event-id ${retryId}$`));
     // This commit never went: the retry with the id records it, once.
     const retried = await gapflow(['gap', 'open', 'U-2', '--severity', 'LOW', '--event-id', retryId, ...at(proxy.url, 'unknown-json')]);
     expect(retried.code, retried.stderr).toBe(0);
