@@ -1,7 +1,8 @@
 import type { SessionView } from '../core/index.js';
 import { renderStatus } from '../render/index.js';
 import { catchUp, replay } from '../session/index.js';
-import { isPassingReadFailure, pauseFor, retryDelayMs, SETTLE_WITHIN_MS } from './retry.js';
+import { pauseFor } from '../log/index.js';
+import { isPassingReadFailure, retryDelayMs, SETTLE_WITHIN_MS } from './retry.js';
 import { errorRow, fleetRow, weightedOpenChart, warningsOf, type ChartPoint, type FleetRow, type Staleness, type Warning } from './rows.js';
 import type { FleetEntry, FleetSource } from './source.js';
 

@@ -69,9 +69,3 @@ export function isPassingReadFailure(error: unknown): boolean {
   return code !== null && PASSING_FILE_CODES.has(code);
 }
 
-const pauseCell = new Int32Array(new SharedArrayBuffer(4));
-
-/** Waits `ms` without spinning, holding the thread: for a caller that answers once and has nothing else to do meanwhile (`gapflow fleet`). */
-export function pauseFor(ms: number): void {
-  if (ms > 0) Atomics.wait(pauseCell, 0, 0, ms);
-}

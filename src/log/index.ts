@@ -27,3 +27,4 @@ export { placeNewFile } from './durable.js';
 export { allowFolder, approveCommand, commandApproved, folderAllowed, foreignFolder, revokeCommand, trustFolder, trustPlace, type ForeignFolder } from './trust-store.js';
 export { readSideFile } from './side-file.js';
 export { CHECKPOINT_LIMIT, HOOK_STATE_LIMIT, LOCK_FILE_LIMIT, SESSION_CONFIG_LIMIT } from './limits.js';
+export { pauseFor } from './pause.js';

@@ -3,6 +3,7 @@ import { closeSync, fstatSync, futimesSync, openSync, statSync, unlinkSync, writ
 import { breakStale, readHolder, type Holder } from './lock-holder.js';
 import { currentOwner, onThisMachine, ownerRuns } from './lock-owner.js';
 import { isCode, LogError } from './types.js';
+import { pauseFor } from './pause.js';
 
 /*
  * One writer at a time across processes: `<log>.lock`, created with O_EXCL
@@ -149,7 +150,7 @@ function acquire(path: string, timing: LockTiming): HeldLock {
         `${path} is held by ${who}; nothing was written (no write waits longer than ${timing.waitForLockMs / 1000} s): run it again, or delete the lock if no gapflow is running`,
       );
     }
-    sleep(delay + Math.random() * delay);
+    pauseFor(delay + Math.random() * delay);
     delay = Math.min(delay * 2, 20);
   }
 }
@@ -196,7 +197,3 @@ function dropUnfilled(path: string, fd: number): void {
   }
 }
 
-const sleeper = new Int32Array(new SharedArrayBuffer(4));
-function sleep(ms: number): void {
-  Atomics.wait(sleeper, 0, 0, ms);
-}

@@ -10,6 +10,7 @@ import { sessionNameProblem, shownDatabase } from './names.js';
 import type { Row, Step } from './protocol.js';
 import * as sql from './statements.js';
 import { CONNECTION_SETTINGS } from './timeouts.js';
+import { pauseFor } from '../pause.js';
 
 export { closePostgresStores, databaseAt } from './bridges.js';
 
@@ -329,7 +330,7 @@ export class PgLog implements EventStore {
     const id = events.at(-1)!.id;
     let last: unknown = cause;
     for (const pause of LOOKUP_PAUSES_MS) {
-      sleep(pause);
+      pauseFor(pause);
       try {
         const [, , found] = this.#door().run([{ text: 'BEGIN' }, wait, sql.eventById(this.session, id), { text: 'ROLLBACK' }]);
         return found!.length > 0;
@@ -386,10 +387,6 @@ function unprefixed(message: string, log: { url: string }): string {
   return message.startsWith(prefix) ? message.slice(prefix.length) : message;
 }
 
-/** Waits `ms` on this thread (the store is synchronous, as its callers are). */
-function sleep(ms: number): void {
-  if (ms > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
 
 /** Whether a commit notice tells of events in `session` past `heard`. */
 function noticeFor(payload: string, session: string, heard: number): boolean {
