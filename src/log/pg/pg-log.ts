@@ -195,6 +195,7 @@ export class PgLog implements EventStore {
     let failed = false;
     const look = () => {
       if (stopped) return;
+      hearNotices();
       try {
         const events = this.read(heard);
         failed = false;
@@ -214,21 +215,29 @@ export class PgLog implements EventStore {
         // Not listening: the timer's looks still find every commit, only later.
       }
     };
-    const stopHearing = this.#bridge.hear((notice: Notice) => {
-      if ('lost' in notice) {
-        listen();
-        return look();
-      }
-      if (noticeFor(notice.payload, this.session, heard)) look();
-    }, options.persistent ?? false);
-    listen();
+    /** Hears the notices of the bridge there is now: again, on a new one, after one was closed. */
+    let hearing: { bridge: Bridge; stop: () => void } | null = null;
+    const hearNotices = () => {
+      const bridge = this.#door();
+      if (hearing?.bridge === bridge) return;
+      hearing?.stop();
+      const stop = bridge.hear((notice: Notice) => {
+        if ('lost' in notice) {
+          listen();
+          return look();
+        }
+        if (noticeFor(notice.payload, this.session, heard)) look();
+      }, options.persistent ?? false);
+      hearing = { bridge, stop };
+      listen();
+    };
     const timer = setInterval(look, options.intervalMs ?? FOLLOW_INTERVAL_MS);
     if (!options.persistent) timer.unref();
     look();
     return () => {
       stopped = true;
       clearInterval(timer);
-      stopHearing();
+      hearing?.stop();
     };
   }
 
