@@ -33,16 +33,6 @@ export function retryDelayMs(attempt: number): number {
  */
 const PASSING_SQLSTATE = /^(08|53)|^(57P01|57P02|57P03|57014|40001|40P01|55P03)$/;
 
-/** The socket errors of a connection that could not be made or was lost. */
-const SOCKET_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
-
-/** What the driver says, with no SQLSTATE, when the connection went or could not be made in time. */
-const PASSING_DRIVER_MESSAGE =
-  /: (cannot reach the database: .*|Connection terminated.*|timeout expired|Client was closed and is not queryable|Client has encountered a connection error and is not queryable)$/;
-
-/** What the store says when the database did not answer (src/log/pg/bridge.ts): the end of its message, after where. */
-const PASSING_STORE_MESSAGE = /: (the database did not answer within \d+ s|this store was closed|the database worker answered nothing)$/;
-
 /**
  * The errors of a file system that refused or failed a read (a permission
  * changed for a moment, a descriptor limit, an I/O error, a network file
@@ -59,12 +49,9 @@ const PASSING_FILE_CODES: ReadonlySet<string> = new Set(['EACCES', 'EPERM', 'EIO
  * such session; or an error nobody expected) is a fault of the log.
  */
 export function isPassingReadFailure(error: unknown): boolean {
-  if (error instanceof DatabaseError) {
-    // Only the driver's own words are read: a statement's message may quote what it read.
-    if (error.code === null) return PASSING_DRIVER_MESSAGE.test(error.message);
-    return PASSING_SQLSTATE.test(error.code) || SOCKET_CODES.has(error.code);
-  }
-  if (error instanceof LogError) return PASSING_STORE_MESSAGE.test(error.message);
+  // No message is read: the bridge says whether an answer from the server stands behind the failure, and a statement's message may quote what it read.
+  if (error instanceof DatabaseError) return error.lost || (error.code !== null && PASSING_SQLSTATE.test(error.code));
+  if (error instanceof LogError) return false;
   const code = error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : null;
   return code !== null && PASSING_FILE_CODES.has(code);
 }

@@ -4,7 +4,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { GapflowEvent } from '../../events/index.js';
 import { Fleet, isPassingReadFailure, retryDelayMs, type FleetChange, type FleetSource } from '../../src/fleet/index.js';
 import { closePostgresStores, createFileSession, FileLog, LogError, MemoryLog, PgLog, Session } from '../../src/index.js';
-import { DatabaseError } from '../../src/log/index.js';
+import { databaseAt, DatabaseError } from '../../src/log/index.js';
 import { until } from '../cli/children.js';
 import { fixedStamps, tempDirs } from '../support.js';
 
@@ -28,15 +28,30 @@ describe('which failed reads are passing, and which are faults of the log', () =
       ['db: sorry, too many clients already', '53300'],
       ['db: connection failure', '08006'],
       ['db: canceling statement due to lock timeout', '55P03'],
-      ['db: cannot reach the database: connect ECONNREFUSED 127.0.0.1:1', 'ECONNREFUSED'],
-      ['db: Connection terminated unexpectedly', null],
-      ['db: cannot reach the database: timeout expired', null],
-      ['db: Client has encountered a connection error and is not queryable', null],
     ] as const) {
       expect(isPassingReadFailure(new DatabaseError(message, code)), message).toBe(true);
     }
-    expect(isPassingReadFailure(new LogError('db: the database did not answer within 60 s'))).toBe(true);
-    expect(isPassingReadFailure(new LogError('db: this store was closed'))).toBe(true);
+    // What the bridge throws when no answer from the server stands behind a request, whatever its words.
+    for (const [message, code] of [
+      ['db: cannot reach the database: connect ECONNREFUSED 127.0.0.1:1', 'ECONNREFUSED'],
+      ['db: Connection terminated unexpectedly', null],
+      ['db: the database did not answer within 60 s', null],
+    ] as const) {
+      expect(isPassingReadFailure(new DatabaseError(message, code, true)), message).toBe(true);
+    }
+  });
+
+  it('a request on a database worker that was closed is passing', () => {
+    const bridge = databaseAt('postgres://nobody@127.0.0.1:1/closed');
+    bridge.close();
+    let thrown: unknown;
+    try {
+      bridge.run([{ text: 'SELECT 1' }]);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(DatabaseError);
+    expect(isPassingReadFailure(thrown)).toBe(true);
   });
 
   it('a database out of reach, read for real, is passing', () => {
@@ -54,6 +69,9 @@ describe('which failed reads are passing, and which are faults of the log', () =
     expect(isPassingReadFailure(new DatabaseError('db: relation "gapflow.streams" does not exist', '42P01'))).toBe(false);
     expect(isPassingReadFailure(new DatabaseError('db: password authentication failed for user "me"', '28P01'))).toBe(false);
     expect(isPassingReadFailure(new DatabaseError('db: invalid input syntax for type bigint: "Connection terminated unexpectedly"', '22P02'))).toBe(false);
+    // No SQLSTATE, but an answer stands behind it (the driver could not load): words alone never make a failure passing.
+    expect(isPassingReadFailure(new DatabaseError('db: Connection terminated unexpectedly', null))).toBe(false);
+    expect(isPassingReadFailure(new LogError('db: the database did not answer within 60 s'))).toBe(false);
   });
 
   it('a bad line, a stream that is gone, and a log read for real with a bad line are faults, whatever the path says', () => {
@@ -88,7 +106,7 @@ describe('the retry schedule', () => {
   });
 });
 
-const CUT = new DatabaseError('db: Connection terminated unexpectedly', null);
+const CUT = new DatabaseError('db: Connection terminated unexpectedly', null, true);
 
 /** A session's store whose next `failing` reads throw `failure`, counting every read. */
 class FlakyLog extends MemoryLog {

@@ -24,11 +24,17 @@ const UNREACHABLE: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', '
 /** How long one request may take before the store gives up on the database (a lock wait ends sooner: lock_timeout). */
 const ANSWER_WITHIN_MS = 60_000;
 
-/** A failed statement: what PostgreSQL said, and its SQLSTATE code. */
+/**
+ * A failed request: what PostgreSQL said, and its SQLSTATE code; or, with
+ * `lost`, a request no answer from the server stands behind (a connection
+ * that could not be made or went, a database that did not answer in time):
+ * it says nothing about what was asked, and may go through when tried again.
+ */
 export class DatabaseError extends LogError {
   constructor(
     message: string,
     readonly code: string | null,
+    readonly lost = false,
   ) {
     super(message);
   }
@@ -93,7 +99,7 @@ export class Bridge {
 
   /** Runs `steps` in order and returns each one's rows; throws DatabaseError for the first that fails. */
   run(steps: readonly Step[]): Row[][] {
-    if (this.#closed) throw new LogError(`${this.where}: this store was closed`);
+    if (this.#closed) throw new DatabaseError(`${this.where}: this store was closed`, null, true);
     const before = Atomics.load(this.#answered, 0);
     const request: Request = { steps };
     this.#requests.postMessage(request);
@@ -104,14 +110,14 @@ export class Bridge {
         // Its answer may still come, and would be taken for the next request's: this worker and its connection go
         // (the server rolls back what they left open), and the next store on this database starts afresh.
         this.close();
-        throw new LogError(`${this.where}: the database did not answer within ${ANSWER_WITHIN_MS / 1000} s`);
+        throw new DatabaseError(`${this.where}: the database did not answer within ${ANSWER_WITHIN_MS / 1000} s`, null, true);
       }
     }
     const answer = this.#receive(this.#requests)?.message as Answer | undefined;
-    if (answer === undefined) throw new LogError(`${this.where}: the database worker answered nothing`);
+    if (answer === undefined) throw new DatabaseError(`${this.where}: the database worker answered nothing`, null, true);
     if (!answer.ok) {
       const reach = (answer.code !== null && UNREACHABLE.has(answer.code)) || /^(timeout expired|Connection terminated due to connection timeout)/.test(answer.message) ? 'cannot reach the database: ' : '';
-      throw new DatabaseError(`${this.where}: ${reach}${answer.message}`, answer.code);
+      throw new DatabaseError(`${this.where}: ${reach}${answer.message}`, answer.code, answer.lost);
     }
     return [...answer.results];
   }

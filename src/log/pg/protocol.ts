@@ -22,7 +22,8 @@ export type Row = Record<string, unknown>;
 
 export type Answer =
   | { ok: true; results: ReadonlyArray<Row[]> }
-  | { ok: false; message: string; code: string | null; step: number };
+  /** `lost`: no answer from the server stands behind it (the connection could not be made, or went, or the worker gave up on it). */
+  | { ok: false; message: string; code: string | null; step: number; lost: boolean };
 
 /** What starts the worker. */
 export interface WorkerData {

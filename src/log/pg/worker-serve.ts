@@ -61,7 +61,7 @@ class Database {
       else await open?.query('ROLLBACK').catch(() => undefined);
       const message = error instanceof Error ? error.message : String(error);
       const code = typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : null;
-      return { ok: false, message: message.split('\n')[0]!, code, step: index };
+      return { ok: false, message: message.split('\n')[0]!, code, step: index, lost: !(error instanceof pg.DatabaseError) };
     }
   }
 

@@ -16,7 +16,7 @@ const answerer: Promise<(request: Request) => Promise<Answer>> = import('./worke
   (module) => module.answerer(data),
   (error: unknown) => {
     const message = `the PostgreSQL driver did not load (${error instanceof Error ? error.message : String(error)})`;
-    return () => Promise.resolve({ ok: false, message, code: null, step: 0 });
+    return () => Promise.resolve({ ok: false, message, code: null, step: 0, lost: false });
   },
 );
 
