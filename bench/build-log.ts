@@ -44,7 +44,13 @@ while (count + pending.length < target || workload.round % 2 === 0) {
 if (pending.length > 0) record(pending);
 const buildMs = performance.now() - started;
 
-writeFileSync(batchFile, `${workload.bigRound(1_000).map((body) => JSON.stringify(body)).join('\n')}\n`);
+writeFileSync(
+  batchFile,
+  `${workload
+    .bigRound(1_000)
+    .map((body) => JSON.stringify(body))
+    .join('\n')}\n`,
+);
 
 const view = session.view;
 const result = {

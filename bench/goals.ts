@@ -42,7 +42,6 @@ const COLD = here('./cold-replay.js');
 
 // --- options -------------------------------------------------------------
 
-
 const GROWTH_BASE = 100;
 const sizes = sizesOption('1k,100k,1M').filter((n) => n !== GROWTH_BASE);
 const RUNS = Number(option('runs') ?? 13);
@@ -101,11 +100,16 @@ function ratioText(ratio: number): string {
 
 function printTable(rows: readonly Row[]): void {
   const head = ['measure', 'subject', 'RSS', 'baseline', 'RSS', 'ratio', 'goal', 'verdict', 'runs / note'];
-  const all = [head, ...rows.map((row) => [row.measure, row.subject, row.subjectRss, row.baseline, row.baselineRss, row.ratio, row.goal, row.verdict, row.note])];
+  const all = [
+    head,
+    ...rows.map((row) => [row.measure, row.subject, row.subjectRss, row.baseline, row.baselineRss, row.ratio, row.goal, row.verdict, row.note]),
+  ];
   const widths = all[0]!.map((_, column) => Math.max(...all.map((line) => line[column]!.length)));
   const right = new Set([1, 2, 3, 4, 5]);
   for (const line of all) {
-    const text = line.map((cell, column) => (column === line.length - 1 ? cell : right.has(column) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))).join('  ');
+    const text = line
+      .map((cell, column) => (column === line.length - 1 ? cell : right.has(column) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)))
+      .join('  ');
     console.log(`  ${text.trimEnd()}`);
   }
 }
@@ -150,7 +154,9 @@ function processRow(measure: string, subject: Summary, baseline: Summary, limit:
     ratio: ratioText(ratio),
     goal: `<= ${limit}x`,
     verdict: judge(outcome, ratio, limit),
-    note: [subject.outcome !== 'ok' ? subject.note : baseline.outcome !== 'ok' ? `baseline: ${baseline.note}` : failureNote(subject), note].filter(Boolean).join('; '),
+    note: [subject.outcome !== 'ok' ? subject.note : baseline.outcome !== 'ok' ? `baseline: ${baseline.note}` : failureNote(subject), note]
+      .filter(Boolean)
+      .join('; '),
   };
 }
 
@@ -275,7 +281,7 @@ async function measureSize(events: number, root: string): Promise<SizeReport> {
     const ratio = batch.rss === null ? Number.NaN : batch.rss / limit;
     // The issue sets this goal on the 1M log; on a smaller one a bare node's RSS is nearly all the limit, so it is shown, not judged.
     const judged = judge(batch.outcome, ratio, 1);
-    const verdict: Verdict = events >= RSS_GOAL_EVENTS || judged !== 'PASS' && judged !== 'MISS' ? judged : 'info';
+    const verdict: Verdict = events >= RSS_GOAL_EVENTS || (judged !== 'PASS' && judged !== 'MISS') ? judged : 'info';
     add('5', {
       measure: 'append 1,000-line batch',
       subject: batch.outcome === 'ok' ? ms(batch.ms) : '-',
@@ -305,7 +311,12 @@ async function measureSize(events: number, root: string): Promise<SizeReport> {
     // earlier goals wrote are dirty pages, and their writeback would land on whichever call fsyncs first.
     settleWrites(copy);
     const append: Child = {
-      args: ['-e', "const fs=require('fs');const fd=fs.openSync(process.argv[1],'a');fs.writeSync(fd,'x'.repeat(+process.argv[2]-1)+'\\n');fs.fsyncSync(fd);fs.closeSync(fd)", copy, String(lineBytes)],
+      args: [
+        '-e',
+        "const fs=require('fs');const fd=fs.openSync(process.argv[1],'a');fs.writeSync(fd,'x'.repeat(+process.argv[2]-1)+'\\n');fs.fsyncSync(fd);fs.closeSync(fd)",
+        copy,
+        String(lineBytes),
+      ],
     };
     // Fresh ids of one length, so every line is the primer's size.
     const [gapRun, appendRun] = await series([(run) => open(`P-${String(run).padStart(5, '0')}`), () => append], options(dirs.scratch));
@@ -316,7 +327,9 @@ async function measureSize(events: number, root: string): Promise<SizeReport> {
   }
 
   const checkpoint = (size: number | null) => (size === null ? 'none' : bytes(size));
-  const checkpoints = full ? `${checkpoint(checkpointEarly)} after the first call, ${checkpoint(checkpointSize(dirs))} at the end` : checkpoint(checkpointSize(dirs));
+  const checkpoints = full
+    ? `${checkpoint(checkpointEarly)} after the first call, ${checkpoint(checkpointSize(dirs))} at the end`
+    : checkpoint(checkpointSize(dirs));
   console.log(
     `\n== ${label(events)}: ${count(built.events)} events, ${bytes(built.bytes)}, ${count(built.rounds)} rounds, ${count(built.gaps)} gaps (${count(built.open)} open), ${built.state}; built in ${ms(built.buildMs)}; checkpoint.json: ${checkpoints}`,
   );
@@ -325,9 +338,15 @@ async function measureSize(events: number, root: string): Promise<SizeReport> {
   return report;
 }
 
-
 function summarizeOne(run: Run): Summary {
-  return { outcome: run.outcome, ms: run.outcome === 'ok' ? run.ms : Number.NaN, rss: run.rss ?? Number.NaN, runs: 1, note: run.note, stdoutBytes: run.stdoutBytes };
+  return {
+    outcome: run.outcome,
+    ms: run.outcome === 'ok' ? run.ms : Number.NaN,
+    rss: run.rss ?? Number.NaN,
+    runs: 1,
+    note: run.note,
+    stdoutBytes: run.stdoutBytes,
+  };
 }
 
 // --- the run -------------------------------------------------------------
@@ -351,7 +370,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 try {
-  console.log(`gapflow bench (issue 13): ${[GROWTH_BASE, ...sizes].map(label).join(', ')} events; ${RUNS} interleaved runs a process measure (${SLOW_RUNS} when a warm-up takes over ${SLOW_MS / 1000} s), ${COLD_RUNS} pairs in process (a short log: a second's worth, up to 41); limit ${TIMEOUT_MS / 1000} s a run`);
+  console.log(
+    `gapflow bench (issue 13): ${[GROWTH_BASE, ...sizes].map(label).join(', ')} events; ${RUNS} interleaved runs a process measure (${SLOW_RUNS} when a warm-up takes over ${SLOW_MS / 1000} s), ${COLD_RUNS} pairs in process (a short log: a second's worth, up to 41); limit ${TIMEOUT_MS / 1000} s a run`,
+  );
   console.log(`node ${process.version}; subject and baseline each take the median of their runs; RSS is peak RSS (/usr/bin/time -f %M)`);
   const reports: SizeReport[] = [];
   for (const events of [GROWTH_BASE, ...sizes]) reports.push(await measureSize(events, root));
@@ -360,7 +381,13 @@ try {
   const columns = reports.map((r) => label(r.events));
   const lines = [['goal', ...columns], ...GOALS.map(([key, name]) => [name, ...reports.map((r) => r.goals.get(key) ?? '')])];
   const widths = lines[0]!.map((_, column) => Math.max(...lines.map((line) => line[column]!.length)));
-  for (const line of lines) console.log(`  ${line.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()}`);
+  for (const line of lines)
+    console.log(
+      `  ${line
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join('  ')
+        .trimEnd()}`,
+    );
   const first = reports[0]!;
   const last = reports.at(-1)!;
   if (last !== first) {

@@ -112,7 +112,11 @@ export function runChild(child: Child, scratch: string, timeoutMs: number): Prom
       if (proc.pid !== undefined) running.delete(proc.pid);
       if (typeof out === 'number') closeSync(out);
       const rss = readRss(rssFile);
-      const first = stderr.split('\n').find((line) => line.trim() !== '')?.trim() ?? '';
+      const first =
+        stderr
+          .split('\n')
+          .find((line) => line.trim() !== '')
+          ?.trim() ?? '';
       let outcome: Outcome = 'ok';
       let note = '';
       if (timedOut) {

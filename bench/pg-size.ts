@@ -144,7 +144,14 @@ try {
       () => pgLog.exists(),
       () => client.query('SELECT 1 FROM gapflow.streams WHERE name = $1', [session]),
     );
-    report({ store: 'PostgreSQL', measure: 'one query (exists)', ms: r.subject, baseline: 'same SELECT, pg on this thread', baselineMs: r.baseline, pairs: r.pairs });
+    report({
+      store: 'PostgreSQL',
+      measure: 'one query (exists)',
+      ms: r.subject,
+      baseline: 'same SELECT, pg on this thread',
+      baselineMs: r.baseline,
+      pairs: r.pairs,
+    });
   }
 
   // --- read --------------------------------------------------------------------
@@ -153,9 +160,23 @@ try {
       if (store.read().length !== events.length) throw new Error(`${store.location}: read a different number of events`);
     };
     const file = await interleave(count(new FileLog(dir)), bareFileRead);
-    report({ store: 'JSONL', measure: 'read whole stream', ms: file.subject, baseline: 'readFileSync + split + JSON.parse', baselineMs: file.baseline, pairs: file.pairs });
+    report({
+      store: 'JSONL',
+      measure: 'read whole stream',
+      ms: file.subject,
+      baseline: 'readFileSync + split + JSON.parse',
+      baselineMs: file.baseline,
+      pairs: file.pairs,
+    });
     const db = await interleave(count(pgLog), bareSelect);
-    report({ store: 'PostgreSQL', measure: 'read whole stream', ms: db.subject, baseline: 'SELECT line ORDER BY seq + JSON.parse', baselineMs: db.baseline, pairs: db.pairs });
+    report({
+      store: 'PostgreSQL',
+      measure: 'read whole stream',
+      ms: db.subject,
+      baseline: 'SELECT line ORDER BY seq + JSON.parse',
+      baselineMs: db.baseline,
+      pairs: db.pairs,
+    });
   }
 
   // --- open ----------------------------------------------------------------------
@@ -163,12 +184,32 @@ try {
     const open = (store: () => EventStore) => () => {
       if (Session.open(store()).view.lastSeq !== events.length) throw new Error('the session opened at a different seq');
     };
-    const file = await interleave(open(() => new FileLog(dir)), bareFileRead);
-    report({ store: 'JSONL', measure: 'Session.open (checkpoint)', ms: file.subject, baseline: 'readFileSync + split + JSON.parse', baselineMs: file.baseline, pairs: file.pairs });
+    const file = await interleave(
+      open(() => new FileLog(dir)),
+      bareFileRead,
+    );
+    report({
+      store: 'JSONL',
+      measure: 'Session.open (checkpoint)',
+      ms: file.subject,
+      baseline: 'readFileSync + split + JSON.parse',
+      baselineMs: file.baseline,
+      pairs: file.pairs,
+    });
     // The first open replays every event and writes the checkpoint the timed ones start from.
     Session.open(new PgLog(url, session)).saveCheckpoints();
-    const db = await interleave(open(() => new PgLog(url, session)), bareSelect);
-    report({ store: 'PostgreSQL', measure: 'Session.open (checkpoint)', ms: db.subject, baseline: 'SELECT line ORDER BY seq + JSON.parse', baselineMs: db.baseline, pairs: db.pairs });
+    const db = await interleave(
+      open(() => new PgLog(url, session)),
+      bareSelect,
+    );
+    report({
+      store: 'PostgreSQL',
+      measure: 'Session.open (checkpoint)',
+      ms: db.subject,
+      baseline: 'SELECT line ORDER BY seq + JSON.parse',
+      baselineMs: db.baseline,
+      pairs: db.pairs,
+    });
   }
 
   // --- append one event ------------------------------------------------------------
@@ -217,7 +258,14 @@ try {
   const bareInsert = async () => {
     const n = String(bareSeq++).padStart(6, '0');
     await client.query('BEGIN');
-    await client.query('INSERT INTO bench.events (stream, seq, id, type, at, line) VALUES ($1, $2, $3, $4, $5, $6)', [`bare-${session}`, bareSeq, `bare-${n}`, template.type, template.at, line]);
+    await client.query('INSERT INTO bench.events (stream, seq, id, type, at, line) VALUES ($1, $2, $3, $4, $5, $6)', [
+      `bare-${session}`,
+      bareSeq,
+      `bare-${n}`,
+      template.type,
+      template.at,
+      line,
+    ]);
     await client.query('COMMIT');
   };
 
@@ -226,11 +274,26 @@ try {
     await setFsync(pass);
     if (!fileDone) {
       const file = await interleave(appendFile, bareAppend, APPEND_PAIRS);
-      report({ store: 'JSONL', measure: 'append one event', ms: file.subject, baseline: `open('a') + write + fsync (${lineBytes} B)`, baselineMs: file.baseline, pairs: file.pairs });
+      report({
+        store: 'JSONL',
+        measure: 'append one event',
+        ms: file.subject,
+        baseline: `open('a') + write + fsync (${lineBytes} B)`,
+        baselineMs: file.baseline,
+        pairs: file.pairs,
+      });
       fileDone = true;
     }
     const db = await interleave(appendPg, bareInsert, APPEND_PAIRS);
-    report({ store: 'PostgreSQL', measure: 'append one event', fsync: pass, ms: db.subject, baseline: 'BEGIN + INSERT one row + COMMIT', baselineMs: db.baseline, pairs: db.pairs });
+    report({
+      store: 'PostgreSQL',
+      measure: 'append one event',
+      fsync: pass,
+      ms: db.subject,
+      baseline: 'BEGIN + INSERT one row + COMMIT',
+      baselineMs: db.baseline,
+      pairs: db.pairs,
+    });
   }
   rmSync(copy, { force: true });
 } finally {
@@ -249,4 +312,3 @@ async function setFsync(value: 'on' | 'off'): Promise<void> {
   }
   throw new Error(`the server's fsync did not turn ${value}`);
 }
-

@@ -41,7 +41,6 @@ const STEP_TIMEOUT_MS = 5 * 60 * 1000;
 const CLI_TIMEOUT_MS = 120_000;
 const CLI_RUNS = 13;
 
-
 const sizes = sizesOption('1k,10k,100k');
 const fsyncOption = option('fsync') ?? 'both';
 const passes = { on: 'on', off: 'off', both: 'on,off' }[fsyncOption];
@@ -64,7 +63,9 @@ function printTable(rows: readonly string[][]): void {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((line) => line[column]!.length)));
   const right = new Set([1, 3, 5, 6, 7]);
   for (const line of rows) {
-    const text = line.map((cell, column) => (column === line.length - 1 ? cell : right.has(column) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))).join('  ');
+    const text = line
+      .map((cell, column) => (column === line.length - 1 ? cell : right.has(column) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)))
+      .join('  ');
     console.log(`  ${text.trimEnd()}`);
   }
 }
@@ -160,8 +161,12 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 try {
-  const load = loadavg().map((n) => n.toFixed(2)).join(', ');
-  console.log(`gapflow bench: the PostgreSQL store beside the JSONL file; ${sizes.map(label).join(', ')} events; load average at start ${load}; node ${process.version}`);
+  const load = loadavg()
+    .map((n) => n.toFixed(2))
+    .join(', ');
+  console.log(
+    `gapflow bench: the PostgreSQL store beside the JSONL file; ${sizes.map(label).join(', ')} events; load average at start ${load}; node ${process.version}`,
+  );
   process.stderr.write('bench: starting PostgreSQL…\n');
   const start = performance.now();
   server = await startPostgres({ fsync: passes !== 'off' });

@@ -21,7 +21,12 @@ export const HIDDEN_CHARACTER = /[\p{Cf}\u{E0000}-\u{E007F}]/u;
 /** What a hidden character is, in a few words, for a refusal: `a Unicode tag character`. */
 export function hiddenCharacterKind(codePoint: number): string {
   if (codePoint >= 0xe0000 && codePoint <= 0xe007f) return 'a Unicode tag character';
-  const bidi = (codePoint >= 0x202a && codePoint <= 0x202e) || (codePoint >= 0x2066 && codePoint <= 0x2069) || codePoint === 0x200e || codePoint === 0x200f || codePoint === 0x061c;
+  const bidi =
+    (codePoint >= 0x202a && codePoint <= 0x202e) ||
+    (codePoint >= 0x2066 && codePoint <= 0x2069) ||
+    codePoint === 0x200e ||
+    codePoint === 0x200f ||
+    codePoint === 0x061c;
   return bidi ? 'a bidirectional control' : 'an invisible format character';
 }
 

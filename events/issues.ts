@@ -66,8 +66,6 @@ interface Described {
   suggestion?: string | null;
 }
 
-
-
 const KINDS: Readonly<Record<string, string>> = {
   string: 'text',
   number: 'a number',

@@ -21,7 +21,10 @@ export function respelled(schema: z.ZodType, value: unknown): unknown {
     let changed = false;
     for (const issue of parsed.error.issues) {
       if (issue.code !== 'invalid_value' || typeof issue.input !== 'string') continue;
-      const word = canonicalWord(issue.input, issue.values.filter((v): v is string => typeof v === 'string'));
+      const word = canonicalWord(
+        issue.input,
+        issue.values.filter((v): v is string => typeof v === 'string'),
+      );
       if (word === undefined || word === issue.input) continue;
       current = replacedAt(current, issue.path, word);
       changed = true;

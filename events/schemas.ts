@@ -1,6 +1,32 @@
 import * as z from 'zod';
-import { ACKNOWLEDGMENT_WORDS, AGENT_SESSION_MAX, COMPLETE_WHEN_WORDS, EVENT_VERSION, GATES_WORDS, REASON_MAX, SPLIT_PARTS_MAX, TITLE_MAX, VERIFY_COMMAND_MAX, VERIFY_OUTPUT_MAX, VERIFY_OUTPUT_PATTERN, VERIFY_TIMEOUT_MAX } from './lean.js';
-import { ConvergenceState, DecisionKind, GapId, GapState, Outcome, PolicyName, Preset, ResumableState, RoundKind, Severity, Text, Verdict } from './vocabulary.js';
+import {
+  ACKNOWLEDGMENT_WORDS,
+  AGENT_SESSION_MAX,
+  COMPLETE_WHEN_WORDS,
+  EVENT_VERSION,
+  GATES_WORDS,
+  REASON_MAX,
+  SPLIT_PARTS_MAX,
+  TITLE_MAX,
+  VERIFY_COMMAND_MAX,
+  VERIFY_OUTPUT_MAX,
+  VERIFY_OUTPUT_PATTERN,
+  VERIFY_TIMEOUT_MAX,
+} from './lean.js';
+import {
+  ConvergenceState,
+  DecisionKind,
+  GapId,
+  GapState,
+  Outcome,
+  PolicyName,
+  Preset,
+  ResumableState,
+  RoundKind,
+  Severity,
+  Text,
+  Verdict,
+} from './vocabulary.js';
 
 /**
  * The version this build writes. Version 6 adds the ping-pong setting and
@@ -114,7 +140,10 @@ const MetricsRecordedData = z.strictObject({
   round: z.int().min(1).optional(),
   // A key an object inherits (`constructor`) is refused, not read through; `__proto__` is refused where JSON is parsed.
   metrics: z.record(
-    z.string().max(64).refine((key) => !['__proto__', 'constructor', 'prototype'].includes(key), 'reserved key name'),
+    z
+      .string()
+      .max(64)
+      .refine((key) => !['__proto__', 'constructor', 'prototype'].includes(key), 'reserved key name'),
     z.unknown(),
   ),
 });
@@ -262,8 +291,12 @@ const Envelope = {
   seq: z.int().min(1),
   // Stored ids keep the older, looser rule (gapflow 0.1 and a library caller's newId may have made any);
   // ids a caller passes to make an append idempotent are held to EventId where they come in.
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what the rule keeps out
-  id: z.string().min(1).max(128).regex(/^[^\u0000-\u001f\u007f]+$/, 'an event id has no control characters'),
+  id: z
+    .string()
+    .min(1)
+    .max(128)
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what the rule keeps out
+    .regex(/^[^\u0000-\u001f\u007f]+$/, 'an event id has no control characters'),
   at: EventTime,
 };
 

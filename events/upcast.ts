@@ -8,7 +8,8 @@ export const OLDEST_VERSION = 1;
  * named, so the message says which gapflow to install.
  */
 export function versionProblem(v: unknown): string | null {
-  if (typeof v !== 'number' || !Number.isInteger(v)) return `no event version ("v" must be a whole number, not ${JSON.stringify(v)?.slice(0, 20) ?? 'missing'})`;
+  if (typeof v !== 'number' || !Number.isInteger(v))
+    return `no event version ("v" must be a whole number, not ${JSON.stringify(v)?.slice(0, 20) ?? 'missing'})`;
   if (v > EVENT_VERSION) {
     return `event version ${v} was written by a newer gapflow; this one reads versions ${OLDEST_VERSION} to ${EVENT_VERSION}: install a gapflow that reads version ${v}`;
   }

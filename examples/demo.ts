@@ -19,7 +19,13 @@ const keep = process.argv.includes('--keep');
 
 function gapflow(...args: string[]): string {
   const out = execFileSync(process.execPath, [bin, ...args, '--dir', dir], { encoding: 'utf8' });
-  const shown = quiet.has(args[0]!) ? out.trimEnd().split('\n').map((l) => `  ${l}`).join('\n') : out.trimEnd();
+  const shown = quiet.has(args[0]!)
+    ? out
+        .trimEnd()
+        .split('\n')
+        .map((l) => `  ${l}`)
+        .join('\n')
+    : out.trimEnd();
   process.stdout.write(`$ gapflow ${args.map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}\n${shown}\n`);
   return out;
 }

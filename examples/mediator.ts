@@ -36,10 +36,7 @@ const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.le
 
 // A fixed clock and counting ids: the same seed prints the same status.md, timestamps included.
 let tick = 0;
-const session: Session = createMemorySession(
-  { preset: 'auto' },
-  { clock: () => new Date(Date.UTC(2026, 0, 12, 9, 0, tick++)), newId: () => `ev-${tick}` },
-);
+const session: Session = createMemorySession({ preset: 'auto' }, { clock: () => new Date(Date.UTC(2026, 0, 12, 9, 0, tick++)), newId: () => `ev-${tick}` });
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 let gapNumber = 0;
@@ -102,7 +99,10 @@ function reviewer(round: number): void {
 function scriptedUser(): void {
   const { openGaps } = loopStep(session.view);
   const stillOpen = new Set([...openGaps.MEDIUM, ...openGaps.LOW]);
-  const sideWork = session.view.rounds.at(-1)!.newGaps.map((g) => g.id).filter((id) => stillOpen.has(id));
+  const sideWork = session.view.rounds
+    .at(-1)!
+    .newGaps.map((g) => g.id)
+    .filter((id) => stillOpen.has(id));
   const critical = openGaps.CRITICAL;
   if (sideWork.length > 0) {
     say(`  user: narrow scope, deferring ${sideWork.join(', ')}`);
@@ -140,9 +140,7 @@ for (;;) {
   reviewer(round);
   session.closeRound();
   const r = session.view.rounds.at(-1)!;
-  say(
-    `Round ${round}: resolved ${r.resolved}, new ${r.new}, weighted net ${r.weightedNet}, open ${formatCount(r.openEnd ?? 0)} -> ${r.state}`,
-  );
+  say(`Round ${round}: resolved ${r.resolved}, new ${r.new}, weighted net ${r.weightedNet}, open ${formatCount(r.openEnd ?? 0)} -> ${r.state}`);
 }
 say('');
 process.stdout.write(render.renderStatus(session.view));

@@ -36,7 +36,18 @@ export {
 } from './session/index.js';
 
 // Stores: where the events live. A JSONL file is the embedded default; memory for tests and embedding.
-export { closePostgresStores, FileLog, LogError, MemoryLog, OutcomeUnknown, PgLog, VersionConflict, type Batch, type EventStore, type Expected } from './log/index.js';
+export {
+  closePostgresStores,
+  FileLog,
+  LogError,
+  MemoryLog,
+  OutcomeUnknown,
+  PgLog,
+  VersionConflict,
+  type Batch,
+  type EventStore,
+  type Expected,
+} from './log/index.js';
 
 // The core as a Decider (decide refuses or returns events; evolve folds one in), the read model, and the loop's answers.
 export {

@@ -61,7 +61,10 @@ if (faults !== null) {
   fs.writeSync = function writeSync(fd, data, ...rest) {
     if (!isUnder(fd) || spaceLeft === Infinity) return original.writeSync.call(fs, fd, data, ...rest);
     // The bytes asked for, as a Buffer, whichever way writeSync was called (a buffer with offset and length, or a string).
-    const bytes = typeof data === 'string' ? Buffer.from(data, rest[1] ?? 'utf8') : Buffer.from(data.buffer, data.byteOffset + (rest[0] ?? 0), rest[1] ?? data.byteLength - (rest[0] ?? 0));
+    const bytes =
+      typeof data === 'string'
+        ? Buffer.from(data, rest[1] ?? 'utf8')
+        : Buffer.from(data.buffer, data.byteOffset + (rest[0] ?? 0), rest[1] ?? data.byteLength - (rest[0] ?? 0));
     const position = typeof data === 'string' ? rest[0] : rest[2];
     if (bytes.length > 0 && spaceLeft === 0) throw failure('ENOSPC', -28, 'write', 'no space left on device');
     const taken = Math.min(bytes.length, spaceLeft);

@@ -89,7 +89,10 @@ describe('npm pack', () => {
     consumer = join(work, 'consumer');
     mkdirSync(consumer);
     const tarball = `../${packed.filename}`;
-    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies: { gapflow: `file:${tarball}` } }, null, 2));
+    writeFileSync(
+      join(consumer, 'package.json'),
+      JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies: { gapflow: `file:${tarball}` } }, null, 2),
+    );
     writeFileSync(join(consumer, 'package-lock.json'), JSON.stringify(consumerLock(tarball, packed.integrity), null, 2));
     const offline = npm(['ci', '--offline', '--no-audit', '--no-fund'], consumer);
     if (offline.status !== 0 && /ENOTCACHED/.test(offline.stderr)) {
@@ -102,7 +105,17 @@ describe('npm pack', () => {
 
   it('ships the CLI, the library with its types, the JSON Schema, the README and the LICENSE', () => {
     const paths = packed.files.map((f) => f.path);
-    for (const path of ['package.json', 'README.md', 'LICENSE', 'dist/gapflow.js', 'dist/chain-worker.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'events/schema.json']) expect(paths).toContain(path);
+    for (const path of [
+      'package.json',
+      'README.md',
+      'LICENSE',
+      'dist/gapflow.js',
+      'dist/chain-worker.js',
+      'dist/src/index.js',
+      'dist/src/index.d.ts',
+      'events/schema.json',
+    ])
+      expect(paths).toContain(path);
     expect(paths.some((p) => p.startsWith('dist/chunks/'))).toBe(true); // the commands the bin loads lazily
   });
 
@@ -167,7 +180,7 @@ describe('npm pack', () => {
       "import { importedSession } from 'gapflow';",
       "const requests = readFileSync('recorded.jsonl', 'utf8').split('\\n').map((line) => { const { at, ...body } = JSON.parse(line); return { body, at }; });",
       'const { events, view } = importedSession(requests);',
-      "console.log(JSON.stringify({ at: events.map((e) => e.at), types: events.map((e) => e.type), open: view.open.count, round: view.rounds.length }));",
+      'console.log(JSON.stringify({ at: events.map((e) => e.at), types: events.map((e) => e.type), open: view.open.count, round: view.rounds.length }));',
     ].join('\n');
     const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: consumer, encoding: 'utf8', timeout: 30_000 });
     expect(run.stderr).toBe('');

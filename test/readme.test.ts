@@ -78,7 +78,7 @@ describe('README: many machines, one PostgreSQL database', () => {
   });
   afterEach(() => work.remove());
 
-  it('the block runs against a real server once its URL is the server\'s: the session, its fleet line and its exported log', () => {
+  it("the block runs against a real server once its URL is the server's: the session, its fleet line and its exported log", () => {
     const [script] = blocks('README.md', 'Many machines: one PostgreSQL database', 'sh');
     expect(script).toMatch(/^export GAPFLOW_STORE='postgres:\/\/[^']+'/m);
     writeFileSync(join(work.root, 'postgres.sh'), script!.replace(/^export GAPFLOW_STORE='[^']+'/m, `export GAPFLOW_STORE='${databaseUrl()}'`));
@@ -88,8 +88,15 @@ describe('README: many machines, one PostgreSQL database', () => {
     expect(sh.stdout).toMatch(/^payments-spec +CONVERGING /m);
     // What the block wrote: session.started and the one gap, line for line as the database holds them.
     const exported = readFileSync(join(work.project, 'payments.jsonl'), 'utf8');
-    expect(exported.trimEnd().split('\n').map((line) => (JSON.parse(line) as { type: string }).type)).toEqual(['session.started', 'gap.opened']);
-    const state = JSON.parse(runCli(['state', '--json', '--store', databaseUrl(), '--session', 'payments-spec'], { cwd: work.project }).stdout) as { weightedOpen: number };
+    expect(
+      exported
+        .trimEnd()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { type: string }).type),
+    ).toEqual(['session.started', 'gap.opened']);
+    const state = JSON.parse(runCli(['state', '--json', '--store', databaseUrl(), '--session', 'payments-spec'], { cwd: work.project }).stdout) as {
+      weightedOpen: number;
+    };
     expect(state.weightedOpen).toBe(WEIGHT.HIGH);
   }, 60_000);
 });
@@ -118,10 +125,18 @@ describe('docs/cli.md: a loop in Python', () => {
     expect(lines.at(-1)).toMatch(/^COMPLETE: stop \(the session is COMPLETE \(CONVERGED\)/);
     expect(python.stdout).toMatch(/^line 2: seq \d+ gap\.moved GAP-1$/m);
 
-    const state = JSON.parse(runCli(['state', '--json'], { cwd: work.project }).stdout) as { state: string; outcome: string; round: number; gaps: { id: string; state: string }[] };
+    const state = JSON.parse(runCli(['state', '--json'], { cwd: work.project }).stdout) as {
+      state: string;
+      outcome: string;
+      round: number;
+      gaps: { id: string; state: string }[];
+    };
     expect(state).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED', round: 3 });
     expect(state.gaps.map((g) => g.state)).toEqual(['RESOLVED', 'RESOLVED', 'RESOLVED']);
-    const events = readFileSync(join(work.project, '.gapflow', 'events.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { id: string; type: string });
+    const events = readFileSync(join(work.project, '.gapflow', 'events.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; type: string });
     expect(events.filter((e) => e.id.startsWith('round-')).map((e) => e.id)).toEqual(['round-1-fix', 'round-2-fix', 'round-3-fix']);
   }, 60_000);
 });
@@ -143,7 +158,8 @@ describe('README: the Claude Code Stop hook', () => {
     expect(hooks).toEqual([expect.objectContaining({ type: 'command', command: 'gapflow hook claude' })]);
 
     // Run the command as Claude Code would: through a shell, with a Stop hook's input on stdin.
-    const input = (cwd: string) => JSON.stringify({ session_id: 'sess-1', transcript_path: join(work.root, 't.jsonl'), cwd, hook_event_name: 'Stop', stop_hook_active: false });
+    const input = (cwd: string) =>
+      JSON.stringify({ session_id: 'sess-1', transcript_path: join(work.root, 't.jsonl'), cwd, hook_event_name: 'Stop', stop_hook_active: false });
     const silent = work.run('sh', ['-c', hooks[0]!.command], input(work.project));
     expect(silent.status).toBe(0);
     expect(JSON.parse(silent.stdout)).toEqual({}); // no session here: the agent stops, nothing said

@@ -15,16 +15,10 @@ export const GLOBAL_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const satisfies Options;
 
-type Parsed<T extends Options> = ReturnType<
-  typeof parseArgs<{ args: string[]; options: T & typeof GLOBAL_OPTIONS; allowPositionals: true; strict: true }>
->;
+type Parsed<T extends Options> = ReturnType<typeof parseArgs<{ args: string[]; options: T & typeof GLOBAL_OPTIONS; allowPositionals: true; strict: true }>>;
 
 /** Parses one command's options and positionals; unknown options are usage errors. */
-export function parse<T extends Options>(
-  argv: string[],
-  options: T,
-  positionals: readonly string[],
-): { values: Parsed<T>['values']; args: string[] } {
+export function parse<T extends Options>(argv: string[], options: T, positionals: readonly string[]): { values: Parsed<T>['values']; args: string[] } {
   let parsed: Parsed<T>;
   try {
     parsed = parseArgs({
@@ -119,5 +113,10 @@ export const dashed = (word: string): string => word.replaceAll('_', '-');
 export const DECIMAL = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
 
 export function list(value: string | undefined): string[] | undefined {
-  return value === undefined ? undefined : value.split(',').map((s) => s.trim()).filter(Boolean);
+  return value === undefined
+    ? undefined
+    : value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
 }

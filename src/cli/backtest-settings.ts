@@ -76,7 +76,12 @@ function split(flag: string, text: string, form: string) {
   const setting = readers().get(name);
   if (!setting) {
     const { text: words, suggestion } = oneOf(name, settingNames());
-    throw new Refusal(`${flag} ${text}: ${shownValue(name)} is no setting (${words})`, undefined, { field: flag, value: name, valid: settingNames(), suggestion });
+    throw new Refusal(`${flag} ${text}: ${shownValue(name)} is no setting (${words})`, undefined, {
+      field: flag,
+      value: name,
+      valid: settingNames(),
+      suggestion,
+    });
   }
   return { name, raw, setting };
 }

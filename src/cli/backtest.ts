@@ -43,7 +43,8 @@ function sessionsNamed(args: readonly string[], where: WhereOptions, io: CliIO):
   if (args.length === 0) return [sessionDir(where, io)];
   const found = args.flatMap((arg) => {
     const dirs = sessionDirsIn(resolve(io.cwd, arg));
-    if (dirs.length === 0) throw new Refusal(`${shownValue(arg)}: no session there (no events.jsonl in it, in its .gapflow, or in a folder directly inside it)`);
+    if (dirs.length === 0)
+      throw new Refusal(`${shownValue(arg)}: no session there (no events.jsonl in it, in its .gapflow, or in a folder directly inside it)`);
     return dirs;
   });
   return [...new Set(found)];

@@ -31,10 +31,7 @@ export async function runBin(argv: string[], io: CliIO, stop: () => Promise<unkn
     return 0;
   }
   if ((name === 'inspect' || name === 'watch' || name === 'serve') && !wantsHelp) {
-    const [follow, { failure, readStandardInput, usageFailure }] = await Promise.all([
-      staysUp(name),
-      import('./dispatch.js'),
-    ]);
+    const [follow, { failure, readStandardInput, usageFailure }] = await Promise.all([staysUp(name), import('./dispatch.js')]);
     try {
       // Ctrl-C is how these end: a clean stop, exit 0.
       await follow(rest, callIo(name, rest, { ...io, stdin: (limit) => readStandardInput(limit) }), stop());
@@ -70,13 +67,17 @@ export async function runBin(argv: string[], io: CliIO, stop: () => Promise<unkn
     load?.(),
     load && wantsHelp ? import('./help.js') : undefined,
   ]);
-  const outcome = attempt(argv, { ...io, stdin: stdin ?? ((limit) => readStandardInput(limit)) }, {
-    command: (): Command | undefined => command,
-    help: () => {
-      if (!help) throw new Error('the help text was not loaded');
-      return help.HELP;
+  const outcome = attempt(
+    argv,
+    { ...io, stdin: stdin ?? ((limit) => readStandardInput(limit)) },
+    {
+      command: (): Command | undefined => command,
+      help: () => {
+        if (!help) throw new Error('the help text was not loaded');
+        return help.HELP;
+      },
     },
-  });
+  );
   if (typeof outcome === 'number') return outcome;
   return usageFailure(outcome, argv, io, await hookInput(io, stdin));
 }

@@ -54,7 +54,6 @@ export function newStoreOf(values: WhereOptions, io: CliIO): EventStore {
   return database === null ? new FileLog(newSessionDir(values, io)) : databaseStore(database);
 }
 
-
 /** Prints what one writing command recorded: the data with `--json`, else the renderer's lines ending with `line()`. */
 export function announce(io: CliIO, session: Session, recorded: Pick<Recorded, 'events' | 'duplicate'>, json: boolean | undefined, line: () => string): void {
   if (!json) return io.stdout(renderAnnouncement(recorded, line));

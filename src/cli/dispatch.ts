@@ -1,6 +1,17 @@
 import { oneOf, shownValue } from '../../events/index.js';
 import { Refusal } from '../core/index.js';
-import { environmentErrorLine, errorLine, failureJson, refusalLine, REMEDY_HINT, unknownOutcome, USAGE_HINT, usageErrorLine, valueRemedy, type FailureReport } from '../render/index.js';
+import {
+  environmentErrorLine,
+  errorLine,
+  failureJson,
+  refusalLine,
+  REMEDY_HINT,
+  unknownOutcome,
+  USAGE_HINT,
+  usageErrorLine,
+  valueRemedy,
+  type FailureReport,
+} from '../render/index.js';
 import { LogError, OutcomeUnknown } from '../log/index.js';
 import { UsageError } from './args.js';
 import { COMMAND_LOADERS } from './commands.js';

@@ -3,9 +3,43 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { nanoid } from 'nanoid';
 import type { Decided, EventBodyInput, SettledEvent } from '../../events/index.js';
-import { canonicalWord, EVENT_VERSION, GAP_ID_MAX, GAP_ID_PATTERN, GAP_STATE_WORDS, PLAIN_TEXT_PATTERN, REASON_MAX, SEVERITY_WORDS, TITLE_MAX } from '../../events/lean.js';
-import { changeSeverity, closedIndexLookUp, decideGapEvent, decodeMarkedHead, encodeHead, HEAD_ROUNDS, moveGap, openGap, type ClosedIndexParts, type SessionView } from '../core/lean.js';
-import { appendSealed, CLOSED_FILE, hasSessionConfig, HEAD_FILE, LOG_FILE, openCheckpointParts, openRegularFile, OutcomeUnknown, readCurrent, readRange, withLock, writeCheckpoint } from '../log/lean.js';
+import {
+  canonicalWord,
+  EVENT_VERSION,
+  GAP_ID_MAX,
+  GAP_ID_PATTERN,
+  GAP_STATE_WORDS,
+  PLAIN_TEXT_PATTERN,
+  REASON_MAX,
+  SEVERITY_WORDS,
+  TITLE_MAX,
+} from '../../events/lean.js';
+import {
+  changeSeverity,
+  closedIndexLookUp,
+  decideGapEvent,
+  decodeMarkedHead,
+  encodeHead,
+  HEAD_ROUNDS,
+  moveGap,
+  openGap,
+  type ClosedIndexParts,
+  type SessionView,
+} from '../core/lean.js';
+import {
+  appendSealed,
+  CLOSED_FILE,
+  hasSessionConfig,
+  HEAD_FILE,
+  LOG_FILE,
+  openCheckpointParts,
+  openRegularFile,
+  OutcomeUnknown,
+  readCurrent,
+  readRange,
+  withLock,
+  writeCheckpoint,
+} from '../log/lean.js';
 import { gapMovedLine, gapOpenedLine, renderAnnouncement, severityChangedLine } from '../render/lean.js';
 import { closedIndexFormat, headFormat } from '../session/formats.js';
 import { extendedIndex, newlyClosedLines, sameMark, withClosedGaps } from '../session/head-decide.js';
@@ -92,7 +126,12 @@ export function gapFromHead(argv: string[], io: CliIO): boolean {
   // Written: from here on nothing may send the call to the full command, which would write it again.
   const { event, view } = planned;
   const id = (event.data as { id: string }).id;
-  const line = () => (event.type === 'gap.opened' ? gapOpenedLine(view, id) : event.type === 'gap.moved' ? gapMovedLine(planned.head, view, id) : severityChangedLine(planned.head, view, id));
+  const line = () =>
+    event.type === 'gap.opened'
+      ? gapOpenedLine(view, id)
+      : event.type === 'gap.moved'
+        ? gapMovedLine(planned.head, view, id)
+        : severityChangedLine(planned.head, view, id);
   io.stdout(renderAnnouncement({ events: [event], duplicate: false }, line));
   try {
     saveHead(planned, written);

@@ -47,7 +47,13 @@ function policyLines(): string[] {
     return [
       ...recordUsage(policy),
       ...wrap('     ', policy.summary.split(' '), '     '),
-      ...(settings.length > 0 ? wrap(`     init --${policy.name}-SETTING:`, settings.map((s, i) => (i < settings.length - 1 ? `${s},` : s)), '       ') : []),
+      ...(settings.length > 0
+        ? wrap(
+            `     init --${policy.name}-SETTING:`,
+            settings.map((s, i) => (i < settings.length - 1 ? `${s},` : s)),
+            '       ',
+          )
+        : []),
     ];
   });
 }
@@ -57,7 +63,11 @@ function closeLines(): string[] {
   return metricPolicies()
     .filter((policy) => policy.recordOnClose)
     .flatMap((policy) => [
-      ...wrap('  round close', Object.entries(policy.recordFlags).map(([flag, spec]) => `[${flagUsage(flag, spec)}]`), '       '),
+      ...wrap(
+        '  round close',
+        Object.entries(policy.recordFlags).map(([flag, spec]) => `[${flagUsage(flag, spec)}]`),
+        '       ',
+      ),
       `                                  with ${policy.name} enabled: its record, appended with the close`,
     ]);
 }

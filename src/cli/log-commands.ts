@@ -59,7 +59,8 @@ export const repair: Command = (argv, io) => {
 export const exportCommand: Command = (argv, io) => {
   const { values } = parse(argv, { out: { type: 'string' } }, []);
   const out = values.out === '-' ? undefined : values.out;
-  if (out === undefined && values.json) throw new UsageError('export --json reports on a file it wrote: give --out FILE (without it, the log itself goes to standard output)');
+  if (out === undefined && values.json)
+    throw new UsageError('export --json reports on a file it wrote: give --out FILE (without it, the log itself goes to standard output)');
   if (out !== undefined && out.trim() === '') throw new UsageError('--out needs a file (or - for standard output)');
   const store = storeOf(values, io);
   const { text, events } = exportLog(store);
@@ -69,10 +70,13 @@ export const exportCommand: Command = (argv, io) => {
   try {
     placeNewFile(path, bytes);
   } catch (error) {
-    if (error instanceof Error && 'code' in error && error.code === 'EEXIST') throw new LogError(`${path} already exists: export writes a new file, and nothing was written`);
+    if (error instanceof Error && 'code' in error && error.code === 'EEXIST')
+      throw new LogError(`${path} already exists: export writes a new file, and nothing was written`);
     throw error;
   }
   const last = events.at(-1)!;
   if (values.json) return printJson(io, { written: path, from: store.location, events: events.length, lastSeq: last.seq, bytes: bytes.length });
-  io.stdout(`exported ${events.length} ${events.length === 1 ? 'event' : 'events'} (seq 1-${last.seq}, ${bytes.length.toLocaleString('en-US')} bytes) from ${store.location} to ${path}\n`);
+  io.stdout(
+    `exported ${events.length} ${events.length === 1 ? 'event' : 'events'} (seq 1-${last.seq}, ${bytes.length.toLocaleString('en-US')} bytes) from ${store.location} to ${path}\n`,
+  );
 };

@@ -1,7 +1,19 @@
 import { type HookCall, type HookStep, listedGaps, viewForecast, loopStep, standingStopRequest, Refusal, type SessionView } from '../core/lean.js';
 import { join } from 'node:path';
 import { commandApproved, findSessionDir, holdsSession, LOG_FILE, readHookBlocks, trustPlace, writeHookBlocks } from '../log/lean.js';
-import { claudeHookAnswer, gapEntry, hookFailureAnswer, hookWarningLine, misfiredHookAnswer, nextLine, hookVerdict, type HookVerdict, optionEntries, renderPrompt, unapprovedCheckNote } from '../render/lean.js';
+import {
+  claudeHookAnswer,
+  gapEntry,
+  hookFailureAnswer,
+  hookWarningLine,
+  misfiredHookAnswer,
+  nextLine,
+  hookVerdict,
+  type HookVerdict,
+  optionEntries,
+  renderPrompt,
+  unapprovedCheckNote,
+} from '../render/lean.js';
 import { list, parse, UsageError, wholeNumber } from './args.js';
 import { printJson } from './call.js';
 import { namedSessionDir, ownFolder } from './session-dir.js';
@@ -29,7 +41,14 @@ export function printNext(io: CliIO, view: SessionView, json: boolean | undefine
   const unapproved = unapprovedCheck(view, location, io);
   if (json) {
     const verification = step.verification === null ? null : { ...step.verification, approvedHere: unapproved === null };
-    return printJson(io, { ...step, verification, forecast: viewForecast(view), gaps: listedGaps(view).map(gapEntry), options: asks ? optionEntries(view) : [], prompt });
+    return printJson(io, {
+      ...step,
+      verification,
+      forecast: viewForecast(view),
+      gaps: listedGaps(view).map(gapEntry),
+      options: asks ? optionEntries(view) : [],
+      prompt,
+    });
   }
   io.stdout(unapproved === null || step.action !== 'continue' ? nextLine(step) : `${nextLine(step).trimEnd()}; ${unapprovedCheckNote(unapproved)}\n`);
 }
@@ -61,7 +80,8 @@ export function hookOptions(argv: string[]): HookOptions {
   const agentTypes = list(values['agent-type']) ?? null;
   if (agentTypes !== null && agentTypes.length === 0) throw new UsageError('--agent-type needs a subagent type (or several, comma-separated)');
   // The hook keeps each agent's blocks in a row beside the log: it works on session folders.
-  if (values.store !== undefined || values.session !== undefined) throw new UsageError('hook claude works on a session folder (--dir), not on a store (--store, --session)');
+  if (values.store !== undefined || values.session !== undefined)
+    throw new UsageError('hook claude works on a session folder (--dir), not on a store (--store, --session)');
   return { dir: values.dir, maxBlocks, agentTypes };
 }
 

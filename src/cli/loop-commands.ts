@@ -6,8 +6,32 @@ import { hookStep, Refusal, toStateJson } from '../core/index.js';
 import { appendLines, type AppendedLine, type HookVerdict } from '../render/index.js';
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
 import { writePolicyReports } from './policy-commands.js';
-import { BATCH_INPUT, EVENT_INPUT, FileLog, formatBytes, importLog, LOG_FILE, LOG_INPUT, LogError, looksLikeLog, readTextFile, sessionDirsIn } from '../log/index.js';
-import { draftSession, importedSession, openFileSession, Session, openLoopView, peekHead, recordDecided, recordOnHead, stamper, type BatchRecorded, type BatchRequest } from '../session/index.js';
+import {
+  BATCH_INPUT,
+  EVENT_INPUT,
+  FileLog,
+  formatBytes,
+  importLog,
+  LOG_FILE,
+  LOG_INPUT,
+  LogError,
+  looksLikeLog,
+  readTextFile,
+  sessionDirsIn,
+} from '../log/index.js';
+import {
+  draftSession,
+  importedSession,
+  openFileSession,
+  Session,
+  openLoopView,
+  peekHead,
+  recordDecided,
+  recordOnHead,
+  stamper,
+  type BatchRecorded,
+  type BatchRequest,
+} from '../session/index.js';
 import { parse } from './args.js';
 import { gatedBatch, type GatedRequest } from './gate.js';
 import { readStdin } from './call.js';
@@ -99,7 +123,8 @@ export const append: Command = (argv, io) => {
   const text = file !== undefined ? readTextFile(resolve(io.cwd, file), BATCH_INPUT) : readStdin(io, BATCH_INPUT);
   const batch = parseBatch(text, source);
   const forged = batch.find((request) => request.body.type === 'verification.ran');
-  if (forged) throw new Refusal(`${source} line ${forged.line}: verification.ran is recorded by gapflow when it runs the session's check itself, not taken from a batch`);
+  if (forged)
+    throw new Refusal(`${source} line ${forged.line}: verification.ran is recorded by gapflow when it runs the session's check itself, not taken from a batch`);
   const { expectSeq } = writeOptions(values);
   const gated = gatedBatch(batch, values, io);
   const requests = gated?.requests ?? batch;
@@ -119,7 +144,14 @@ export const append: Command = (argv, io) => {
   const reports = writePolicyReports(session, io, values, done.appended);
   const appended = appendedLines(requests, done);
   if (values.json) {
-    const lines = appended.map(({ line, own, started, already }) => ({ line, seq: own.seq, id: own.id, type: own.type, roundStartedSeq: started, alreadyRecorded: already }));
+    const lines = appended.map(({ line, own, started, already }) => ({
+      line,
+      seq: own.seq,
+      id: own.id,
+      type: own.type,
+      roundStartedSeq: started,
+      alreadyRecorded: already,
+    }));
     return printJson(io, { appended: lines, events: done.appended, reports, state: toStateJson(session.view) });
   }
   io.stdout(appendLines(appended, done.appended.length, reports, session.view));
@@ -132,13 +164,26 @@ export const append: Command = (argv, io) => {
  * half-made; made where `init` makes one. Lets a loop in any language do
  * everything with `append` and `next --json`.
  */
-function appendNewSession(requests: readonly BatchLine[], where: (i: number) => string, expectSeq: number | undefined, values: WhereOptions & { json?: boolean | undefined }, io: CliIO): void {
+function appendNewSession(
+  requests: readonly BatchLine[],
+  where: (i: number) => string,
+  expectSeq: number | undefined,
+  values: WhereOptions & { json?: boolean | undefined },
+  io: CliIO,
+): void {
   if (expectSeq !== undefined && expectSeq !== 0) throw new Refusal(`--expect-seq ${expectSeq}: no session is here yet, so the log ends at seq 0`);
   const { events, view, groups } = draftSession(requests, where);
   newStoreOf(values, io).create(events);
   const appended = appendedLines(requests, { groups, appended: events });
   if (values.json) {
-    const lines = appended.map(({ line, own, started: roundStarted, already }) => ({ line, seq: own.seq, id: own.id, type: own.type, roundStartedSeq: roundStarted, alreadyRecorded: already }));
+    const lines = appended.map(({ line, own, started: roundStarted, already }) => ({
+      line,
+      seq: own.seq,
+      id: own.id,
+      type: own.type,
+      roundStartedSeq: roundStarted,
+      alreadyRecorded: already,
+    }));
     return printJson(io, { appended: lines, events, reports: [], state: toStateJson(view) });
   }
   io.stdout(appendLines(appended, events.length, [], view));
@@ -164,9 +209,14 @@ export const importCommand: Command = (argv, io) => {
   if (looksLikeLog(text)) {
     const events = importLog(store, text, source);
     if (values.json) return printJson(io, { events: events.length, lastSeq: events.at(-1)!.seq, state: toStateJson(Session.open(store).view) });
-    return io.stdout(`imported ${events.length} ${events.length === 1 ? 'event' : 'events'} as written (seq 1-${events.at(-1)!.seq}, checksums kept) into ${where}\n`);
+    return io.stdout(
+      `imported ${events.length} ${events.length === 1 ? 'event' : 'events'} as written (seq 1-${events.at(-1)!.seq}, checksums kept) into ${where}\n`,
+    );
   }
-  if (Buffer.byteLength(text) > BATCH_INPUT.maxBytes) throw new LogError(`${source} is over the ${formatBytes(BATCH_INPUT.maxBytes)} limit of ${BATCH_INPUT.name}, and it is not a log gapflow wrote; nothing was written`);
+  if (Buffer.byteLength(text) > BATCH_INPUT.maxBytes)
+    throw new LogError(
+      `${source} is over the ${formatBytes(BATCH_INPUT.maxBytes)} limit of ${BATCH_INPUT.name}, and it is not a log gapflow wrote; nothing was written`,
+    );
   const requests = parseBatch(text, source, true);
   const { events, view } = importedSession(requests, (i) => `${source} line ${requests[i]!.line}`);
   store.create(events);
@@ -184,7 +234,10 @@ function logInFolder(path: string): string {
   }
   if (!folder) return path;
   const dirs = sessionDirsIn(path);
-  if (dirs.length !== 1) throw new Refusal(`${path}: ${dirs.length === 0 ? 'no session there' : `${dirs.length} sessions there`}; import takes one log (a folder holding one session, or its events.jsonl)`);
+  if (dirs.length !== 1)
+    throw new Refusal(
+      `${path}: ${dirs.length === 0 ? 'no session there' : `${dirs.length} sessions there`}; import takes one log (a folder holding one session, or its events.jsonl)`,
+    );
   return join(dirs[0]!, LOG_FILE);
 }
 

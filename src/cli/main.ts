@@ -3,7 +3,6 @@ import { packageVersion } from '../version.js';
 import { runBin } from './bin.js';
 import { flushed, write } from './out.js';
 
-
 // One process, one call: zod's JIT (a `new Function` compiled per object schema on its first parse) costs
 // more than it saves when each schema parses a few lines, so the bin runs zod jitless. zod takes its config
 // from this global when it loads (the chunks below load it), so it is set before any of them.
@@ -14,15 +13,19 @@ const interrupted = () =>
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
-const code = await runBin(process.argv.slice(2), {
-  stdout: (text) => write(1, text),
-  stdoutBytes: (bytes) => write(1, bytes),
-  stderr: (text) => write(2, text),
-  env: process.env,
-  cwd: process.cwd(),
-  version: packageVersion,
-  pendingStdin: async () => (await import('./hook-guard.js')).pendingInput(),
-}, interrupted);
+const code = await runBin(
+  process.argv.slice(2),
+  {
+    stdout: (text) => write(1, text),
+    stdoutBytes: (bytes) => write(1, bytes),
+    stderr: (text) => write(2, text),
+    env: process.env,
+    cwd: process.cwd(),
+    version: packageVersion,
+    pendingStdin: async () => (await import('./hook-guard.js')).pendingInput(),
+  },
+  interrupted,
+);
 process.exitCode = code;
 // One turn of the event loop: a session opened for a read writes its checkpoints then, after the answer.
 await new Promise((resolve) => setImmediate(resolve));

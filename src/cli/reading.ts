@@ -6,7 +6,23 @@ import type { CliIO } from './common.js';
  * from it runs and nothing is written there. Every other call, the stop hook
  * included (it tells an agent what to do), uses only the user's own folders.
  */
-const READING = new Set(['state', 'prompt', 'summary', 'replay', 'viz', 'next', 'verify', 'export', 'check', 'backtest', 'fleet', 'trust', 'watch', 'inspect', 'serve']);
+const READING = new Set([
+  'state',
+  'prompt',
+  'summary',
+  'replay',
+  'viz',
+  'next',
+  'verify',
+  'export',
+  'check',
+  'backtest',
+  'fleet',
+  'trust',
+  'watch',
+  'inspect',
+  'serve',
+]);
 
 /** `io` for the call `name rest`, marked when the call only reads (`status` without `--write` too). */
 export function callIo<T extends CliIO>(name: string | undefined, rest: readonly string[], io: T): T {

@@ -74,7 +74,8 @@ export function runCommand(what: string, command: string, timeoutSeconds: number
     killSignal: 'SIGKILL',
   });
   const parsed = RunnerOutcome.safeParse(safeJson(result.stdout));
-  if (!parsed.success) throw new Refusal(`${what}: could not run ${JSON.stringify(command.slice(0, 80))} (${result.error?.message ?? 'the runner gave no result'})`);
+  if (!parsed.success)
+    throw new Refusal(`${what}: could not run ${JSON.stringify(command.slice(0, 80))} (${result.error?.message ?? 'the runner gave no result'})`);
   return { command, ...parsed.data };
 }
 

@@ -20,12 +20,16 @@ export const record: Command = (argv, io) => {
   const commandFlags: Record<string, FlagSpec> = command ? { [command.flag]: { type: 'string' }, [command.timeoutFlag]: { type: 'string' } } : {};
   const flags: Record<string, FlagSpec> = { ...policy.recordFlags, ...commandFlags, ...WRITE_OPTIONS };
   // parseArgs knows only type and multiple.
-  const options = Object.fromEntries(Object.entries(flags).map(([flag, spec]) => [flag, spec.type === 'string' && spec.multiple ? { type: spec.type, multiple: true } : { type: spec.type }]));
+  const options = Object.fromEntries(
+    Object.entries(flags).map(([flag, spec]) => [flag, spec.type === 'string' && spec.multiple ? { type: spec.type, multiple: true } : { type: spec.type }]),
+  );
   const { values } = parse(rest, options as Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>, []);
   const given = Object.keys(policy.recordFlags).filter((flag) => values[flag] !== undefined);
   if (input !== undefined && given.length > 0) throw new UsageError(`give ${policy.name}'s metrics as flags or as --json, not both`);
   if (input === undefined && given.length === 0) {
-    const how = Object.keys(policy.recordFlags).map((f) => `--${f}`).join(', ');
+    const how = Object.keys(policy.recordFlags)
+      .map((f) => `--${f}`)
+      .join(', ');
     throw new UsageError(`record ${policy.name} needs its metrics: ${how ? `${how}, or ` : ''}--json FILE|-`);
   }
   validateFlagValues(policy.recordFlags, values);
@@ -33,10 +37,16 @@ export const record: Command = (argv, io) => {
   const session = open(values, io);
   const write = writeOptions(values as Parameters<typeof writeOptions>[0]);
   // Metrics that would close the round and complete a session with a verification check run the check first (gate.ts).
-  const recorded = throughGate(io, () => session, 'round_close', values.json as boolean | undefined, () => {
-    const withRun = command ? withCommandRun(command, values, { session, policy: policy.name, metrics, write }, io) : metrics;
-    return session.recordMetrics(policy.name, withRun, write);
-  });
+  const recorded = throughGate(
+    io,
+    () => session,
+    'round_close',
+    values.json as boolean | undefined,
+    () => {
+      const withRun = command ? withCommandRun(command, values, { session, policy: policy.name, metrics, write }, io) : metrics;
+      return session.recordMetrics(policy.name, withRun, write);
+    },
+  );
   const written = writePolicyReports(session, io, values, recorded.events);
   announce(io, session, recorded, values.json, () => recordedLines(session.view, policy.name, recorded.events, written));
 };
@@ -82,7 +92,8 @@ function readMetricsJson(input: string, io: CliIO): Record<string, unknown> {
     const why = error instanceof SyntaxError && error.message.includes('__proto__') ? ` (${error.message})` : '';
     throw new Refusal(`--json ${input === '-' ? '(stdin)' : input}: not valid JSON${why}`);
   }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new Refusal(`--json ${input === '-' ? '(stdin)' : input}: the metrics must be a JSON object`);
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    throw new Refusal(`--json ${input === '-' ? '(stdin)' : input}: the metrics must be a JSON object`);
   return json as Record<string, unknown>;
 }
 
@@ -109,7 +120,12 @@ interface Pending {
 }
 
 /** The metrics with the policy's record command run into them, when its flag is given; the command runs only for a record that will be new. */
-function withCommandRun(command: RecordCommand, values: Record<string, unknown>, { session, policy, metrics, write }: Pending, io: CliIO): Record<string, unknown> {
+function withCommandRun(
+  command: RecordCommand,
+  values: Record<string, unknown>,
+  { session, policy, metrics, write }: Pending,
+  io: CliIO,
+): Record<string, unknown> {
   const line = values[command.flag];
   const rawTimeout = values[command.timeoutFlag];
   if (typeof line !== 'string') {

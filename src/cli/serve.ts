@@ -14,7 +14,8 @@ export const LOOPBACK = '127.0.0.1';
 export function portOption(value: string | undefined): number | undefined {
   const port = wholeNumber('port', value);
   // A value out of range is an invalid value (exit 1), as a port that is not a number is.
-  if (port !== undefined && (port < 1 || port > 65535)) throw new Refusal(`--port takes 1 to 65535, not ${port}`, undefined, { field: '--port', value: port, valid: null, suggestion: null });
+  if (port !== undefined && (port < 1 || port > 65535))
+    throw new Refusal(`--port takes 1 to 65535, not ${port}`, undefined, { field: '--port', value: port, valid: null, suggestion: null });
   return port;
 }
 

@@ -1,7 +1,30 @@
 import { GATE_DEFAULT_TIMEOUT_SECONDS, GATE_FLAG, GATE_TIMEOUT_FLAG, parseBody, Refusal, type SessionView } from '../core/index.js';
-import { decidedLine, gapMovedLine, gapOpenedLine, gapRenamedLine, gapSplitLine, initLines, recordedButNotWrittenLine, renderAnnouncement, roundClosedLines, roundStartedLine, severityChangedLine } from '../render/index.js';
+import {
+  decidedLine,
+  gapMovedLine,
+  gapOpenedLine,
+  gapRenamedLine,
+  gapSplitLine,
+  initLines,
+  recordedButNotWrittenLine,
+  renderAnnouncement,
+  roundClosedLines,
+  roundStartedLine,
+  severityChangedLine,
+} from '../render/index.js';
 import { FileLog, writeSessionConfig } from '../log/index.js';
-import { changeSeverityBody, closeRoundBody, recordMetricsBody, moveGapBody, openGapBody, recordOnFileHead, renameGapBody, Session, splitGapBody, startRoundBody } from '../session/index.js';
+import {
+  changeSeverityBody,
+  closeRoundBody,
+  recordMetricsBody,
+  moveGapBody,
+  openGapBody,
+  recordOnFileHead,
+  renameGapBody,
+  Session,
+  splitGapBody,
+  startRoundBody,
+} from '../session/index.js';
 import type { BodyOf, EventBodyInput, SessionSettings, Severity } from '../../events/index.js';
 import { DECISION_KIND_WORDS, GAP_STATE_WORDS, PRESET_WORDS, ROUND_KIND_WORDS, SEVERITY_WORDS, shownValue, VERIFY_TIMEOUT_MAX } from '../../events/lean.js';
 import { DECIMAL, dashed, list, parse, unknownVerb, UsageError, wholeNumber, wordOf } from './args.js';
@@ -45,7 +68,9 @@ export const init: Command = (argv, io) => {
   };
   const database = databaseSession(values, io);
   if (database !== null && values['write-status']) {
-    throw new UsageError('init --write-status keeps status.md in the session folder, and a database session has none: run `gapflow status --write --dir FOLDER` when you want the file');
+    throw new UsageError(
+      'init --write-status keeps status.md in the session folder, and a database session has none: run `gapflow status --write --dir FOLDER` when you want the file',
+    );
   }
   const dir = database === null ? newSessionDir(values, io) : null;
   const agentSession = values['agent-session'];
@@ -89,7 +114,12 @@ function gateSetting(command: string | undefined, timeout: string | undefined): 
   if (timeout === undefined) return { command, timeoutSeconds: GATE_DEFAULT_TIMEOUT_SECONDS };
   const seconds = DECIMAL.test(timeout.trim()) ? Number(timeout) : Number.NaN;
   if (!Number.isFinite(seconds) || seconds <= 0 || seconds > VERIFY_TIMEOUT_MAX) {
-    throw new Refusal(`${timeoutFlag} takes a number of seconds above 0 and at most ${VERIFY_TIMEOUT_MAX}, not ${shownValue(timeout)}`, undefined, { field: timeoutFlag, value: timeout, valid: null, suggestion: null });
+    throw new Refusal(`${timeoutFlag} takes a number of seconds above 0 and at most ${VERIFY_TIMEOUT_MAX}, not ${shownValue(timeout)}`, undefined, {
+      field: timeoutFlag,
+      value: timeout,
+      valid: null,
+      suggestion: null,
+    });
   }
   return { command, timeoutSeconds: seconds };
 }
@@ -118,7 +148,10 @@ export const gap: Command = (argv, io) => {
       return recordAndAnnounce(io, values, body, (_, after) => gapOpenedLine(after, args[0]!));
     }
     case 'move': {
-      const { values, args } = parse(rest, { reason: { type: 'string' }, 'blocked-by': { type: 'string' }, of: { type: 'string' }, ...WRITE_OPTIONS }, ['ID', 'STATE']);
+      const { values, args } = parse(rest, { reason: { type: 'string' }, 'blocked-by': { type: 'string' }, of: { type: 'string' }, ...WRITE_OPTIONS }, [
+        'ID',
+        'STATE',
+      ]);
       const to = wordOf('STATE', args[1]!, GAP_STATE_WORDS, { about: `gap move ${args[0]!}` });
       if (to === 'DUPLICATE' && values.of === undefined) throw new UsageError(`gap move ${args[0]!} DUPLICATE needs --of ID (the gap it duplicates)`);
       const body = moveGapBody(args[0]!, to, { reason: values.reason, blockedBy: values['blocked-by'], of: values.of });
@@ -140,9 +173,7 @@ export const gap: Command = (argv, io) => {
       return recordAndAnnounce(io, values, renameGapBody(args[0]!, args[1]!), () => gapRenamedLine(args[0]!, args[1]!));
     }
     default:
-      throw verb && !verb.startsWith('-')
-        ? unknownVerb('gap', verb, GAP_VERBS)
-        : new UsageError('gap needs open, move, severity, split or rename');
+      throw verb && !verb.startsWith('-') ? unknownVerb('gap', verb, GAP_VERBS) : new UsageError('gap needs open, move, severity, split or rename');
   }
 };
 
@@ -182,7 +213,12 @@ type GapOrRound = EventBodyInput | ((view: SessionView) => EventBodyInput);
  * the log's length), else on the whole session. `--json` prints the whole
  * state, so it opens the whole session.
  */
-function recordAndAnnounce(io: CliIO, values: Parameters<typeof writeOptions>[0] & WhereOptions & { json?: boolean | undefined }, body: GapOrRound, line: (before: SessionView, after: SessionView) => string): void {
+function recordAndAnnounce(
+  io: CliIO,
+  values: Parameters<typeof writeOptions>[0] & WhereOptions & { json?: boolean | undefined },
+  body: GapOrRound,
+  line: (before: SessionView, after: SessionView) => string,
+): void {
   const write = writeOptions(values);
   const quick = values.json || databaseSession(values, io) !== null ? null : recordOnFileHead(sessionDir(values, io), body, write);
   if (quick !== null) return io.stdout(renderAnnouncement(quick, () => line(quick.before, quick.view)));
@@ -200,7 +236,12 @@ export const round: Command = (argv, io) => {
   if (verb === 'start') {
     const { values } = parse(rest, { kind: { type: 'string' }, ...WRITE_OPTIONS }, []);
     const kind = values.kind === undefined ? undefined : wordOf('--kind', values.kind, ROUND_KIND_WORDS, { about: 'round start' });
-    return recordAndAnnounce(io, values, (view) => startRoundBody(view, kind), (_, after) => roundStartedLine(after));
+    return recordAndAnnounce(
+      io,
+      values,
+      (view) => startRoundBody(view, kind),
+      (_, after) => roundStartedLine(after),
+    );
   }
   const closers = metricPolicies().filter((policy) => policy.recordOnClose);
   const flags = Object.fromEntries(closers.flatMap((policy) => Object.keys(policy.recordFlags).map((flag) => [flag, { type: 'string' as const }])));
@@ -208,9 +249,20 @@ export const round: Command = (argv, io) => {
   const given = values as Record<string, unknown>;
   const records = closers.filter((policy) => Object.keys(policy.recordFlags).some((flag) => given[flag] !== undefined));
   for (const policy of records) validateFlagValues(policy.recordFlags, given);
-  if (records.length > 0) return closeWithRecords(io, values, records.map((policy) => ({ policy: policy.name, metrics: policy.fromFlags(given as FlagValues) })));
+  if (records.length > 0)
+    return closeWithRecords(
+      io,
+      values,
+      records.map((policy) => ({ policy: policy.name, metrics: policy.fromFlags(given as FlagValues) })),
+    );
   // A close that would complete a session with a verification check runs the check first (gate.ts).
-  throughGate(io, () => open(values, io), 'round_close', values.json, () => recordAndAnnounce(io, values, closeRoundBody, (_, after) => roundClosedLines(after)));
+  throughGate(
+    io,
+    () => open(values, io),
+    'round_close',
+    values.json,
+    () => recordAndAnnounce(io, values, closeRoundBody, (_, after) => roundClosedLines(after)),
+  );
 };
 
 /**
@@ -220,16 +272,27 @@ export const round: Command = (argv, io) => {
  * `--event-id ID` names the close; each record takes `ID:POLICY`, so a
  * retry finds them all.
  */
-function closeWithRecords(io: CliIO, values: Parameters<typeof writeOptions>[0] & { dir?: string | undefined; json?: boolean | undefined }, records: { policy: string; metrics: Record<string, unknown> }[]): void {
+function closeWithRecords(
+  io: CliIO,
+  values: Parameters<typeof writeOptions>[0] & { dir?: string | undefined; json?: boolean | undefined },
+  records: { policy: string; metrics: Record<string, unknown> }[],
+): void {
   const write = writeOptions(values);
   const before = open(values, io).view;
   const requests = [
-    ...records.map(({ policy, metrics }) => ({ body: recordMetricsBody(policy, metrics), id: write.eventId === undefined ? undefined : `${write.eventId}:${policy}` })),
+    ...records.map(({ policy, metrics }) => ({
+      body: recordMetricsBody(policy, metrics),
+      id: write.eventId === undefined ? undefined : `${write.eventId}:${policy}`,
+    })),
     { body: closeRoundBody(before), id: write.eventId },
   ];
   // A close that would complete a session with a verification check: the check's run goes into the batch just
   // before the close (recorded first, the run would no longer be the last event when the close is decided).
-  const gated = gatedBatch(requests.map((request, i) => ({ ...request, line: i + 1 })), values, io);
+  const gated = gatedBatch(
+    requests.map((request, i) => ({ ...request, line: i + 1 })),
+    values,
+    io,
+  );
   const session = gated?.session ?? open(values, io);
   const { groups, appended } = gated ? gated.record(null, write.expectSeq) : session.recordAll(requests, null, { expectSeq: write.expectSeq });
   announce(io, session, { events: groups.flat(), duplicate: appended.length === 0 }, values.json, () => roundClosedLines(session.view));
@@ -254,17 +317,32 @@ export const decide: Command = (argv, io) => {
   const session = open(values, io);
   let before = session.view;
   // An approval that would complete a session with a verification check runs the check first (gate.ts).
-  const events = throughGate(io, () => session, 'approve', values.json, () => {
-    before = session.view;
-    return session.makeDecision(kind, { gaps: list(values.gaps), acceptCritical: values['accept-critical'], rationale: values.rationale, rounds }, writeOptions(values));
-  });
+  const events = throughGate(
+    io,
+    () => session,
+    'approve',
+    values.json,
+    () => {
+      before = session.view;
+      return session.makeDecision(
+        kind,
+        { gaps: list(values.gaps), acceptCritical: values['accept-critical'], rationale: values.rationale, rounds },
+        writeOptions(values),
+      );
+    },
+  );
   announce(io, session, events, values.json, () => decidedLine(dashed(kind), before, session.view));
 };
 
 /** The N of `decide extend-rounds N`: a whole number of rounds, 1 or more. */
 function roundsToAdd(value: string): number {
   if (!/^\d+$/.test(value.trim()) || Number(value) < 1) {
-    throw new Refusal(`decide extend-rounds N takes a whole number of rounds from 1, not ${shownValue(value)}`, undefined, { field: 'N', value, valid: null, suggestion: null });
+    throw new Refusal(`decide extend-rounds N takes a whole number of rounds from 1, not ${shownValue(value)}`, undefined, {
+      field: 'N',
+      value,
+      valid: null,
+      suggestion: null,
+    });
   }
   return Number(value);
 }

@@ -85,7 +85,9 @@ export function ownFolder(dir: string, io: Pick<Where, 'env' | 'reading'>): stri
   const foreign = foreignFolder(dir);
   if (foreign === null || folderAllowed(io.env, dir, foreign.owner)) return dir;
   const what = foreign.path === dir ? `the session folder ${dir}` : `the session log ${foreign.path}`;
-  throw new Refusal(`${what} is ${foreign.why}, so gapflow does not use it: whoever can change it decides what the session says and asks to run; if you trust it, run: gapflow trust --folder --dir ${dir}`);
+  throw new Refusal(
+    `${what} is ${foreign.why}, so gapflow does not use it: whoever can change it decides what the session says and asks to run; if you trust it, run: gapflow trust --folder --dir ${dir}`,
+  );
 }
 
 /** Where `init` makes a session: the folder named, else `.gapflow` in the cwd, whatever a folder above holds (asked here, made here). */
@@ -99,9 +101,11 @@ export function namedSessionDir(values: WhereOptions, io: Where): string | null 
   if (dir !== undefined && dir.trim() === '') throw new UsageError('--dir needs a folder');
   const store = storeOption(values, io);
   // A name with no store to look it up in would be passed over in silence, and the call go to another session.
-  if (store === null && values.session !== undefined) throw new UsageError('--session names a session in a store: give the store with --store (or $GAPFLOW_STORE)');
+  if (store === null && values.session !== undefined)
+    throw new UsageError('--session names a session in a store: give the store with --store (or $GAPFLOW_STORE)');
   if (store !== null && dir === undefined) {
-    if (isPostgresUrl(store)) throw new UsageError('this command reads a session folder, and --store (or $GAPFLOW_STORE) names a database: name the folder with --dir');
+    if (isPostgresUrl(store))
+      throw new UsageError('this command reads a session folder, and --store (or $GAPFLOW_STORE) names a database: name the folder with --dir');
     return folderStoreSession(resolve(io.cwd, store), sessionOption(values, io));
   }
   const named = dir ?? (io.env.GAPFLOW_DIR || undefined);

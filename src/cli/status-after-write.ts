@@ -27,7 +27,12 @@ function logSize(dir: string): number {
 
 /** The `--dir`, `--store` and `--session` of a call that its own command parsed without fault (so each is the option). */
 function whereOptions(argv: readonly string[]): WhereOptions {
-  const { values } = parseArgs({ args: [...argv], options: { dir: { type: 'string' }, store: { type: 'string' }, session: { type: 'string' } }, strict: false, allowPositionals: true });
+  const { values } = parseArgs({
+    args: [...argv],
+    options: { dir: { type: 'string' }, store: { type: 'string' }, session: { type: 'string' } },
+    strict: false,
+    allowPositionals: true,
+  });
   const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
   return { dir: text(values.dir), store: text(values.store), session: text(values.session) };
 }

@@ -34,7 +34,9 @@ export function keepTypedCommand(session: Session, command: string, io: CliIO): 
   try {
     approveCommand(io.env, trustPlaceOf(session), command);
   } catch (error) {
-    io.stderr(`gapflow: the session is made, but its check could not be marked as yours (${error instanceof Error ? error.message : String(error)}); approve it with: gapflow trust --allow\n`);
+    io.stderr(
+      `gapflow: the session is made, but its check could not be marked as yours (${error instanceof Error ? error.message : String(error)}); approve it with: gapflow trust --allow\n`,
+    );
   }
 }
 
@@ -82,7 +84,9 @@ function trustFolderOf(values: WhereOptions, io: CliIO, json: boolean | undefine
   }
   allowFolder(io.env, dir, foreign.owner);
   if (json) return printJson(io, { folder: dir, allowed: true, owner: foreign.owner });
-  io.stdout(`Allowed ${dir} (${foreign.path} is ${foreign.why}) while uid ${foreign.owner} owns it. Its check command still runs only once you approve it: gapflow trust\n`);
+  io.stdout(
+    `Allowed ${dir} (${foreign.path} is ${foreign.why}) while uid ${foreign.owner} owns it. Its check command still runs only once you approve it: gapflow trust\n`,
+  );
 }
 
 /** A command shown as written, set off from the text around it, one `| ` per line; what a terminal would act on is spelt out. */

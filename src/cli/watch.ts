@@ -58,7 +58,10 @@ interface Feed {
 async function startFeed(port: number, current: () => string): Promise<Feed> {
   const url = `ws://${LOOPBACK}:${port}`;
   const feed = await broadcastServer({
-    page: { type: 'text/plain; charset=utf-8', body: `gapflow watch: connect a WebSocket client to ${url} for the state and every update, one JSON object a message\n` },
+    page: {
+      type: 'text/plain; charset=utf-8',
+      body: `gapflow watch: connect a WebSocket client to ${url} for the state and every update, one JSON object a message\n`,
+    },
     greeting: () => [current()],
   });
   await listen(feed.http, port);

@@ -15,7 +15,9 @@ import type { SessionView } from './view.js';
  */
 
 /** The session settings a backtest may change: what `init` takes. */
-export type BacktestSettings = Partial<Pick<SessionSettings, 'preset' | 'stallThreshold' | 'divergenceThreshold' | 'maxRounds' | 'criticalOverride' | 'policySettings'>>;
+export type BacktestSettings = Partial<
+  Pick<SessionSettings, 'preset' | 'stallThreshold' | 'divergenceThreshold' | 'maxRounds' | 'criticalOverride' | 'policySettings'>
+>;
 
 /** A round whose close moved the session to DIVERGENCE_WARNING: where the loop puts a decision to the user. */
 export interface Warning {
@@ -153,7 +155,8 @@ function whyItDiverged(view: SessionView, event: GapflowEvent, recordedState: Co
     if (recordedState !== here) return `the record decides ${kind} in ${recordedState}; this run is ${here} there`;
     return `the record's ${kind} does not fit this run: ${refusal.message}`;
   }
-  if (here === 'DIVERGENCE_WARNING' && recordedState !== here) return `this run warns here and the record has no decision for it (it goes on with ${event.type})`;
+  if (here === 'DIVERGENCE_WARNING' && recordedState !== here)
+    return `this run warns here and the record has no decision for it (it goes on with ${event.type})`;
   if (here === 'PAUSED' && recordedState !== here) return `this run is PAUSED here and the record goes on with ${event.type}`;
   return `today's rules refuse the record's ${event.type} here: ${refusal.message}`;
 }

@@ -47,9 +47,7 @@ function refuseImpossibleDecision(view: SessionView, body: DecisionBody, refuse:
   }
   if (body.data.acknowledgment !== undefined && kind !== 'approve') refuse('an acknowledgment goes only with approve');
   if (!machineAccepts(view.machine, view.config, decisionEvent(view, kind))) {
-    const possible = DecisionKind.options
-      .filter((k) => machineAccepts(view.machine, view.config, decisionEvent(view, k)))
-      .map(wordFor);
+    const possible = DecisionKind.options.filter((k) => machineAccepts(view.machine, view.config, decisionEvent(view, k))).map(wordFor);
     refuse(`${word} is not possible in ${view.machine.state}; possible now: ${possible.join(', ') || 'none'}`);
   }
   if (kind === 'extend_rounds') refuseBadExtension(view, body, refuse);

@@ -91,7 +91,8 @@ function moveGap(view: SessionView, body: BodyOf<'gap.moved'>, refuse: Refuse): 
     const original = knownGap(view, body.data.of, 'duplicated', refuse);
     // A gap withdrawn or split lives on elsewhere: a duplicate names that gap, so no real gap leaves the count unresolved.
     if (original.state === 'DUPLICATE') refuse(`gap ${original.id} is itself a duplicate (of ${original.duplicateOf ?? 'another gap'}): name that gap`);
-    if (original.state === 'SPLIT') refuse(`gap ${original.id} was split (into ${original.splitInto?.join(', ') ?? 'its parts'}): name the part ${gap.id} duplicates`);
+    if (original.state === 'SPLIT')
+      refuse(`gap ${original.id} was split (into ${original.splitInto?.join(', ') ?? 'its parts'}): name the part ${gap.id} duplicates`);
   }
 }
 

@@ -60,7 +60,10 @@ export function decideMetrics(view: SessionView, asked: BodyOf<'metrics.recorded
   decided.push({ type: body.type, data: { ...body.data, round: body.data.round ?? round, metrics } });
   if (tracksGaps(view) || missingMetrics(view, round).some((name) => name !== policy.name)) return decided;
   // The round closes with these metrics in it: judged on the view as they leave it.
-  const recorded = foresee(view, decided.map((fact, i) => stamped(fact, view.lastSeq + 1 + i)));
+  const recorded = foresee(
+    view,
+    decided.map((fact, i) => stamped(fact, view.lastSeq + 1 + i)),
+  );
   return [...decided, { type: 'round.closed', data: { round, outcome: judgeRoundClose(recorded)! } }];
 }
 
@@ -90,7 +93,10 @@ function validateMetrics(view: SessionView, body: BodyOf<'metrics.recorded'>, ro
   if (notMetric) refuse(...notMetric);
   const policy = policyNamed(name)!;
   if (!view.policies.enabled.includes(name)) {
-    refuse(`policy ${name} is not enabled in this session (enabled: ${view.policies.enabled.join(', ')}); policies are chosen at init`, 'choose_policies_at_init');
+    refuse(
+      `policy ${name} is not enabled in this session (enabled: ${view.policies.enabled.join(', ')}); policies are chosen at init`,
+      'choose_policies_at_init',
+    );
   }
   refusePaused(view, refuse);
   if (!view.roundOpen && !starting) {

@@ -1,4 +1,14 @@
-import { canonicalRequest, EventBody, hiddenTextProblem, readIssue, requestFields, wordsAt, type BodyOf, type Decided, type EventBodyInput } from '../../events/index.js';
+import {
+  canonicalRequest,
+  EventBody,
+  hiddenTextProblem,
+  readIssue,
+  requestFields,
+  wordsAt,
+  type BodyOf,
+  type Decided,
+  type EventBodyInput,
+} from '../../events/index.js';
 import { decideDecision } from './decide-decisions.js';
 import { decideGapEvent, decideRename } from './decide-gaps.js';
 import { decideMetrics, decideRoundClose, decideRoundStart } from './decide-rounds.js';
@@ -44,7 +54,8 @@ function refuseHiddenText(request: unknown): void {
 function rawLabel(input: unknown): string {
   if (typeof input !== 'object' || input === null || !('type' in input) || typeof input.type !== 'string') return 'event';
   const data = 'data' in input && typeof input.data === 'object' && input.data !== null ? input.data : {};
-  const word = (key: string) => (key in data && typeof (data as Record<string, unknown>)[key] === 'string' ? ((data as Record<string, unknown>)[key] as string) : undefined);
+  const word = (key: string) =>
+    key in data && typeof (data as Record<string, unknown>)[key] === 'string' ? ((data as Record<string, unknown>)[key] as string) : undefined;
   const name = word('id') ?? word('kind') ?? word('policy') ?? '';
   const safe = name.length <= 128 && /^[\x21-\x7e]+$/.test(name) ? ` ${name}` : '';
   return `${input.type.slice(0, 64)}${safe}`;

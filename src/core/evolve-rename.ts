@@ -43,16 +43,22 @@ export function renameGap(view: SessionView, event: EventOf<'gap.renamed'>): voi
 function renameInRound(round: RoundFigures, from: string, to: string): void {
   const swap = (id: string): string => (id === from ? to : id);
   const named = (entry: { id: string }) => entry.id === from;
-  if (round.newGaps.some((e) => e.id === from || e.spawnedBy === from)) round.newGaps = round.newGaps.map((e) => ({ ...e, id: swap(e.id), spawnedBy: e.spawnedBy === null ? null : swap(e.spawnedBy) }));
+  if (round.newGaps.some((e) => e.id === from || e.spawnedBy === from))
+    round.newGaps = round.newGaps.map((e) => ({ ...e, id: swap(e.id), spawnedBy: e.spawnedBy === null ? null : swap(e.spawnedBy) }));
   if (round.resolvedGaps.some(named)) round.resolvedGaps = round.resolvedGaps.map((e) => ({ ...e, id: swap(e.id) }));
-  if (round.withdrawnGaps.some((e) => e.id === from || e.of === from)) round.withdrawnGaps = round.withdrawnGaps.map((e) => ({ ...e, id: swap(e.id), of: swap(e.of) }));
+  if (round.withdrawnGaps.some((e) => e.id === from || e.of === from))
+    round.withdrawnGaps = round.withdrawnGaps.map((e) => ({ ...e, id: swap(e.id), of: swap(e.of) }));
   if (round.severityChanges.some(named)) round.severityChanges = round.severityChanges.map((e) => ({ ...e, id: swap(e.id) }));
-  if (round.splits.some((e) => e.id === from || e.into.includes(from))) round.splits = round.splits.map((e) => ({ ...e, id: swap(e.id), into: e.into.map(swap) }));
+  if (round.splits.some((e) => e.id === from || e.into.includes(from)))
+    round.splits = round.splits.map((e) => ({ ...e, id: swap(e.id), into: e.into.map(swap) }));
   if (round.criticalIntroduced.includes(from)) round.criticalIntroduced = round.criticalIntroduced.map(swap);
   if (round.criticalBeforeR29?.includes(from)) round.criticalBeforeR29 = round.criticalBeforeR29.map(swap);
   const takenBack = round.withdrawalsTakenBack;
   if (takenBack?.some(({ entry }) => entry.id === from || entry.of === from)) {
-    round.withdrawalsTakenBack = takenBack.map(({ entry, gap }) => ({ entry: { ...entry, id: swap(entry.id), of: swap(entry.of) }, gap: { ...gap, id: swap(gap.id) } }));
+    round.withdrawalsTakenBack = takenBack.map(({ entry, gap }) => ({
+      entry: { ...entry, id: swap(entry.id), of: swap(entry.of) },
+      gap: { ...gap, id: swap(gap.id) },
+    }));
   }
   // R26's flags name the gap by its id now, as every other list of the round does.
   if (round.outsideFocus.includes(from)) round.outsideFocus = round.outsideFocus.map(swap);
@@ -109,7 +115,9 @@ function renameInPingPong(view: SessionView, round: RoundFigures, from: string, 
   const told = new RegExp(`(^|: |, )${from.replace(/[.-]/g, '\\$&')} \\(resolved `, 'g');
   const swap = (text: string): string => text.replace(told, `$1${to} (resolved `);
   if (!round.verdicts.some((v) => typeof v.figures.pingPong === 'string' && swap(v.figures.pingPong) !== v.figures.pingPong)) return;
-  round.verdicts = round.verdicts.map((v) => (typeof v.figures.pingPong === 'string' ? { ...v, detail: swap(v.detail), figures: { ...v.figures, pingPong: swap(v.figures.pingPong) } } : v));
+  round.verdicts = round.verdicts.map((v) =>
+    typeof v.figures.pingPong === 'string' ? { ...v, detail: swap(v.detail), figures: { ...v.figures, pingPong: swap(v.figures.pingPong) } } : v,
+  );
   if (round.combined) round.combined = { ...round.combined, detail: swap(round.combined.detail) };
   for (const entry of view.history) if (entry.cause === 'round' && entry.round === round.round) entry.reason = swap(entry.reason);
 }

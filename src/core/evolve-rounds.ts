@@ -119,7 +119,12 @@ export function applyDecision(view: SessionView, event: SettledOf<'decision.made
     view.roundsExtended += rounds;
     view.config = { ...view.config, maxRounds: outcome.maxRounds ?? view.config.maxRounds + rounds };
   }
-  const figures = { openCount: view.open.count, weightedOpen: view.open.weighted, maxRounds: view.config.maxRounds, limitProvisional: kind === 'extend_rounds' && roundLimitProvisional(view) };
+  const figures = {
+    openCount: view.open.count,
+    weightedOpen: view.open.weighted,
+    maxRounds: view.config.maxRounds,
+    limitProvisional: kind === 'extend_rounds' && roundLimitProvisional(view),
+  };
   view.decisions.push({
     afterRound,
     duringRound: view.roundOpen,

@@ -71,7 +71,11 @@ export function decisionEffect(data: DecisionData, outcome: Pick<DecisionOutcome
       // From a divergence warning it is the user's answer to it (as prioritize critical is); otherwise a focus only.
       return `user prioritized: focus on ${gaps}${outcome.steps.length > 0 ? '; flat_count reset to 0' : ''}`;
     case 'extend_rounds': {
-      const limit = !figures ? '' : figures.limitProvisional ? `; max_rounds ${figures.maxRounds} for now: round 1 settles preset auto's limit, and the rounds are added to it` : `; max_rounds now ${figures.maxRounds}`;
+      const limit = !figures
+        ? ''
+        : figures.limitProvisional
+          ? `; max_rounds ${figures.maxRounds} for now: round 1 settles preset auto's limit, and the rounds are added to it`
+          : `; max_rounds now ${figures.maxRounds}`;
       return `${extendedBy(data.rounds ?? 0)}${limit}`;
     }
     case 'pause':

@@ -84,7 +84,11 @@ export function forecast(series: readonly number[], window = FORECAST_WINDOW, la
   const main = fitLast(series, window, last);
   const slope = twoDecimals(main.slope);
   if (!(main.slope < 0)) {
-    return unknown('no_downward_trend', slope, `unknown: the weighted open count is not falling (slope ${formatSlope(slope)} per round over the last ${window} rounds)`);
+    return unknown(
+      'no_downward_trend',
+      slope,
+      `unknown: the weighted open count is not falling (slope ${formatSlope(slope)} per round over the last ${window} rounds)`,
+    );
   }
   const estimates = [window - 1, window, window + 1]
     .filter((w) => w >= 2 && w <= series.length)

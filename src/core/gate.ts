@@ -30,7 +30,8 @@ export function gatedCompletion(view: SessionView, decided: readonly Decided[]):
   for (const fact of decided) {
     if (fact.type !== 'round.closed' && fact.type !== 'decision.made') continue;
     const { machine } = fact.data.outcome;
-    if (machine.state === 'COMPLETE' && machine.outcome !== null && GATED_OUTCOMES.has(machine.outcome)) return fact.type === 'round.closed' ? 'round_close' : 'approve';
+    if (machine.state === 'COMPLETE' && machine.outcome !== null && GATED_OUTCOMES.has(machine.outcome))
+      return fact.type === 'round.closed' ? 'round_close' : 'approve';
   }
   return null;
 }
@@ -43,7 +44,9 @@ export function freshRun(view: SessionView): SessionView['verification'] {
 /** A run in words: `exit 1 after 2.1 s`, `timed out after 30 s`. */
 export function runWords(run: NonNullable<SessionView['verification']>): string {
   if (run.timedOut) return `timed out after ${formatSeconds(run.durationMs)}`;
-  return run.exitCode === null ? `could not run or was killed after ${formatSeconds(run.durationMs)}` : `exit ${run.exitCode} after ${formatSeconds(run.durationMs)}`;
+  return run.exitCode === null
+    ? `could not run or was killed after ${formatSeconds(run.durationMs)}`
+    : `exit ${run.exitCode} after ${formatSeconds(run.durationMs)}`;
 }
 
 /**
@@ -62,14 +65,18 @@ export function refuseUnverified(view: SessionView, decided: readonly Decided[],
     // The state, not the round: a batch that starts the round it closes leaves none open when it is refused.
     refuse(`the verification check failed (${runWords(run)}): ${command}; the session stays ${view.machine.state} until it passes`, 'run_verification');
   }
-  refuse(`this session completes only when its verification check passes (${command}); the check runs just before (gapflow's commands run it themselves)`, 'run_verification');
+  refuse(
+    `this session completes only when its verification check passes (${command}); the check runs just before (gapflow's commands run it themselves)`,
+    'run_verification',
+  );
 }
 
 /** A `verification.ran` request: only in a session with a gate, and for its own command. */
 export function decideVerification(view: SessionView, body: BodyOf<'verification.ran'>, refuse: Refuse): Decided[] {
   const gate = view.settings?.verify;
   if (gate === undefined) refuse('this session has no verification check (set one at init with --verify)');
-  if (body.data.command !== gate.command) refuse(`the session's verification check is ${JSON.stringify(gate.command)}, not ${JSON.stringify(body.data.command.slice(0, 200))}`);
+  if (body.data.command !== gate.command)
+    refuse(`the session's verification check is ${JSON.stringify(gate.command)}, not ${JSON.stringify(body.data.command.slice(0, 200))}`);
   return [body];
 }
 

@@ -18,16 +18,7 @@ export interface HookContext {
   stopRequest?: StopRequest | undefined;
 }
 
-export type HookRule =
-  | 'no_session'
-  | 'foreign_session'
-  | 'redirect'
-  | 'stop_requested'
-  | 'complete'
-  | 'ask_user'
-  | 'paused'
-  | 'block_cap'
-  | 'continue';
+export type HookRule = 'no_session' | 'foreign_session' | 'redirect' | 'stop_requested' | 'complete' | 'ask_user' | 'paused' | 'block_cap' | 'continue';
 
 /** Whether the agent goes on or stops, by which rule; the words for it are the renderer's (render's hookVerdict). */
 export interface HookDecision {

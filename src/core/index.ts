@@ -61,8 +61,29 @@ export {
 } from './policies.js';
 export { enabledPolicies, resolveConfig } from './policy-settings.js';
 export { crc32 } from './crc32.js';
-export { ALTERNATING_ROUNDS, alternatingOpenCount, alternatingWords, DEFAULT_PING_PONG, pingPongGaps, pingPongThreshold, pingPongWords, standingCauses, type AlternatingOpenCount, type PingPongGap } from './ping-pong.js';
+export {
+  ALTERNATING_ROUNDS,
+  alternatingOpenCount,
+  alternatingWords,
+  DEFAULT_PING_PONG,
+  pingPongGaps,
+  pingPongThreshold,
+  pingPongWords,
+  standingCauses,
+  type AlternatingOpenCount,
+  type PingPongGap,
+} from './ping-pong.js';
 export { formatSeconds, freshRun, GATE_DEFAULT_TIMEOUT_SECONDS, GATE_FLAG, GATE_TIMEOUT_FLAG, GATED_OUTCOMES, gatedCompletion, runWords } from './gate.js';
-export { counterfactual, recordedCourse, withSettings, type BacktestSettings, type Counterfactual, type Course, type Divergence, type Stop, type Warning } from './backtest.js';
+export {
+  counterfactual,
+  recordedCourse,
+  withSettings,
+  type BacktestSettings,
+  type Counterfactual,
+  type Course,
+  type Divergence,
+  type Stop,
+  type Warning,
+} from './backtest.js';
 export { compareCourses, type Comparison, type StopShift } from './backtest-compare.js';
 export { backtestSession, backtestSettingsProblem, variantGrid, type BacktestRow, type SessionBacktest, type Variant } from './backtest-run.js';

@@ -1,4 +1,13 @@
-import { COMBINED_TEXT_MAX, VERDICT_TEXT_MAX, type DecisionData, type DecisionKind, type DecisionOutcome, type RoundKind, type RoundOutcome, type SettledEvent } from '../../events/index.js';
+import {
+  COMBINED_TEXT_MAX,
+  VERDICT_TEXT_MAX,
+  type DecisionData,
+  type DecisionKind,
+  type DecisionOutcome,
+  type RoundKind,
+  type RoundOutcome,
+  type SettledEvent,
+} from '../../events/index.js';
 import type { ConvergenceEvent, RoundClosedEvent } from '../../machines/index.js';
 import { policyRulesNamed, type CombinedVerdict, type NamedVerdict } from '../policies/lean.js';
 import { severeUnfinished } from './inventory.js';
@@ -79,14 +88,19 @@ export function judgeRoundClose(view: SessionView, rules: SessionRules = 'curren
  * policy's detail and figures (`pingPong`, `openCountAlternating`), and the
  * combined detail; unchanged when it showed none.
  */
-function withCauses(judged: { verdicts: NamedVerdict[]; combined: CombinedVerdict }, causes: ClosingCauses): { verdicts: NamedVerdict[]; combined: CombinedVerdict } {
+function withCauses(
+  judged: { verdicts: NamedVerdict[]; combined: CombinedVerdict },
+  causes: ClosingCauses,
+): { verdicts: NamedVerdict[]; combined: CombinedVerdict } {
   const words = causeWords(causes);
   if (words.length === 0) return judged;
   const figures = {
     ...(causes.pingPong.length > 0 ? { pingPong: pingPongWords(causes.pingPong) } : {}),
     ...(causes.alternating ? { openCountAlternating: alternatingWords(causes.alternating) } : {}),
   };
-  const verdicts = judged.verdicts.map((v) => (policyRulesNamed(v.policy)?.readsGapEvents ? { ...v, detail: [v.detail, ...words].join('; '), figures: { ...v.figures, ...figures } } : v));
+  const verdicts = judged.verdicts.map((v) =>
+    policyRulesNamed(v.policy)?.readsGapEvents ? { ...v, detail: [v.detail, ...words].join('; '), figures: { ...v.figures, ...figures } } : v,
+  );
   return { verdicts, combined: { ...judged.combined, detail: [judged.combined.detail, ...words].join('; ') } };
 }
 
@@ -96,7 +110,9 @@ function cut(text: string, max: number): string {
 }
 
 function recordable(verdict: NamedVerdict): NamedVerdict {
-  const figures = Object.fromEntries(Object.entries(verdict.figures).map(([key, value]) => [key, typeof value === 'string' ? cut(value, VERDICT_TEXT_MAX) : value]));
+  const figures = Object.fromEntries(
+    Object.entries(verdict.figures).map(([key, value]) => [key, typeof value === 'string' ? cut(value, VERDICT_TEXT_MAX) : value]),
+  );
   return { ...verdict, detail: cut(verdict.detail, VERDICT_TEXT_MAX), figures };
 }
 

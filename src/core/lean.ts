@@ -24,5 +24,16 @@ export { changeSeverity, moveGap, openGap } from './evolve-gaps.js';
 export { decideGapEvent } from './decide-gaps.js';
 export { crc32 } from './crc32.js';
 export { deepFreeze, freezeNew } from './freeze.js';
-export { ALTERNATING_ROUNDS, alternatingOpenCount, alternatingWords, DEFAULT_PING_PONG, pingPongGaps, pingPongThreshold, pingPongWords, standingCauses, type AlternatingOpenCount, type PingPongGap } from './ping-pong.js';
+export {
+  ALTERNATING_ROUNDS,
+  alternatingOpenCount,
+  alternatingWords,
+  DEFAULT_PING_PONG,
+  pingPongGaps,
+  pingPongThreshold,
+  pingPongWords,
+  standingCauses,
+  type AlternatingOpenCount,
+  type PingPongGap,
+} from './ping-pong.js';
 export { formatSeconds, freshRun, GATE_DEFAULT_TIMEOUT_SECONDS, GATE_FLAG, GATE_TIMEOUT_FLAG, GATED_OUTCOMES, gatedCompletion, runWords } from './gate.js';

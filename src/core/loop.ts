@@ -15,7 +15,10 @@ export type StopRequest = AgentRequest;
 export function agentStopRequest(view: Pick<SessionView, 'policies'>): { request: StopRequest; round: number } | undefined {
   for (const policy of metricPoliciesOf(view.policies.enabled)) {
     const records = view.policies.records.get(policy.name) ?? [];
-    const request = policy.agentRequest?.(view.policies.settings.get(policy.name), records.map((r) => r.metrics));
+    const request = policy.agentRequest?.(
+      view.policies.settings.get(policy.name),
+      records.map((r) => r.metrics),
+    );
     if (request) return { request, round: records.at(-1)!.round };
   }
   return undefined;
@@ -65,14 +68,33 @@ export interface LoopStep {
 export interface VerificationState {
   command: string;
   timeoutSeconds: number;
-  lastRun: { afterRound: number; gates: 'round_close' | 'approve'; passed: boolean; exitCode: number | null; durationMs: number; timedOut: boolean; output: string } | null;
+  lastRun: {
+    afterRound: number;
+    gates: 'round_close' | 'approve';
+    passed: boolean;
+    exitCode: number | null;
+    durationMs: number;
+    timedOut: boolean;
+    output: string;
+  } | null;
 }
 
 function verificationState(view: SessionView): VerificationState | null {
   const gate = view.settings?.verify;
   if (gate === undefined) return null;
   const run = view.verification;
-  const lastRun = run === null ? null : { afterRound: run.afterRound, gates: run.gates, passed: run.passed, exitCode: run.exitCode, durationMs: run.durationMs, timedOut: run.timedOut, output: run.output };
+  const lastRun =
+    run === null
+      ? null
+      : {
+          afterRound: run.afterRound,
+          gates: run.gates,
+          passed: run.passed,
+          exitCode: run.exitCode,
+          durationMs: run.durationMs,
+          timedOut: run.timedOut,
+          output: run.output,
+        };
   return { command: gate.command, timeoutSeconds: gate.timeoutSeconds, lastRun };
 }
 

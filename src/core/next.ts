@@ -33,9 +33,7 @@ export function nextStep(view: SessionView): { action: NextAction; reason: strin
       }
       const missing = view.roundOpen ? missingMetrics(view, closed + 1) : [];
       const record = missing.length > 0 ? `record ${missing.join(', ')}, ` : '';
-      const work = view.roundOpen
-        ? `round ${closed + 1} is open: work on the open gaps, ${record}then close it`
-        : `start round ${closed + 1}`;
+      const work = view.roundOpen ? `round ${closed + 1} is open: work on the open gaps, ${record}then close it` : `start round ${closed + 1}`;
       const open = `; ${formatCount(view.open.count)} open`;
       return { action: 'continue', reason: `${state}: ${work}${flat}${open}${forecastPastLimit(view)}` };
     }

@@ -113,9 +113,19 @@ export function decisionOptions(view: SessionView): DecisionOption[] {
       ? { ...option('narrow_scope', defer.map(gap), defer), ...(fallback ? { fallback: true as const } : {}) }
       : { kind: 'narrow_scope', gaps: [], recommended: null, requires: ['data.gaps'], event: null };
   const options = [narrow, option('accept_complexity', [])];
-  if (critical.length > 0) options.push(option('prioritize_critical', critical, critical.map((g) => g.id)));
+  if (critical.length > 0)
+    options.push(
+      option(
+        'prioritize_critical',
+        critical,
+        critical.map((g) => g.id),
+      ),
+    );
   options.push(option('pause', []), option('force_complete', unfinished), option('abandon', []));
-  const guard = round.combined.verdict === 'diverging' && round.combined.policies.length > 0 && round.combined.policies.every((name) => policyRulesNamed(name)?.guard === true);
+  const guard =
+    round.combined.verdict === 'diverging' &&
+    round.combined.policies.length > 0 &&
+    round.combined.policies.every((name) => policyRulesNamed(name)?.guard === true);
   return recommend(options, recommendation(round, { critical: critical.length > 0, guard, defer: !fallback, stalled }));
 }
 

@@ -1,4 +1,14 @@
-import { combine, withSessionRules, type CombinedVerdict, type NamedVerdict, DEFAULT_POLICIES, policyRulesNamed, type AnyPolicyRules, type PolicyVerdict, type RoundInput } from '../policies/lean.js';
+import {
+  combine,
+  withSessionRules,
+  type CombinedVerdict,
+  type NamedVerdict,
+  DEFAULT_POLICIES,
+  policyRulesNamed,
+  type AnyPolicyRules,
+  type PolicyVerdict,
+  type RoundInput,
+} from '../policies/lean.js';
 import type { ConvergenceConfig } from '../../machines/index.js';
 import { forecast, FORECAST_WINDOW } from './forecast.js';
 import { lastClosedRound } from './inventory.js';
@@ -77,7 +87,12 @@ export function standingInput(view: StandingView): RoundInput | undefined {
  * open count at each closed round's end through this one, the rounds the
  * forecast says the gaps still need.
  */
-export function roundInput(round: RoundFigures, config: ConvergenceConfig, flatCount: number, weighted?: { series: readonly number[]; last: number }): RoundInput {
+export function roundInput(
+  round: RoundFigures,
+  config: ConvergenceConfig,
+  flatCount: number,
+  weighted?: { series: readonly number[]; last: number },
+): RoundInput {
   const input = { gaps: { ...round, openCount: round.openEnd ?? 0 }, config, flatCount };
   return weighted === undefined ? input : { ...input, forecast: forecast(weighted.series, FORECAST_WINDOW, weighted.last).rounds };
 }

@@ -16,7 +16,13 @@ export function policyReports(view: Pick<SessionView, 'policies'>, events: reado
     const records = view.policies.records.get(policy.name) ?? [];
     const n = records.findIndex((r) => r.round === event.data.round) + 1;
     if (n === 0) continue;
-    reports.push(...policy.reports(view.policies.settings.get(policy.name), records.map((r) => r.metrics), n));
+    reports.push(
+      ...policy.reports(
+        view.policies.settings.get(policy.name),
+        records.map((r) => r.metrics),
+        n,
+      ),
+    );
   }
   return reports;
 }

@@ -58,7 +58,9 @@ export function policySettingsProblem(settings: SessionSettings): [why: string, 
   // A guard only stops or warns: alone, no round could make progress or converge.
   if (enabled.every((name) => policyNamed(name)?.guard)) {
     const goals = POLICY_NAMES.filter((name) => !policyNamed(name)?.guard);
-    return [`${enabled.join(', ')} only ${enabled.length === 1 ? 'guards' : 'guard'} a loop (stops it at a limit, or warns); enable it beside a policy that judges progress (${goals.join(', ')})`];
+    return [
+      `${enabled.join(', ')} only ${enabled.length === 1 ? 'guards' : 'guard'} a loop (stops it at a limit, or warns); enable it beside a policy that judges progress (${goals.join(', ')})`,
+    ];
   }
   if (!readsGapEvents(enabled)) {
     // Settings only the gap policy reads would be taken and silently ignored.
@@ -69,7 +71,8 @@ export function policySettingsProblem(settings: SessionSettings): [why: string, 
   for (const [name, raw] of Object.entries(settings.policySettings ?? {})) {
     const policy = policyNamed(name);
     if (!policy) return [`settings for unknown policy "${name}"`];
-    if (policy.readsGapEvents) return [`the ${name} policy takes the session's own settings (stall threshold, divergence threshold, critical override), not policy settings`];
+    if (policy.readsGapEvents)
+      return [`the ${name} policy takes the session's own settings (stall threshold, divergence threshold, critical override), not policy settings`];
     if (!enabled.includes(name)) return [`settings for ${name}, which is not enabled (enabled: ${enabled.join(', ')})`];
     const parsed = policy.settings.safeParse(raw, { reportInput: true });
     if (!parsed.success) return [`${name} settings: ${formatIssue(parsed.error)}`];
@@ -100,8 +103,7 @@ export function soloStallThreshold(settings: SessionSettings): number | undefine
 export function resolveConfig(settings: SessionSettings, baselineGaps: number): ConvergenceConfig {
   const preset = settings.preset === 'auto' ? presetForBaseline(baselineGaps) : settings.preset;
   const fromPreset = preset ? PRESETS[preset] : {};
-  const autoMaxRounds =
-    settings.preset === 'auto' ? { maxRounds: Math.max(10, Math.ceil(0.6 * baselineGaps)) } : {};
+  const autoMaxRounds = settings.preset === 'auto' ? { maxRounds: Math.max(10, Math.ceil(0.6 * baselineGaps)) } : {};
   const keys = Object.keys(DEFAULT_CONFIG) as (keyof ConvergenceConfig)[];
   const explicit = Object.fromEntries(keys.filter((key) => settings[key] !== undefined).map((key) => [key, settings[key]]));
   const solo = soloStallThreshold(settings);

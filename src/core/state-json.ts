@@ -50,7 +50,9 @@ export function toStateJson(view: SessionView) {
       weightedNet: r.weightedNet,
       weightedResolved: r.weightedResolved,
       weightedNew: r.weightedNew,
-      ...(r.withdrawn > 0 ? { withdrawn: r.withdrawn, weightedWithdrawn: r.weightedWithdrawn, withdrawnGaps: r.withdrawnGaps.map(({ id, of }) => ({ id, of })) } : {}),
+      ...(r.withdrawn > 0
+        ? { withdrawn: r.withdrawn, weightedWithdrawn: r.weightedWithdrawn, withdrawnGaps: r.withdrawnGaps.map(({ id, of }) => ({ id, of })) }
+        : {}),
       ...(r.splits.length > 0 ? { splits: r.splits.map(({ id, into, delta }) => ({ id, into: [...into], weightDelta: delta })) } : {}),
       state: r.state,
       flatCount: r.flatCount,

@@ -55,7 +55,12 @@ export function metricsText(rows: readonly FleetRow[]): string {
       samples: perSession((row) => row.warnings),
     },
     { name: 'gapflow_open_gaps', type: 'gauge', help: 'Open gaps, per session.', samples: perSession((row) => row.open) },
-    { name: 'gapflow_weighted_open_gaps', type: 'gauge', help: 'Open gaps weighted by severity (CRITICAL 16, HIGH 4, MEDIUM 2, LOW 1), per session.', samples: perSession((row) => row.weightedOpen) },
+    {
+      name: 'gapflow_weighted_open_gaps',
+      type: 'gauge',
+      help: 'Open gaps weighted by severity (CRITICAL 16, HIGH 4, MEDIUM 2, LOW 1), per session.',
+      samples: perSession((row) => row.weightedOpen),
+    },
     {
       name: 'gapflow_last_event_timestamp_seconds',
       type: 'gauge',

@@ -39,7 +39,19 @@ const PASSING_SQLSTATE = /^(08|53)|^(57P01|57P02|57P03|57014|40001|40P01|55P03)$
  * system's stale handle). A log that is not there is not among them: the
  * store words that as a LogError, and the folder's next search drops it.
  */
-const PASSING_FILE_CODES: ReadonlySet<string> = new Set(['EACCES', 'EPERM', 'EIO', 'EAGAIN', 'EBUSY', 'EINTR', 'EMFILE', 'ENFILE', 'ENOMEM', 'ESTALE', 'ETIMEDOUT']);
+const PASSING_FILE_CODES: ReadonlySet<string> = new Set([
+  'EACCES',
+  'EPERM',
+  'EIO',
+  'EAGAIN',
+  'EBUSY',
+  'EINTR',
+  'EMFILE',
+  'ENFILE',
+  'ENOMEM',
+  'ESTALE',
+  'ETIMEDOUT',
+]);
 
 /**
  * Whether a failed read of a session says nothing about its log: the
@@ -55,4 +67,3 @@ export function isPassingReadFailure(error: unknown): boolean {
   const code = error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : null;
   return code !== null && PASSING_FILE_CODES.has(code);
 }
-

@@ -27,7 +27,8 @@ const KEEP_ALIVE_MS = 15_000;
  * run nothing), talks only to its own server, and is shown in no other
  * site's frame (no clickjacking).
  */
-const PAGE_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const PAGE_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 export interface Dashboard {
   server: Server;
@@ -91,7 +92,12 @@ export async function dashboardServer(fleet: Fleet): Promise<Dashboard> {
     }
     if (path === '/metrics') return reply(res, 200, METRICS_CONTENT_TYPE, metricsText(fleet.rows()));
     if (path === '/events') {
-      res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Content-Type-Options': 'nosniff' });
+      res.writeHead(200, {
+        'Content-Type': 'text/event-stream; charset=utf-8',
+        'Cache-Control': 'no-cache',
+        Connection: 'keep-alive',
+        'X-Content-Type-Options': 'nosniff',
+      });
       res.write(`retry: 1000\nevent: snapshot\ndata: ${JSON.stringify({ sessions: fleet.rows() })}\n\n`);
       feeds.add(res);
       req.on('close', () => feeds.delete(res));

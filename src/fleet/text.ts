@@ -37,7 +37,10 @@ export function fleetTable(rows: readonly FleetRow[], location: string): string 
       .trimEnd();
   const errors = rows.flatMap((row) => {
     if (row.error !== null) return [`${terminalSafe(row.name)}: ${terminalSafe(row.error)}`];
-    if (row.stale) return [`${terminalSafe(row.name)}: stale for ${ageWords(row.staleForSeconds ?? 0)}, shown as last read; reading it again failed: ${terminalSafe(row.staleReason ?? '')}`];
+    if (row.stale)
+      return [
+        `${terminalSafe(row.name)}: stale for ${ageWords(row.staleForSeconds ?? 0)}, shown as last read; reading it again failed: ${terminalSafe(row.staleReason ?? '')}`,
+      ];
     return [];
   });
   const open = rows.some((row) => row.roundOpen) ? ['(ROUND n+: round n+1 is open)'] : [];
@@ -47,7 +50,8 @@ export function fleetTable(rows: readonly FleetRow[], location: string): string 
 /** A forecast in a few words: the rounds it finishes in, or why there is no estimate. */
 export function forecastWords(forecast: Forecast | null): string {
   if (forecast === null) return '-';
-  if (forecast.finish !== null) return forecast.finish.low === forecast.finish.high ? `round ${forecast.finish.low}` : `rounds ${forecast.finish.low}-${forecast.finish.high}`;
+  if (forecast.finish !== null)
+    return forecast.finish.low === forecast.finish.high ? `round ${forecast.finish.low}` : `rounds ${forecast.finish.low}-${forecast.finish.high}`;
   return { declining: 'declining', too_few_rounds: 'too few rounds', no_downward_trend: 'not falling', already_done: 'done' }[forecast.reason];
 }
 

@@ -32,7 +32,12 @@ function refusalFor(server: Server, req: IncomingMessage): Refusal | null {
 export function refuseForeignRequest(server: Server, req: IncomingMessage, res: ServerResponse): boolean {
   const why = refusalFor(server, req);
   if (why === null) return false;
-  res.writeHead(why.status, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', Connection: 'close' });
+  res.writeHead(why.status, {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+    Connection: 'close',
+  });
   res.end(req.method === 'HEAD' ? undefined : `${why.reason}\n`);
   return true;
 }
@@ -46,6 +51,8 @@ export function refuseForeignUpgrade(server: Server, req: IncomingMessage, socke
   const why = refusalFor(server, req);
   if (why === null) return false;
   const body = `${why.reason}\n`;
-  socket.end(`HTTP/1.1 ${why.status} ${STATUS_TEXT[why.status]}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${why.status} ${STATUS_TEXT[why.status]}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
   return true;
 }

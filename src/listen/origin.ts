@@ -73,7 +73,8 @@ export function refusal(headers: AskingHeaders, bound: Bound): Refusal | null {
   const origin = headers.origin?.toLowerCase();
   if (isLoopback(bound.address)) {
     const hosts = loopbackHosts(bound);
-    if (host === undefined || !hosts.has(host)) return { status: 421, reason: `this server answers only to its loopback names (${[...hosts][0]}), not Host ${JSON.stringify(headers.host ?? '')}` };
+    if (host === undefined || !hosts.has(host))
+      return { status: 421, reason: `this server answers only to its loopback names (${[...hosts][0]}), not Host ${JSON.stringify(headers.host ?? '')}` };
     if (origin !== undefined && !(origin.startsWith('http://') && hosts.has(origin.slice('http://'.length)))) return foreign(headers.origin!);
     return null;
   }

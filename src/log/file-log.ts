@@ -2,7 +2,18 @@ import { randomBytes } from 'node:crypto';
 import { rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { GapflowEvent } from '../../events/index.js';
-import { canWriteCheckpoint, CLOSED_FILE, HEAD_FILE, keyLineEnd, readCheckpoint, readCheckpointKey, readCurrent, removeCheckpoint, STATE_FILE, writeCheckpoint } from './checkpoint.js';
+import {
+  canWriteCheckpoint,
+  CLOSED_FILE,
+  HEAD_FILE,
+  keyLineEnd,
+  readCheckpoint,
+  readCheckpointKey,
+  readCurrent,
+  removeCheckpoint,
+  STATE_FILE,
+  writeCheckpoint,
+} from './checkpoint.js';
 import { appendSealed } from './append.js';
 import { IdIndex } from './id-index.js';
 import { LOG_FILE } from './log-name.js';
@@ -14,7 +25,17 @@ import { followLog, type FollowOptions } from './follow.js';
 import { readCurrentHead } from './head.js';
 import { holdsNoSession, placeNewLog, readFrom, readLogBytes } from './log-path.js';
 import { openCheckpointParts } from './checkpoint-parts.js';
-import { assertExpected, LogError, type Batch, type ClosedAt, type EventSink, type EventStore, type Expected, type HeadForWrite, type Resumed } from './types.js';
+import {
+  assertExpected,
+  LogError,
+  type Batch,
+  type ClosedAt,
+  type EventSink,
+  type EventStore,
+  type Expected,
+  type HeadForWrite,
+  type Resumed,
+} from './types.js';
 
 export { LOG_FILE };
 
@@ -120,7 +141,8 @@ export class FileLog implements EventStore {
         const scan = scanBytes(tail, point, key.end);
         // A bad line past the checkpoint is read as a whole read finds it (waiting out a writer, naming the line).
         if (!scan.fault) {
-          const lastLine = scan.goodBytes > 0 ? tail.subarray(scan.goodBytes - scan.lastLineBytes, scan.goodBytes) : bytes.subarray(after - key.lineBytes, after);
+          const lastLine =
+            scan.goodBytes > 0 ? tail.subarray(scan.goodBytes - scan.lastLineBytes, scan.goodBytes) : bytes.subarray(after - key.lineBytes, after);
           this.#known = { end: key.end + scan.goodBytes, point: scan.goodBytes > 0 ? scan.end : point, lastLine: Buffer.from(lastLine) };
           this.#checkpoint = { end: key.end, bodyBytes };
           return { checkpoint: { seq: key.seq, body }, events: scan.events };
@@ -335,5 +357,4 @@ export class FileLog implements EventStore {
     this.#known = { end: end.end, point: { seq: end.seq, sum: end.sum, sealed: true }, lastLine };
     wroteHere(this.location);
   }
-
 }

@@ -13,7 +13,19 @@ export { MemoryLog } from './memory-log.js';
 export { writeDecisionsFile, writeStatusFile } from './status-file.js';
 export { appendStepSummary, stepSummarySize } from './step-summary.js';
 export { CONFIG_FILE, hasSessionConfig, readSessionConfig, writeSessionConfig, type SessionConfig } from './session-config.js';
-export { LogError, OutcomeUnknown, VersionConflict, type Batch, type EventStore, type Expected, type Resumed, type EventSink, type ClosedAt, type HeadForWrite, type BodyParts } from './types.js';
+export {
+  LogError,
+  OutcomeUnknown,
+  VersionConflict,
+  type Batch,
+  type EventStore,
+  type Expected,
+  type Resumed,
+  type EventSink,
+  type ClosedAt,
+  type HeadForWrite,
+  type BodyParts,
+} from './types.js';
 export { inspectLog, repairLog, type LogInspection, type RepairReport } from './verify.js';
 export { readHookBlocks, writeHookBlocks } from './hook-state.js';
 export { findSessionDir, SESSION_FOLDER } from './find-session.js';
@@ -21,10 +33,35 @@ export { sessionDirsIn } from './session-dirs.js';
 export { sessionFoldersUnder, type SessionFolder } from './session-tree.js';
 export { validateInputText, decodeUtf8, readStandardInput, readTextFile } from './text-file.js';
 export { readInputFile, writeSessionFile } from './session-files.js';
-export { closePostgresStores, DatabaseError, databaseAt, GLOBAL_START, globalEnd, isPostgresUrl, MAX_SESSION_NAME, PgLog, readGlobal, sessionNameProblem, shownDatabase, streamNames, type GlobalCursor, type GlobalEvent } from './pg/index.js';
+export {
+  closePostgresStores,
+  DatabaseError,
+  databaseAt,
+  GLOBAL_START,
+  globalEnd,
+  isPostgresUrl,
+  MAX_SESSION_NAME,
+  PgLog,
+  readGlobal,
+  sessionNameProblem,
+  shownDatabase,
+  streamNames,
+  type GlobalCursor,
+  type GlobalEvent,
+} from './pg/index.js';
 export { checkLogText, exportLog, importLog, looksLikeLog, type CheckedLog } from './transfer.js';
 export { placeNewFile } from './durable.js';
-export { allowFolder, approveCommand, commandApproved, folderAllowed, foreignFolder, revokeCommand, trustFolder, trustPlace, type ForeignFolder } from './trust-store.js';
+export {
+  allowFolder,
+  approveCommand,
+  commandApproved,
+  folderAllowed,
+  foreignFolder,
+  revokeCommand,
+  trustFolder,
+  trustPlace,
+  type ForeignFolder,
+} from './trust-store.js';
 export { readSideFile } from './side-file.js';
 export { CHECKPOINT_LIMIT, HOOK_STATE_LIMIT, LOCK_FILE_LIMIT, SESSION_CONFIG_LIMIT } from './limits.js';
 export { pauseFor } from './pause.js';

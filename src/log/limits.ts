@@ -91,10 +91,13 @@ export function sealedBytes(location: string, events: readonly { type: string; s
     const size = Buffer.byteLength(line, 'utf8');
     if (size > MAX_LINE_BYTES) {
       const event = events[index]!;
-      throw new LogError(`${event.type} (seq ${event.seq}) would be a ${formatBytes(size)} line, over the ${formatBytes(MAX_LINE_BYTES)} limit; nothing was written`);
+      throw new LogError(
+        `${event.type} (seq ${event.seq}) would be a ${formatBytes(size)} line, over the ${formatBytes(MAX_LINE_BYTES)} limit; nothing was written`,
+      );
     }
     added += size;
   });
-  if (logBytes + added > MAX_LOG_BYTES) throw new LogError(`${location} would grow past the ${formatBytes(MAX_LOG_BYTES)} limit; nothing was written: start a new session`);
+  if (logBytes + added > MAX_LOG_BYTES)
+    throw new LogError(`${location} would grow past the ${formatBytes(MAX_LOG_BYTES)} limit; nothing was written: start a new session`);
   return added;
 }

@@ -99,7 +99,8 @@ export function scanBytes(
   if (check !== null) {
     const scan = scanText(text, from, startOffset, depth, sink?.(), ascii, true);
     const verdict = check.verdict();
-    if (scan.fault === null && verdict !== null && verdict.mismatch === 0 && verdict.lines === scan.end.seq - from.seq) return { ...scan, chainWalked: 'parallel' };
+    if (scan.fault === null && verdict !== null && verdict.mismatch === 0 && verdict.lines === scan.end.seq - from.seq)
+      return { ...scan, chainWalked: 'parallel' };
   }
   return scanText(text, from, startOffset, depth, sink?.(), ascii);
 }
@@ -230,7 +231,8 @@ const COMMA = 0x2c;
  */
 function readSealedLine(line: string, seq: number, previous: string, trustSums: boolean, plain: boolean): GapflowEvent | null {
   // A line of an older version (its parse and upcast are the long way's) is told by how it starts, before anything is hashed or parsed.
-  if (!line.startsWith(VERSION_KEY) || !READ_AS_CURRENT.has(line.charCodeAt(VERSION_KEY.length) - ZERO) || line.charCodeAt(VERSION_KEY.length + 1) !== COMMA) return null;
+  if (!line.startsWith(VERSION_KEY) || !READ_AS_CURRENT.has(line.charCodeAt(VERSION_KEY.length) - ZERO) || line.charCodeAt(VERSION_KEY.length + 1) !== COMMA)
+    return null;
   if (overLineLimit(line)) return null;
   const at = line.length - SUM_SUFFIX_LENGTH;
   if (at < 1 || !line.startsWith(SUM_PREFIX, at) || !line.endsWith('"}')) return null;
@@ -239,9 +241,7 @@ function readSealedLine(line: string, seq: number, previous: string, trustSums: 
   return fields !== null && fields.seq === seq && READ_AS_CURRENT.has(fields.v) ? readAsWritten(fields, plain) : null;
 }
 
-type Checked =
-  | { fault: null; event: GapflowEvent; sum: string; hasSum: boolean; sealed: true }
-  | { fault: string; sealed: boolean; readable: boolean };
+type Checked = { fault: null; event: GapflowEvent; sum: string; hasSum: boolean; sealed: true } | { fault: string; sealed: boolean; readable: boolean };
 
 /** Whether a line is over the byte limit: one longer in UTF-16 units surely is; only one near it is measured in bytes. */
 function overLineLimit(line: string): boolean {
@@ -298,7 +298,13 @@ function objectWithMembers(text: string): Record<string, unknown> | null {
 }
 
 /** The rest of a line's judgement, from its stored object and what its checksum says. */
-function judgeLine(stored: Record<string, unknown>, before: ChainPoint, depth: ScanDepth, plain: boolean, seal: { hasSum: boolean; sum: string; sealed: boolean }): Checked {
+function judgeLine(
+  stored: Record<string, unknown>,
+  before: ChainPoint,
+  depth: ScanDepth,
+  plain: boolean,
+  seal: { hasSum: boolean; sum: string; sealed: boolean },
+): Checked {
   const { hasSum, sum, sealed } = seal;
   const expectedSeq = before.seq + 1;
   const problem = versionProblem(stored.v);

@@ -196,4 +196,3 @@ function dropUnfilled(path: string, fd: number): void {
     closeSync(fd);
   }
 }
-

@@ -24,7 +24,9 @@ export function readLogBytes(path: string, dir: string, start = 0): Buffer {
   }
   try {
     if (file.size > MAX_LOG_BYTES) {
-      throw new LogError(`${path} is ${formatSize(file.size)}, over the ${formatBytes(MAX_LOG_BYTES)} limit of a log; it was not read (gapflow never writes one that big)`);
+      throw new LogError(
+        `${path} is ${formatSize(file.size)}, over the ${formatBytes(MAX_LOG_BYTES)} limit of a log; it was not read (gapflow never writes one that big)`,
+      );
     }
     const length = file.size - start;
     return readRange(file.fd, start, length, length >= PARALLEL_CHAIN_BYTES);

@@ -104,7 +104,6 @@ function overLimit(where: string, limit: InputLimit, size: string): LogError {
   return new LogError(`${where} is ${size}, over the ${formatBytes(limit.maxBytes)} limit of ${limit.name}; nothing was written`);
 }
 
-
 /** Standard input (or a stand-in descriptor, for tests) as text, refused once it passes `limit`, without reading the rest. */
 export function readStandardInput(limit: InputLimit, fd = 0): string {
   const bytes = readUpTo(fd, limit.maxBytes);

@@ -29,7 +29,8 @@ export function checkLogText(text: string): CheckedLog {
 type LineStore = EventStore & Required<Pick<EventStore, 'sealedText' | 'createSealed'>>;
 
 function movesLines(store: EventStore, doing: string): LineStore {
-  if (store.sealedText === undefined || store.createSealed === undefined) throw new LogError(`${store.location} keeps events, not sealed lines: it cannot ${doing}`);
+  if (store.sealedText === undefined || store.createSealed === undefined)
+    throw new LogError(`${store.location} keeps events, not sealed lines: it cannot ${doing}`);
   return store as LineStore;
 }
 
@@ -37,7 +38,11 @@ function movesLines(store: EventStore, doing: string): LineStore {
 export function exportLog(store: EventStore): { text: string; events: readonly GapflowEvent[] } {
   const text = movesLines(store, 'export').sealedText();
   const checked = checkLogText(text);
-  if (checked.fault !== null) throw new LogError(`${store.location} line ${checked.fault.line}: ${checked.fault.reason}; nothing was exported (\`gapflow verify\` says more)`, checked.fault.line);
+  if (checked.fault !== null)
+    throw new LogError(
+      `${store.location} line ${checked.fault.line}: ${checked.fault.reason}; nothing was exported (\`gapflow verify\` says more)`,
+      checked.fault.line,
+    );
   if (checked.events.length === 0) throw new LogError(`${store.location} holds no event; nothing was exported`);
   return { text, events: checked.events };
 }

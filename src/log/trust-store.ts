@@ -44,7 +44,9 @@ function choiceFile(env: TrustEnv, choice: Choice): string {
 function chosen(env: TrustEnv, choice: Choice): boolean {
   const path = choiceFile(env, choice);
   try {
-    const kept = withSideFile(path, APPROVAL_LIMIT, (file) => (ownedSafely(fstatSync(file.fd), false) ? (JSON.parse(sideText(file, path, APPROVAL_LIMIT)) as unknown) : null));
+    const kept = withSideFile(path, APPROVAL_LIMIT, (file) =>
+      ownedSafely(fstatSync(file.fd), false) ? (JSON.parse(sideText(file, path, APPROVAL_LIMIT)) as unknown) : null,
+    );
     return typeof kept === 'object' && kept !== null && Object.entries(choice).every(([key, value]) => (kept as Record<string, unknown>)[key] === value);
   } catch {
     // A symlink, a FIFO, an oversized or unreadable file: not a choice this user made.
@@ -131,7 +133,12 @@ export function foreignFolder(dir: string, uid = currentUid()): ForeignFolder | 
     }
     if (stats.uid !== uid) return { path, owner: stats.uid, why: `owned by uid ${stats.uid}, not by you (uid ${uid})` };
     // A symlink's own mode means nothing (reads refuse one at the log's path anyway).
-    if (!stats.isSymbolicLink() && openToOthers(stats, folder)) return { path, owner: stats.uid, why: `writable by ${(stats.mode & 0o020) !== 0 ? 'its group' : 'others'} (mode ${(stats.mode & 0o7777).toString(8).padStart(4, '0')})` };
+    if (!stats.isSymbolicLink() && openToOthers(stats, folder))
+      return {
+        path,
+        owner: stats.uid,
+        why: `writable by ${(stats.mode & 0o020) !== 0 ? 'its group' : 'others'} (mode ${(stats.mode & 0o7777).toString(8).padStart(4, '0')})`,
+      };
   }
   return null;
 }

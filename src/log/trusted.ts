@@ -104,7 +104,10 @@ function words() {
 const isCount = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;
 // Finite, as the schema's numbers are: JSON.parse reads 1e999 as Infinity.
 const isNumber = (value: unknown): boolean => Number.isFinite(value);
-const isShort = (max: number) => (value: unknown): boolean => isString(value) && value.length <= max;
+const isShort =
+  (max: number) =>
+  (value: unknown): boolean =>
+    isString(value) && value.length <= max;
 const POLICY_NAME = /^[a-z][a-z0-9_]*$/;
 const isPolicy = (value: unknown): boolean => isShort(32)(value) && POLICY_NAME.test(value as string);
 const isListOf = (value: unknown, max: number, check: (item: unknown) => boolean): boolean => Array.isArray(value) && value.length <= max && value.every(check);
@@ -174,7 +177,11 @@ const DATA_CHECKS: Partial<Record<GapflowEvent['type'], { keys: readonly string[
   'gap.opened': {
     keys: ['id', 'severity', 'title', 'spawnedBy', 'blocking'],
     ok: (d, plain) =>
-      isGapId(d.id) && words().severities.has(d.severity) && isText(d.title, TITLE_MAX, plain) && typeof d.blocking === 'boolean' && isOptional(d.spawnedBy, isGapId),
+      isGapId(d.id) &&
+      words().severities.has(d.severity) &&
+      isText(d.title, TITLE_MAX, plain) &&
+      typeof d.blocking === 'boolean' &&
+      isOptional(d.spawnedBy, isGapId),
   },
   'gap.moved': {
     keys: ['id', 'to', 'reason', 'blockedBy', 'of'],

@@ -14,7 +14,14 @@ import { eraseRules, type AnyPolicyRules } from './types.js';
  */
 
 /** Every policy a session may enable, gaps first. Adding one: its folder, and a line here and in registry.ts. */
-const RULES: readonly AnyPolicyRules[] = [eraseRules(gapsRules), eraseRules(questionsRules), eraseRules(atomsRules), eraseRules(forgeRules), eraseRules(qualityRules), eraseRules(budgetRules)];
+const RULES: readonly AnyPolicyRules[] = [
+  eraseRules(gapsRules),
+  eraseRules(questionsRules),
+  eraseRules(atomsRules),
+  eraseRules(forgeRules),
+  eraseRules(qualityRules),
+  eraseRules(budgetRules),
+];
 
 const BY_NAME = new Map(RULES.map((p) => [p.name, p]));
 

@@ -35,8 +35,7 @@ export type FlagSpec =
    * `placeholder`: what `--help` shows after the flag (`N`); `oneOf`: one of the flags so marked is
    * given, not all (`--help` shows them as alternatives).
    */
-  | { type: 'string'; multiple?: boolean; value?: 'whole' | 'number' | 'amount'; placeholder?: string; oneOf?: boolean }
-  | { type: 'boolean' };
+  { type: 'string'; multiple?: boolean; value?: 'whole' | 'number' | 'amount'; placeholder?: string; oneOf?: boolean } | { type: 'boolean' };
 export type FlagValues = Record<string, string | boolean | string[] | undefined>;
 
 /** What the gap events made of a round, as the session folded them: the figures seed 003 judges. */

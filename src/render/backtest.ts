@@ -13,7 +13,10 @@ const HEADERS = ['session', 'setting', 'warns at', 'stops at', 'against the reco
  * where it stops, and how that stands to the record.
  */
 export function backtestLines(sessions: readonly NamedBacktest[]): string {
-  const recorded = sessions.map(({ session, recorded: course }) => `  ${session}: ${course.warnings.length === 0 ? 'no warning' : `warned at ${warnings(course.warnings, '')}`}; ${recordedEnd(course)}`);
+  const recorded = sessions.map(
+    ({ session, recorded: course }) =>
+      `  ${session}: ${course.warnings.length === 0 ? 'no warning' : `warned at ${warnings(course.warnings, '')}`}; ${recordedEnd(course)}`,
+  );
   const rows = sessions.flatMap(({ session, rows: settings }) => settings.map((row) => rowCells(session, row)));
   return `Recorded:\n${recorded.join('\n')}\n\n${columns([[...HEADERS], ...rows])}`;
 }

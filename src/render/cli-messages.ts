@@ -25,7 +25,8 @@ export const REMEDY_HINT: Readonly<Record<Remedy, string>> = {
   choose_policies_at_init: '--policy',
   enable_gap_policy: 'add gaps to --policy, or leave it out',
   run_verification: 'fix what the check reports, then run the same command again: the check runs again',
-  approve_check: 'ask the user: they read it with `gapflow trust` and approve it with `gapflow trust --allow`, which an agent must not do for them; then run the same command again',
+  approve_check:
+    'ask the user: they read it with `gapflow trust` and approve it with `gapflow trust --allow`, which an agent must not do for them; then run the same command again',
 };
 
 /** Where to look after a usage error. */
@@ -177,8 +178,16 @@ function describe(event: GapflowEvent): string {
 export { claudeHookAnswer, hookWarningLine } from './hook-answer.js';
 
 /** `verify` on a whole log: its extent and chain, then the audit's findings. */
-export function verifiedLines(result: { location: string; events: readonly unknown[]; lastSeq: number; lastSum: string; findings: readonly { line: number; type: string; message: string }[] }): string {
-  const lines = [`OK: ${result.location}: ${counted(result.events.length, 'event')}, seq 1 to ${result.lastSeq}, checksum chain intact (last ${result.lastSum || 'none'})\n`];
+export function verifiedLines(result: {
+  location: string;
+  events: readonly unknown[];
+  lastSeq: number;
+  lastSum: string;
+  findings: readonly { line: number; type: string; message: string }[];
+}): string {
+  const lines = [
+    `OK: ${result.location}: ${counted(result.events.length, 'event')}, seq 1 to ${result.lastSeq}, checksum chain intact (last ${result.lastSum || 'none'})\n`,
+  ];
   const { findings } = result;
   if (findings.length > 0) {
     lines.push(`Audit under today's rules: ${findings.length} finding${findings.length === 1 ? '' : 's'} (the history stands as recorded):\n`);
@@ -188,7 +197,11 @@ export function verifiedLines(result: { location: string; events: readonly unkno
 }
 
 /** `repair`: what was cut, and where its bytes were kept. */
-export function repairedLine(report: { location: string; events: number; cut: { line: number; bytes: number; reason: string; backup: string | null } | null }): string {
+export function repairedLine(report: {
+  location: string;
+  events: number;
+  cut: { line: number; bytes: number; reason: string; backup: string | null } | null;
+}): string {
   const { cut } = report;
   if (cut === null) return `Nothing to repair: ${report.location} has no torn last line (${counted(report.events, 'event')}).\n`;
   if (cut.backup === null) return `Removed ${report.location}: ${cut.reason}. \`gapflow init\` starts a session there.\n`;

@@ -1,13 +1,5 @@
 import type { GapflowEvent } from '../../events/index.js';
-import {
-  formatCount,
-  tracksGaps,
-  metricPoliciesOf,
-  policyStates,
-  roundLimit,
-  toStateJson,
-  type SessionView,
-} from '../core/index.js';
+import { formatCount, tracksGaps, metricPoliciesOf, policyStates, roundLimit, toStateJson, type SessionView } from '../core/index.js';
 import { renderRoundReport } from './round.js';
 import { counted } from './counted.js';
 
@@ -77,7 +69,9 @@ export function stateLines(view: SessionView): string {
     tracksGaps(view)
       ? `Open count: ${formatCount(s.openGapCount)} (weighted ${formatCount(s.weightedOpen)}); flat_count ${s.flatCount}/${s.config.stallThreshold}`
       : `flat_count ${s.flatCount}/${s.config.stallThreshold}`,
-    ...s.policies.filter((p) => metric.has(p.name)).map((p) => `Policy ${p.name}: ${p.verdict ? `${p.verdict} (${p.reason}): ${p.detail}` : 'no iteration recorded yet'}`),
+    ...s.policies
+      .filter((p) => metric.has(p.name))
+      .map((p) => `Policy ${p.name}: ${p.verdict ? `${p.verdict} (${p.reason}): ${p.detail}` : 'no iteration recorded yet'}`),
     `Next: ${s.decision.action}: ${s.decision.reason}`,
     '',
   ].join('\n');

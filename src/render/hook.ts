@@ -1,4 +1,15 @@
-import { type HookCall, type HookContext, type HookDecision, loopStep, type LoopStep, metricPoliciesOf, missingMetrics, tracksGaps, SEVERITIES, type SessionView } from '../core/lean.js';
+import {
+  type HookCall,
+  type HookContext,
+  type HookDecision,
+  loopStep,
+  type LoopStep,
+  metricPoliciesOf,
+  missingMetrics,
+  tracksGaps,
+  SEVERITIES,
+  type SessionView,
+} from '../core/lean.js';
 import { formatCount } from '../policies/lean.js';
 import { clip, fitLines, itemList, type ItemList, type Line } from './fit.js';
 import { focusIsChosen } from './focus.js';
@@ -43,8 +54,10 @@ export function hookVerdict(view: SessionView | null, call: HookCall, context: H
   if (view === null) return say('no gapflow session here');
   if (decision.rule === 'foreign_session') return say(`the session is bound to agent session ${view.agentSession ?? ''}, not ${call.agentSession}`);
   const request = context.stopRequest;
-  if (decision.rule === 'redirect') return say(`redirect requested: ${request?.reason ?? ''}`, `gapflow: redirect requested (${request?.reason ?? ''}); the agent may stop for it.`);
-  if (decision.rule === 'stop_requested') return say(`stop requested: ${request?.reason ?? ''}`, `gapflow: stop requested (${request?.reason ?? ''}); the loop stops here.`);
+  if (decision.rule === 'redirect')
+    return say(`redirect requested: ${request?.reason ?? ''}`, `gapflow: redirect requested (${request?.reason ?? ''}); the agent may stop for it.`);
+  if (decision.rule === 'stop_requested')
+    return say(`stop requested: ${request?.reason ?? ''}`, `gapflow: stop requested (${request?.reason ?? ''}); the loop stops here.`);
   const step = loopStep(view);
   switch (decision.rule) {
     case 'complete':
@@ -76,7 +89,9 @@ function blockReason(view: SessionView, step: LoopStep, blocks: number, maxBlock
   const count: Line = [`(Block ${blocks} of at most ${maxBlocks} in a row.)`];
   if (!tracksGaps(view)) {
     const lines: Line[] = [
-      [`gapflow: the refinement loop is ${step.state}, so keep going. Next: ${step.reason}. Record each iteration with gapflow record POLICY … (gapflow check --verbose shows where each policy stands).`],
+      [
+        `gapflow: the refinement loop is ${step.state}, so keep going. Next: ${step.reason}. Record each iteration with gapflow record POLICY … (gapflow check --verbose shows where each policy stands).`,
+      ],
     ];
     if (step.state === 'FLAT') lines.push([flatLine(view)]);
     lines.push(count);
@@ -166,7 +181,14 @@ function listsOf(lines: readonly string[]): Line[] {
     let end = i;
     while (end < lines.length && LIST_ITEM.test(lines[end]!)) end += 1;
     // A gap's line carries its title (up to 500 characters): the message shows its start.
-    out.push([itemList(lines.slice(i, end).map((line) => clip(line, LINE_SHOWN)), '\n', (n) => `\n${indent}- +${n} more`, LIST_SHOWN)]);
+    out.push([
+      itemList(
+        lines.slice(i, end).map((line) => clip(line, LINE_SHOWN)),
+        '\n',
+        (n) => `\n${indent}- +${n} more`,
+        LIST_SHOWN,
+      ),
+    ]);
     i = end;
   }
   return out;

@@ -1,5 +1,14 @@
 import type { DecisionKind } from '../../events/index.js';
-import { decisionOptions, lastClosedRound, tracksGaps, type DecisionOption, type Gap, type Recommendation, type RoundFigures, type SessionView } from '../core/lean.js';
+import {
+  decisionOptions,
+  lastClosedRound,
+  tracksGaps,
+  type DecisionOption,
+  type Gap,
+  type Recommendation,
+  type RoundFigures,
+  type SessionView,
+} from '../core/lean.js';
 import { formatCount, signed } from '../policies/lean.js';
 import { counted } from './counted.js';
 

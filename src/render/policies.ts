@@ -1,4 +1,14 @@
-import { closedRounds, currentVerdict, lastClosedRound, metricPoliciesOf, roundInput, soleNarrator, standingInput, type RoundFigures, type SessionView } from '../core/index.js';
+import {
+  closedRounds,
+  currentVerdict,
+  lastClosedRound,
+  metricPoliciesOf,
+  roundInput,
+  soleNarrator,
+  standingInput,
+  type RoundFigures,
+  type SessionView,
+} from '../core/index.js';
 import { policyNamed, renderCheckTree, type AnyPolicy, type Figure } from '../policies/index.js';
 import { escapeMarkdown as md, table } from './markdown.js';
 import { remainingIssuesOf } from './remaining.js';
@@ -20,7 +30,8 @@ export function renderPolicyCheck(view: SessionView, verbose: boolean): string {
     if (verbose) parts.push(renderCheckTree(completedTree(view, checkTreeOf(view, policy, round))));
   }
   // A session told in one policy's own words has no combination to show.
-  if (round?.combined && !soleNarrator(view)) parts.push(`combined (${view.policies.completeWhen}): ${round.combined.verdict} (${round.combined.policies.join(', ')})\n`);
+  if (round?.combined && !soleNarrator(view))
+    parts.push(`combined (${view.policies.completeWhen}): ${round.combined.verdict} (${round.combined.policies.join(', ')})\n`);
   return parts.join(verbose ? '\n' : '');
 }
 
@@ -33,7 +44,11 @@ function completedTree<T extends { decision: string }>(view: SessionView, tree: 
 function checkTreeOf(view: SessionView, policy: AnyPolicy, round: SessionView['rounds'][number] | undefined) {
   const history = (view.policies.records.get(policy.name) ?? []).map((r) => r.metrics);
   // A metric policy's tree reads the round as its standing verdict does (with the forecast); a gap-reading one, the last closed round.
-  return policy.check(view.policies.settings.get(policy.name), history, policy.readsGapEvents ? round && roundInput(round, view.config, view.machine.flatCount) : standingInput(view));
+  return policy.check(
+    view.policies.settings.get(policy.name),
+    history,
+    policy.readsGapEvents ? round && roundInput(round, view.config, view.machine.flatCount) : standingInput(view),
+  );
 }
 
 function cell(value: Figure | undefined): string {
@@ -70,7 +85,8 @@ export function policySections(view: SessionView): string[] {
     const latest = currentVerdict(view, policy);
     if (latest) parts.push(`Latest: ${latest.verdict} (${md(latest.reason)}): ${md(latest.detail)}`);
     const issues = remainingIssuesOf(view, policy);
-    if (issues.length > 0) parts.push(`Remaining issues (the concerns of the votes that did not agree):\n\n${issues.map((issue) => `- ${md(issue)}`).join('\n')}`);
+    if (issues.length > 0)
+      parts.push(`Remaining issues (the concerns of the votes that did not agree):\n\n${issues.map((issue) => `- ${md(issue)}`).join('\n')}`);
   }
   return parts;
 }

@@ -1,5 +1,16 @@
 import type { GapState, Severity } from '../../events/index.js';
-import { decisionOptions, isOpen, lastClosedRound, soleNarrator, standingCauses, tracksGaps, SEVERITIES, STATE_CLASS, type RoundFigures, type SessionView } from '../core/lean.js';
+import {
+  decisionOptions,
+  isOpen,
+  lastClosedRound,
+  soleNarrator,
+  standingCauses,
+  tracksGaps,
+  SEVERITIES,
+  STATE_CLASS,
+  type RoundFigures,
+  type SessionView,
+} from '../core/lean.js';
 import { formatCount, signed, belowDivergence } from '../policies/lean.js';
 import { deferralGround, optionEntries } from './options.js';
 import { disagreementNote, netsDisagree } from './sections.js';
@@ -53,12 +64,11 @@ function thisRound(round: RoundFigures): string[] {
 }
 
 function progress(view: SessionView, round: RoundFigures, trigger: Trigger): string[] {
-  const marker =
-    belowDivergence(round.weightedNet, view.config)
-      ? ' <-- DIVERGENCE TRIGGER'
-      : trigger === 'stall'
-        ? ` <-- STALL (${counted(view.config.stallThreshold, 'flat round')})`
-        : ' <-- CRITICAL OVERRIDE';
+  const marker = belowDivergence(round.weightedNet, view.config)
+    ? ' <-- DIVERGENCE TRIGGER'
+    : trigger === 'stall'
+      ? ` <-- STALL (${counted(view.config.stallThreshold, 'flat round')})`
+      : ' <-- CRITICAL OVERRIDE';
   const lines = [
     `Unweighted Net: ${signed(round.unweightedNet)} (${round.resolved} resolved, ${round.new} new)`,
     `Weighted Net: ${signed(round.weightedNet)} (resolved ${round.weightedResolved}, new ${round.weightedNew})${marker}`,
@@ -114,7 +124,9 @@ function inventoryLines(view: SessionView): string[] {
     const inState = gaps.filter((g) => g.state === state);
     if (inState.length === 0) return `${label}: 0`;
     // UNTRIAGED is named only where there are some: a session that never uses it reads as it always did.
-    const bySeverity = SEVERITIES.map((s: Severity) => [s, inState.filter((g) => g.severity === s).length] as const).filter(([s, n]) => s !== 'UNTRIAGED' || n > 0);
+    const bySeverity = SEVERITIES.map((s: Severity) => [s, inState.filter((g) => g.severity === s).length] as const).filter(
+      ([s, n]) => s !== 'UNTRIAGED' || n > 0,
+    );
     return `${label}: ${inState.length} (${bySeverity.map(([s, n]) => `${n} ${s}`).join(', ')})`;
   });
   const deferred = gaps.filter((g) => g.state === 'USER_DEFERRED').length;
@@ -232,7 +244,18 @@ function policyPrompt(view: SessionView, round: RoundFigures, combined: NonNulla
     ...(gaps ? standingCauses(view).map((cause) => `SECONDARY: ${cause}`) : []),
     '',
   ];
-  if (gaps) lines.push('=== This Round ===', ...thisRound(round), '', '=== Current Gap Inventory ===', ...inventoryLines(view), '', '=== Options ===', ...options(view), '');
+  if (gaps)
+    lines.push(
+      '=== This Round ===',
+      ...thisRound(round),
+      '',
+      '=== Current Gap Inventory ===',
+      ...inventoryLines(view),
+      '',
+      '=== Options ===',
+      ...options(view),
+      '',
+    );
   else {
     lines.push(
       '=== Options ===',

@@ -1,11 +1,4 @@
-import {
-  closedRounds,
-  tracksGaps,
-  nextStep,
-  signed,
-  type RoundFigures,
-  type SessionView,
-} from '../core/index.js';
+import { closedRounds, tracksGaps, nextStep, signed, type RoundFigures, type SessionView } from '../core/index.js';
 import { disagreementNote, netsDisagree, untriagedCount } from './sections.js';
 
 /** R26, for the terminal: the gaps moved outside the focus, flagged. */
@@ -29,10 +22,14 @@ export function renderRoundReport(view: SessionView, roundNumber?: number): stri
       `  Unweighted net: ${signed(round.unweightedNet)}   Weighted net: ${signed(round.weightedNet)}`,
     );
     // R20: withdrawn duplicates are neither resolved nor new; shown so the open counts add up.
-    if (round.withdrawn > 0) lines.push(`  Withdrawn as duplicates: ${round.withdrawn} (weighted ${round.weightedWithdrawn}): ${round.withdrawnGaps.map((g) => `${g.id} of ${g.of}`).join(', ')}`);
+    if (round.withdrawn > 0)
+      lines.push(
+        `  Withdrawn as duplicates: ${round.withdrawn} (weighted ${round.weightedWithdrawn}): ${round.withdrawnGaps.map((g) => `${g.id} of ${g.of}`).join(', ')}`,
+      );
     // R23: the round that has just closed ends with these untriaged (the view is as the close left it).
     const untriaged = round.round === view.rounds.length ? untriagedCount(view) : 0;
-    if (untriaged > 0) lines.push(`  Untriaged: ${untriaged} ${untriaged === 1 ? 'gap' : 'gaps'} still without a severity (each weighs as MEDIUM until triaged)`);
+    if (untriaged > 0)
+      lines.push(`  Untriaged: ${untriaged} ${untriaged === 1 ? 'gap' : 'gaps'} still without a severity (each weighs as MEDIUM until triaged)`);
     if (netsDisagree(round)) lines.push(`  ${disagreementNote(round)}`);
     if (round.outsideFocus.length > 0) lines.push(`  ${outsideFocusLine(round.outsideFocus)}`);
   }

@@ -1,5 +1,18 @@
 import type { Severity } from '../../events/index.js';
-import { closedRoundCount, closedRounds, openCount, nextStep, tracksGaps, roundLimit, presetForBaseline, SEVERITIES, STATE_CLASS, type HistoryEntry, type RoundFigures, type SessionView } from '../core/lean.js';
+import {
+  closedRoundCount,
+  closedRounds,
+  openCount,
+  nextStep,
+  tracksGaps,
+  roundLimit,
+  presetForBaseline,
+  SEVERITIES,
+  STATE_CLASS,
+  type HistoryEntry,
+  type RoundFigures,
+  type SessionView,
+} from '../core/lean.js';
 import { formatCount, signed } from '../policies/lean.js';
 import { focusIsChosen } from './focus.js';
 import { escapeMarkdown as md, table } from './markdown.js';
@@ -35,8 +48,23 @@ export function roundTable(view: SessionView, rounds: readonly RoundFigures[] = 
   // Columns shown only when some round needs them, so a session without either reads as before: R25's Kind once a
   // round was not a work round, R20's Withdrawn once a round withdrew a duplicate (Open End = Open Start - Resolved + New - Withdrawn).
   const columns: RoundColumns = { kinds: someRoundNotWork(rounds), withdrawals: rounds.some((r) => r.withdrawn > 0) };
-  const headers = ['Round', ...(columns.kinds ? ['Kind'] : []), 'Open Start', 'Resolved', 'New', ...(columns.withdrawals ? ['Withdrawn'] : []), 'Open End', 'Unweighted Net', 'Weighted Net', 'State', 'Flat Count'];
-  return table(headers, rounds.map((r) => roundCells(view, r, columns)));
+  const headers = [
+    'Round',
+    ...(columns.kinds ? ['Kind'] : []),
+    'Open Start',
+    'Resolved',
+    'New',
+    ...(columns.withdrawals ? ['Withdrawn'] : []),
+    'Open End',
+    'Unweighted Net',
+    'Weighted Net',
+    'State',
+    'Flat Count',
+  ];
+  return table(
+    headers,
+    rounds.map((r) => roundCells(view, r, columns)),
+  );
 }
 
 /** R25: every table of rounds shows a Kind column once one of its rounds was not a work round. */
@@ -151,9 +179,7 @@ export function inventory(view: SessionView): string {
   // R23: untriaged gaps are listed as such, in a section of their own when there are any.
   const shown = SEVERITIES.filter((severity) => severity !== 'UNTRIAGED' || gaps.some((g) => g.severity === severity));
   const sections = shown.map((severity: Severity) => {
-    const group = gaps
-      .filter((g) => g.severity === severity)
-      .sort((a, b) => CLASS_ORDER[STATE_CLASS[a.state]] - CLASS_ORDER[STATE_CLASS[b.state]]);
+    const group = gaps.filter((g) => g.severity === severity).sort((a, b) => CLASS_ORDER[STATE_CLASS[a.state]] - CLASS_ORDER[STATE_CLASS[b.state]]);
     if (group.length === 0) return `#### ${severity} (0)\n\n_None._`;
     const open = formatCount(openCount(group));
     const rows = group.map((g) => [md(g.id), g.state, md(g.title), gapNotes(view, g.id)]);
@@ -173,7 +199,8 @@ export function headline(view: SessionView): string {
   ];
   const untriaged = untriagedCount(view);
   if (untriaged > 0) lines.push(`**Untriaged:** ${untriaged} ${untriaged === 1 ? 'gap' : 'gaps'} (each weighs as MEDIUM until triaged)`);
-  if (view.focus.length > 0) lines.push(`**Focus:** ${view.focus.map(md).join(', ')} (${focusIsChosen(view) ? 'prioritized gaps' : 'prioritized CRITICAL gaps'})`);
+  if (view.focus.length > 0)
+    lines.push(`**Focus:** ${view.focus.map(md).join(', ')} (${focusIsChosen(view) ? 'prioritized gaps' : 'prioritized CRITICAL gaps'})`);
   if (view.baseline) {
     lines.push(
       `**Baseline:** ${formatCount(view.baseline.openCount)} open (weighted ${formatCount(view.baseline.weightedOpen)}), accepted after round ${view.baseline.afterRound}`,

@@ -1,12 +1,4 @@
-import {
-  closedRounds,
-  lastClosedRound,
-  formatCount,
-  soleNarrator,
-  tracksGaps,
-  unfinishedGaps,
-  type SessionView,
-} from '../core/index.js';
+import { closedRounds, lastClosedRound, formatCount, soleNarrator, tracksGaps, unfinishedGaps, type SessionView } from '../core/index.js';
 import { escapeMarkdown as md } from './markdown.js';
 import { policySections, verdictTable } from './policies.js';
 import { historyList, ofMax, roundTable } from './sections.js';

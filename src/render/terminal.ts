@@ -37,7 +37,5 @@ const LEFT_RAW_BY_JSON = new RegExp(`[\\u007f-\\u009f\\u2028\\u2029]|${HIDDEN_CH
  * UTF-16 halves. The value a JSON reader gets back is the same.
  */
 export function terminalSafeJson(json: string): string {
-  return json.replace(LEFT_RAW_BY_JSON, (c) =>
-    Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''),
-  );
+  return json.replace(LEFT_RAW_BY_JSON, (c) => Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''));
 }

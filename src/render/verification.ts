@@ -10,7 +10,9 @@ import { closedRoundCount, formatSeconds, runWords, type SessionView } from '../
 export function verificationSection(view: SessionView): string[] {
   const gate = view.settings?.verify;
   if (gate === undefined) return [];
-  const lines = [`Check: ${codeSpan(gate.command)} (time limit ${formatSeconds(gate.timeoutSeconds * 1000)}); it must pass before the session completes as converged or approved.`];
+  const lines = [
+    `Check: ${codeSpan(gate.command)} (time limit ${formatSeconds(gate.timeoutSeconds * 1000)}); it must pass before the session completes as converged or approved.`,
+  ];
   const run = view.verification;
   if (run === null) lines.push('', 'Not run yet: it runs when a round close or an approval would complete the session.');
   else {
@@ -18,7 +20,10 @@ export function verificationSection(view: SessionView): string[] {
     if (run.passed) lines.push('', `Last run ${when}: passed (${runWords(run)}).`);
     else {
       const standing = view.machine.state !== 'COMPLETE' && run.afterRound === closedRoundCount(view);
-      lines.push('', `Last run ${when}: **failed** (${runWords(run)})${standing ? `, so the session did not complete; it stays ${view.machine.state} until the check passes` : ''}.`);
+      lines.push(
+        '',
+        `Last run ${when}: **failed** (${runWords(run)})${standing ? `, so the session did not complete; it stays ${view.machine.state} until the check passes` : ''}.`,
+      );
       if (run.output !== '') lines.push('', 'Last output:', '', fenced(run.output));
     }
   }

@@ -55,7 +55,19 @@ function roundRows(view: SessionView, rounds: readonly RoundFigures[]): string[]
   // status.md's cells, under shorter headings: a terminal is narrower than a page.
   const columns = { kinds, withdrawals: rounds.some((r) => r.withdrawn > 0) };
   const rows = rounds.map((r) => roundCells(view, r, columns));
-  const headers = ['Round', ...kindHeader, 'Open Start', 'Resolved', 'New', ...(columns.withdrawals ? ['Withdrawn'] : []), 'Open End', 'Net', 'Weighted', 'State', 'Flat'];
+  const headers = [
+    'Round',
+    ...kindHeader,
+    'Open Start',
+    'Resolved',
+    'New',
+    ...(columns.withdrawals ? ['Withdrawn'] : []),
+    'Open End',
+    'Net',
+    'Weighted',
+    'State',
+    'Flat',
+  ];
   const state = headers.indexOf('State');
   return textTable(headers, rows, new Set(kinds ? [1, state] : [state]));
 }
@@ -77,10 +89,14 @@ export function renderWatchFrame(view: SessionView, options: FrameOptions): stri
   const lines = [
     `gapflow watch: ${options.dir} (seq ${view.lastSeq})`,
     `State: ${state}${outcome ? ` (${outcome})` : ''} · flat_count ${flatCount}/${view.config.stallThreshold} · rounds closed ${closed}${limit === null ? '' : ` of max ${limit}`}${view.roundOpen ? ` · round ${closed + 1} open` : ''}`,
-    tracksGaps(view) ? `Open count: ${formatCount(view.open.count)} (weighted ${formatCount(view.open.weighted)})` : `Policies: ${view.policies.enabled.join(', ')}`,
+    tracksGaps(view)
+      ? `Open count: ${formatCount(view.open.count)} (weighted ${formatCount(view.open.weighted)})`
+      : `Policies: ${view.policies.enabled.join(', ')}`,
     `Next: ${next.action}: ${next.reason}`,
     '',
-    ...(shown.length === 0 ? ['No round has closed yet.'] : [...(earlier > 0 ? [`… ${earlier} earlier round${earlier === 1 ? '' : 's'}`] : []), ...roundRows(view, shown)]),
+    ...(shown.length === 0
+      ? ['No round has closed yet.']
+      : [...(earlier > 0 ? [`… ${earlier} earlier round${earlier === 1 ? '' : 's'}`] : []), ...roundRows(view, shown)]),
     '',
     lastStep ? `Last step: ${lastStep.from === lastStep.to ? lastStep.to : `${lastStep.from} -> ${lastStep.to}`}: ${lastStep.reason}` : 'Last step: none yet',
     ...(options.problem === null ? [] : [`Problem: ${options.problem}`]),

@@ -1,5 +1,14 @@
 import type { EventBodyInput, GapflowEvent } from '../../events/index.js';
-import { closedIndexLines, DamagedIndex, extendClosedIndex, type ClosedGap, type ClosedIndexParts, type Gap, type IndexMark, type SessionView } from '../core/lean.js';
+import {
+  closedIndexLines,
+  DamagedIndex,
+  extendClosedIndex,
+  type ClosedGap,
+  type ClosedIndexParts,
+  type Gap,
+  type IndexMark,
+  type SessionView,
+} from '../core/lean.js';
 
 /*
  * What a write decided on the head needs beyond the head itself: whether

@@ -55,7 +55,14 @@ export function recordOnHead(
   if (!headDecides(requests)) return null;
   const index = found.index.parts;
   const lookUp = closedIndexLookUp(index);
-  const working = lookUp === null ? null : withClosedGaps(head, requests.map((request) => request.body), lookUp);
+  const working =
+    lookUp === null
+      ? null
+      : withClosedGaps(
+          head,
+          requests.map((request) => request.body),
+          lookUp,
+        );
   if (working === null) return null;
   let done;
   try {

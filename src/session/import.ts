@@ -27,12 +27,17 @@ export interface ImportedSession {
  * Decided whole in memory: a refused line leaves nothing for the caller to
  * write.
  */
-export function importedSession(requests: readonly TimedRequest[], where: RequestNamer = (i) => `line ${i + 1}`, options: Pick<SessionOptions, 'newId'> & { now?: Date } = {}): ImportedSession {
+export function importedSession(
+  requests: readonly TimedRequest[],
+  where: RequestNamer = (i) => `line ${i + 1}`,
+  options: Pick<SessionOptions, 'newId'> & { now?: Date } = {},
+): ImportedSession {
   const name = (i: number) => (where === null ? `request ${i + 1}` : where(i));
   if (requests.length === 0) throw new Refusal('nothing to import: the file holds no event');
   const times = checkedTimes(requests, name, options.now ?? new Date());
   const [first] = requests;
-  if (first!.body.type !== 'session.started') throw new Refusal(`${name(0)}: an imported session begins with session.started, not ${String(first!.body.type).slice(0, 40)}`);
+  if (first!.body.type !== 'session.started')
+    throw new Refusal(`${name(0)}: an imported session begins with session.started, not ${String(first!.body.type).slice(0, 40)}`);
   let current = times[0]!;
   const sessionOptions: SessionOptions = { clock: () => current, ...(options.newId ? { newId: options.newId } : {}) };
   const { events, view } = draftSession(requests, name, sessionOptions, (i) => {
@@ -56,7 +61,12 @@ export interface DraftSession {
  * With `at`, each request is recorded on its own, `at(i)` called first (an
  * import sets its clock to the line's time); without, the rest are one batch.
  */
-export function draftSession(requests: readonly BatchRequest[], where: (i: number) => string, options: SessionOptions = {}, at?: (i: number) => void): DraftSession {
+export function draftSession(
+  requests: readonly BatchRequest[],
+  where: (i: number) => string,
+  options: SessionOptions = {},
+  at?: (i: number) => void,
+): DraftSession {
   const [first, ...rest] = requests;
   const draft = new MemoryLog();
   at?.(0);

@@ -10,6 +10,15 @@ export { recordDecided } from './record-decided.js';
 export { openLoopView, peekHead } from './loop-view.js';
 export { LiveActor, type ConvergenceActor, type InspectOption } from './live.js';
 export { recordOnFileHead, recordOnHead, type HeadRecorded } from './head-write.js';
-export { changeSeverityBody, closeRoundBody, moveGapBody, recordMetricsBody, openGapBody, renameGapBody, splitGapBody, startRoundBody } from './request-bodies.js';
+export {
+  changeSeverityBody,
+  closeRoundBody,
+  moveGapBody,
+  recordMetricsBody,
+  openGapBody,
+  renameGapBody,
+  splitGapBody,
+  startRoundBody,
+} from './request-bodies.js';
 export { stamper } from './stamp.js';
 export { draftSession, importedSession, type DraftSession, type ImportedSession, type TimedRequest } from './import.js';

@@ -66,7 +66,10 @@ export class LiveActor {
     const recorded = event.data.outcome.machine;
     const reached = recordOf(actor.getSnapshot());
     const same =
-      reached.state === recorded.state && reached.flatCount === recorded.flatCount && reached.outcome === recorded.outcome && reached.pausedFrom === recorded.pausedFrom;
+      reached.state === recorded.state &&
+      reached.flatCount === recorded.flatCount &&
+      reached.outcome === recorded.outcome &&
+      reached.pausedFrom === recorded.pausedFrom;
     if (!same) this.#start(config, recorded);
   }
 

@@ -16,11 +16,7 @@ function emptyLog(where: string): string {
  * today's rules (`verify` audits them). `observe` sees each event, settled,
  * with the view just before it.
  */
-export function replay(
-  events: readonly GapflowEvent[],
-  where = 'log',
-  observe?: (view: SessionView, event: SettledEvent) => void,
-): SessionView {
+export function replay(events: readonly GapflowEvent[], where = 'log', observe?: (view: SessionView, event: SettledEvent) => void): SessionView {
   if (events.length === 0) throw new LogError(emptyLog(where), 1);
   return fold(events, (view, event) => {
     const settled = settle(view, event);

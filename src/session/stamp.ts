@@ -23,7 +23,12 @@ export function stamper({ clock = () => new Date(), newId = () => nanoid() }: Pi
 }
 
 /** Stamps and folds a request's decided events on their own working copy (a session's first event). */
-export function stampAll(stamp: Stamp, view: SessionView, bodies: readonly Decided[], eventId: string | undefined): { events: SettledEvent[]; view: SessionView } {
+export function stampAll(
+  stamp: Stamp,
+  view: SessionView,
+  bodies: readonly Decided[],
+  eventId: string | undefined,
+): { events: SettledEvent[]; view: SessionView } {
   const { view: next, result: events } = evolveMany(view, (working, step) => stamp(bodies, eventId, working, step));
   return { events, view: next };
 }

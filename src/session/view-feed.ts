@@ -43,7 +43,5 @@ export class ViewFeed {
 
 /** The steps `next` added to `before`'s history that moved the state, as subscribers hear them. */
 export function stateChanges(before: SessionView, next: SessionView): StateChange[] {
-  return next.history
-    .slice(before.history.length)
-    .filter((entry) => entry.from !== entry.to);
+  return next.history.slice(before.history.length).filter((entry) => entry.from !== entry.to);
 }

@@ -1,7 +1,18 @@
 import type { EventBodyInput, GapflowEvent, SessionSettings, SettledEvent } from '../../events/index.js';
 import { decide, evolveMany, initialView, Refusal, settle, type SessionView } from '../core/index.js';
 import { LogError, OutcomeUnknown, VersionConflict, type Batch, type EventStore } from '../log/index.js';
-import { validateBatchIds, validateWriteOptions, movedOn, named, ownIndex, resumes, sameRequest, type BatchRequest, type RequestNamer, type WriteOptions } from './requests.js';
+import {
+  validateBatchIds,
+  validateWriteOptions,
+  movedOn,
+  named,
+  ownIndex,
+  resumes,
+  sameRequest,
+  type BatchRequest,
+  type RequestNamer,
+  type WriteOptions,
+} from './requests.js';
 import { stampAll, type Stamp } from './stamp.js';
 
 /** What one request did. */

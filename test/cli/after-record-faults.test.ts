@@ -36,7 +36,9 @@ function expectTrueAnswer(result: CliResult, before: Buffer | null, type: string
 }
 
 describe('a file kept beside the event that the disk will not take', () => {
-  it("record quality, whose report (quality/v1/scores.json) cannot be written: exit 0 with the metrics recorded, or exit 1 with nothing written", { timeout: 60_000 }, () => {
+  it('record quality, whose report (quality/v1/scores.json) cannot be written: exit 0 with the metrics recorded, or exit 1 with nothing written', {
+    timeout: 60_000,
+  }, () => {
     box.ok('init', '--policy', 'gaps,quality');
     box.steps('gap open GAP-H1 --severity HIGH', 'round start');
     const before = box.logBytes();

@@ -69,7 +69,9 @@ describe.each(PATHS)('gap open through $name, when fsync of the log fails', ({ c
     expect(bin(['verify', '--dir', box.dir], box.root).code).toBe(0);
   });
 
-  it('and the cut back fails too: exit 4, one line naming the --event-id of a safe retry; that retry leaves the event in the log once', { timeout: 60_000 }, () => {
+  it('and the cut back fails too: exit 4, one line naming the --event-id of a safe retry; that retry leaves the event in the log once', {
+    timeout: 60_000,
+  }, () => {
     const result = bin([...GAP_OPEN, '--dir', box.dir], box.root, faults({ ftruncate: true }));
     expect(result.code, result.stderr).toBe(4);
     expect(result.stdout).toBe('');

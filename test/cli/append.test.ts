@@ -113,7 +113,15 @@ describe('gapflow append', () => {
   it('an event the session state refuses (a gap event in DIVERGENCE_WARNING) is refused whole', () => {
     divergingAfterRoundOne(box);
     const before = box.logBytes()!;
-    const result = withStdin(box, jsonl({ type: 'decision.made', data: { kind: 'accept_complexity' } }, { type: 'gap.opened', data: { id: 'G', severity: 'LOW' } }, { type: 'decision.made', data: { kind: 'approve' } }), 'append');
+    const result = withStdin(
+      box,
+      jsonl(
+        { type: 'decision.made', data: { kind: 'accept_complexity' } },
+        { type: 'gap.opened', data: { id: 'G', severity: 'LOW' } },
+        { type: 'decision.made', data: { kind: 'approve' } },
+      ),
+      'append',
+    );
     expectOneLineError(result, 1, ['stdin line 3', 'approve']);
     expect(Buffer.compare(box.logBytes()!, before)).toBe(0);
   });
@@ -201,7 +209,7 @@ describe('gapflow record with the log protections of issue 4', () => {
 });
 
 describe('gapflow append and the quality report', () => {
-  it("writes quality/v<N>/scores.json for quality metrics that arrive in a batch, as record does", () => {
+  it('writes quality/v<N>/scores.json for quality metrics that arrive in a batch, as record does', () => {
     box.ok('init', '--policy', 'quality');
     const result = withStdin(
       box,
@@ -286,7 +294,11 @@ describe('gapflow append that starts a session', () => {
   it('writes nothing when any line of it is refused, and leaves no half-made session', () => {
     const result = withStdin(
       box,
-      jsonl({ type: 'session.started', data: {} }, { type: 'gap.opened', data: { id: 'G-1', severity: 'HIGH' } }, { type: 'gap.moved', data: { id: 'G-9', to: 'RESOLVED' } }),
+      jsonl(
+        { type: 'session.started', data: {} },
+        { type: 'gap.opened', data: { id: 'G-1', severity: 'HIGH' } },
+        { type: 'gap.moved', data: { id: 'G-9', to: 'RESOLVED' } },
+      ),
       'append',
     );
     expectOneLineError(result, 1, ['stdin line 3', 'G-9']);

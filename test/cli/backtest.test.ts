@@ -74,7 +74,9 @@ function snapshot(root: string): Map<string, { bytes: Buffer; mtimeMs: number }>
 }
 
 describe('backtest over the recorded fixtures with --grid stall-threshold=2..4', () => {
-  it('gives one row per session and setting whose warnings, stops and departures match sessions built afresh with that stall threshold', { timeout: 60_000 }, () => {
+  it('gives one row per session and setting whose warnings, stops and departures match sessions built afresh with that stall threshold', {
+    timeout: 60_000,
+  }, () => {
     const result = runCli(['backtest', FIXTURES, '--grid', 'stall-threshold=2..4', '--json'], { cwd: FIXTURES });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
@@ -88,7 +90,10 @@ describe('backtest over the recorded fixtures with --grid stall-threshold=2..4',
       for (const [i, row] of rows.entries()) {
         const direct = replayedDirectly(session, { stallThreshold: 2 + i });
         const where = `${session} ${row.setting}`;
-        expect(row.run.warnings.map((w) => w.round), where).toEqual(direct.warnings);
+        expect(
+          row.run.warnings.map((w) => w.round),
+          where,
+        ).toEqual(direct.warnings);
         expect(row.run.stop && { round: row.run.stop.round, outcome: row.run.stop.outcome }, where).toEqual(direct.stop);
         expect(row.run.diverged?.line ?? null, where).toEqual(direct.refusedAt);
         const recordedRounds = recorded.warnings.map((w) => w.round);
@@ -123,10 +128,14 @@ describe('backtest over the recorded fixtures with --grid stall-threshold=2..4',
     // Under N = 2 the max-rounds session (recorded with N = 3) stalls at its second flat round in a row, round 3.
     const stalls = rows.find((row) => row.startsWith('max-rounds ') && row.includes('stall-threshold=2'))!;
     expect(stalls).toContain('3 (stall)');
-    expect(stalls).toContain('warns at 3 where the record did not; diverged from the record at round 3: this run warns here and the record has no decision for it');
+    expect(stalls).toContain(
+      'warns at 3 where the record did not; diverged from the record at round 3: this run warns here and the record has no decision for it',
+    );
     // Under N = 3 the stall that narrowed scope at round 3 never comes: the narrowing no longer fits.
     const narrowed = rows.find((row) => row.startsWith('stalls-narrowed ') && row.includes('stall-threshold=3'))!;
-    expect(narrowed).toContain('no warning at 3 where the record warned; diverged from the record at round 3: the record decides narrow-scope in DIVERGENCE_WARNING; this run is FLAT there');
+    expect(narrowed).toContain(
+      'no warning at 3 where the record warned; diverged from the record at round 3: the record decides narrow-scope in DIVERGENCE_WARNING; this run is FLAT there',
+    );
     const same = rows.find((row) => row.startsWith('converges-steadily ') && row.includes('stall-threshold=4'))!;
     expect(same).toMatch(/4 CONVERGED\s+as recorded$/);
   });
@@ -139,7 +148,10 @@ describe('backtest over the recorded fixtures with --grid stall-threshold=2..4',
   });
 
   it('combines --set and several --grid as a product', () => {
-    const result = runCli(['backtest', 'converges-steadily', '--set', 'critical-override=off', '--grid', 'stall-threshold=2..3', '--grid', 'max-rounds=3..4', '--json'], { cwd: FIXTURES });
+    const result = runCli(
+      ['backtest', 'converges-steadily', '--set', 'critical-override=off', '--grid', 'stall-threshold=2..3', '--grid', 'max-rounds=3..4', '--json'],
+      { cwd: FIXTURES },
+    );
     const report = JSON.parse(result.stdout) as JsonReport;
     expect(report.settings).toEqual([
       'critical-override=off stall-threshold=2 max-rounds=3',
@@ -233,7 +245,11 @@ describe('backtest reads and never writes', () => {
 
 describe('backtest refuses bad input with one line naming it', () => {
   const refusals: [string, string[], (string | RegExp)[]][] = [
-    ['an unknown setting, with the nearest', ['--set', 'stall-treshold=3'], ['--set stall-treshold=3', '"stall-treshold" is no setting', 'did you mean stall-threshold?']],
+    [
+      'an unknown setting, with the nearest',
+      ['--set', 'stall-treshold=3'],
+      ['--set stall-treshold=3', '"stall-treshold" is no setting', 'did you mean stall-threshold?'],
+    ],
     ['a range that runs backwards', ['--grid', 'stall-threshold=4..2'], ['--grid stall-threshold=4..2', '4 > 2']],
     ['a value that is no number', ['--set', 'stall-threshold=many'], ['--set stall-threshold=many', 'whole number', '"many"']],
     ['a grid that is no range', ['--grid', 'max-rounds=3-5'], ['--grid max-rounds=3-5', 'A..B']],
@@ -242,7 +258,11 @@ describe('backtest refuses bad input with one line naming it', () => {
     ['a setting without a value', ['--set', 'stall-threshold'], ['--set takes NAME=VALUE']],
     ['a setting given twice', ['--set', 'max-rounds=4', '--grid', 'max-rounds=2..3'], ['"max-rounds" is given twice']],
     ['a folder with no session', ['nowhere'], ['"nowhere": no session there']],
-    ['grids whose product is too many runs', ['--grid', 'stall-threshold=1..40', '--grid', 'max-rounds=1..40'], ['the grids make 1600 settings to replay; at most 1000']],
+    [
+      'grids whose product is too many runs',
+      ['--grid', 'stall-threshold=1..40', '--grid', 'max-rounds=1..40'],
+      ['the grids make 1600 settings to replay; at most 1000'],
+    ],
   ];
   for (const [what, argv, mentions] of refusals) {
     it(`${what}: exit 1, nothing on stdout`, () => {

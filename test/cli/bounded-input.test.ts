@@ -103,12 +103,16 @@ describe.skipIf(!posix)('bounded input through the bin', () => {
   it.each([
     ['a reader', ['state']],
     ['a writer', ['gap', 'open', 'GAP-X', '--severity', 'LOW']],
-  ])('a FIFO at the log path is refused by %s without waiting for a writer', async (_who, argv) => {
-    mkdirSync(box.dir, { recursive: true });
-    mkfifo(box.logPath);
-    const run = await gapflow([...argv, '--dir', box.dir], box.root);
-    expectRefusedRun(run, [box.logPath, 'a FIFO', 'not a regular file']);
-  }, 60_000);
+  ])(
+    'a FIFO at the log path is refused by %s without waiting for a writer',
+    async (_who, argv) => {
+      mkdirSync(box.dir, { recursive: true });
+      mkfifo(box.logPath);
+      const run = await gapflow([...argv, '--dir', box.dir], box.root);
+      expectRefusedRun(run, [box.logPath, 'a FIFO', 'not a regular file']);
+    },
+    60_000,
+  );
 
   it('standard input past the one-event limit (record --json -) is refused, even from a writer that never stops', async () => {
     atBaseline(box);
@@ -122,7 +126,11 @@ describe.skipIf(!posix)('bounded input through the bin', () => {
   it('the hook refuses a standard input past the one-event limit and still lets the agent stop', async () => {
     atBaseline(box);
     const before = box.logBytes();
-    const run = await gapflow(['hook', 'claude', '--dir', box.dir], box.root, `{"session_id":"s","hook_event_name":"Stop","pad":"${'x'.repeat(2 * MAX_LINE_BYTES)}"}`);
+    const run = await gapflow(
+      ['hook', 'claude', '--dir', box.dir],
+      box.root,
+      `{"session_id":"s","hook_event_name":"Stop","pad":"${'x'.repeat(2 * MAX_LINE_BYTES)}"}`,
+    );
     expect(run.killedBecause).toBeNull();
     expect(run.code).toBe(0);
     const answer = JSON.parse(run.stdout) as Record<string, string>;
@@ -177,7 +185,11 @@ describe('inputs past their limits, in-process', () => {
     const text = `{"score":1,"pad":"${'x'.repeat(MAX_LINE_BYTES)}"}`;
     writeFileSync(join(box.root, 'metrics.json'), text);
     const size = Buffer.byteLength(text);
-    expectRefused(box, ['record', 'quality', '--json', 'metrics.json'], ['metrics.json', `${size.toLocaleString('en-US')} bytes`, `${MiB(MAX_LINE_BYTES)} limit`]);
+    expectRefused(
+      box,
+      ['record', 'quality', '--json', 'metrics.json'],
+      ['metrics.json', `${size.toLocaleString('en-US')} bytes`, `${MiB(MAX_LINE_BYTES)} limit`],
+    );
   });
 
   it('a batch file past the batch limit is refused before its lines are judged', () => {
@@ -205,7 +217,10 @@ describe('inputs past their limits, in-process', () => {
 
   it('append --file - reads the batch from standard input', () => {
     atBaseline(box);
-    const result = runCli(['append', '--file', '-', '--dir', box.dir], { cwd: box.root, stdin: '{"type":"gap.opened","data":{"id":"GAP-S","severity":"LOW"}}\n' });
+    const result = runCli(['append', '--file', '-', '--dir', box.dir], {
+      cwd: box.root,
+      stdin: '{"type":"gap.opened","data":{"id":"GAP-S","severity":"LOW"}}\n',
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^line 1: seq \d+ gap\.opened GAP-S$/m);
   });

@@ -35,7 +35,9 @@ describe('budget on the command line', () => {
     expect(box.stateJson().policies.find((p) => p.name === 'budget')).toMatchObject({ verdict: 'progress', detail: 'cost 0.42 of 1, tokens 1200 of 5000' });
   });
 
-  it('round close --cost --tokens --seconds records the spend and closes the round together; status.md shows each round’s spend and the totals', { timeout: 30_000 }, () => {
+  it('round close --cost --tokens --seconds records the spend and closes the round together; status.md shows each round’s spend and the totals', {
+    timeout: 30_000,
+  }, () => {
     inRoundOne('--budget-cost', '1');
     const closed = JSON.parse(box.ok('round', 'close', '--cost', '0.3', '--tokens', '1000', '--seconds', '60', '--json').stdout) as Recorded;
     expect(closed.events.map((e) => e.type)).toEqual(['metrics.recorded', 'round.closed']);
@@ -59,7 +61,12 @@ describe('budget on the command line', () => {
     expect(again.duplicate).toBe(true);
     expect(again.events).toEqual(first.events);
     expect(box.logBytes()!.equals(log!)).toBe(true);
-    expect(box.logLines().slice(-2).map((line) => (JSON.parse(line) as { id: string }).id)).toEqual(['close-1:budget', 'close-1']);
+    expect(
+      box
+        .logLines()
+        .slice(-2)
+        .map((line) => (JSON.parse(line) as { id: string }).id),
+    ).toEqual(['close-1:budget', 'close-1']);
   });
 
   it('a round closed without its spend is refused, naming the budget', { timeout: 30_000 }, () => {
@@ -82,7 +89,9 @@ describe('budget on the command line', () => {
   it('budget alone is refused at init: it guards a loop, and names the policies that judge progress', { timeout: 30_000 }, () => {
     const result = box.gf('init', '--policy', 'budget', '--budget-cost', '5');
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('budget only guards a loop (stops it at a limit, or warns); enable it beside a policy that judges progress (gaps, questions, atoms, forge, quality)');
+    expect(result.stderr).toContain(
+      'budget only guards a loop (stops it at a limit, or warns); enable it beside a policy that judges progress (gaps, questions, atoms, forge, quality)',
+    );
     expect(result.stderr.trimEnd()).not.toContain('\n');
     expect(box.logBytes()).toBeNull();
   });

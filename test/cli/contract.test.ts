@@ -32,17 +32,7 @@ afterEach(() => {
 });
 
 type Severity = 'CRITICAL' | 'HIGH' | 'MEDIUM' | 'LOW';
-type GapState =
-  | 'OPEN'
-  | 'IN_PROGRESS'
-  | 'BLOCKED'
-  | 'PROPOSED'
-  | 'NEEDS_REVISION'
-  | 'USER_DEFERRED'
-  | 'ACCEPTED'
-  | 'RESOLVED'
-  | 'WONT_FIX';
-
+type GapState = 'OPEN' | 'IN_PROGRESS' | 'BLOCKED' | 'PROPOSED' | 'NEEDS_REVISION' | 'USER_DEFERRED' | 'ACCEPTED' | 'RESOLVED' | 'WONT_FIX';
 
 function openFigures(gaps: readonly [Severity, GapState][]): { openGapCount: number; weightedOpen: number } {
   let openGapCount = 0;
@@ -165,12 +155,37 @@ describe('state --json', () => {
   it('has every field the contract lists, with rounds, history and gaps entries of the listed shape', () => {
     play(1);
     const s = box.stateJson();
-    for (const key of ['state', 'outcome', 'round', 'roundOpen', 'flatCount', 'openGapCount', 'weightedOpen', 'config', 'decision', 'rounds', 'history', 'gaps']) {
+    for (const key of [
+      'state',
+      'outcome',
+      'round',
+      'roundOpen',
+      'flatCount',
+      'openGapCount',
+      'weightedOpen',
+      'config',
+      'decision',
+      'rounds',
+      'history',
+      'gaps',
+    ]) {
       expect(s).toHaveProperty(key);
     }
     expect(Object.keys(s.config).sort()).toEqual(expect.arrayContaining(['criticalOverride', 'divergenceThreshold', 'maxRounds', 'stallThreshold']));
     expect(Object.keys(s.decision)).toEqual(expect.arrayContaining(['action', 'reason']));
-    const roundKeys = ['round', 'openStart', 'resolved', 'new', 'openEnd', 'unweightedNet', 'weightedNet', 'weightedResolved', 'weightedNew', 'state', 'flatCount'];
+    const roundKeys = [
+      'round',
+      'openStart',
+      'resolved',
+      'new',
+      'openEnd',
+      'unweightedNet',
+      'weightedNet',
+      'weightedResolved',
+      'weightedNew',
+      'state',
+      'flatCount',
+    ];
     expect(Object.keys(s.rounds[0]!)).toEqual(expect.arrayContaining(roundKeys));
     expect(Object.keys(s.history[0]!)).toEqual(expect.arrayContaining(['round', 'from', 'to', 'reason']));
     expect(Object.keys(s.gaps[0]!)).toEqual(expect.arrayContaining(['id', 'severity', 'state', 'title']));
@@ -620,7 +635,20 @@ describe('the built command as a real process', () => {
     // --no-install: resolve the project's own bin, never fetch a package of that name.
     const result = spawn('npx', ['--no-install', 'gapflow', '--help'], repo);
     expect(result.code, result.stderr).toBe(0);
-    for (const command of ['init', 'gap open', 'gap move', 'gap severity', 'round start', 'round close', 'decide', 'state', 'status', 'prompt', 'summary', 'replay']) {
+    for (const command of [
+      'init',
+      'gap open',
+      'gap move',
+      'gap severity',
+      'round start',
+      'round close',
+      'decide',
+      'state',
+      'status',
+      'prompt',
+      'summary',
+      'replay',
+    ]) {
       expect(result.stdout).toContain(command);
     }
   });

@@ -94,7 +94,13 @@ describe('one session that uses every move of issue 15', { timeout: 120_000 }, (
     // Round 1: 20 open; A-4 resolved, A-2 withdrawn, A-1 split in two (one new); 20 - 1 + 1 - 1 = 19.
     expect(s.rounds[0]).toMatchObject({ round: 1, openStart: BASELINE, resolved: 1, new: 1, withdrawn: 1, openEnd: BASELINE - 1 + 1 - 1 });
     // Weighted: A-4 resolved (LOW); A-6 triaged (MEDIUM's weight to HIGH's) and the split's parts weighing a MEDIUM more than A-1 are new.
-    expect(s.rounds[0]).toMatchObject({ weightedResolved: WEIGHT.LOW, weightedNew: WEIGHT.HIGH - WEIGHT.UNTRIAGED + WEIGHT.MEDIUM, weightedWithdrawn: WEIGHT.MEDIUM, state: 'FLAT', flatCount: 1 });
+    expect(s.rounds[0]).toMatchObject({
+      weightedResolved: WEIGHT.LOW,
+      weightedNew: WEIGHT.HIGH - WEIGHT.UNTRIAGED + WEIGHT.MEDIUM,
+      weightedWithdrawn: WEIGHT.MEDIUM,
+      state: 'FLAT',
+      flatCount: 1,
+    });
     expect(s.rounds[0]!.splits).toEqual([{ id: 'A-1', into: ['A-1.1', 'A-1.2'], weightDelta: WEIGHT.HIGH + WEIGHT.MEDIUM - WEIGHT.HIGH }]);
     // A flat review round leaves flat_count at 1 (a work round would have raised it).
     expect(s.rounds[1]).toMatchObject({ kind: 'review', weightedNet: 0, state: 'FLAT', flatCount: 1 });

@@ -27,7 +27,9 @@ function sessionAt(root: string, name: string): string[] {
   for (const line of ['init', 'gap open A --severity HIGH --title Parser']) {
     expect(runCli([...line.split(' '), '--dir', dir], { cwd: root }).stderr).toBe('');
   }
-  return readFileSync(join(dir, 'events.jsonl'), 'utf8').split('\n').filter((line) => line !== '');
+  return readFileSync(join(dir, 'events.jsonl'), 'utf8')
+    .split('\n')
+    .filter((line) => line !== '');
 }
 
 /** A fleet of three: a readable session, one with a broken log, and one whose old log holds a title of tag characters, every folder named hostilely. */

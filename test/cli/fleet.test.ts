@@ -22,7 +22,8 @@ function twoSessions(): string {
     const result = runCli([...line.split(' '), '--dir', join(root, at, '.gapflow')], { cwd: root });
     expect(result.stderr).toBe('');
   };
-  for (const line of ['init', 'gap open A --severity HIGH', 'round start', 'gap move A RESOLVED', 'gap open B --severity LOW', 'round close']) gf('alpha', line);
+  for (const line of ['init', 'gap open A --severity HIGH', 'round start', 'gap move A RESOLVED', 'gap open B --severity LOW', 'round close'])
+    gf('alpha', line);
   for (const line of ['init', 'gap open X --severity LOW', 'round start', 'gap open C --severity CRITICAL', 'round close']) gf('team/beta', line);
   return root;
 }
@@ -43,7 +44,26 @@ describe('gapflow fleet', () => {
     ]);
     expect(sessions[0]!.lastReason).toBe('weighted_net = +3');
     expect(Object.keys(sessions[0]!).sort()).toEqual(
-      ['age', 'error', 'eventCount', 'forecast', 'lastEventAt', 'lastReason', 'name', 'open', 'outcome', 'round', 'roundOpen', 'stale', 'staleForSeconds', 'staleReason', 'staleSince', 'state', 'warnings', 'weightedOpen'].sort(),
+      [
+        'age',
+        'error',
+        'eventCount',
+        'forecast',
+        'lastEventAt',
+        'lastReason',
+        'name',
+        'open',
+        'outcome',
+        'round',
+        'roundOpen',
+        'stale',
+        'staleForSeconds',
+        'staleReason',
+        'staleSince',
+        'state',
+        'warnings',
+        'weightedOpen',
+      ].sort(),
     );
   });
 
@@ -61,7 +81,8 @@ describe('gapflow fleet', () => {
   it('looks in DIR, in --store DIR, or in $GAPFLOW_STORE, in that order before the current folder', () => {
     const root = twoSessions();
     const elsewhere = tempDir();
-    const names = (argv: string[], env: Record<string, string> = {}) => fleetJson(runCli(['fleet', '--json', ...argv], { cwd: elsewhere, env }).stdout).sessions.map((row) => row.name);
+    const names = (argv: string[], env: Record<string, string> = {}) =>
+      fleetJson(runCli(['fleet', '--json', ...argv], { cwd: elsewhere, env }).stdout).sessions.map((row) => row.name);
     expect(names([root])).toEqual(['alpha', 'team/beta']);
     expect(names(['--store', join(root, 'team')])).toEqual(['beta']);
     expect(names([], { GAPFLOW_STORE: join(root, 'team') })).toEqual(['beta']);
@@ -167,7 +188,9 @@ describe('gapflow serve, from the bin', () => {
     const port = await freePort();
     const run = spawnBin(['serve', '--port', String(port), '--host', '0.0.0.0'], root);
     await until('the warning', () => run.stderr().includes('\n'), 15_000);
-    expect(run.stderr()).toBe('gapflow: listening on 0.0.0.0, not loopback only: whoever can reach it reads every session; it answers any Host name, and a browser page only from the address it asked for (Origin http://<Host> or https://<Host>)\n');
+    expect(run.stderr()).toBe(
+      'gapflow: listening on 0.0.0.0, not loopback only: whoever can reach it reads every session; it answers any Host name, and a browser page only from the address it asked for (Origin http://<Host> or https://<Host>)\n',
+    );
     expect(run.stdout().split('\n')[0]).toBe(`http://0.0.0.0:${port}/`);
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);

@@ -61,12 +61,17 @@ describe('the forecast on the command line', () => {
   it('before three rounds have closed, the forecast is unknown and says why', { timeout: 30_000 }, () => {
     box.ok('init');
     box.steps('gap open A --severity HIGH', 'gap open B --severity LOW', 'round start', 'gap move B RESOLVED', 'round close');
-    expect(box.stateJson().forecast).toMatchObject({ reason: 'too_few_rounds', rounds: null, detail: 'unknown: a trend needs 4 closed rounds, and 1 has closed' });
+    expect(box.stateJson().forecast).toMatchObject({
+      reason: 'too_few_rounds',
+      rounds: null,
+      detail: 'unknown: a trend needs 4 closed rounds, and 1 has closed',
+    });
   });
 
   it('next warns, as text and in --json, while the forecast’s earliest finish lies past max_rounds', { timeout: 30_000 }, () => {
     fourRoundsDown(5);
-    const warning = 'the forecast finishes in rounds 6–7, past max_rounds (5): narrow the scope or extend the limit (decide extend-rounds N) before round 5 closes';
+    const warning =
+      'the forecast finishes in rounds 6–7, past max_rounds (5): narrow the scope or extend the limit (decide extend-rounds N) before round 5 closes';
     expect(box.ok('next').stdout).toContain(warning);
     expect((JSON.parse(box.ok('next', '--json').stdout) as { reason: string }).reason).toContain(warning);
   });

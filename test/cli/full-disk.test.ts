@@ -171,7 +171,9 @@ function campaign(disk: Disk): void {
 
   const open: string[] = [];
   const outcomes = { recorded: 0, recordedWithoutStatus: 0, nothingWritten: 0 };
-  let acknowledged = readFileSync(log, 'utf8').split('\n').filter((line) => line !== '').length;
+  let acknowledged = readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '').length;
   for (let i = 0; i < CALLS; i++) {
     if (i % 8 === 0) disk.breathe();
     const call = callFor(i, open);
@@ -210,7 +212,11 @@ function campaign(disk: Disk): void {
   disk.free();
   const verify = bin(['verify', '--dir', disk.dir], cwd);
   expect(verify.code, verify.stdout + verify.stderr).toBe(0);
-  expect(readFileSync(log, 'utf8').split('\n').filter((line) => line !== '')).toHaveLength(acknowledged);
+  expect(
+    readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((line) => line !== ''),
+  ).toHaveLength(acknowledged);
   // Neither a half-written status.md nor a log written aside is left behind.
   expect(readdirSync(disk.dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   // The campaign is worth its name only if the disk both took writes and refused some.
@@ -220,7 +226,9 @@ function campaign(disk: Disk): void {
 }
 
 describe('writes on a full disk, status.md rewritten after each', () => {
-  it(`on a 1 MiB tmpfs filled up (injected ENOSPC where none can be mounted): ${CALLS} calls, each exit 0 with its one event recorded, or exit 1 with one line and nothing written; the log verifies and holds what was acknowledged`, { timeout: 300_000 }, () => {
+  it(`on a 1 MiB tmpfs filled up (injected ENOSPC where none can be mounted): ${CALLS} calls, each exit 0 with its one event recorded, or exit 1 with one line and nothing written; the log verifies and holds what was acknowledged`, {
+    timeout: 300_000,
+  }, () => {
     const disk = tmpfsDisk() ?? injectedDisk();
     console.info(`full disk: ${disk.name}`);
     campaign(disk);
@@ -230,7 +238,9 @@ describe('writes on a full disk, status.md rewritten after each', () => {
     campaign(injectedDisk());
   });
 
-  it('refused calls beside a live writer on a full disk: every refusal exit 1 and one line, never "recorded"; every write exit 0 (at most its status line) or exit 1 (one line); the log holds exactly the writes acknowledged', { timeout: 300_000 }, async () => {
+  it('refused calls beside a live writer on a full disk: every refusal exit 1 and one line, never "recorded"; every write exit 0 (at most its status line) or exit 1 (one line); the log holds exactly the writes acknowledged', {
+    timeout: 300_000,
+  }, async () => {
     const disk = tmpfsDisk() ?? injectedDisk();
     // A status.md past one page of a tmpfs, and one page free: room for the lock and a line of log, none for
     // the status.md written beside the old one; a page more now and then lets the log go on past its page.

@@ -51,15 +51,31 @@ describe('gap split ID --into A:SEV,B:SEV', { timeout: 60_000 }, () => {
     inRoundOne(box);
     const done = box.ok('gap', 'split', 'GAP-H1', '--into', 'GAP-H1.1:high,GAP-H1.2:Low');
     expect(done.stdout).toContain('GAP-H1: split into GAP-H1.1 (HIGH), GAP-H1.2 (LOW)');
-    expect(lastEvent()).toMatchObject({ type: 'gap.split', data: { id: 'GAP-H1', into: [{ id: 'GAP-H1.1', severity: 'HIGH' }, { id: 'GAP-H1.2', severity: 'LOW' }] } });
+    expect(lastEvent()).toMatchObject({
+      type: 'gap.split',
+      data: {
+        id: 'GAP-H1',
+        into: [
+          { id: 'GAP-H1.1', severity: 'HIGH' },
+          { id: 'GAP-H1.2', severity: 'LOW' },
+        ],
+      },
+    });
     box.ok('round', 'close');
     // HIGH (4) into HIGH + LOW (5): one new gap, weighted new 1; no resolution.
     expect(box.stateJson().rounds[0]).toMatchObject({ new: 1, resolved: 0, weightedNew: 1, openEnd: 3 });
   });
 
-  it('a split outside a chosen focus is flagged, and its weight lands in the parts\' own severity rows', () => {
+  it("a split outside a chosen focus is flagged, and its weight lands in the parts' own severity rows", () => {
     box.ok('init');
-    box.steps('gap open GAP-H1 --severity HIGH', 'gap open GAP-M1 --severity MEDIUM', 'gap open GAP-L1 --severity LOW', 'round start', 'gap move GAP-L1 RESOLVED', 'round close');
+    box.steps(
+      'gap open GAP-H1 --severity HIGH',
+      'gap open GAP-M1 --severity MEDIUM',
+      'gap open GAP-L1 --severity LOW',
+      'round start',
+      'gap move GAP-L1 RESOLVED',
+      'round close',
+    );
     box.steps('decide prioritize --gaps GAP-M1', 'gap split GAP-H1 --into A:HIGH,B:MEDIUM,C:LOW');
     const closed = box.ok('round', 'close');
     expect(closed.stdout).toContain('Outside the focus: GAP-H1');
@@ -106,7 +122,9 @@ describe('gap rename OLD NEW after a decision named the gap', { timeout: 60_000 
       state: JSON.stringify({ ...box.stateJson(), renames: [] }),
     };
     for (const [where, text] of Object.entries(outputs)) expect(text, where).not.toMatch(/GAP-C1|SCHEMA-1\b/);
-    expect(outputs.decisions).toContain('| prioritize critical | SCHEMA-2 | rationale: schema-first | user prioritized CRITICAL: focus on SCHEMA-2; flat_count reset to 0 |');
+    expect(outputs.decisions).toContain(
+      '| prioritize critical | SCHEMA-2 | rationale: schema-first | user prioritized CRITICAL: focus on SCHEMA-2; flat_count reset to 0 |',
+    );
     expect(outputs.status).toContain('triggered by CRITICAL introduction (SCHEMA-2)');
   });
 });
@@ -125,14 +143,26 @@ describe('append knows the new events and words', { timeout: 60_000 }, () => {
   it('takes gap.split, gap.renamed and a DUPLICATE move in any spelling and logs the canonical words', () => {
     inRoundOne(box);
     const lines = [
-      { type: 'Gap.Split', data: { id: 'GAP-H1', into: [{ id: 'A', severity: 'critical' }, { id: 'B', severity: 'Untriaged' }] } },
+      {
+        type: 'Gap.Split',
+        data: {
+          id: 'GAP-H1',
+          into: [
+            { id: 'A', severity: 'critical' },
+            { id: 'B', severity: 'Untriaged' },
+          ],
+        },
+      },
       { type: 'gap.moved', data: { id: 'B', to: 'duplicate', of: 'A' } },
       { type: 'GAP.RENAMED', data: { id: 'A', newId: 'A2' } },
     ];
     const result = runCli(['append', '--dir', box.dir], { cwd: box.root, stdin: lines.map((l) => `${JSON.stringify(l)}\n`).join('') });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    const logged = box.logLines().slice(-3).map((line) => JSON.parse(line) as { type: string; data: unknown });
+    const logged = box
+      .logLines()
+      .slice(-3)
+      .map((line) => JSON.parse(line) as { type: string; data: unknown });
     expect(logged.map((e) => e.type)).toEqual(['gap.split', 'gap.moved', 'gap.renamed']);
     expect(logged[0]!.data).toMatchObject({ into: [{ severity: 'CRITICAL' }, { severity: 'UNTRIAGED' }] });
     expect(logged[1]!.data).toMatchObject({ to: 'DUPLICATE', of: 'A' });

@@ -66,12 +66,18 @@ describe('the verification gate on the command line', { timeout: TIMEOUT }, () =
     expect(closed.stderr).toContain('Verification check failed (exit 3 after');
     expect(closed.stderr).toContain('  | checking\n  | FAIL src/a.ts\n');
     expect(closed.stderr).not.toContain('\u001b');
-    expect(closed.stderr).toMatch(/gapflow: refused: round\.closed: the verification check failed \(exit 3 after \d+ ms\): .*; the session stays CONVERGING until it passes/);
+    expect(closed.stderr).toMatch(
+      /gapflow: refused: round\.closed: the verification check failed \(exit 3 after \d+ ms\): .*; the session stays CONVERGING until it passes/,
+    );
     const state = box.stateJson();
     expect(state).toMatchObject({ state: 'CONVERGING', roundOpen: true, round: 0 });
-    expect(state).toMatchObject({ verification: { command: CHECK, lastRun: { passed: false, exitCode: 3, timedOut: false, output: 'checking\nFAIL src/a.ts', gates: 'round_close' } } });
+    expect(state).toMatchObject({
+      verification: { command: CHECK, lastRun: { passed: false, exitCode: 3, timedOut: false, output: 'checking\nFAIL src/a.ts', gates: 'round_close' } },
+    });
     expect(box.ok('next').stdout).toContain('the verification check failed (exit 3 after');
-    expect(box.ok('status').stdout).toMatch(/### Verification[\s\S]*Last run for the close of round 1: \*\*failed\*\* \(exit 3 after \d+ ms\), so the session did not complete; it stays CONVERGING[\s\S]*FAIL src\/a\.ts/);
+    expect(box.ok('status').stdout).toMatch(
+      /### Verification[\s\S]*Last run for the close of round 1: \*\*failed\*\* \(exit 3 after \d+ ms\), so the session did not complete; it stays CONVERGING[\s\S]*FAIL src\/a\.ts/,
+    );
     // Fixed: the same command runs the check again, and completes.
     writeFileSync(join(box.root, 'ok'), '');
     expect(box.gf('round', 'close').code).toBe(0);
@@ -94,7 +100,10 @@ describe('the verification gate on the command line', { timeout: TIMEOUT }, () =
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(closed.code).toBe(1);
     expect(closed.stderr).toMatch(/the verification check failed \(timed out after \d+ ms\): sleep 20/);
-    expect(box.stateJson()).toMatchObject({ state: 'CONVERGING', verification: { timeoutSeconds: 0.5, lastRun: { timedOut: true, exitCode: null, passed: false } } });
+    expect(box.stateJson()).toMatchObject({
+      state: 'CONVERGING',
+      verification: { timeoutSeconds: 0.5, lastRun: { timedOut: true, exitCode: null, passed: false } },
+    });
   });
 
   it('an approval runs the check; failing, the session stays where it was', () => {
@@ -142,7 +151,8 @@ describe('the verification gate on the command line', { timeout: TIMEOUT }, () =
   it('append runs the check for a batch that would complete, and writes its run just before the close', () => {
     readyToConverge();
     writeFileSync(join(box.root, 'ok'), '');
-    const batch = '{"type":"gap.opened","data":{"id":"B","severity":"LOW"}}\n{"type":"gap.moved","data":{"id":"B","to":"RESOLVED"}}\n{"type":"round.closed","data":{}}\n';
+    const batch =
+      '{"type":"gap.opened","data":{"id":"B","severity":"LOW"}}\n{"type":"gap.moved","data":{"id":"B","to":"RESOLVED"}}\n{"type":"round.closed","data":{}}\n';
     const done = runBatch(batch);
     expect(done.code, done.stderr).toBe(0);
     expect(runs()).toBe(1);

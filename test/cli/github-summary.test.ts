@@ -75,7 +75,8 @@ describe('status --format github', () => {
     convergingAfterRoundOne(box);
   });
   afterEach(() => box.remove());
-  const github = (env: Record<string, string | undefined>, ...more: string[]) => runCli(['status', '--format', 'github', ...more, '--dir', box.dir], { cwd: box.root, env });
+  const github = (env: Record<string, string | undefined>, ...more: string[]) =>
+    runCli(['status', '--format', 'github', ...more, '--dir', box.dir], { cwd: box.root, env });
 
   it('prints the summary when $GITHUB_STEP_SUMMARY is unset or empty', () => {
     for (const env of [{}, { GITHUB_STEP_SUMMARY: '' }]) {

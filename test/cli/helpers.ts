@@ -82,7 +82,9 @@ export class Sandbox {
   }
 
   logLines(): string[] {
-    return readFileSync(this.logPath, 'utf8').split('\n').filter((line) => line !== '');
+    return readFileSync(this.logPath, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '');
   }
 
   writeLog(text: string): void {
@@ -115,12 +117,7 @@ export function expectOneLineError(result: CliResult, code: 1 | 2, mentions: rea
  * `gapflow: ` line on stderr naming what it must, nothing on stdout, and the
  * log byte-for-byte as it was (or still absent).
  */
-export function expectRefused(
-  box: Sandbox,
-  argv: readonly string[],
-  mentions: readonly (string | RegExp)[],
-  code: 1 | 2 = 1,
-): CliResult {
+export function expectRefused(box: Sandbox, argv: readonly string[], mentions: readonly (string | RegExp)[], code: 1 | 2 = 1): CliResult {
   const before = box.logBytes();
   const result = box.gf(...argv);
   expectOneLineError(result, code, mentions);

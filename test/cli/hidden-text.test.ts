@@ -58,7 +58,16 @@ describe('hidden characters in what a request carries are refused, naming the fi
 
   it('in a split part title given to append, named by where it is', () => {
     atBaseline(box);
-    const line = JSON.stringify({ type: 'gap.split', data: { id: 'GAP-H1', into: [{ id: 'A', severity: 'HIGH', title: `part ${tags('x')}` }, { id: 'B', severity: 'LOW' }] } });
+    const line = JSON.stringify({
+      type: 'gap.split',
+      data: {
+        id: 'GAP-H1',
+        into: [
+          { id: 'A', severity: 'HIGH', title: `part ${tags('x')}` },
+          { id: 'B', severity: 'LOW' },
+        ],
+      },
+    });
     const before = box.logBytes();
     expectOneLineError(runInBox(['append'], `${line}\n`), 1, ['into[0].title: U+E0078 (a Unicode tag character)']);
     expect(Buffer.compare(box.logBytes()!, before!)).toBe(0);

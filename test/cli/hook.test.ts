@@ -18,7 +18,6 @@ import {
 } from './helpers.js';
 import { SESSION, stopInput, subagentStopInput } from './hook-inputs.js';
 
-
 /** Runs `gapflow hook claude <argv>` in-process with `stdin` as the hook's input. */
 function hookCall(stdin: string, argv: string[], cwd: string, env: Record<string, string> = {}): CliResult {
   return runCli(['hook', 'claude', ...argv], { cwd, env, stdin });
@@ -313,7 +312,7 @@ describe('gapflow hook claude: finding the session', () => {
     expect(out.decision).toBe('block');
   });
 
-  it('a team-wide $GAPFLOW_STORE (a database) is not the hook\'s business: it still finds <cwd>/.gapflow', () => {
+  it("a team-wide $GAPFLOW_STORE (a database) is not the hook's business: it still finds <cwd>/.gapflow", () => {
     const project = new Sandbox();
     try {
       const dotGapflow = join(project.root, '.gapflow');
@@ -361,7 +360,10 @@ describe('gapflow hook claude: review fixes', () => {
   });
 
   it('a mistyped hook command exits 1, never 2 (which Claude Code would read as "block")', () => {
-    for (const argv of [['Hook', 'claude'], ['--dir', 'hook', 'claude']]) {
+    for (const argv of [
+      ['Hook', 'claude'],
+      ['--dir', 'hook', 'claude'],
+    ]) {
       const result = runSetup(argv, box.root);
       expect(result.code, argv.join(' ')).toBe(1);
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
@@ -385,9 +387,14 @@ describe('gapflow hook claude: review fixes', () => {
           }),
       );
       const answers = (await Promise.all(calls)).map((out) => JSON.parse(out) as HookOutput);
-      const bound = readFileSync(join(dir, 'events.jsonl'), 'utf8').split('\n').filter((l) => l.includes('"session.bound"'));
+      const bound = readFileSync(join(dir, 'events.jsonl'), 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('"session.bound"'));
       expect(bound, `trial ${trial}`).toHaveLength(1);
-      expect(answers.filter((a) => a.decision === 'block'), `trial ${trial}`).toHaveLength(1);
+      expect(
+        answers.filter((a) => a.decision === 'block'),
+        `trial ${trial}`,
+      ).toHaveLength(1);
     }
   }, 60_000);
 });
@@ -412,7 +419,7 @@ describe('gapflow hook claude: a paused session', () => {
 });
 
 describe('gapflow hook claude: second review', () => {
-  it('inside $CLAUDE_PROJECT_DIR the search stops at its root: a loop in a folder above is not this agent\'s', () => {
+  it("inside $CLAUDE_PROJECT_DIR the search stops at its root: a loop in a folder above is not this agent's", () => {
     const outer = join(box.root, '.gapflow');
     expect(runSetup(['init', '--dir', outer], box.root).code).toBe(0);
     expect(runSetup(['gap', 'open', 'G-1', '--severity', 'LOW', '--dir', outer], box.root).code).toBe(0);

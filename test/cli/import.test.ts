@@ -35,7 +35,13 @@ describe('gapflow import', () => {
     const result = importFile(jsonl(...RECORDED));
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('imported 5 events');
-    expect(logTimes()).toEqual(['2025-06-01T08:00:00.000Z', '2025-06-01T08:05:00.000Z', '2025-06-01T08:05:00.000Z', '2025-06-02T09:00:00.000Z', '2025-06-02T09:15:00.250Z']);
+    expect(logTimes()).toEqual([
+      '2025-06-01T08:00:00.000Z',
+      '2025-06-01T08:05:00.000Z',
+      '2025-06-01T08:05:00.000Z',
+      '2025-06-02T09:00:00.000Z',
+      '2025-06-02T09:15:00.250Z',
+    ]);
     // CRITICAL (16) resolved, LOW (1) left.
     expect(box.stateJson()).toMatchObject({ openGapCount: 1, weightedOpen: 1, config: { maxRounds: 6 } });
     expect(box.ok('verify').stdout).toMatch(/5 events/);
@@ -100,7 +106,10 @@ describe('gapflow import', () => {
 
   it('keeps "at" a field append refuses: ordinary writes are stamped when appended', () => {
     box.ok('init');
-    const result = runCli(['append', '--dir', box.dir], { cwd: box.root, stdin: jsonl({ type: 'gap.opened', data: { id: 'G-1', severity: 'LOW' }, at: '2025-01-01T00:00:00Z' }) });
+    const result = runCli(['append', '--dir', box.dir], {
+      cwd: box.root,
+      stdin: jsonl({ type: 'gap.opened', data: { id: 'G-1', severity: 'LOW' }, at: '2025-01-01T00:00:00Z' }),
+    });
     expectOneLineError(result, 1, ['stdin line 1', 'at']);
   });
 });

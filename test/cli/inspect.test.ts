@@ -114,7 +114,7 @@ describe('gapflow inspect', () => {
     expect(run.stderr()).toBe('');
   }, 30_000);
 
-  it("drops what a viewer sends: a forged event reaches neither a viewer connected now nor one that comes later", async () => {
+  it('drops what a viewer sends: a forged event reaches neither a viewer connected now nor one that comes later', async () => {
     divergingAfterRoundOne(box);
     box.ok('decide', 'pause');
     const port = await freePort();
@@ -146,7 +146,11 @@ describe('gapflow inspect', () => {
     const run = start('inspect', '--port', String(port));
     await until('the ready message', () => run.stdout().includes('Ctrl-C'));
 
-    const foreign = [viewer(port, { origin: 'http://evil.example' }), viewer(port, { origin: 'http://127.0.0.1:1' }), viewer(port, { headers: { Host: `rebound.example:${port}` } })];
+    const foreign = [
+      viewer(port, { origin: 'http://evil.example' }),
+      viewer(port, { origin: 'http://127.0.0.1:1' }),
+      viewer(port, { headers: { Host: `rebound.example:${port}` } }),
+    ];
     await until('the refusals', () => foreign.every((v) => v.refused() !== null));
     expect(foreign.map((v) => v.refused())).toEqual([403, 403, 421]);
     const own = viewer(port, { origin: `http://localhost:${port}` });
@@ -156,7 +160,10 @@ describe('gapflow inspect', () => {
 
     const [status, page] = await plainGet(`http://127.0.0.1:${port}/`, { Origin: `http://127.0.0.1:${port}` });
     expect([status, page.includes('https://stately.ai/inspect')]).toEqual([200, true]);
-    for (const [headers, refusal] of [[{ Origin: 'http://evil.example' }, 403], [{ Host: `rebound.example:${port}` }, 421]] as const) {
+    for (const [headers, refusal] of [
+      [{ Origin: 'http://evil.example' }, 403],
+      [{ Host: `rebound.example:${port}` }, 421],
+    ] as const) {
       const [got, body] = await plainGet(`http://127.0.0.1:${port}/`, headers);
       expect([got, body.includes('stately')]).toEqual([refusal, false]);
     }

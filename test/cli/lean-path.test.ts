@@ -78,7 +78,11 @@ describe('next and the stop hook, answered from a current head', { timeout: 60_0
       const [full, bin] = [tempDir(), tempDir()];
       make(full);
       make(bin);
-      const neutral = (result: CliResult, dir: string): CliResult => ({ ...result, stdout: result.stdout.split(dir).join('DIR'), stderr: result.stderr.split(dir).join('DIR') });
+      const neutral = (result: CliResult, dir: string): CliResult => ({
+        ...result,
+        stdout: result.stdout.split(dir).join('DIR'),
+        stderr: result.stderr.split(dir).join('DIR'),
+      });
       // The first hook call binds the session (a write, on the full path); the calls after it read the head.
       const calls: [(dir: string) => string[], string?][] = [
         [(dir) => ['next', '--json', '--dir', dir]],
@@ -141,14 +145,21 @@ describe('gap writes, decided on a current head by the bin without the schemas',
     for (const call of calls) {
       const expected = runCli([...call, '--dir', full], { cwd: full });
       const actual = await viaBin([...call, '--dir', bin], bin);
-      const neutral = (result: CliResult) => ({ ...result, stdout: result.stdout.replace(/"id": "[^"]+"/g, '"id": "ID"').replace(/"at": "[^"]+"/g, '"at": "AT"') });
+      const neutral = (result: CliResult) => ({
+        ...result,
+        stdout: result.stdout.replace(/"id": "[^"]+"/g, '"id": "ID"').replace(/"at": "[^"]+"/g, '"at": "AT"'),
+      });
       expect(neutral(actual), call.join(' ')).toEqual(neutral(expected));
     }
     // The events as the full command recorded them, ids, times and checksums aside.
-    const events = (dir: string) => readFileSync(join(dir, 'events.jsonl'), 'utf8').replace(/"id":"[^"]*","at":"[^"]*"/g, '"id":"ID","at":"AT"').replace(/,"sum":"[0-9a-f]+"\}/g, '}');
+    const events = (dir: string) =>
+      readFileSync(join(dir, 'events.jsonl'), 'utf8')
+        .replace(/"id":"[^"]*","at":"[^"]*"/g, '"id":"ID","at":"AT"')
+        .replace(/,"sum":"[0-9a-f]+"\}/g, '}');
     expect(events(bin)).toBe(events(full));
     expect(index(bin).slice(index(bin).indexOf('\n'))).toBe(index(full).slice(index(full).indexOf('\n')));
-    const heads = (dir: string) => decodeHead(readFileSync(join(dir, 'checkpoint.head.json'), 'utf8').slice(readFileSync(join(dir, 'checkpoint.head.json'), 'utf8').indexOf('\n') + 1));
+    const heads = (dir: string) =>
+      decodeHead(readFileSync(join(dir, 'checkpoint.head.json'), 'utf8').slice(readFileSync(join(dir, 'checkpoint.head.json'), 'utf8').indexOf('\n') + 1));
     expect(heads(bin)).toEqual(heads(full));
   });
 });
@@ -187,7 +198,10 @@ function bundleInputs(): Map<string, string[]> {
 function loadedBy(argv: string[], stdin?: string): string[] {
   const box = tempDir();
   const log = join(box, 'loaded.txt');
-  writeFileSync(join(box, 'hooks.mjs'), `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) {\n  if (url.startsWith('file:')) appendFileSync(${JSON.stringify(log)}, url + '\\n');\n  return next(url, context);\n}\n`);
+  writeFileSync(
+    join(box, 'hooks.mjs'),
+    `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) {\n  if (url.startsWith('file:')) appendFileSync(${JSON.stringify(log)}, url + '\\n');\n  return next(url, context);\n}\n`,
+  );
   writeFileSync(join(box, 'register.mjs'), `import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n`);
   execFileSync(process.execPath, ['--import', join(box, 'register.mjs'), BIN, ...argv], { input: stdin ?? '', stdio: 'pipe' });
   const dist = join(ROOT, 'dist');

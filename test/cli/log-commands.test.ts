@@ -118,7 +118,10 @@ describe('--expect-seq and --event-id on writing commands', () => {
     box.ok('gap', 'move', 'GAP-M1', 'RESOLVED', '--event-id', 'stop-hook-41');
     const before = box.logBytes();
     expect(box.ok('gap', 'move', 'GAP-M1', 'RESOLVED', '--event-id', 'stop-hook-41').stdout).toMatch(/Already recorded: event stop-hook-41 is seq 5/);
-    const json = JSON.parse(box.ok('gap', 'move', 'GAP-M1', 'RESOLVED', '--event-id', 'stop-hook-41', '--json').stdout) as { duplicate: boolean; events: { seq: number }[] };
+    const json = JSON.parse(box.ok('gap', 'move', 'GAP-M1', 'RESOLVED', '--event-id', 'stop-hook-41', '--json').stdout) as {
+      duplicate: boolean;
+      events: { seq: number }[];
+    };
     expect(json).toMatchObject({ duplicate: true, events: [{ seq: 5 }] });
     expect(box.logBytes()!.equals(before!)).toBe(true);
   });
@@ -136,7 +139,12 @@ describe('--expect-seq and --event-id on writing commands', () => {
     const status = box.ok('status').stdout;
     const row = status.split('\n').find((line) => line.includes('constructor'))!;
     expect(row).not.toContain('<b>');
-    expect(row.split(/(?<!\\)\|/).length).toBe(status.split('\n').find((line) => line.includes('GAP-H1'))!.split(/(?<!\\)\|/).length);
+    expect(row.split(/(?<!\\)\|/).length).toBe(
+      status
+        .split('\n')
+        .find((line) => line.includes('GAP-H1'))!
+        .split(/(?<!\\)\|/).length,
+    );
   });
 
   it('a usage error naming a hostile word stays one line', () => {
@@ -165,7 +173,10 @@ describe('hostile input files', () => {
     atBaseline(box);
     const before = box.logBytes()!;
     const file = `${box.root}/batch.jsonl`;
-    writeFileSync(file, Buffer.concat([Buffer.from('{"type":"gap.opened","data":{"id":"G-X","severity":"LOW","title":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}}\n')]));
+    writeFileSync(
+      file,
+      Buffer.concat([Buffer.from('{"type":"gap.opened","data":{"id":"G-X","severity":"LOW","title":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}}\n')]),
+    );
     expectOneLineError(box.gf('append', '--file', file), 1, ['not valid UTF-8']);
     expect(Buffer.compare(box.logBytes()!, before)).toBe(0);
   });

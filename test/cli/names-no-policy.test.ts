@@ -23,7 +23,10 @@ describe('src/cli names no policy', () => {
   it('imports no policy folder by name, only the policies door', () => {
     for (const { file, text } of sources) {
       const imports = [...text.matchAll(/from '([^']+)'/g)].map((m) => m[1]!);
-      expect(imports.filter((path) => /policies\/(?!index\.js$)/.test(path)), file).toEqual([]);
+      expect(
+        imports.filter((path) => /policies\/(?!index\.js$)/.test(path)),
+        file,
+      ).toEqual([]);
     }
   });
 

@@ -60,12 +60,21 @@ describe('next --json', () => {
     expect(step.options.map((o) => o.kind)).toEqual(['narrow_scope', 'accept_complexity', 'prioritize_critical', 'pause', 'force_complete', 'abandon']);
     expect(step.options.filter((o) => o.recommended).map((o) => o.kind)).toEqual(['prioritize_critical']);
     const critical = step.options.find((o) => o.kind === 'prioritize_critical')!;
-    expect(critical).toMatchObject({ label: 'Prioritize CRITICAL', gaps: [{ id: 'GAP-C1', severity: 'CRITICAL', state: 'OPEN', title: 'Schema' }], requires: [] });
+    expect(critical).toMatchObject({
+      label: 'Prioritize CRITICAL',
+      gaps: [{ id: 'GAP-C1', severity: 'CRITICAL', state: 'OPEN', title: 'Schema' }],
+      requires: [],
+    });
     expect(critical.why).toContain('GAP-C1');
     expect(step.options.filter((o) => !o.recommended).every((o) => o.why === null)).toBe(true);
     for (const option of step.options) expect(option.effect.length, option.kind).toBeGreaterThan(10);
     // No gap spawned this round or marked non-blocking: narrow scope falls back to the open MEDIUM/LOW gaps none waits on.
-    expect(step.options[0]).toMatchObject({ kind: 'narrow_scope', requires: [], gaps: [{ id: 'GAP-M1' }], event: { type: 'decision.made', data: { kind: 'narrow_scope', gaps: ['GAP-M1'] } } });
+    expect(step.options[0]).toMatchObject({
+      kind: 'narrow_scope',
+      requires: [],
+      gaps: [{ id: 'GAP-M1' }],
+      event: { type: 'decision.made', data: { kind: 'narrow_scope', gaps: ['GAP-M1'] } },
+    });
     expect(step.options[0]!.effect).toContain('none was spawned this round or marked non-blocking');
   });
 
@@ -100,7 +109,7 @@ describe('next --json', () => {
     ['pause', { state: 'PAUSED' }],
     ['force_complete', { state: 'COMPLETE', outcome: 'STALL_EXIT' }],
     ['abandon', { state: 'COMPLETE', outcome: 'ABANDONED' }],
-  ])('the %s option\'s event, sent to append as one JSONL line, takes it', (kind, after) => {
+  ])("the %s option's event, sent to append as one JSONL line, takes it", (kind, after) => {
     divergingAfterRoundOne(box);
     const option = next().options.find((o) => o.kind === kind)!;
     const copy = join(box.root, `copy-${kind}`);

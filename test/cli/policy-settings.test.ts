@@ -29,7 +29,7 @@ describe('session settings in a session without the gap policy', () => {
     box.ok('init', '--policy', 'gaps,quality', '--divergence-threshold', '4');
   });
 
-  it('a preset still sets the stall threshold that every policy\'s flat verdicts count toward (R13: large is N = 4)', () => {
+  it("a preset still sets the stall threshold that every policy's flat verdicts count toward (R13: large is N = 4)", () => {
     box.ok('init', '--policy', 'quality', '--preset', 'large');
     expect(box.stateJson().config.stallThreshold).toBe(4);
   });

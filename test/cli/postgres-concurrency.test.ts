@@ -61,7 +61,9 @@ describe(`concurrency: ${PROCESSES} processes append to PostgreSQL through the C
     const reports = await Promise.all(Array.from({ length: PROCESSES }, (_, i) => worker('shared', i)));
     const found = audit('shared');
     const refused = reports.reduce((sum, r) => sum + r.refused, 0);
-    console.log(`postgres concurrency, one session: ${PROCESSES} processes x ${APPENDS} gaps, ${found.gaps.length} appended, ${refused} refusals (expected seq taken by another writer), ${reports.flatMap((r) => r.failures).length} failures`);
+    console.log(
+      `postgres concurrency, one session: ${PROCESSES} processes x ${APPENDS} gaps, ${found.gaps.length} appended, ${refused} refusals (expected seq taken by another writer), ${reports.flatMap((r) => r.failures).length} failures`,
+    );
     expect(reports.flatMap((r) => r.failures)).toEqual([]);
     expect(reports.map((r) => r.appended)).toEqual(Array(PROCESSES).fill(APPENDS));
     expect([...found.gaps].sort()).toEqual(expected([...Array(PROCESSES).keys()]));
@@ -75,7 +77,9 @@ describe(`concurrency: ${PROCESSES} processes append to PostgreSQL through the C
     expect(run(['init', '--store', databaseUrl(), '--session', 'turns'], io)).toBe(0);
     const reports = await Promise.all(Array.from({ length: PROCESSES }, (_, i) => worker('turns', i, 'free')));
     const found = audit('turns');
-    console.log(`postgres concurrency, one session, no --expect-seq: ${PROCESSES} processes x ${APPENDS} gaps, ${found.gaps.length} appended, ${reports.flatMap((r) => r.failures).length} failures`);
+    console.log(
+      `postgres concurrency, one session, no --expect-seq: ${PROCESSES} processes x ${APPENDS} gaps, ${found.gaps.length} appended, ${reports.flatMap((r) => r.failures).length} failures`,
+    );
     expect(reports.flatMap((r) => r.failures)).toEqual([]);
     expect(reports.map((r) => [r.appended, r.refused])).toEqual(Array(PROCESSES).fill([APPENDS, 0]));
     expect([...found.gaps].sort()).toEqual(expected([...Array(PROCESSES).keys()]));
@@ -87,7 +91,9 @@ describe(`concurrency: ${PROCESSES} processes append to PostgreSQL through the C
   it('on a session each: every stream whole, nobody refused (writers on different sessions never wait on each other)', { timeout: 240_000 }, async () => {
     for (let w = 0; w < PROCESSES; w++) expect(run(['init', '--store', databaseUrl(), '--session', `own-${w}`], io)).toBe(0);
     const reports = await Promise.all(Array.from({ length: PROCESSES }, (_, w) => worker(`own-${w}`, w)));
-    console.log(`postgres concurrency, a session each: ${PROCESSES} processes x ${APPENDS} gaps, ${reports.reduce((sum, r) => sum + r.appended, 0)} appended, ${reports.reduce((sum, r) => sum + r.refused, 0)} refusals`);
+    console.log(
+      `postgres concurrency, a session each: ${PROCESSES} processes x ${APPENDS} gaps, ${reports.reduce((sum, r) => sum + r.appended, 0)} appended, ${reports.reduce((sum, r) => sum + r.refused, 0)} refusals`,
+    );
     expect(reports.flatMap((r) => r.failures)).toEqual([]);
     expect(reports.map((r) => r.refused)).toEqual(Array(PROCESSES).fill(0));
     for (let w = 0; w < PROCESSES; w++) {

@@ -77,7 +77,9 @@ function events(session: string) {
 const FAULTS: readonly CommitFault[] = ['cut-after', 'cut-before', 'cut-during', 'pass'];
 
 describe('a connection cut around the commit', () => {
-  it('never doubles a retried call: each acknowledged extend-rounds is in the stream once, and a commit whose answer was lost answers recorded', { timeout: 240_000 }, async () => {
+  it('never doubles a retried call: each acknowledged extend-rounds is in the stream once, and a commit whose answer was lost answers recorded', {
+    timeout: 240_000,
+  }, async () => {
     const calls = 12;
     expect((await gapflow(['init', '--max-rounds', '10', ...at(databaseUrl(), 'extend')])).code).toBe(0);
     const firstAttempts: Array<{ fault: CommitFault; call: Call }> = [];
@@ -89,7 +91,9 @@ describe('a connection cut around the commit', () => {
     const stream = events('extend');
     const decisions = stream.filter((event) => event.type === 'decision.made');
     const state = JSON.parse((await gapflow(['state', '--json', ...at(databaseUrl(), 'extend')])).stdout) as { config: { maxRounds: number } };
-    console.log(`postgres faults, cut commits: ${calls} calls acknowledged, ${decisions.length} decisions in the stream; faults met ${JSON.stringify(proxy.met)}`);
+    console.log(
+      `postgres faults, cut commits: ${calls} calls acknowledged, ${decisions.length} decisions in the stream; faults met ${JSON.stringify(proxy.met)}`,
+    );
     expect(decisions).toHaveLength(calls);
     expect(state.config.maxRounds).toBe(10 + calls);
     expect(new Set(decisions.map((event) => event.id)).size).toBe(calls);
@@ -105,7 +109,9 @@ describe('a connection cut around the commit', () => {
     expect(proxy.met['cut-after']).toBeGreaterThanOrEqual(calls / FAULTS.length);
   });
 
-  it('gap ids are never falsely taken: each gap opened through a cut commit is opened once, and the call that opened it says so', { timeout: 240_000 }, async () => {
+  it('gap ids are never falsely taken: each gap opened through a cut commit is opened once, and the call that opened it says so', {
+    timeout: 240_000,
+  }, async () => {
     const gaps = 8;
     expect((await gapflow(['init', ...at(databaseUrl(), 'gaps')])).code).toBe(0);
     for (let i = 0; i < gaps; i++) {
@@ -151,12 +157,18 @@ describe('a commit whose answer was lost while the database stays out of reach',
     // This commit never went: the retry with the id records it, once.
     const retried = await gapflow(['gap', 'open', 'U-2', '--severity', 'LOW', '--event-id', retryId, ...at(proxy.url, 'unknown-json')]);
     expect(retried.code, retried.stderr).toBe(0);
-    expect(events('unknown-json').filter((event) => event.type === 'gap.opened').map((event) => event.id)).toEqual([retryId]);
+    expect(
+      events('unknown-json')
+        .filter((event) => event.type === 'gap.opened')
+        .map((event) => event.id),
+    ).toEqual([retryId]);
   });
 });
 
 describe('a writer whose network freezes mid-write', () => {
-  it('holds the session for seconds, not until the server notices: a second writer goes in, and the frozen one never says recorded', { timeout: 120_000 }, async () => {
+  it('holds the session for seconds, not until the server notices: a second writer goes in, and the frozen one never says recorded', {
+    timeout: 120_000,
+  }, async () => {
     expect((await gapflow(['init', ...at(databaseUrl(), 'frozen')])).code).toBe(0);
     const frozen = proxy.freezeNextAppend();
     const stalled = gapflow(['gap', 'open', 'STALLED', '--severity', 'LOW', ...at(proxy.url, 'frozen')]);

@@ -80,7 +80,11 @@ describe('record: one clear line naming the flag and the value', () => {
   it('--verify-timeout -1 is named, not "ambiguous"', () => {
     box = new Sandbox();
     box.ok('init', '--policy', 'atoms');
-    expectRefused(box, ['record', 'atoms', '--pending', '1', '--resolved', '0', '--verify', 'true', '--verify-timeout', '-1'], ['--verify-timeout takes a number of seconds above 0, not "-1"']);
+    expectRefused(
+      box,
+      ['record', 'atoms', '--pending', '1', '--resolved', '0', '--verify', 'true', '--verify-timeout', '-1'],
+      ['--verify-timeout takes a number of seconds above 0, not "-1"'],
+    );
   });
 
   it('init takes decimals as people type them: --forge-threshold .8, --quality-min-score 8.5e1', () => {

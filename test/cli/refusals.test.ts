@@ -55,10 +55,11 @@ describe('unknown gaps', () => {
 
   it('opening a gap spawned by an unknown gap is refused, naming the unknown parent', () => {
     inRoundOne(box);
-    expectRefused(box, ['gap', 'open', 'GAP-N1', '--severity', 'LOW', '--spawned-by', 'GAP-NOPE'], [
-      word('GAP-NOPE'),
-      /unknown|no such|not found|does not exist/i,
-    ]);
+    expectRefused(
+      box,
+      ['gap', 'open', 'GAP-N1', '--severity', 'LOW', '--spawned-by', 'GAP-NOPE'],
+      [word('GAP-NOPE'), /unknown|no such|not found|does not exist/i],
+    );
   });
 
   it('narrowing scope to an unknown gap is refused, naming the gap', () => {
@@ -337,7 +338,7 @@ describe('rounds and decisions out of turn', () => {
     expect(box.stateJson()).toMatchObject({ state: 'CONVERGING', roundOpen: true });
   });
 
-  it('abandon in the middle of a round is refused, so the round\'s work is counted first', () => {
+  it("abandon in the middle of a round is refused, so the round's work is counted first", () => {
     inRoundOne(box);
     expectRefused(box, ['decide', 'abandon'], [/round 1/i, /\bopen\b/i, /close it first/]);
     box.ok('round', 'close');
@@ -423,7 +424,6 @@ describe('usage errors exit 2', () => {
     inRoundOne(box);
     expectRefused(box, ['gap', 'open', 'GAP-N1'], [/--severity/], 2);
   });
-
 
   it('an unknown gap subcommand is a usage error naming it', () => {
     inRoundOne(box);

@@ -91,7 +91,9 @@ function appendOvertaken<T>(batch: string, whenRead: () => T): { result: CliResu
 }
 
 describe('a refused call while another process appends', () => {
-  it('with status.md a folder it cannot be renamed over, says only its refusal: exit 1, one line, no "recorded", the log as the other writer left it', { timeout: 60_000 }, () => {
+  it('with status.md a folder it cannot be renamed over, says only its refusal: exit 1, one line, no "recorded", the log as the other writer left it', {
+    timeout: 60_000,
+  }, () => {
     statusMadeAFolder();
     const { result, other, seen: logAfterOther } = appendOvertaken(REFUSED_BATCH, () => box.logBytes()!);
 
@@ -123,13 +125,18 @@ describe('a refused call while another process appends', () => {
 describe('campaign: refused commands beside a live writer', () => {
   const REFUSED_CALLS = 30;
 
-  it(`${REFUSED_CALLS} refused \`gap move NOPE RESOLVED\` while two processes keep opening gaps, status.md a folder: every refusal is exit 1 and one line, never "recorded"; every write is exit 0 and one "recorded, but status.md was not rewritten" line`, { timeout: 240_000 }, async () => {
+  it(`${REFUSED_CALLS} refused \`gap move NOPE RESOLVED\` while two processes keep opening gaps, status.md a folder: every refusal is exit 1 and one line, never "recorded"; every write is exit 0 and one "recorded, but status.md was not rewritten" line`, {
+    timeout: 240_000,
+  }, async () => {
     statusMadeAFolder();
     const stop = join(box.root, 'stop');
     const results = (prefix: string) => join(box.root, `writer-${prefix}.jsonl`);
     // Two writers, W1, W2, … and X1, X2, …: appends land often enough that most refused calls have one beside them.
     const exited = ['W', 'X'].map((prefix) => {
-      const writer = spawn(process.execPath, [LIVE_WRITER, BIN, box.dir, stop, results(prefix)], { stdio: 'ignore', env: { ...process.env, GAPFLOW_WRITER_PREFIX: prefix } });
+      const writer = spawn(process.execPath, [LIVE_WRITER, BIN, box.dir, stop, results(prefix)], {
+        stdio: 'ignore',
+        env: { ...process.env, GAPFLOW_WRITER_PREFIX: prefix },
+      });
       return new Promise((resolve) => writer.on('exit', resolve));
     });
     const refused: { result: CliResult; logGrew: boolean }[] = [];
@@ -149,7 +156,9 @@ describe('campaign: refused commands beside a live writer', () => {
     // The campaign means something only if the writer's appends landed while refused calls ran.
     expect(refused.filter((call) => call.logGrew).length).toBeGreaterThan(0);
 
-    const writes = ['W', 'X'].flatMap((prefix) => linesOf(readFileSync(results(prefix), 'utf8')).map((line) => JSON.parse(line) as { gap: string } & CliResult));
+    const writes = ['W', 'X'].flatMap((prefix) =>
+      linesOf(readFileSync(results(prefix), 'utf8')).map((line) => JSON.parse(line) as { gap: string } & CliResult),
+    );
     expect(writes.length).toBeGreaterThan(0);
     for (const write of writes) expectRecordedWithoutStatus(write);
     // Every acknowledged write is in the log once; nothing else was added.

@@ -29,7 +29,9 @@ describe('R24: decide extend-rounds N, and next before the last round', () => {
     baseline(2);
     box.steps('round start', 'round close');
     const next = box.ok('next');
-    expect(next.stdout).toMatch(/round 2 is the last: closing it ends the session at max_rounds \(2\) unless the user extends the limit \(decide extend-rounds N\)/);
+    expect(next.stdout).toMatch(
+      /round 2 is the last: closing it ends the session at max_rounds \(2\) unless the user extends the limit \(decide extend-rounds N\)/,
+    );
     const json = JSON.parse(box.ok('next', '--json').stdout) as { lastRound: boolean; maxRounds: number };
     expect(json).toMatchObject({ lastRound: true, maxRounds: 2 });
 
@@ -47,7 +49,9 @@ describe('R24: decide extend-rounds N, and next before the last round', () => {
     expect(result.code).toBe(0);
     const answer = JSON.parse(result.stdout) as { decision?: string; reason?: string };
     expect(answer.decision).toBe('block');
-    expect(answer.reason).toContain('Round 1 is the last: closing it ends the session at max_rounds (1). If more rounds are needed, ask the user to extend the limit (gapflow decide extend-rounds N).');
+    expect(answer.reason).toContain(
+      'Round 1 is the last: closing it ends the session at max_rounds (1). If more rounds are needed, ask the user to extend the limit (gapflow decide extend-rounds N).',
+    );
   });
 
   it('a bad N is one clear line, exit 1, and nothing is written', () => {
@@ -89,7 +93,10 @@ describe('R25: round start --kind', () => {
     const lines = '{"type":"round.started","data":{"kind":"CONSOLIDATION"}}\n{"type":"round.closed","data":{}}\n';
     const result = runCli(['append', '--dir', box.dir], { cwd: box.root, stdin: lines });
     expect(result.code, result.stderr).toBe(0);
-    const started = box.logLines().map((line) => JSON.parse(line) as { type: string; data: { kind?: string } }).find((e) => e.type === 'round.started');
+    const started = box
+      .logLines()
+      .map((line) => JSON.parse(line) as { type: string; data: { kind?: string } })
+      .find((e) => e.type === 'round.started');
     expect(started!.data.kind).toBe('consolidation');
     expect(box.stateJson().rounds).toMatchObject([{ kind: 'consolidation' }]);
   });

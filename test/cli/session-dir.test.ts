@@ -63,7 +63,8 @@ describe('every command finds the session from a subfolder, the nearest .gapflow
 
   it('the bin finds it too, on its quick paths (state --json from its stored output, next from the head)', () => {
     projectSession();
-    const bin = (cwd: string, ...argv: string[]) => spawnSync(process.execPath, [BIN, ...argv], { cwd, input: '', encoding: 'utf8', env: { PATH: process.env.PATH ?? '', CLAUDE_PROJECT_DIR: box.root } });
+    const bin = (cwd: string, ...argv: string[]) =>
+      spawnSync(process.execPath, [BIN, ...argv], { cwd, input: '', encoding: 'utf8', env: { PATH: process.env.PATH ?? '', CLAUDE_PROJECT_DIR: box.root } });
     for (const argv of [['state', '--json'], ['next'], ['gap', 'open', 'G-2', '--severity', 'LOW']]) {
       const result = bin(deep, ...argv);
       expect(result.stderr, argv.join(' ')).toBe('');

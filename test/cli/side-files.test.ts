@@ -107,33 +107,37 @@ function expectHookBlocked(result: CliResult): void {
 
 describe.skipIf(!posix)('a symlink or a FIFO at a side file, through the bin', () => {
   for (const [kind, { plant, is }] of Object.entries(PLANTS)) {
-    it.each(SIDE_FILES)(`${kind} at $name: the hook, state and gap open answer at once`, async (file) => {
-      const path = plantedSession(file.name, plant);
-      const names = [path, is, `${file.limit.name} must be a regular file of at most ${formatBytes(file.limit.maxBytes)}`];
+    it.each(SIDE_FILES)(
+      `${kind} at $name: the hook, state and gap open answer at once`,
+      async (file) => {
+        const path = plantedSession(file.name, plant);
+        const names = [path, is, `${file.limit.name} must be a regular file of at most ${formatBytes(file.limit.maxBytes)}`];
 
-      const hook = await gapflow(['hook', 'claude', '--dir', box.dir], box.root, JSON.stringify(stopInput(box.root)), WATCH_MS);
-      expectPrompt(hook, 'hook claude');
-      if (file.hook === 'refused') expectHookTold(asResult(hook), names);
-      else expectHookBlocked(asResult(hook));
+        const hook = await gapflow(['hook', 'claude', '--dir', box.dir], box.root, JSON.stringify(stopInput(box.root)), WATCH_MS);
+        expectPrompt(hook, 'hook claude');
+        if (file.hook === 'refused') expectHookTold(asResult(hook), names);
+        else expectHookBlocked(asResult(hook));
 
-      for (const argv of [['state', '--json'], ['state']]) {
-        const state = await gapflow([...argv, '--dir', box.dir], box.root, '', WATCH_MS);
-        expectPrompt(state, argv.join(' '));
-        expect(state.code, state.stderr).toBe(0);
-        expect(state.stderr).toBe('');
-        expect(state.stdout).toContain('CONVERGING');
-      }
+        for (const argv of [['state', '--json'], ['state']]) {
+          const state = await gapflow([...argv, '--dir', box.dir], box.root, '', WATCH_MS);
+          expectPrompt(state, argv.join(' '));
+          expect(state.code, state.stderr).toBe(0);
+          expect(state.stderr).toBe('');
+          expect(state.stdout).toContain('CONVERGING');
+        }
 
-      const gap = await gapflow(['gap', 'open', 'GAP-P', '--severity', 'LOW', '--title', 'Planted', '--dir', box.dir], box.root, '', WATCH_MS);
-      expectPrompt(gap, 'gap open');
-      if (file.gapOpen === 'refused') expectOneLineError(asResult(gap), 1, names);
-      else {
-        expect(gap.code, gap.stderr).toBe(0);
-        expect(gap.stdout).toContain('Opened GAP-P');
-        if (file.gapOpen === 'warned') for (const name of names) expect(gap.stderr).toContain(name);
-        else expect(gap.stderr).toBe('');
-      }
-    }, 60_000);
+        const gap = await gapflow(['gap', 'open', 'GAP-P', '--severity', 'LOW', '--title', 'Planted', '--dir', box.dir], box.root, '', WATCH_MS);
+        expectPrompt(gap, 'gap open');
+        if (file.gapOpen === 'refused') expectOneLineError(asResult(gap), 1, names);
+        else {
+          expect(gap.code, gap.stderr).toBe(0);
+          expect(gap.stdout).toContain('Opened GAP-P');
+          if (file.gapOpen === 'warned') for (const name of names) expect(gap.stderr).toContain(name);
+          else expect(gap.stderr).toBe('');
+        }
+      },
+      60_000,
+    );
   }
 
   it('a reader that finds a torn tail asks after the lock: a FIFO there is refused at once, not waited on', async () => {

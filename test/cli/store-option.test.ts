@@ -150,7 +150,9 @@ function eventsOf(where: string[]): unknown[] {
 }
 
 describe('a database session runs the whole loop with the figures of a folder session', () => {
-  it('init, gaps of every severity, two rounds with moves: state, next, status, verify and the events are those of the same loop in a folder', { timeout: 60_000 }, () => {
+  it('init, gaps of every severity, two rounds with moves: state, next, status, verify and the events are those of the same loop in a folder', {
+    timeout: 60_000,
+  }, () => {
     const folder = ['--dir', join(root, 'loop-folder')];
     const database = db('loop');
     play(folder);
@@ -162,8 +164,15 @@ describe('a database session runs the whole loop with the figures of a folder se
     // Worked out from the loop: 16/4/2/1 per severity still open, and each round's weighted net.
     expect(fromDatabase.weightedOpen).toBe(expected.weightedOpen);
     expect(fromDatabase.openGapCount).toBe(expected.open.size);
-    expect(fromDatabase.gaps.filter((gap) => gap.state === 'OPEN').map((gap) => gap.id).sort()).toEqual([...expected.open.keys()].sort());
-    expect(fromDatabase.rounds.map(({ weightedResolved, weightedNew, weightedNet, openEnd }) => ({ weightedResolved, weightedNew, weightedNet, openEnd }))).toEqual(expected.rounds);
+    expect(
+      fromDatabase.gaps
+        .filter((gap) => gap.state === 'OPEN')
+        .map((gap) => gap.id)
+        .sort(),
+    ).toEqual([...expected.open.keys()].sort());
+    expect(
+      fromDatabase.rounds.map(({ weightedResolved, weightedNew, weightedNet, openEnd }) => ({ weightedResolved, weightedNew, weightedNet, openEnd })),
+    ).toEqual(expected.rounds);
     expect(fromDatabase).toMatchObject({ state: 'CONVERGING', round: expected.rounds.length, roundOpen: false, eventCount: 1 + LOOP.length });
     // The URL may say postgresql:// too: the same session.
     expect(stateOf(['--store', databaseUrl().replace(/^postgres:/, 'postgresql:'), '--session', 'loop'])).toEqual(fromDatabase);
@@ -172,7 +181,12 @@ describe('a database session runs the whole loop with the figures of a folder se
     expect(next).toEqual(JSON.parse(ok(['next', '--json', ...folder]).stdout));
     expect(next.weightedOpen).toBe(expected.weightedOpen);
     for (const severity of Object.keys(WEIGHT) as Severity[]) {
-      expect(next.openGaps[severity]!.sort(), severity).toEqual([...expected.open].filter(([, s]) => s === severity).map(([id]) => id).sort());
+      expect(next.openGaps[severity]!.sort(), severity).toEqual(
+        [...expected.open]
+          .filter(([, s]) => s === severity)
+          .map(([id]) => id)
+          .sort(),
+      );
     }
 
     const status = ok(['status', ...database]).stdout;
@@ -180,7 +194,10 @@ describe('a database session runs the whole loop with the figures of a folder se
     expect(status).toContain(`Open count: ${expected.open.size} (weighted ${expected.weightedOpen})`);
 
     // verify names where it looked and the last checksum (which covers each event's time): the rest is the same.
-    const verified = (where: string[], location: string) => ok(['verify', ...where]).stdout.replace(location, 'LOG').replace(/\(last [0-9a-f]{16}\)/, '(last SUM)');
+    const verified = (where: string[], location: string) =>
+      ok(['verify', ...where])
+        .stdout.replace(location, 'LOG')
+        .replace(/\(last [0-9a-f]{16}\)/, '(last SUM)');
     const inDatabase = verified(database, new PgLog(databaseUrl(), 'loop').location);
     expect(inDatabase).toBe(verified(folder, join(root, 'loop-folder', 'events.jsonl')));
     expect(inDatabase).toBe(`OK: LOG: ${1 + LOOP.length} events, seq 1 to ${1 + LOOP.length}, checksum chain intact (last SUM)\n`);
@@ -283,7 +300,11 @@ describe('usage errors and refusals: one line on stderr, nothing on stdout, noth
   });
 
   it('a store without a session name is a usage error (exit 2) naming --session', { timeout: 30_000 }, async () => {
-    for (const argv of [['state', '--store', databaseUrl()], ['init', '--store', join(root, 'no-name')], ['gap', 'open', 'X', '--severity', 'LOW', '--store', databaseUrl()]]) {
+    for (const argv of [
+      ['state', '--store', databaseUrl()],
+      ['init', '--store', join(root, 'no-name')],
+      ['gap', 'open', 'X', '--severity', 'LOW', '--store', databaseUrl()],
+    ]) {
       await expectFailsCleanly(argv, 2, ['--session NAME']);
     }
     await expectFailsCleanly(['init'], 2, ['--session NAME'], { GAPFLOW_STORE: databaseUrl() });
@@ -299,14 +320,18 @@ describe('usage errors and refusals: one line on stderr, nothing on stdout, noth
     ['129 characters', 'x'.repeat(129)],
   ];
 
-  it.each(BAD_NAMES)('a session name with %s is refused (exit 1) naming --session, in a database or a folder store, by option or by environment', { timeout: 30_000 }, async (_what, name) => {
-    for (const store of [databaseUrl(), join(root, 'bad-names')]) {
-      await expectFailsCleanly(['init', '--store', store, `--session=${name}`], 1, ['--session:']);
-      await expectFailsCleanly(['state', '--store', store, `--session=${name}`], 1, ['--session:']);
-      await expectFailsCleanly(['init'], 1, ['--session:'], { GAPFLOW_STORE: store, GAPFLOW_SESSION: name });
-    }
-    expect(existsSync(join(root, 'bad-names'))).toBe(false);
-  });
+  it.each(BAD_NAMES)(
+    'a session name with %s is refused (exit 1) naming --session, in a database or a folder store, by option or by environment',
+    { timeout: 30_000 },
+    async (_what, name) => {
+      for (const store of [databaseUrl(), join(root, 'bad-names')]) {
+        await expectFailsCleanly(['init', '--store', store, `--session=${name}`], 1, ['--session:']);
+        await expectFailsCleanly(['state', '--store', store, `--session=${name}`], 1, ['--session:']);
+        await expectFailsCleanly(['init'], 1, ['--session:'], { GAPFLOW_STORE: store, GAPFLOW_SESSION: name });
+      }
+      expect(existsSync(join(root, 'bad-names'))).toBe(false);
+    },
+  );
 
   it('a name of 128 characters is taken: the limit is 128, not less', { timeout: 30_000 }, () => {
     ok(['init', ...db('y'.repeat(128))]);
@@ -318,7 +343,9 @@ describe('usage errors and refusals: one line on stderr, nothing on stdout, noth
     expect(new PgLog(databaseUrl(), 'with-status').exists()).toBe(false);
   });
 
-  it('status --write on a database session needs --dir (exit 2 without it); with it, status.md and decisions.md go into that folder', { timeout: 30_000 }, async () => {
+  it('status --write on a database session needs --dir (exit 2 without it); with it, status.md and decisions.md go into that folder', {
+    timeout: 30_000,
+  }, async () => {
     ok(['gap', 'open', 'K-1', '--severity', 'HIGH', '--title', 'Kept', ...db('kept')]);
     await expectFailsCleanly(['status', '--write', ...db('kept')], 2, ['status --write', '--dir']);
     const out = join(root, 'reports');
@@ -331,10 +358,14 @@ describe('usage errors and refusals: one line on stderr, nothing on stdout, noth
     expect(gapIds(db('kept'))).toEqual(['K-1']);
   });
 
-  it.each([['repair'], ['backtest']])('%s reads folders only: on a database it is a usage error (exit 2) saying to name the folder with --dir', { timeout: 30_000 }, async (command) => {
-    await expectFailsCleanly([command, ...db('kept')], 2, ['names a database', '--dir']);
-    await expectFailsCleanly([command, '--session', 'kept'], 2, ['names a database', '--dir'], { GAPFLOW_STORE: databaseUrl() });
-  });
+  it.each([['repair'], ['backtest']])(
+    '%s reads folders only: on a database it is a usage error (exit 2) saying to name the folder with --dir',
+    { timeout: 30_000 },
+    async (command) => {
+      await expectFailsCleanly([command, ...db('kept')], 2, ['names a database', '--dir']);
+      await expectFailsCleanly([command, '--session', 'kept'], 2, ['names a database', '--dir'], { GAPFLOW_STORE: databaseUrl() });
+    },
+  );
 
   it('viz on a database session draws the chart with the session state marked (it reads a session, not a folder)', { timeout: 30_000 }, () => {
     const drawn = ok(['viz', ...db('kept')]).stdout;
@@ -342,7 +373,9 @@ describe('usage errors and refusals: one line on stderr, nothing on stdout, noth
     expect(drawn).toContain(`class ${stateOf(db('kept')).state} current`);
   });
 
-  it('hook claude with --store or --session is answered as a misconfigured hook: exit 0, a systemMessage on stdout, nothing written', { timeout: 30_000 }, async () => {
+  it('hook claude with --store or --session is answered as a misconfigured hook: exit 0, a systemMessage on stdout, nothing written', {
+    timeout: 30_000,
+  }, async () => {
     const stdin = JSON.stringify(stopInput(root));
     for (const where of [db('kept'), ['--session', 'kept'], ['--store', join(root, 'hook-store'), '--session', 'x']]) {
       const [filesBefore, databaseBefore] = [files(), await database()];
@@ -368,7 +401,10 @@ describe('usage errors and refusals: one line on stderr, nothing on stdout, noth
   it('a database out of reach is refused (exit 1) in one line that never shows the password', { timeout: 30_000 }, async () => {
     const url = 'postgres://ops:s3cret-pass@127.0.0.1:1/gapflow';
     for (const argv of [['state'], ['init'], ['gap', 'open', 'U-1', '--severity', 'LOW']]) {
-      const result = await expectFailsCleanly([...argv, '--store', url, '--session', 'far'], 1, ['postgres://ops@127.0.0.1:1/gapflow', 'cannot reach the database']);
+      const result = await expectFailsCleanly([...argv, '--store', url, '--session', 'far'], 1, [
+        'postgres://ops@127.0.0.1:1/gapflow',
+        'cannot reach the database',
+      ]);
       expect(result.stderr).not.toContain('s3cret-pass');
     }
   });
@@ -378,7 +414,10 @@ describe('writes on a database session: retried by event id, guarded by --expect
   it('a write retried with its --event-id appends nothing the second time, and says it was a duplicate', { timeout: 30_000 }, async () => {
     const where = db('retries');
     ok(['init', ...where]);
-    const first = JSON.parse(ok(['gap', 'open', 'R-1', '--severity', 'HIGH', '--event-id', 'req-1', '--json', ...where]).stdout) as { events: { seq: number; id: string }[]; duplicate?: boolean };
+    const first = JSON.parse(ok(['gap', 'open', 'R-1', '--severity', 'HIGH', '--event-id', 'req-1', '--json', ...where]).stdout) as {
+      events: { seq: number; id: string }[];
+      duplicate?: boolean;
+    };
     expect(first.duplicate).toBeUndefined();
     expect(first.events.map((e) => [e.seq, e.id])).toEqual([[2, 'req-1']]);
     const before = await database();
@@ -398,7 +437,9 @@ describe('writes on a database session: retried by event id, guarded by --expect
     expect(stateOf(where)).toMatchObject({ round: 1, roundOpen: false, eventCount: 4 });
   });
 
-  it('--expect-seq is taken while the stream ends there, and refused (exit 1, nothing written) once another writer moved it on', { timeout: 30_000 }, async () => {
+  it('--expect-seq is taken while the stream ends there, and refused (exit 1, nothing written) once another writer moved it on', {
+    timeout: 30_000,
+  }, async () => {
     const where = db('expect');
     ok(['init', ...where]);
     const seen = stateOf(where).eventCount;
@@ -408,7 +449,9 @@ describe('writes on a database session: retried by event id, guarded by --expect
     const read = stateOf(where).eventCount;
     expect(read).toBe(seen + 1);
     ok(['gap', 'open', 'E-2', '--severity', 'MEDIUM', '--expect-seq', String(read), ...where]);
-    await expectFailsCleanly(['gap', 'open', 'E-3', '--severity', 'CRITICAL', '--expect-seq', String(read), ...where], 1, [`expected the log to end at seq ${read}, but it ends at seq ${read + 1}`]);
+    await expectFailsCleanly(['gap', 'open', 'E-3', '--severity', 'CRITICAL', '--expect-seq', String(read), ...where], 1, [
+      `expected the log to end at seq ${read}, but it ends at seq ${read + 1}`,
+    ]);
     expect(gapIds(where)).toEqual(['E-1', 'E-2']);
   });
 });
@@ -421,7 +464,11 @@ describe('watch on a database session', () => {
     ok(['init', ...where]);
     ok(['gap', 'open', 'W-1', '--severity', 'HIGH', ...where]);
     const watching = spawnBin(['watch', '--json', ...where], root);
-    const lines = () => watching.stdout().split('\n').filter((line) => line !== '');
+    const lines = () =>
+      watching
+        .stdout()
+        .split('\n')
+        .filter((line) => line !== '');
     await until('the first line', () => lines().length >= 1, 30_000);
     const first = JSON.parse(lines()[0]!) as { events: unknown[]; state: StateJson };
     expect(first).toEqual({ events: [], state: stateOf(where) });
@@ -433,7 +480,12 @@ describe('watch on a database session', () => {
     expect(second.events.map((e) => [e.seq, e.type, e.data.id])).toEqual([[3, 'gap.opened', 'W-2']]);
     expect(second.state).toMatchObject({ openGapCount: 2, weightedOpen: WEIGHT.HIGH + WEIGHT.CRITICAL, eventCount: 3 });
 
-    const other = spawnSync(process.execPath, [BIN, 'gap', 'move', 'W-1', 'RESOLVED', ...where], { cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' }, timeout: 30_000 });
+    const other = spawnSync(process.execPath, [BIN, 'gap', 'move', 'W-1', 'RESOLVED', ...where], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '' },
+      timeout: 30_000,
+    });
     expect(other.stderr).toBe('');
     expect(other.status).toBe(0);
     await until('the line for the move', () => lines().length >= 3, 15_000);

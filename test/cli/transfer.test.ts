@@ -75,7 +75,12 @@ describe('export and import between a JSONL folder and PostgreSQL', () => {
     const grown = ok('export', ...db('made')).stdout;
     expect(grown.startsWith(original.toString('utf8'))).toBe(true);
     // Between rounds, a gap event starts the next round first (R8).
-    const added = Buffer.from(grown, 'utf8').subarray(original.length).toString('utf8').trimEnd().split('\n').map((line) => (JSON.parse(line) as { type: string }).type);
+    const added = Buffer.from(grown, 'utf8')
+      .subarray(original.length)
+      .toString('utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { type: string }).type);
     expect(added).toEqual(['round.started', 'gap.opened']);
   });
 

@@ -161,14 +161,21 @@ describe('a database session whose row was edited', { timeout: TIMEOUT }, () => 
   const gf = (...argv: string[]) => runCli([...argv, '--store', databaseUrl(), '--session', 'edited'], { cwd: root, env: { CLAUDE_PROJECT_DIR: root } });
 
   it('runs not the command the row now holds, and names it', async () => {
-    for (const step of [['init', '--verify', 'touch fine'], ['gap', 'open', 'A', '--severity', 'LOW'], ['round', 'start'], ['gap', 'move', 'A', 'RESOLVED']]) {
+    for (const step of [
+      ['init', '--verify', 'touch fine'],
+      ['gap', 'open', 'A', '--severity', 'LOW'],
+      ['round', 'start'],
+      ['gap', 'move', 'A', 'RESOLVED'],
+    ]) {
       const result = gf(...step);
       expect(result.code, result.stderr).toBe(0);
     }
     const sql = new pg.Client({ connectionString: databaseUrl() });
     await sql.connect();
     try {
-      const { rowCount } = await sql.query(`UPDATE gapflow.events SET line = replace(line, '"command":"touch fine"', '"command":"touch pwned"') WHERE stream = 'edited' AND seq = 1`);
+      const { rowCount } = await sql.query(
+        `UPDATE gapflow.events SET line = replace(line, '"command":"touch fine"', '"command":"touch pwned"') WHERE stream = 'edited' AND seq = 1`,
+      );
       expect(rowCount).toBe(1);
       await sql.query(`DELETE FROM gapflow.checkpoints WHERE stream = 'edited'`);
     } finally {
@@ -202,7 +209,12 @@ describe('a session folder that is not the user’s alone is not written or run 
     chownSync(folder, nobody, nobody);
     chownSync(join(folder, 'events.jsonl'), nobody, nobody);
     const before = readFileSync(join(folder, 'events.jsonl'));
-    for (const argv of [['round', 'close'], ['decide', 'approve'], ['gap', 'open', 'B', '--severity', 'LOW'], ['status', '--write']]) {
+    for (const argv of [
+      ['round', 'close'],
+      ['decide', 'approve'],
+      ['gap', 'open', 'B', '--severity', 'LOW'],
+      ['status', '--write'],
+    ]) {
       const result = runCli(argv, { cwd: project });
       expect(result.code, argv.join(' ')).toBe(1);
       expect(result.stderr.trimEnd().split('\n'), argv.join(' ')).toHaveLength(1);

@@ -46,13 +46,16 @@ describe('every spelling the CLI takes, append takes too, and the log keeps the 
     expect(lastEvent().data).toMatchObject({ id: 'GAP-JSON', severity: 'HIGH' });
   });
 
-  it.each(['in-progress', 'IN_PROGRESS', 'In_Progress', 'in_progress', 'IN-PROGRESS'])('gap state %j: gap move and a gap.moved line both record IN_PROGRESS', (spelling) => {
-    inRoundOne(box);
-    box.ok('gap', 'move', 'GAP-H1', spelling);
-    expect(lastEvent().data).toEqual({ id: 'GAP-H1', to: 'IN_PROGRESS' });
-    expect(append(jsonl({ type: 'gap.moved', data: { id: 'GAP-M1', to: spelling } })).code).toBe(0);
-    expect(lastEvent().data).toEqual({ id: 'GAP-M1', to: 'IN_PROGRESS' });
-  });
+  it.each(['in-progress', 'IN_PROGRESS', 'In_Progress', 'in_progress', 'IN-PROGRESS'])(
+    'gap state %j: gap move and a gap.moved line both record IN_PROGRESS',
+    (spelling) => {
+      inRoundOne(box);
+      box.ok('gap', 'move', 'GAP-H1', spelling);
+      expect(lastEvent().data).toEqual({ id: 'GAP-H1', to: 'IN_PROGRESS' });
+      expect(append(jsonl({ type: 'gap.moved', data: { id: 'GAP-M1', to: spelling } })).code).toBe(0);
+      expect(lastEvent().data).toEqual({ id: 'GAP-M1', to: 'IN_PROGRESS' });
+    },
+  );
 
   it.each(['critical', 'Critical', 'CRITICAL'])('severity change %j: gap severity and a gap.severity_changed line both record CRITICAL', (spelling) => {
     inRoundOne(box);
@@ -78,15 +81,22 @@ describe('every spelling the CLI takes, append takes too, and the log keeps the 
 
   it('event types in any case, with - for _ (`Gap.Opened`, `gap.severity-changed`)', () => {
     inRoundOne(box);
-    const result = append(jsonl({ type: 'Gap.Opened', data: { id: 'GAP-N1', severity: 'low' } }, { type: 'GAP.SEVERITY-CHANGED', data: { id: 'GAP-N1', to: 'medium' } }));
+    const result = append(
+      jsonl({ type: 'Gap.Opened', data: { id: 'GAP-N1', severity: 'low' } }, { type: 'GAP.SEVERITY-CHANGED', data: { id: 'GAP-N1', to: 'medium' } }),
+    );
     expect(result.code, result.stderr).toBe(0);
-    expect(box.logLines().slice(-2).map((l) => JSON.parse(l) as { type: string; data: object })).toMatchObject([
+    expect(
+      box
+        .logLines()
+        .slice(-2)
+        .map((l) => JSON.parse(l) as { type: string; data: object }),
+    ).toMatchObject([
       { type: 'gap.opened', data: { id: 'GAP-N1', severity: 'LOW' } },
       { type: 'gap.severity_changed', data: { id: 'GAP-N1', to: 'MEDIUM' } },
     ]);
   });
 
-  it('init: --preset, --complete-when, --policy and a policy\'s own words in any spelling are recorded as the schemas spell them', () => {
+  it("init: --preset, --complete-when, --policy and a policy's own words in any spelling are recorded as the schemas spell them", () => {
     box.ok('init', '--preset', 'Auto', '--policy', 'Gaps,QUESTIONS', '--complete-when', 'ANY', '--questions-preset', 'Aggressive');
     expect(JSON.parse(box.logLines()[0]!)).toMatchObject({
       type: 'session.started',
@@ -98,7 +108,12 @@ describe('every spelling the CLI takes, append takes too, and the log keeps the 
     box.ok('init', '--policy', 'questions');
     const result = append(jsonl({ type: 'metrics.recorded', data: { policy: 'Questions', metrics: { open: 3, high: 1, medium: 1 } } }));
     expect(result.code, result.stderr).toBe(0);
-    expect(box.logLines().map((l) => JSON.parse(l) as { type: string; data: { policy?: string } }).find((e) => e.type === 'metrics.recorded')?.data.policy).toBe('questions');
+    expect(
+      box
+        .logLines()
+        .map((l) => JSON.parse(l) as { type: string; data: { policy?: string } })
+        .find((e) => e.type === 'metrics.recorded')?.data.policy,
+    ).toBe('questions');
     const cli = box.gf('record', 'QUESTIONS', '--open', '2', '--high', '1', '--medium', '1');
     expect(cli.code, cli.stderr).toBe(0);
   });
@@ -126,11 +141,22 @@ describe('a bad value is refused naming the field, the value, the valid words an
   it('init --preset with a word near none: the presets, no guess; as JSON the remedy lists them', () => {
     expectRefused(box, ['init', '--preset', 'huge'], ['--preset', '"huge"', 'simple, complex, large, auto']);
     const failure = expectRefusedAsJson(box, ['init', '--preset', 'huge', '--json'], 1, ['--preset']);
-    expect(failure).toMatchObject({ code: 'invalid_value', field: '--preset', value: 'huge', valid: ['simple', 'complex', 'large', 'auto'], suggestion: null, remedy: 'use one of simple, complex, large, auto' });
+    expect(failure).toMatchObject({
+      code: 'invalid_value',
+      field: '--preset',
+      value: 'huge',
+      valid: ['simple', 'complex', 'large', 'auto'],
+      suggestion: null,
+      remedy: 'use one of simple, complex, large, auto',
+    });
   });
 
   it.each([
-    [{ type: 'gap.opened', data: { id: 'GAP-N1', severity: 'URGENT' } }, ['stdin line 1', 'gap.opened GAP-N1', 'data.severity', '"URGENT"', 'CRITICAL, HIGH, MEDIUM, LOW'], 'data.severity'],
+    [
+      { type: 'gap.opened', data: { id: 'GAP-N1', severity: 'URGENT' } },
+      ['stdin line 1', 'gap.opened GAP-N1', 'data.severity', '"URGENT"', 'CRITICAL, HIGH, MEDIUM, LOW'],
+      'data.severity',
+    ],
     [{ type: 'gap.moved', data: { id: 'GAP-H1', to: 'DONE' } }, ['data.to', '"DONE"', 'WONT_FIX'], 'data.to'],
     [{ type: 'gap.openned', data: { id: 'GAP-N1', severity: 'LOW' } }, ['type', '"gap.openned"', 'did you mean gap.opened?'], 'type'],
     [{ type: 'gap.opened', data: { id: 'GAP-N1', severity: 'LOW', titel: 'Typo' } }, ['unknown field "titel"', 'did you mean title?'], 'data.titel'],
@@ -161,10 +187,22 @@ describe('usage errors name what was mistyped, with the nearest (exit 2)', () =>
   it.each([
     [['stauts'], ['unknown command "stauts"', 'did you mean status?']],
     [['wacth'], ['unknown command "wacth"', 'did you mean watch?']],
-    [['gap', 'mvoe', 'GAP-H1', 'OPEN'], ['unknown gap command "mvoe"', 'did you mean move?']],
-    [['round', 'sart'], ['unknown round command "sart"', 'did you mean start?']],
-    [['gap', 'open', 'GAP-N1', '--sevrity', 'LOW'], ['unknown option --sevrity', 'did you mean --severity?']],
-    [['state', '--jsno'], ['unknown option --jsno', 'did you mean --json?']],
+    [
+      ['gap', 'mvoe', 'GAP-H1', 'OPEN'],
+      ['unknown gap command "mvoe"', 'did you mean move?'],
+    ],
+    [
+      ['round', 'sart'],
+      ['unknown round command "sart"', 'did you mean start?'],
+    ],
+    [
+      ['gap', 'open', 'GAP-N1', '--sevrity', 'LOW'],
+      ['unknown option --sevrity', 'did you mean --severity?'],
+    ],
+    [
+      ['state', '--jsno'],
+      ['unknown option --jsno', 'did you mean --json?'],
+    ],
   ])('`gapflow %s`', (argv, mentions) => {
     atBaseline(box);
     expectRefused(box, argv, mentions, 2);
@@ -252,12 +290,17 @@ describe('rounds numbered by the tool', () => {
   it('round.started and round.closed without data.round are given the next round and the open round', () => {
     atBaseline(box);
     for (let n = 1; n <= 2; n++) {
-      const result = append(jsonl({ type: 'round.started', data: {} }, { type: 'gap.opened', data: { id: `GAP-R${n}`, severity: 'LOW' } }, { type: 'round.closed', data: {} }));
+      const result = append(
+        jsonl({ type: 'round.started', data: {} }, { type: 'gap.opened', data: { id: `GAP-R${n}`, severity: 'LOW' } }, { type: 'round.closed', data: {} }),
+      );
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).toContain(`round.started ${n}`);
       expect(result.stdout).toContain(`round.closed ${n}`);
     }
-    const rounds = box.logLines().map((l) => JSON.parse(l) as { type: string; data: { round?: number } }).filter((e) => e.type.startsWith('round.'));
+    const rounds = box
+      .logLines()
+      .map((l) => JSON.parse(l) as { type: string; data: { round?: number } })
+      .filter((e) => e.type.startsWith('round.'));
     expect(rounds.map((e) => `${e.type} ${e.data.round}`)).toEqual(['round.started 1', 'round.closed 1', 'round.started 2', 'round.closed 2']);
   });
 

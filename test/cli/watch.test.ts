@@ -81,7 +81,11 @@ describe('gapflow watch, from the bin', () => {
       socket.on('error', () => undefined);
       return { socket, seen };
     };
-    const foreign = [attempt({ origin: 'http://evil.example' }), attempt({ origin: 'http://127.0.0.1:1' }), attempt({ headers: { Host: `rebound.example:${port}` } })];
+    const foreign = [
+      attempt({ origin: 'http://evil.example' }),
+      attempt({ origin: 'http://127.0.0.1:1' }),
+      attempt({ headers: { Host: `rebound.example:${port}` } }),
+    ];
     await until('the refusals', () => foreign.every(({ seen }) => seen.status !== null));
     expect(foreign.map(({ seen }) => seen.status)).toEqual([403, 403, 421]);
 
@@ -94,7 +98,10 @@ describe('gapflow watch, from the bin', () => {
     // Plain HTTP too: refused, with nothing but the reason.
     const http = (headers: Record<string, string>) => plainGet(`http://127.0.0.1:${port}/`, headers);
     expect((await http({}))[0]).toBe(200);
-    for (const [headers, status] of [[{ Origin: 'http://evil.example' }, 403], [{ Host: `rebound.example:${port}` }, 421]] as const) {
+    for (const [headers, status] of [
+      [{ Origin: 'http://evil.example' }, 403],
+      [{ Host: `rebound.example:${port}` }, 421],
+    ] as const) {
       const [got, body] = await http(headers);
       expect(got).toBe(status);
       expect(body).not.toContain('WebSocket client');
@@ -108,7 +115,11 @@ describe('gapflow watch, from the bin', () => {
   it('with --json prints the state, then a JSON line per update, each what a write prints with --json', async () => {
     divergingAfterRoundOne(box);
     const run = start('watch', '--json');
-    const lines = () => run.stdout().split('\n').filter((line) => line !== '');
+    const lines = () =>
+      run
+        .stdout()
+        .split('\n')
+        .filter((line) => line !== '');
     await until('the first line', () => lines().length >= 1);
     const first = JSON.parse(lines()[0]!) as Update;
     expect(first).toEqual({ events: [], state: expect.objectContaining({ state: 'DIVERGENCE_WARNING' }) });

@@ -62,7 +62,9 @@ let box: Sandbox;
 beforeAll(() => {
   box = new Sandbox();
   const session = createFileSession(box.dir);
-  const gaps = Array.from({ length: GAPS }, (_, i) => ({ body: { type: 'gap.opened' as const, data: { id: `GAP-${i}`, severity: 'LOW' as const, title: `gap number ${i}` } } }));
+  const gaps = Array.from({ length: GAPS }, (_, i) => ({
+    body: { type: 'gap.opened' as const, data: { id: `GAP-${i}`, severity: 'LOW' as const, title: `gap number ${i}` } },
+  }));
   session.recordAll(gaps);
 }, 60_000);
 afterAll(() => box.remove());
@@ -90,7 +92,10 @@ describe('the bin prints all of its output, however slow the reader', () => {
       const result = await gapflow(['append', '--dir', fresh.dir], { cwd: fresh.root, stdin: batch, waitMs: SLOW_READER_MS, napMs: NAP_MS });
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
-      const out = result.stdout.toString('utf8').split('\n').filter((line) => line !== '');
+      const out = result.stdout
+        .toString('utf8')
+        .split('\n')
+        .filter((line) => line !== '');
       expect(out.filter((line) => /^line \d+: seq \d+ gap\.opened A-\d+$/.test(line))).toHaveLength(lines);
       expect(out.at(-1)).toMatch(new RegExp(`^Appended ${lines} events; `));
     } finally {

@@ -140,7 +140,9 @@ describe('init --write-status', () => {
     const result = box.gf('gap', 'open', 'GAP-H1', '--severity', 'HIGH');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('GAP-H1');
-    expect(result.stderr).toMatch(/^gapflow: recorded, but status\.md was not rewritten: .*config\.json is not a session config like \{"writeStatus": true\}; fix it, or delete it to turn the setting off\n$/);
+    expect(result.stderr).toMatch(
+      /^gapflow: recorded, but status\.md was not rewritten: .*config\.json is not a session config like \{"writeStatus": true\}; fix it, or delete it to turn the setting off\n$/,
+    );
     expect(box.stateJson().openGapCount).toBe(1);
     expect(existsSync(box.statusPath)).toBe(false);
   });

@@ -27,7 +27,7 @@ const cleanSession = () =>
   );
 
 describe('R19: audit of a clean history', () => {
-  it('finds nothing in a history decided under today\'s rules, and rebuilds the same view', () => {
+  it("finds nothing in a history decided under today's rules, and rebuilds the same view", () => {
     const g = cleanSession();
     expect(g.view.history.map((h) => h.to)).toEqual(['FLAT', 'STALLED', 'DIVERGENCE_WARNING', 'CONVERGING', 'CONVERGING', 'COMPLETE']);
     expect(g.view.machine).toMatchObject({ state: 'COMPLETE', outcome: 'USER_APPROVED' });
@@ -50,9 +50,13 @@ describe('R19: audit of a clean history', () => {
 });
 
 describe('R19: audit findings', () => {
-  it('a hand-edited move today\'s lifecycle refuses (OPEN -> ACCEPTED) is `refused` at its line, and still folded', () => {
+  it("a hand-edited move today's lifecycle refuses (OPEN -> ACCEPTED) is `refused` at its line, and still folded", () => {
     const g = given(start(), open('H-1', 'HIGH'), open('L-1', 'LOW'));
-    const events = withLines(g.log, { type: 'gap.moved', data: { id: 'H-1', to: 'ACCEPTED' } }, { type: 'gap.opened', data: { id: 'G3', severity: 'LOW', title: '', blocking: true } });
+    const events = withLines(
+      g.log,
+      { type: 'gap.moved', data: { id: 'H-1', to: 'ACCEPTED' } },
+      { type: 'gap.opened', data: { id: 'G3', severity: 'LOW', title: '', blocking: true } },
+    );
     const { findings, view } = auditHistory(events);
     expect(findings).toHaveLength(1);
     expect(findings[0]).toMatchObject({ line: 4, type: 'gap.moved', kind: 'refused' });
@@ -61,7 +65,7 @@ describe('R19: audit findings', () => {
     expect(view.gaps.has('G3')).toBe(true);
   });
 
-  it('a round close whose recorded outcome differs from today\'s is `decided_differently`; the view keeps the recorded one', () => {
+  it("a round close whose recorded outcome differs from today's is `decided_differently`; the view keeps the recorded one", () => {
     // Nothing happens in round 1 with H-1 open: today that closes FLAT; the line claims COMPLETE/CONVERGED.
     const g = given(start(), open('H-1', 'HIGH'), startRound(1));
     const events = withLines(g.log, {
@@ -110,7 +114,15 @@ describe('R19: audit findings', () => {
 
 describe('R19: an audit compares what was decided, not how a verdict was explained', () => {
   it('a close recorded before fix-break cycles were named (no ping-pong words in its details) is no finding; a different verdict still is', () => {
-    const g = given(start({ stallThreshold: 10 }), open('A', 'HIGH'), open('B', 'LOW'), ...round(1, resolve('A')), ...round(2, move('A', 'OPEN')), ...round(3, resolve('A')), ...round(4, move('A', 'OPEN')));
+    const g = given(
+      start({ stallThreshold: 10 }),
+      open('A', 'HIGH'),
+      open('B', 'LOW'),
+      ...round(1, resolve('A')),
+      ...round(2, move('A', 'OPEN')),
+      ...round(3, resolve('A')),
+      ...round(4, move('A', 'OPEN')),
+    );
     const closes = g.log.filter((event) => event.type === 'round.closed');
     expect(JSON.stringify(closes.at(-1))).toContain('ping-pong: A');
     // As a build before version 6 recorded it: the same verdicts and steps, explained without the cycle.
@@ -118,13 +130,24 @@ describe('R19: an audit compares what was decided, not how a verdict was explain
     const earlier = g.log.map((event) => {
       if (event.type !== 'round.closed' || event.data.outcome === undefined) return event;
       const { outcome } = event.data;
-      const verdicts = outcome.verdicts.map(({ figures: { pingPong: _p, openCountAlternating: _a, ...figures }, ...v }) => ({ ...v, detail: unnamed(v.detail), figures }));
-      return { ...event, data: { ...event.data, outcome: { ...outcome, verdicts, combined: { ...outcome.combined, detail: unnamed(outcome.combined.detail) } } } };
+      const verdicts = outcome.verdicts.map(({ figures: { pingPong: _p, openCountAlternating: _a, ...figures }, ...v }) => ({
+        ...v,
+        detail: unnamed(v.detail),
+        figures,
+      }));
+      return {
+        ...event,
+        data: { ...event.data, outcome: { ...outcome, verdicts, combined: { ...outcome.combined, detail: unnamed(outcome.combined.detail) } } },
+      };
     });
     expect(JSON.stringify(earlier)).not.toContain('ping-pong');
     expect(auditHistory(earlier).findings).toEqual([]);
     // A verdict recorded otherwise is still found.
-    const other = earlier.map((event) => (event === earlier.findLast((e) => e.type === 'round.closed') && event.type === 'round.closed' && event.data.outcome ? { ...event, data: { ...event.data, outcome: { ...event.data.outcome, combined: { ...event.data.outcome.combined, verdict: 'progress' as const } } } } : event));
+    const other = earlier.map((event) =>
+      event === earlier.findLast((e) => e.type === 'round.closed') && event.type === 'round.closed' && event.data.outcome
+        ? { ...event, data: { ...event.data, outcome: { ...event.data.outcome, combined: { ...event.data.outcome.combined, verdict: 'progress' as const } } } }
+        : event,
+    );
     expect(auditHistory(other).findings).toMatchObject([{ kind: 'decided_differently' }]);
   });
 });

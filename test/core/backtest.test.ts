@@ -39,7 +39,11 @@ describe('a counterfactual', () => {
     const log = stalledAndNarrowed();
     const run = counterfactual(log, {});
     expect(run).toMatchObject({ warnings: [{ round: 3, cause: 'stall' }], stop: { round: 5, outcome: 'CONVERGED' }, diverged: null, unreplayed: 0 });
-    expect(compareCourses(recordedCourse(log), run)).toEqual({ warningsRaised: [], warningsMissed: [], stop: { shift: 'same', rounds: 0, outcomeChanged: null } });
+    expect(compareCourses(recordedCourse(log), run)).toEqual({
+      warningsRaised: [],
+      warningsMissed: [],
+      stop: { shift: 'same', rounds: 0, outcomeChanged: null },
+    });
   });
 
   it('with a higher stall threshold misses the warning and leaves the record at the decision that answered it', () => {
@@ -55,7 +59,13 @@ describe('a counterfactual', () => {
   });
 
   it('with a lower stall threshold warns earlier and leaves the record where it went on without a decision', () => {
-    const log = given(start({ stallThreshold: 3 }), ...baseline, ...round(1, resolve('H1')), ...round(2, move('M1', 'IN_PROGRESS')), ...round(3, resolve('H2'))).log;
+    const log = given(
+      start({ stallThreshold: 3 }),
+      ...baseline,
+      ...round(1, resolve('H1')),
+      ...round(2, move('M1', 'IN_PROGRESS')),
+      ...round(3, resolve('H2')),
+    ).log;
     const run = counterfactual(log, { stallThreshold: 1 });
     expect(run.warnings).toEqual([{ round: 2, cause: 'stall' }]);
     expect(run.diverged).toMatchObject({ round: 2, reason: 'this run warns here and the record has no decision for it (it goes on with round.started)' });
@@ -80,7 +90,13 @@ describe('a counterfactual', () => {
   });
 
   it('without the critical override lets a CRITICAL introduction through as a flat round (weighted net -8); the decision that answered it no longer fits', () => {
-    const log = given(start(), ...baseline, ...round(1, resolve('H1'), resolve('H2'), open('C1', 'CRITICAL')), decision('prioritize_critical'), ...round(2, resolve('C1'))).log;
+    const log = given(
+      start(),
+      ...baseline,
+      ...round(1, resolve('H1'), resolve('H2'), open('C1', 'CRITICAL')),
+      decision('prioritize_critical'),
+      ...round(2, resolve('C1')),
+    ).log;
     expect(recordedCourse(log).warnings).toEqual([{ round: 1, cause: 'critical' }]);
     const run = counterfactual(log, { criticalOverride: false });
     expect(run.warnings).toEqual([]);
@@ -137,7 +153,10 @@ describe('a counterfactual', () => {
 describe('settings to replay under', () => {
   it('a grid is the product of its axes, fixed settings in every one', () => {
     const axis = (key: 'stallThreshold' | 'maxRounds', values: number[]) => values.map((v) => ({ label: `${key}=${v}`, settings: { [key]: v } }));
-    const variants = variantGrid([{ label: 'critical-override=off', settings: { criticalOverride: false } }], [axis('stallThreshold', [2, 3]), axis('maxRounds', [5, 6])]);
+    const variants = variantGrid(
+      [{ label: 'critical-override=off', settings: { criticalOverride: false } }],
+      [axis('stallThreshold', [2, 3]), axis('maxRounds', [5, 6])],
+    );
     expect(variants.map((v) => v.label)).toEqual([
       'critical-override=off stallThreshold=2 maxRounds=5',
       'critical-override=off stallThreshold=2 maxRounds=6',

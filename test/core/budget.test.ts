@@ -14,7 +14,12 @@ import { closeRound, given, metrics, open, resolve, start, startRound, type Give
 const withBudget = (limits: Record<string, number>) => start({ policies: ['gaps', 'budget'], policySettings: { budget: limits } });
 
 /** Round n: resolve `id`, record `spend`, and close. */
-const spendingRound = (n: number, id: string, spend: Record<string, number>): GivenItem[] => [startRound(n), resolve(id), metrics('budget', spend), closeRound(n)];
+const spendingRound = (n: number, id: string, spend: Record<string, number>): GivenItem[] => [
+  startRound(n),
+  resolve(id),
+  metrics('budget', spend),
+  closeRound(n),
+];
 
 describe('budget: a limit reached or passed', () => {
   it('ends the session at the round close as the round limit does: COMPLETE (MAX_ROUNDS), the reason naming the budget', () => {
@@ -37,16 +42,38 @@ describe('budget: a limit reached or passed', () => {
   it('ends the session even when another policy warns in the same round: a CRITICAL introduced does not ask the user to spend more', () => {
     given(withBudget({ cost: 1 }), open('G1', 'HIGH'), startRound(1), open('C1', 'CRITICAL'), metrics('budget', { cost: 2 }))
       .when(closeRound(1))
-      .then([{ type: 'round.closed', data: { round: 1, outcome: { combined: { verdict: 'limit', reason: 'budget_spent', policies: ['budget'] }, machine: { state: 'COMPLETE', outcome: 'MAX_ROUNDS' } } } }]);
+      .then([
+        {
+          type: 'round.closed',
+          data: {
+            round: 1,
+            outcome: { combined: { verdict: 'limit', reason: 'budget_spent', policies: ['budget'] }, machine: { state: 'COMPLETE', outcome: 'MAX_ROUNDS' } },
+          },
+        },
+      ]);
   });
 
   it('counts every round’s spend: two rounds of 3000 tokens reach a limit of 6000', () => {
-    const session = given(withBudget({ tokens: 6000 }), open('G1', 'HIGH'), open('G2', 'HIGH'), open('G3', 'HIGH'), ...spendingRound(1, 'G1', { tokens: 3000 }));
+    const session = given(
+      withBudget({ tokens: 6000 }),
+      open('G1', 'HIGH'),
+      open('G2', 'HIGH'),
+      open('G3', 'HIGH'),
+      ...spendingRound(1, 'G1', { tokens: 3000 }),
+    );
     expect(session.view.machine.state).toBe('CONVERGING');
     session
       .and(startRound(2), resolve('G2'), metrics('budget', { tokens: 3000, seconds: 20 }))
       .when(closeRound(2))
-      .then([{ type: 'round.closed', data: { round: 2, outcome: { combined: { verdict: 'limit', reason: 'budget_spent', detail: 'budget: tokens 6000 of 6000 spent' }, machine: { state: 'COMPLETE' } } } }]);
+      .then([
+        {
+          type: 'round.closed',
+          data: {
+            round: 2,
+            outcome: { combined: { verdict: 'limit', reason: 'budget_spent', detail: 'budget: tokens 6000 of 6000 spent' }, machine: { state: 'COMPLETE' } },
+          },
+        },
+      ]);
   });
 });
 
@@ -72,7 +99,8 @@ describe('budget: the forecast needs more rounds than the budget left pays for',
                 verdict: 'diverging',
                 reason: 'budget_short',
                 policies: ['budget'],
-                detail: 'budget: the budget runs out before the gaps close (cost: 2 a round for the 6 more rounds the forecast needs at least is 12, more than the 2 left of 10)',
+                detail:
+                  'budget: the budget runs out before the gaps close (cost: 2 a round for the 6 more rounds the forecast needs at least is 12, more than the 2 left of 10)',
               },
               machine: { state: 'DIVERGENCE_WARNING' },
             },
@@ -84,7 +112,11 @@ describe('budget: the forecast needs more rounds than the budget left pays for',
   it('the standing verdict (state --json, status.md, check) reads the same forecast: after round 4 the budget stands diverging', () => {
     const after = given(withBudget({ cost: 10 }), ...tenHigh, ...threeRounds, ...spendingRound(4, 'G4', { cost: 2 }));
     expect(after.view.machine.state).toBe('DIVERGENCE_WARNING');
-    expect(policyStates(after.view).find((p) => p.name === 'budget')).toMatchObject({ verdict: 'diverging', reason: 'budget_short', figures: { totalCost: 8, costLimit: 10 } });
+    expect(policyStates(after.view).find((p) => p.name === 'budget')).toMatchObject({
+      verdict: 'diverging',
+      reason: 'budget_short',
+      figures: { totalCost: 8, costLimit: 10 },
+    });
   });
 
   it('the decision it asks for recommends narrowing the scope, saying the budget runs out first, not that the scope grew', () => {
@@ -99,17 +131,41 @@ describe('budget: the forecast needs more rounds than the budget left pays for',
   it('does not warn when what is left pays for the rounds the forecast needs: 2 a round for 6 rounds is 12, within the 32 left of 40', () => {
     given(withBudget({ cost: 40 }), ...tenHigh, ...threeRounds, startRound(4), resolve('G4'), metrics('budget', { cost: 2 }))
       .when(closeRound(4))
-      .then([{ type: 'round.closed', data: { round: 4, outcome: { combined: { verdict: 'progress', policies: ['gaps'] }, machine: { state: 'CONVERGING' } } } }]);
+      .then([
+        { type: 'round.closed', data: { round: 4, outcome: { combined: { verdict: 'progress', policies: ['gaps'] }, machine: { state: 'CONVERGING' } } } },
+      ]);
   });
 });
 
 describe('budget: no limit set', () => {
   it('records the spend, judges progress (no_limit), and leaves the combination to the gaps', () => {
-    const session = given(withBudget({}), open('G1', 'HIGH'), open('G2', 'LOW'), startRound(1), resolve('G1'), metrics('budget', { cost: 50, tokens: 1_000_000 }));
-    session.when(closeRound(1)).then([{ type: 'round.closed', data: { round: 1, outcome: { combined: { verdict: 'progress', reason: 'weighted_net_positive', policies: ['gaps'] }, machine: { state: 'CONVERGING' } } } }]);
+    const session = given(
+      withBudget({}),
+      open('G1', 'HIGH'),
+      open('G2', 'LOW'),
+      startRound(1),
+      resolve('G1'),
+      metrics('budget', { cost: 50, tokens: 1_000_000 }),
+    );
+    session
+      .when(closeRound(1))
+      .then([
+        {
+          type: 'round.closed',
+          data: {
+            round: 1,
+            outcome: { combined: { verdict: 'progress', reason: 'weighted_net_positive', policies: ['gaps'] }, machine: { state: 'CONVERGING' } },
+          },
+        },
+      ]);
     const [closed] = session.when(closeRound(1)).decided();
     const [, budget] = closed!.type === 'round.closed' ? closed!.data.outcome.verdicts : [];
-    expect(budget).toMatchObject({ policy: 'budget', verdict: 'progress', reason: 'no_limit', figures: { cost: 50, totalCost: 50, tokens: 1_000_000, seconds: null, costLimit: null } });
+    expect(budget).toMatchObject({
+      policy: 'budget',
+      verdict: 'progress',
+      reason: 'no_limit',
+      figures: { cost: 50, totalCost: 50, tokens: 1_000_000, seconds: null, costLimit: null },
+    });
   });
 
   it('never holds up convergence: quality converging with budget recorded completes the session under complete-when all', () => {
@@ -118,7 +174,10 @@ describe('budget: no limit set', () => {
       .when(metrics('quality', { score: 91 }))
       .then([
         { type: 'metrics.recorded', data: { policy: 'quality', round: 2, metrics: { score: 91 } } },
-        { type: 'round.closed', data: { round: 2, outcome: { combined: { verdict: 'converged', policies: ['quality'] }, machine: { state: 'COMPLETE', outcome: 'CONVERGED' } } } },
+        {
+          type: 'round.closed',
+          data: { round: 2, outcome: { combined: { verdict: 'converged', policies: ['quality'] }, machine: { state: 'COMPLETE', outcome: 'CONVERGED' } } },
+        },
       ]);
   });
 });

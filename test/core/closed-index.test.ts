@@ -29,7 +29,12 @@ const gap = (id: string, severity: Gap['severity'], state: Gap['state']): Gap =>
 });
 
 describe('the closed gaps index', () => {
-  const index = closedIndexLines([gap('G-1', 'HIGH', 'RESOLVED'), gap('G-2', 'LOW', 'OPEN'), gap('G-10', 'LOW', 'WONT_FIX'), gap('A.b_c', 'CRITICAL', 'RESOLVED')]);
+  const index = closedIndexLines([
+    gap('G-1', 'HIGH', 'RESOLVED'),
+    gap('G-2', 'LOW', 'OPEN'),
+    gap('G-10', 'LOW', 'WONT_FIX'),
+    gap('A.b_c', 'CRITICAL', 'RESOLVED'),
+  ]);
 
   it('lists the closed gaps only, one line each', () => {
     expect(index).toBe('G-1 HIGH RESOLVED\nG-10 LOW WONT_FIX\nA.b_c CRITICAL RESOLVED\n');
@@ -74,7 +79,7 @@ describe('the closed gaps index, spread over buckets', () => {
     expect(closedBucketOf('G-1')).toBe(0x82);
   });
 
-  it('stores a table line (each bucket\'s length and crc32) then the buckets, each line in its own bucket', () => {
+  it("stores a table line (each bucket's length and crc32) then the buckets, each line in its own bucket", () => {
     const body = closedIndexOf('G-1 HIGH RESOLVED\nG-10 LOW WONT_FIX\nA.b_c CRITICAL RESOLVED\n');
     const text = body.toString('utf8');
     const tableLine = text.slice(0, text.indexOf('\n'));
@@ -149,7 +154,13 @@ describe('the closed gaps index, spread over buckets', () => {
     // No newline: the table is cut.
     expect(closedTableOf(body.subarray(0, tableEnd - 1), body.length)).toBeNull();
     const table = body.toString('utf8', 0, tableEnd - 1);
-    for (const bad of [table.replace(/^0\//, '00/'), table.replace(/^0\/00000000 /, ''), `${table} 0/00000000`, table.replace(/^0\/0{8}/, '0/0000000g'), table.replace(/^0\/0{8}/, '-0/00000000')]) {
+    for (const bad of [
+      table.replace(/^0\//, '00/'),
+      table.replace(/^0\/00000000 /, ''),
+      `${table} 0/00000000`,
+      table.replace(/^0\/0{8}/, '0/0000000g'),
+      table.replace(/^0\/0{8}/, '-0/00000000'),
+    ]) {
       expect(closedTableOf(Buffer.from(`${bad}\n`), body.length - tableEnd + bad.length + 1)).toBeNull();
     }
     expect(closedIndexLookUp(parts(Buffer.from('G-1 HIGH RESOLVED\n')))).toBeNull();

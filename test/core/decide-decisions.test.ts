@@ -11,7 +11,10 @@ import { decision, given, open, resolve, round, start, startRound, type Given } 
 
 type DecisionData = BodyInputOf<'decision.made'>['data'];
 
-const made = (kind: DecisionKind, outcome: object, extra: Omit<DecisionData, 'kind'> = {}) => ({ type: 'decision.made' as const, data: { kind, ...extra, outcome } });
+const made = (kind: DecisionKind, outcome: object, extra: Omit<DecisionData, 'kind'> = {}) => ({
+  type: 'decision.made' as const,
+  data: { kind, ...extra, outcome },
+});
 
 /** M-1, M-2 (MEDIUM) and L-1 (LOW) in the baseline: nothing severe, so approve needs nothing more. */
 const baselineGaps = [open('M-1', 'MEDIUM'), open('M-2', 'MEDIUM'), open('L-1', 'LOW')];
@@ -124,7 +127,9 @@ describe('R11: each decision only where it makes sense', () => {
   });
 
   it.each(KINDS)('R12: %s is refused once the session is COMPLETE, naming its outcome', (kind) => {
-    SCENARIOS.COMPLETE().when(decision(kind, REQUEST[kind])).thenRefuses(/the session is COMPLETE \(ABANDONED\); nothing more can be recorded/, null);
+    SCENARIOS.COMPLETE()
+      .when(decision(kind, REQUEST[kind]))
+      .thenRefuses(/the session is COMPLETE \(ABANDONED\); nothing more can be recorded/, null);
   });
 });
 
@@ -132,7 +137,9 @@ describe('R8: decisions are made between rounds, except pause and resume', () =>
   const roundOpen = () => SCENARIOS.CONVERGING().and(startRound(2));
 
   it.each(KINDS.filter((k) => k !== 'pause' && k !== 'resume' && k !== 'extend_rounds'))('%s while a round is open is refused (remedy close_round)', (kind) => {
-    roundOpen().when(decision(kind, REQUEST[kind])).thenRefuses(/round 2 is open; decisions are made between rounds/, 'close_round');
+    roundOpen()
+      .when(decision(kind, REQUEST[kind]))
+      .thenRefuses(/round 2 is open; decisions are made between rounds/, 'close_round');
   });
 
   it('pause may interrupt an open round, remembering the state it was in', () => {
@@ -169,16 +176,30 @@ describe('R11: the divergence decisions', () => {
   });
 
   it('narrow scope must name the gaps to defer (remedy name_gaps)', () => {
-    stalled().when(decision('narrow_scope')).thenRefuses(/name the gaps to defer/, 'name_gaps');
+    stalled()
+      .when(decision('narrow_scope'))
+      .thenRefuses(/name the gaps to defer/, 'name_gaps');
   });
 
   it('narrow scope defers only open gaps, known ones, each named once', () => {
     // Round 1: a HIGH resolved (4) against three HIGH and a LOW opened (13): weighted net -9, divergence.
-    const session = () => given(start(), ...baselineGaps, open('H-1', 'HIGH'), ...round(1, resolve('H-1'), open('H-2', 'HIGH'), open('H-3', 'HIGH'), open('H-4', 'HIGH'), open('L-2', 'LOW')));
+    const session = () =>
+      given(
+        start(),
+        ...baselineGaps,
+        open('H-1', 'HIGH'),
+        ...round(1, resolve('H-1'), open('H-2', 'HIGH'), open('H-3', 'HIGH'), open('H-4', 'HIGH'), open('L-2', 'LOW')),
+      );
     expect(session().view.machine.state).toBe('DIVERGENCE_WARNING');
-    session().when(decision('narrow_scope', { gaps: ['H-1'] })).thenRefuses(/gap H-1 is RESOLVED; only open gaps can be deferred/);
-    session().when(decision('narrow_scope', { gaps: ['NOPE'] })).thenRefuses(/unknown gap NOPE/);
-    session().when(decision('narrow_scope', { gaps: ['M-1', 'M-1'] })).thenRefuses(/a gap is named twice/);
+    session()
+      .when(decision('narrow_scope', { gaps: ['H-1'] }))
+      .thenRefuses(/gap H-1 is RESOLVED; only open gaps can be deferred/);
+    session()
+      .when(decision('narrow_scope', { gaps: ['NOPE'] }))
+      .thenRefuses(/unknown gap NOPE/);
+    session()
+      .when(decision('narrow_scope', { gaps: ['M-1', 'M-1'] }))
+      .thenRefuses(/a gap is named twice/);
   });
 
   it('prioritize critical with no gaps named focuses on every open CRITICAL gap', () => {
@@ -188,16 +209,24 @@ describe('R11: the divergence decisions', () => {
   });
 
   it('prioritize critical names only open CRITICAL gaps', () => {
-    SCENARIOS.DIVERGENCE_WARNING().when(decision('prioritize_critical', { gaps: ['M-1'] })).thenRefuses(/gap M-1 is MEDIUM, OPEN; only open CRITICAL gaps can be prioritized/);
+    SCENARIOS.DIVERGENCE_WARNING()
+      .when(decision('prioritize_critical', { gaps: ['M-1'] }))
+      .thenRefuses(/gap M-1 is MEDIUM, OPEN; only open CRITICAL gaps can be prioritized/);
   });
 
   it('prioritize critical is refused when no CRITICAL gap is open', () => {
-    stalled().when(decision('prioritize_critical')).thenRefuses(/no CRITICAL gap is open/);
+    stalled()
+      .when(decision('prioritize_critical'))
+      .thenRefuses(/no CRITICAL gap is open/);
   });
 
   it('accept complexity and force complete take no gaps', () => {
-    stalled().when(decision('accept_complexity', { gaps: ['M-1'] })).thenRefuses(/accept complexity takes no gaps/);
-    stalled().when(decision('force_complete', { gaps: ['M-1'] })).thenRefuses(/force complete takes no gaps/);
+    stalled()
+      .when(decision('accept_complexity', { gaps: ['M-1'] }))
+      .thenRefuses(/accept complexity takes no gaps/);
+    stalled()
+      .when(decision('force_complete', { gaps: ['M-1'] }))
+      .thenRefuses(/force complete takes no gaps/);
   });
 });
 
@@ -213,7 +242,9 @@ describe('R11: approve', () => {
   });
 
   it('over an open CRITICAL gap, approve without acknowledging the risk is refused (remedy acknowledge_risk)', () => {
-    flatWith(['C-1', 'CRITICAL']).when(decision('approve')).thenRefuses(/CRITICAL gaps are not closed \(C-1\)/, 'acknowledge_risk');
+    flatWith(['C-1', 'CRITICAL'])
+      .when(decision('approve'))
+      .thenRefuses(/CRITICAL gaps are not closed \(C-1\)/, 'acknowledge_risk');
   });
 
   it('over an open CRITICAL gap, approve with the acknowledgment completes as USER_APPROVED and records the gap', () => {
@@ -223,8 +254,12 @@ describe('R11: approve', () => {
   });
 
   it('over an open HIGH gap, approve without a rationale is refused (remedy give_rationale), blank included', () => {
-    flatWith(['H-1', 'HIGH']).when(decision('approve')).thenRefuses(/HIGH gaps are not closed \(H-1\)/, 'give_rationale');
-    flatWith(['H-1', 'HIGH']).when(decision('approve', { rationale: '   ' })).thenRefuses(/HIGH gaps are not closed/, 'give_rationale');
+    flatWith(['H-1', 'HIGH'])
+      .when(decision('approve'))
+      .thenRefuses(/HIGH gaps are not closed \(H-1\)/, 'give_rationale');
+    flatWith(['H-1', 'HIGH'])
+      .when(decision('approve', { rationale: '   ' }))
+      .thenRefuses(/HIGH gaps are not closed/, 'give_rationale');
   });
 
   it('over an open HIGH gap, approve with a rationale completes as USER_APPROVED and records both', () => {
@@ -235,19 +270,29 @@ describe('R11: approve', () => {
 
   it('over CRITICAL and HIGH gaps, approve needs both the acknowledgment and a rationale', () => {
     const both = () => flatWith(['H-1', 'HIGH'], ['C-1', 'CRITICAL']);
-    both().when(decision('approve', { acknowledgment: 'critical_risk' })).thenRefuses(/HIGH gaps are not closed/, 'give_rationale');
-    both().when(decision('approve', { rationale: 'known' })).thenRefuses(/CRITICAL gaps are not closed/, 'acknowledge_risk');
+    both()
+      .when(decision('approve', { acknowledgment: 'critical_risk' }))
+      .thenRefuses(/HIGH gaps are not closed/, 'give_rationale');
+    both()
+      .when(decision('approve', { rationale: 'known' }))
+      .thenRefuses(/CRITICAL gaps are not closed/, 'acknowledge_risk');
     both()
       .when(decision('approve', { acknowledgment: 'critical_risk', rationale: 'known' }))
       .then([made('approve', { machine: { outcome: 'USER_APPROVED' } }, { acknowledgment: 'critical_risk', rationale: 'known', gaps: ['C-1', 'H-1'] })]);
   });
 
   it('approve records the gaps it accepts itself; a caller cannot name others', () => {
-    flatWith(['H-1', 'HIGH']).when(decision('approve', { gaps: ['M-1'], rationale: 'x' })).thenRefuses(/approve records the CRITICAL and HIGH gaps it accepts itself \(H-1\)/);
-    flatWith(['H-1', 'HIGH']).when(decision('approve', { gaps: [], rationale: 'x' })).thenRefuses(/approve records the CRITICAL and HIGH gaps it accepts itself/);
+    flatWith(['H-1', 'HIGH'])
+      .when(decision('approve', { gaps: ['M-1'], rationale: 'x' }))
+      .thenRefuses(/approve records the CRITICAL and HIGH gaps it accepts itself \(H-1\)/);
+    flatWith(['H-1', 'HIGH'])
+      .when(decision('approve', { gaps: [], rationale: 'x' }))
+      .thenRefuses(/approve records the CRITICAL and HIGH gaps it accepts itself/);
   });
 
   it('an acknowledgment goes only with approve', () => {
-    SCENARIOS.FLAT().when(decision('abandon', { acknowledgment: 'critical_risk' })).thenRefuses(/an acknowledgment goes only with approve/);
+    SCENARIOS.FLAT()
+      .when(decision('abandon', { acknowledgment: 'critical_risk' }))
+      .thenRefuses(/an acknowledgment goes only with approve/);
   });
 });

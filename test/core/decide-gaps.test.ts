@@ -23,7 +23,9 @@ const gapEvents: [string, BodyInputOf<'gap.opened' | 'gap.moved' | 'gap.severity
 
 describe('R8: a gap event between rounds starts the next round', () => {
   it.each(gapEvents)('%s between rounds is recorded after its own round.started for the next round', (_, request) => {
-    betweenRounds().when(request).then([{ type: 'round.started', data: { round: 2 } }, request]);
+    betweenRounds()
+      .when(request)
+      .then([{ type: 'round.started', data: { round: 2 } }, request]);
   });
 
   it.each(gapEvents)('%s before round 1 is baseline: no round starts (the first is started explicitly)', (_, request) => {
@@ -35,7 +37,9 @@ describe('R8: a gap event between rounds starts the next round', () => {
   });
 
   it.each(gapEvents)('%s in DIVERGENCE_WARNING is refused: a decision is due first (remedy decide)', (_, request) => {
-    inWarning().when(request).thenRefuses(/no round can start in DIVERGENCE_WARNING: a decision is due first/, 'decide');
+    inWarning()
+      .when(request)
+      .thenRefuses(/no round can start in DIVERGENCE_WARNING: a decision is due first/, 'decide');
   });
 
   it.each(gapEvents)('%s while PAUSED between rounds is refused: resume first (remedy resume)', (_, request) => {
@@ -126,7 +130,9 @@ describe('R10: the gap lifecycle', () => {
   const pairs = ALL_STATES.flatMap((from) => ALL_STATES.map((to) => [from, to, lifecycleAllows(from, to)] as const));
 
   it.each(pairs.filter(([, , ok]) => ok))('%s -> %s is allowed', (from, to) => {
-    gapIn(from).when(moveG1(to)).then([moveG1(to)]);
+    gapIn(from)
+      .when(moveG1(to))
+      .then([moveG1(to)]);
   });
 
   it.each(pairs.filter(([, , ok]) => !ok))('%s -> %s is refused, naming the gap, its state and the moves allowed from it', (from, to) => {
@@ -142,7 +148,9 @@ describe('R10: the gap lifecycle', () => {
   });
 
   it('a move of an unknown gap is refused naming it', () => {
-    gapIn('OPEN').when(move('NOPE', 'RESOLVED')).thenRefuses(/unknown gap NOPE/);
+    gapIn('OPEN')
+      .when(move('NOPE', 'RESOLVED'))
+      .thenRefuses(/unknown gap NOPE/);
   });
 
   it('a move to BLOCKED may name the known gap it waits on, and the event keeps it', () => {
@@ -172,11 +180,15 @@ describe('R10: the gap lifecycle', () => {
 
 describe('R22: gap ids are unique', () => {
   it('opening a gap whose id exists is refused, naming its severity and state', () => {
-    gapIn('OPEN').when(open('G1', 'LOW')).thenRefuses(/gap G1 already exists \(HIGH, OPEN\)/);
+    gapIn('OPEN')
+      .when(open('G1', 'LOW'))
+      .thenRefuses(/gap G1 already exists \(HIGH, OPEN\)/);
   });
 
   it('an id is never reused, not even once its gap is closed', () => {
-    gapIn('RESOLVED').when(open('G1', 'LOW')).thenRefuses(/gap G1 already exists \(HIGH, RESOLVED\)/);
+    gapIn('RESOLVED')
+      .when(open('G1', 'LOW'))
+      .thenRefuses(/gap G1 already exists \(HIGH, RESOLVED\)/);
   });
 
   it('a gap spawned by a known gap is recorded with it', () => {
@@ -186,17 +198,23 @@ describe('R22: gap ids are unique', () => {
   });
 
   it('a gap spawned by an unknown gap is refused', () => {
-    gapIn('OPEN').when(open('G3', 'MEDIUM', { spawnedBy: 'NOPE' })).thenRefuses(/spawned-by gap NOPE is unknown/);
+    gapIn('OPEN')
+      .when(open('G3', 'MEDIUM', { spawnedBy: 'NOPE' }))
+      .thenRefuses(/spawned-by gap NOPE is unknown/);
   });
 });
 
 describe('R7: severity changes', () => {
   it.each(OPEN_STATES)('an open gap (%s) may change severity', (state) => {
-    gapIn(state).when(severity('G1', 'CRITICAL')).then([severity('G1', 'CRITICAL')]);
+    gapIn(state)
+      .when(severity('G1', 'CRITICAL'))
+      .then([severity('G1', 'CRITICAL')]);
   });
 
   it('a deferred gap may change severity (R29: only its half weight changes)', () => {
-    gapIn('USER_DEFERRED').when(severity('G1', 'LOW')).then([severity('G1', 'LOW')]);
+    gapIn('USER_DEFERRED')
+      .when(severity('G1', 'LOW'))
+      .then([severity('G1', 'LOW')]);
   });
 
   it.each(CLOSED_STATES)('a closed gap (%s) cannot change severity: reopen it first', (state) => {
@@ -206,11 +224,15 @@ describe('R7: severity changes', () => {
   });
 
   it('a change to the severity the gap already has is refused', () => {
-    gapIn('OPEN').when(severity('G1', 'HIGH')).thenRefuses(/gap G1 is already HIGH/);
+    gapIn('OPEN')
+      .when(severity('G1', 'HIGH'))
+      .thenRefuses(/gap G1 is already HIGH/);
   });
 
   it('a severity change of an unknown gap is refused', () => {
-    gapIn('OPEN').when(severity('NOPE', 'HIGH')).thenRefuses(/unknown gap NOPE/);
+    gapIn('OPEN')
+      .when(severity('NOPE', 'HIGH'))
+      .thenRefuses(/unknown gap NOPE/);
   });
 
   it('a resolved gap, reopened, may change severity again (in the round the reopen started)', () => {

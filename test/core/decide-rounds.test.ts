@@ -37,32 +37,53 @@ describe('R8: rounds are numbered from 1 and started explicitly', () => {
   const session = () => given(start(), open('G1', 'HIGH'), open('G2', 'LOW'));
 
   it('the first round is round 1', () => {
-    session().when(startRound(1)).then([startRound(1)]);
+    session()
+      .when(startRound(1))
+      .then([startRound(1)]);
   });
 
   it('the first round cannot be numbered 2', () => {
-    session().when(startRound(2)).thenRefuses(/the next round is 1, not 2/);
+    session()
+      .when(startRound(2))
+      .thenRefuses(/the next round is 1, not 2/);
   });
 
   it('after round 1 closes, the next round is 2 and no other', () => {
-    session().and(...round(1)).when(startRound(2)).then([startRound(2)]);
-    session().and(...round(1)).when(startRound(3)).thenRefuses(/the next round is 2, not 3/);
+    session()
+      .and(...round(1))
+      .when(startRound(2))
+      .then([startRound(2)]);
+    session()
+      .and(...round(1))
+      .when(startRound(3))
+      .thenRefuses(/the next round is 2, not 3/);
   });
 
   it('no round starts while one is open (remedy close_round)', () => {
-    session().and(startRound(1)).when(startRound(2)).thenRefuses(/round 1 is already open; close it first/, 'close_round');
+    session()
+      .and(startRound(1))
+      .when(startRound(2))
+      .thenRefuses(/round 1 is already open; close it first/, 'close_round');
   });
 
   it('no round starts in DIVERGENCE_WARNING (remedy decide)', () => {
-    session().and(...round(1, open('C1', 'CRITICAL'))).when(startRound(2)).thenRefuses(/DIVERGENCE_WARNING: a decision is due first/, 'decide');
+    session()
+      .and(...round(1, open('C1', 'CRITICAL')))
+      .when(startRound(2))
+      .thenRefuses(/DIVERGENCE_WARNING: a decision is due first/, 'decide');
   });
 
   it('no round starts while PAUSED (remedy resume)', () => {
-    session().and(...round(1), decision('pause')).when(startRound(2)).thenRefuses(/PAUSED: resume it first/, 'resume');
+    session()
+      .and(...round(1), decision('pause'))
+      .when(startRound(2))
+      .thenRefuses(/PAUSED: resume it first/, 'resume');
   });
 
   it('nothing is recorded before session.started', () => {
-    given().when(startRound(1)).thenRefuses(/the log must begin with session.started/);
+    given()
+      .when(startRound(1))
+      .thenRefuses(/the log must begin with session.started/);
   });
 });
 
@@ -70,16 +91,27 @@ describe('closing a round: what must hold first', () => {
   const session = () => given(start(), open('G1', 'HIGH'), open('G2', 'LOW'));
 
   it('with no round open, a close is refused (remedy start_round)', () => {
-    session().when(closeRound(1)).thenRefuses(/no round is open; start one first/, 'start_round');
-    session().and(...round(1)).when(closeRound(1)).thenRefuses(/no round is open; start one first/, 'start_round');
+    session()
+      .when(closeRound(1))
+      .thenRefuses(/no round is open; start one first/, 'start_round');
+    session()
+      .and(...round(1))
+      .when(closeRound(1))
+      .thenRefuses(/no round is open; start one first/, 'start_round');
   });
 
   it('while PAUSED, a close is refused (remedy resume)', () => {
-    session().and(startRound(1), decision('pause')).when(closeRound(1)).thenRefuses(/PAUSED; resume it first/, 'resume');
+    session()
+      .and(startRound(1), decision('pause'))
+      .when(closeRound(1))
+      .thenRefuses(/PAUSED; resume it first/, 'resume');
   });
 
   it('a close must name the open round', () => {
-    session().and(startRound(1)).when(closeRound(2)).thenRefuses(/the open round is 1, not 2/);
+    session()
+      .and(startRound(1))
+      .when(closeRound(2))
+      .thenRefuses(/the open round is 1, not 2/);
   });
 
   it('R15: every enabled policy records its metrics before the round closes (remedy record_metrics)', () => {
@@ -92,7 +124,13 @@ describe('closing a round: what must hold first', () => {
     // Gaps: one LOW resolved, weighted net +1 (progress); quality: a first iteration is progress.
     given(start({ policies: ['gaps', 'quality'] }), open('G1', 'HIGH'), open('G2', 'LOW'), startRound(1), resolve('G2'), metrics('quality', { score: 70 }))
       .when(closeRound(1))
-      .then([closed(1, { figures: figuresOf({ resolved: ['LOW'], openAtEnd: ['HIGH'] }), machine: { state: 'CONVERGING', flatCount: 0 }, combined: { verdict: 'progress' } })]);
+      .then([
+        closed(1, {
+          figures: figuresOf({ resolved: ['LOW'], openAtEnd: ['HIGH'] }),
+          machine: { state: 'CONVERGING', flatCount: 0 },
+          combined: { verdict: 'progress' },
+        }),
+      ]);
   });
 });
 
@@ -130,11 +168,22 @@ describe('R1: a stall counts N rounds, not N+1', () => {
 
   it('with N = 3 the second flat round stays FLAT (flat_count 2) and the third stalls', () => {
     const session = given(start({ stallThreshold: 3 }), ...gaps('H', 'HIGH', 3), ...flatRound(1, 'H-1'));
-    session.and(...flatRound(2, 'H-2').slice(0, -1)).when(closeRound(2)).then([closed(2, { machine: { state: 'FLAT', flatCount: 2 }, steps: [] })]);
+    session
+      .and(...flatRound(2, 'H-2').slice(0, -1))
+      .when(closeRound(2))
+      .then([closed(2, { machine: { state: 'FLAT', flatCount: 2 }, steps: [] })]);
     session
       .and(...flatRound(2, 'H-2'), ...flatRound(3, 'H-3').slice(0, -1))
       .when(closeRound(3))
-      .then([closed(3, { machine: { state: 'DIVERGENCE_WARNING', flatCount: 3 }, steps: [{ from: 'FLAT', to: 'STALLED' }, { from: 'STALLED', to: 'DIVERGENCE_WARNING' }] })]);
+      .then([
+        closed(3, {
+          machine: { state: 'DIVERGENCE_WARNING', flatCount: 3 },
+          steps: [
+            { from: 'FLAT', to: 'STALLED' },
+            { from: 'STALLED', to: 'DIVERGENCE_WARNING' },
+          ],
+        }),
+      ]);
   });
 
   it('the flat rounds must be consecutive: a round with weighted progress resets flat_count', () => {
@@ -148,7 +197,12 @@ describe('R1: a stall counts N rounds, not N+1', () => {
   it('R14: the weighted net decides: two LOW resolved against one MEDIUM opened (unweighted +1, weighted 0) is flat', () => {
     given(start(), open('H-1', 'HIGH'), open('L-1', 'LOW'), open('L-2', 'LOW'), startRound(1), resolve('L-1'), resolve('L-2'), open('M1', 'MEDIUM'))
       .when(closeRound(1))
-      .then([closed(1, { figures: figuresOf({ resolved: ['LOW', 'LOW'], opened: ['MEDIUM'], openAtEnd: ['HIGH', 'MEDIUM'] }), machine: { state: 'FLAT', flatCount: 1 } })]);
+      .then([
+        closed(1, {
+          figures: figuresOf({ resolved: ['LOW', 'LOW'], opened: ['MEDIUM'], openAtEnd: ['HIGH', 'MEDIUM'] }),
+          machine: { state: 'FLAT', flatCount: 1 },
+        }),
+      ]);
   });
 });
 
@@ -159,7 +213,12 @@ describe('R2: divergence is strict (weighted net < -D)', () => {
     lows()
       .and(open('N1', 'HIGH'), open('N2', 'HIGH'))
       .when(closeRound(1))
-      .then([closed(1, { figures: figuresOf({ opened: ['HIGH', 'HIGH'], openAtEnd: ['LOW', 'LOW', 'LOW', 'HIGH', 'HIGH'] }), machine: { state: 'FLAT', flatCount: 1 } })]);
+      .then([
+        closed(1, {
+          figures: figuresOf({ opened: ['HIGH', 'HIGH'], openAtEnd: ['LOW', 'LOW', 'LOW', 'HIGH', 'HIGH'] }),
+          machine: { state: 'FLAT', flatCount: 1 },
+        }),
+      ]);
   });
 
   it('a round at -9 (two new HIGH and a LOW) diverges', () => {
@@ -177,8 +236,13 @@ describe('R2: divergence is strict (weighted net < -D)', () => {
 
   it('an explicit divergence threshold moves the line: with D = 12, -12 is FLAT and -13 diverges', () => {
     const session = () => given(start({ divergenceThreshold: 12 }), ...gaps('L', 'LOW', 3), startRound(1), ...gaps('N', 'HIGH', 3));
-    session().when(closeRound(1)).then([closed(1, { figures: { weightedNew: 3 * WEIGHT.HIGH }, machine: { state: 'FLAT' } })]);
-    session().and(open('X', 'LOW')).when(closeRound(1)).then([closed(1, { figures: { weightedNew: 3 * WEIGHT.HIGH + WEIGHT.LOW }, machine: { state: 'DIVERGENCE_WARNING' } })]);
+    session()
+      .when(closeRound(1))
+      .then([closed(1, { figures: { weightedNew: 3 * WEIGHT.HIGH }, machine: { state: 'FLAT' } })]);
+    session()
+      .and(open('X', 'LOW'))
+      .when(closeRound(1))
+      .then([closed(1, { figures: { weightedNew: 3 * WEIGHT.HIGH + WEIGHT.LOW }, machine: { state: 'DIVERGENCE_WARNING' } })]);
   });
 });
 
@@ -221,17 +285,35 @@ describe('R5: critical override', () => {
   it('a CRITICAL reopened in the round warns (R6: the reopen counts as new)', () => {
     // C-1 resolved in the baseline; round 1 reopens it (16 new) and resolves five HIGH (20): weighted net +4.
     const session = (override: boolean) =>
-      given(start({ criticalOverride: override }), open('C-1', 'CRITICAL'), ...gaps('H', 'HIGH', 6), resolve('C-1'), startRound(1), move('C-1', 'OPEN'), ...['H-1', 'H-2', 'H-3', 'H-4', 'H-5'].map(resolve));
+      given(
+        start({ criticalOverride: override }),
+        open('C-1', 'CRITICAL'),
+        ...gaps('H', 'HIGH', 6),
+        resolve('C-1'),
+        startRound(1),
+        move('C-1', 'OPEN'),
+        ...['H-1', 'H-2', 'H-3', 'H-4', 'H-5'].map(resolve),
+      );
     const figures = figuresOf({ resolved: ['HIGH', 'HIGH', 'HIGH', 'HIGH', 'HIGH'], opened: ['CRITICAL'], openAtEnd: ['CRITICAL', 'HIGH'] });
-    session(true).when(closeRound(1)).then([closed(1, { figures: { ...figures, criticalIntroduced: ['C-1'] }, machine: { state: 'DIVERGENCE_WARNING' } })]);
-    session(false).when(closeRound(1)).then([closed(1, { figures, machine: { state: 'CONVERGING' } })]);
+    session(true)
+      .when(closeRound(1))
+      .then([closed(1, { figures: { ...figures, criticalIntroduced: ['C-1'] }, machine: { state: 'DIVERGENCE_WARNING' } })]);
+    session(false)
+      .when(closeRound(1))
+      .then([closed(1, { figures, machine: { state: 'CONVERGING' } })]);
   });
 });
 
 describe('R6 and R7: what a round counts', () => {
   it('moves between open states and between closed states count nothing; a move into a closed state counts once', () => {
     // L-1 is ACCEPTED in the baseline; in round 1 it moves on to RESOLVED (nothing), H-1 goes IN_PROGRESS (nothing), M-1 is resolved.
-    given(start(), open('H-1', 'HIGH'), open('M-1', 'MEDIUM'), open('L-1', 'LOW'), ...(['IN_PROGRESS', 'PROPOSED', 'ACCEPTED'] as const).map((to) => move('L-1', to)))
+    given(
+      start(),
+      open('H-1', 'HIGH'),
+      open('M-1', 'MEDIUM'),
+      open('L-1', 'LOW'),
+      ...(['IN_PROGRESS', 'PROPOSED', 'ACCEPTED'] as const).map((to) => move('L-1', to)),
+    )
       .and(startRound(1), move('H-1', 'IN_PROGRESS'), move('L-1', 'RESOLVED'), resolve('M-1'))
       .when(closeRound(1))
       .then([closed(1, { figures: figuresOf({ resolved: ['MEDIUM'], openAtEnd: ['HIGH'] }), machine: { state: 'CONVERGING' } })]);
@@ -342,7 +424,11 @@ describe('metrics (R15, R18)', () => {
     // R18: a first iteration is progress.
     quality()
       .when(metrics('quality', { score: 80 }))
-      .then([startRound(1), recorded(1, 80), closed(1, { machine: { state: 'CONVERGING', flatCount: 0, outcome: null }, steps: [], combined: { verdict: 'progress' } })]);
+      .then([
+        startRound(1),
+        recorded(1, 80),
+        closed(1, { machine: { state: 'CONVERGING', flatCount: 0, outcome: null }, steps: [], combined: { verdict: 'progress' } }),
+      ]);
   });
 
   it('R18: a score that moves less than 2 while below 85 is flat, and the close records FLAT', () => {
@@ -372,11 +458,15 @@ describe('metrics (R15, R18)', () => {
   });
 
   it('metrics of an unknown policy are refused, naming it', () => {
-    quality().when(metrics('nope', { score: 1 })).thenRefuses(/unknown policy "nope"/);
+    quality()
+      .when(metrics('nope', { score: 1 }))
+      .thenRefuses(/unknown policy "nope"/);
   });
 
   it('the gap policy records gap events, not metrics: the remedy points there, the message names no command', () => {
-    quality().when(metrics('gaps', { score: 1 })).thenRefuses(/the gaps policy records gap events, not metrics$/, 'record_gap_events');
+    quality()
+      .when(metrics('gaps', { score: 1 }))
+      .thenRefuses(/the gaps policy records gap events, not metrics$/, 'record_gap_events');
   });
 
   it('metrics of a policy the session did not enable are refused: policies are chosen when a session starts', () => {
@@ -392,8 +482,12 @@ describe('metrics (R15, R18)', () => {
   });
 
   it('a payload the policy cannot read is refused, naming the field', () => {
-    quality().when(metrics('quality', { score: 120 })).thenRefuses(/metrics\.score: /);
-    quality().when(metrics('quality', { score: 'high' })).thenRefuses(/metrics\.score: /);
+    quality()
+      .when(metrics('quality', { score: 120 }))
+      .thenRefuses(/metrics\.score: /);
+    quality()
+      .when(metrics('quality', { score: 'high' }))
+      .thenRefuses(/metrics\.score: /);
   });
 
   it('metrics naming a round other than the open one are refused', () => {
@@ -403,6 +497,9 @@ describe('metrics (R15, R18)', () => {
   });
 
   it('metrics while PAUSED are refused (remedy resume)', () => {
-    quality().and(metrics('quality', { score: 80 }), metrics('quality', { score: 81 }), decision('pause')).when(metrics('quality', { score: 82 })).thenRefuses(/PAUSED/, 'resume');
+    quality()
+      .and(metrics('quality', { score: 80 }), metrics('quality', { score: 81 }), decision('pause'))
+      .when(metrics('quality', { score: 82 }))
+      .thenRefuses(/PAUSED/, 'resume');
   });
 });

@@ -25,11 +25,23 @@ describe('R27: decisions.md', () => {
     const view = given(
       start(),
       open('GAP-FLOW-003', 'HIGH'),
-      ...round(1, open('GAP-FLOW-020', 'CRITICAL'), open('GAP-COMM-010', 'MEDIUM', { spawnedBy: 'GAP-FLOW-003' }), open('GAP-COMM-011', 'MEDIUM', { spawnedBy: 'GAP-FLOW-003' })),
+      ...round(
+        1,
+        open('GAP-FLOW-020', 'CRITICAL'),
+        open('GAP-COMM-010', 'MEDIUM', { spawnedBy: 'GAP-FLOW-003' }),
+        open('GAP-COMM-011', 'MEDIUM', { spawnedBy: 'GAP-FLOW-003' }),
+      ),
       decision('narrow_scope', { gaps: ['GAP-COMM-010', 'GAP-COMM-011'] }),
     ).view;
     expect(rows(renderDecisions(view))).toEqual([
-      ['1', 'after round 1', 'narrow scope', 'GAP-COMM-010, GAP-COMM-011', '-', 'user narrowed scope: deferred GAP-COMM-010, GAP-COMM-011; flat_count reset to 0'],
+      [
+        '1',
+        'after round 1',
+        'narrow scope',
+        'GAP-COMM-010, GAP-COMM-011',
+        '-',
+        'user narrowed scope: deferred GAP-COMM-010, GAP-COMM-011; flat_count reset to 0',
+      ],
     ]);
   });
 

@@ -12,8 +12,7 @@ import { closeRound, fact, given, move, open, resolve, round, severity, start, s
  */
 
 /** A HIGH gap to work on, two LOW gaps to resolve, and a MEDIUM gap deferred before round 1. */
-const deferredMedium = () =>
-  given(start(), open('H', 'HIGH'), open('L1', 'LOW'), open('L2', 'LOW'), open('D', 'MEDIUM'), move('D', 'USER_DEFERRED'));
+const deferredMedium = () => given(start(), open('H', 'HIGH'), open('L1', 'LOW'), open('L2', 'LOW'), open('D', 'MEDIUM'), move('D', 'USER_DEFERRED'));
 
 describe('R29: deferred gaps and CRITICAL', () => {
   it('given a deferred MEDIUM gap, when it is escalated to CRITICAL in a round, then only its half weight moves and the round is no CRITICAL introduction', () => {
@@ -58,7 +57,10 @@ describe('R29: deferred gaps and CRITICAL', () => {
     const g = deferredMedium().and(startRound(1), resolve('L1'), severity('D', 'CRITICAL'));
     const weightedEnd = 1 * WEIGHT.HIGH + WEIGHT.LOW + 0.5 * WEIGHT.CRITICAL;
     g.when(closeRound(1)).then([
-      { type: 'round.closed', data: { round: 1, outcome: { figures: { criticalIntroduced: [], weightedOpenEnd: weightedEnd, openEnd: 2.5 }, machine: { state: 'CONVERGING' } } } },
+      {
+        type: 'round.closed',
+        data: { round: 1, outcome: { figures: { criticalIntroduced: [], weightedOpenEnd: weightedEnd, openEnd: 2.5 }, machine: { state: 'CONVERGING' } } },
+      },
     ]);
   });
 
@@ -69,12 +71,19 @@ describe('R29: deferred gaps and CRITICAL', () => {
     expect(lastClosedRound(view)).not.toHaveProperty('criticalBeforeR29');
   });
 
-  it('R19: a round close that carries its outcome keeps it, whatever today\'s rule would decide', () => {
+  it("R19: a round close that carries its outcome keeps it, whatever today's rule would decide", () => {
     const recorded = deferredMedium().and(startRound(1), resolve('L1'), severity('D', 'CRITICAL'));
     const [closed] = recorded.when(closeRound(1)).decided();
     // An outcome as the older rule recorded it: D a CRITICAL introduction, the machine in DIVERGENCE_WARNING.
     const data = closed!.data as { round: number; outcome: { figures: { criticalIntroduced: string[] }; machine: { state: string } } };
-    const older = { ...data, outcome: { ...data.outcome, figures: { ...data.outcome.figures, criticalIntroduced: ['D'] }, machine: { ...data.outcome.machine, state: 'DIVERGENCE_WARNING' } } };
+    const older = {
+      ...data,
+      outcome: {
+        ...data.outcome,
+        figures: { ...data.outcome.figures, criticalIntroduced: ['D'] },
+        machine: { ...data.outcome.machine, state: 'DIVERGENCE_WARNING' },
+      },
+    };
     const { view } = recorded.and(fact({ type: 'round.closed', data: older } as Parameters<typeof fact>[0]));
     expect(lastClosedRound(view)!.criticalIntroduced).toEqual(['D']);
     expect(view.machine.state).toBe('DIVERGENCE_WARNING');

@@ -39,7 +39,16 @@ describe('R19: evolve applies a recorded outcome as it is', () => {
   it("the round's figures are the recorded ones, not recounted from the gap events", () => {
     const g = roundOne().and(resolve('L-1'));
     const figures = { openEnd: 7, weightedOpenEnd: 9, resolved: 3, new: 1, weightedResolved: 12, weightedNew: 2, criticalIntroduced: [] };
-    const view = evolve(g.view, settled({ type: 'round.closed', data: { round: 1, outcome: roundOutcome({ figures, machine: { state: 'CONVERGING', flatCount: 0, outcome: null, pausedFrom: null }, steps: [] }) } }, g.log.length + 1));
+    const view = evolve(
+      g.view,
+      settled(
+        {
+          type: 'round.closed',
+          data: { round: 1, outcome: roundOutcome({ figures, machine: { state: 'CONVERGING', flatCount: 0, outcome: null, pausedFrom: null }, steps: [] }) },
+        },
+        g.log.length + 1,
+      ),
+    );
     expect(view.rounds[0]).toMatchObject({ ...figures, unweightedNet: 3 - 1, weightedNet: 12 - 2, state: 'CONVERGING', flatCount: 0 });
   });
 
@@ -47,7 +56,10 @@ describe('R19: evolve applies a recorded outcome as it is', () => {
     // FLAT after round 1; the recorded pause claims it was made in DIVERGENCE_WARNING.
     const g = given(start(), open('H-1', 'HIGH'), ...round(1));
     const machine = { state: 'PAUSED' as const, flatCount: 1, outcome: null, pausedFrom: 'DIVERGENCE_WARNING' as const };
-    const view = evolve(g.view, settled({ type: 'decision.made', data: { kind: 'pause', outcome: { machine, steps: [{ from: 'FLAT', to: 'PAUSED' }] } } }, g.log.length + 1));
+    const view = evolve(
+      g.view,
+      settled({ type: 'decision.made', data: { kind: 'pause', outcome: { machine, steps: [{ from: 'FLAT', to: 'PAUSED' }] } } }, g.log.length + 1),
+    );
     expect(view.machine).toEqual(machine);
     expect(view.decisions.map((d) => d.kind)).toEqual(['pause']);
   });
@@ -90,7 +102,9 @@ describe('R19: evolve never throws for a fact it cannot apply, and changes nothi
 
   it("session.started with policy settings today's schemas reject: taken, the policy falling back to its defaults", () => {
     const data = { policies: ['gaps', 'quality'], policySettings: { quality: { minScore: 500 } } };
-    given().when(start(data)).thenRefuses(/quality settings/);
+    given()
+      .when(start(data))
+      .thenRefuses(/quality settings/);
     const view = next(given(), { type: 'session.started', data });
     expect(view.settings).toEqual(data);
     expect(view.policies.enabled).toEqual(['gaps', 'quality']);
@@ -99,13 +113,22 @@ describe('R19: evolve never throws for a fact it cannot apply, and changes nothi
   });
 
   it('session.started naming a policy that does not exist', () => {
-    given().when(start({ policies: ['nope'] })).thenRefuses(/unknown policy "nope"/);
+    given()
+      .when(start({ policies: ['nope'] }))
+      .thenRefuses(/unknown policy "nope"/);
     expect(next(given(), { type: 'session.started', data: { policies: ['nope'] } }).policies.enabled).toEqual(['nope']);
   });
 
   it('a narrow scope naming an unknown gap defers the known ones only', () => {
     const g = given(start(), open('M-1', 'MEDIUM'), open('M-2', 'MEDIUM'), ...round(1, open('C1', 'CRITICAL')));
-    const view = next(g, { type: 'decision.made', data: { kind: 'narrow_scope', gaps: ['NOPE', 'M-1'], outcome: { machine: { state: 'CONVERGING', flatCount: 0, outcome: null, pausedFrom: null }, steps: [] } } });
+    const view = next(g, {
+      type: 'decision.made',
+      data: {
+        kind: 'narrow_scope',
+        gaps: ['NOPE', 'M-1'],
+        outcome: { machine: { state: 'CONVERGING', flatCount: 0, outcome: null, pausedFrom: null }, steps: [] },
+      },
+    });
     expect(view.gaps.get('M-1')?.state).toBe('USER_DEFERRED');
     expect(view.gaps.has('NOPE')).toBe(false);
   });
@@ -131,7 +154,7 @@ describe('R19: evolve never throws for a fact it cannot apply, and changes nothi
     expectUnchanged(g.view, next(g, { type: 'round.closed', data: { round: 5, outcome } }));
   });
 
-  it("a move the lifecycle would refuse (OPEN -> ACCEPTED) is still a fact: applied, and counted as resolved (R6)", () => {
+  it('a move the lifecycle would refuse (OPEN -> ACCEPTED) is still a fact: applied, and counted as resolved (R6)', () => {
     const g = given(start(), open('H-1', 'HIGH'), open('L-1', 'LOW'), startRound(1));
     g.when(move('H-1', 'ACCEPTED')).thenRefuses(/gap H-1 is OPEN/);
     const view = next(g, { type: 'gap.moved', data: { id: 'H-1', to: 'ACCEPTED' } });
@@ -154,17 +177,18 @@ describe('R9: open count and weighted open', () => {
     ['L2', 'LOW', 'RESOLVED', ['RESOLVED']],
     ['H3', 'HIGH', 'WONT_FIX', ['WONT_FIX']],
   ];
-  const everyState = () => given(start(), ...inventory.map(([id, sev]) => open(id, sev)), ...inventory.flatMap(([id, , , path]) => path.map((to) => move(id, to))));
+  const everyState = () =>
+    given(start(), ...inventory.map(([id, sev]) => open(id, sev)), ...inventory.flatMap(([id, , , path]) => path.map((to) => move(id, to))));
   const count = inventory.reduce((total, [, , state]) => total + FACTOR[state], 0);
   const weighted = inventory.reduce((total, [, sev, state]) => total + FACTOR[state] * WEIGHT[sev], 0);
 
-  it('counts each open state 1, USER_DEFERRED 0.5, closed states 0; weighted open uses each gap\'s weight, a deferred one at half', () => {
+  it("counts each open state 1, USER_DEFERRED 0.5, closed states 0; weighted open uses each gap's weight, a deferred one at half", () => {
     // 5 open + half a deferred CRITICAL: 5.5; 16 + 4 + 2 + 1 + 4 + 16 / 2 = 35.
     expect([count, weighted]).toEqual([5.5, 35]);
     expect(everyState().view.open).toEqual({ count, weighted });
   });
 
-  it('R29: a deferred gap\'s severity change moves only its half weight', () => {
+  it("R29: a deferred gap's severity change moves only its half weight", () => {
     expect(everyState().and(severity('C2', 'LOW')).view.open).toEqual({ count, weighted: weighted - WEIGHT.CRITICAL / 2 + WEIGHT.LOW / 2 });
   });
 
@@ -173,7 +197,13 @@ describe('R9: open count and weighted open', () => {
   });
 
   it('R11: narrowing scope parks the named gaps, so the open count drops by half a gap each', () => {
-    const g = given(start(), open('M-1', 'MEDIUM'), open('L-1', 'LOW'), ...round(1, open('C1', 'CRITICAL')), decision('narrow_scope', { gaps: ['M-1', 'L-1'] }));
+    const g = given(
+      start(),
+      open('M-1', 'MEDIUM'),
+      open('L-1', 'LOW'),
+      ...round(1, open('C1', 'CRITICAL')),
+      decision('narrow_scope', { gaps: ['M-1', 'L-1'] }),
+    );
     expect(g.view.open).toEqual({ count: 1 + 0.5 + 0.5, weighted: WEIGHT.CRITICAL + (WEIGHT.MEDIUM + WEIGHT.LOW) / 2 });
   });
 

@@ -48,7 +48,13 @@ describe('seed 003 examples', () => {
     const s = newSession();
     const mediums = baseline(s, 'MEDIUM', 4, 'M');
     const lows = baseline(s, 'LOW', 2, 'L');
-    const round1 = playRound(s, { resolve: mediums.slice(0, 2), open: [['M-5', 'MEDIUM'], ['M-6', 'MEDIUM']] });
+    const round1 = playRound(s, {
+      resolve: mediums.slice(0, 2),
+      open: [
+        ['M-5', 'MEDIUM'],
+        ['M-6', 'MEDIUM'],
+      ],
+    });
     expect(round1).toMatchObject({ weightedNet: 0, state: 'FLAT', flatCount: 1 });
     const round2 = playRound(s, { resolve: lows.slice(0, 1), open: [['M-7', 'MEDIUM']] });
     expect(round2.weightedNet).toBe(expectedWeightedNet(['LOW'], ['MEDIUM']));
@@ -60,7 +66,13 @@ describe('seed 003 examples', () => {
   it('Example 3 with N = 3: the third flat round stalls, as the seed printed it', () => {
     const s = newSession({ stallThreshold: 3 });
     baseline(s, 'MEDIUM', 4, 'M');
-    playRound(s, { resolve: ['M-1', 'M-2'], open: [['M-5', 'MEDIUM'], ['M-6', 'MEDIUM']] });
+    playRound(s, {
+      resolve: ['M-1', 'M-2'],
+      open: [
+        ['M-5', 'MEDIUM'],
+        ['M-6', 'MEDIUM'],
+      ],
+    });
     playRound(s, { resolve: ['M-3'], open: [['M-7', 'MEDIUM']] });
     const round3 = playRound(s, {});
     expect(round3.state).toBe('DIVERGENCE_WARNING');

@@ -54,7 +54,7 @@ describe('R24: extending the round limit', () => {
       expect((body!.data as { outcome: object }).outcome).not.toHaveProperty('maxRounds');
     });
 
-    it("says the limit is provisional until round 1, then names the settled one (12 + 3 + 2)", () => {
+    it('says the limit is provisional until round 1, then names the settled one (12 + 3 + 2)', () => {
       const before = auto().and(extend(3), extend(2));
       expect(before.view.decisions.map((d) => d.effect)).toEqual([
         "user extended the round limit by 3 rounds; max_rounds 13 for now: round 1 settles preset auto's limit, and the rounds are added to it",
@@ -69,7 +69,14 @@ describe('R24: extending the round limit', () => {
     });
 
     it('a line that recorded the provisional limit (10 + 3) reads as the limit the session ran under (12 + 3)', () => {
-      const recorded = fact({ type: 'decision.made', data: { kind: 'extend_rounds', rounds: 3, outcome: { machine: { state: 'CONVERGING', flatCount: 0, outcome: null, pausedFrom: null }, steps: [], maxRounds: 13 } } });
+      const recorded = fact({
+        type: 'decision.made',
+        data: {
+          kind: 'extend_rounds',
+          rounds: 3,
+          outcome: { machine: { state: 'CONVERGING', flatCount: 0, outcome: null, pausedFrom: null }, steps: [], maxRounds: 13 },
+        },
+      });
       const view = auto().and(recorded, startRound(1)).view;
       expect(view.config.maxRounds).toBe(15);
       expect(view.decisions[0]!.effect).toMatch(/max_rounds 15 from round 1/);
@@ -97,22 +104,40 @@ describe('R24: extending the round limit', () => {
   });
 
   it('is allowed while PAUSED and at a divergence warning, and leaves each where it was', () => {
-    session(4).and(...round(1), decision('pause')).when(extend(1)).then([made(1, { machine: { state: 'PAUSED', pausedFrom: 'FLAT' }, steps: [] })]);
-    session(4).and(...round(1, open('C-1', 'CRITICAL'))).when(extend(1)).then([made(1, { machine: { state: 'DIVERGENCE_WARNING' }, steps: [] })]);
+    session(4)
+      .and(...round(1), decision('pause'))
+      .when(extend(1))
+      .then([made(1, { machine: { state: 'PAUSED', pausedFrom: 'FLAT' }, steps: [] })]);
+    session(4)
+      .and(...round(1, open('C-1', 'CRITICAL')))
+      .when(extend(1))
+      .then([made(1, { machine: { state: 'DIVERGENCE_WARNING' }, steps: [] })]);
   });
 
   it('is refused once the session is COMPLETE', () => {
-    session(1).and(...round(1)).when(extend(1)).thenRefuses(/the session is COMPLETE \(MAX_ROUNDS\); nothing more can be recorded/);
+    session(1)
+      .and(...round(1))
+      .when(extend(1))
+      .thenRefuses(/the session is COMPLETE \(MAX_ROUNDS\); nothing more can be recorded/);
   });
 
   it('needs the number of rounds, takes no gaps, and the number goes with no other decision', () => {
-    session(3).when(decision('extend_rounds')).thenRefuses(/extend rounds needs the number of rounds to add/);
-    session(3).when(decision('extend_rounds', { rounds: 1, gaps: ['M-1'] })).thenRefuses(/extend rounds takes no gaps/);
-    session(3).and(...round(1)).when(decision('pause', { rounds: 1 })).thenRefuses(/a number of rounds goes only with extend rounds/);
+    session(3)
+      .when(decision('extend_rounds'))
+      .thenRefuses(/extend rounds needs the number of rounds to add/);
+    session(3)
+      .when(decision('extend_rounds', { rounds: 1, gaps: ['M-1'] }))
+      .thenRefuses(/extend rounds takes no gaps/);
+    session(3)
+      .and(...round(1))
+      .when(decision('pause', { rounds: 1 }))
+      .thenRefuses(/a number of rounds goes only with extend rounds/);
   });
 
   it('the number must be a whole number from 1 (the schema refuses 0)', () => {
-    session(3).when(decision('extend_rounds', { rounds: 0 })).thenRefuses(/data\.rounds/);
+    session(3)
+      .when(decision('extend_rounds', { rounds: 0 }))
+      .thenRefuses(/data\.rounds/);
   });
 
   it('is refused in a session whose rounds have no limit of their own', () => {
@@ -132,7 +157,9 @@ describe('R24: next warns before the last round', () => {
     const view = session(2).and(...round(1)).view;
     const step = loopStep(view);
     expect(step).toMatchObject({ action: 'continue', lastRound: true, maxRounds: 2 });
-    expect(step.reason).toMatch(/round 2 is the last: closing it ends the session at max_rounds \(2\) unless the user extends the limit \(decide extend-rounds N\)/);
+    expect(step.reason).toMatch(
+      /round 2 is the last: closing it ends the session at max_rounds \(2\) unless the user extends the limit \(decide extend-rounds N\)/,
+    );
   });
 
   it('while the last round is open, it still warns', () => {

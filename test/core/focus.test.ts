@@ -20,7 +20,9 @@ const converging = () => session().and(...round(1, resolve('U-2')));
 
 describe('R26: prioritize names any open gaps as the focus', () => {
   it('in CONVERGING it sets the focus and leaves the state as it was', () => {
-    converging().when(prioritize('F-1', 'F-2')).then([made(['F-1', 'F-2'], { machine: { state: 'CONVERGING', flatCount: 0 }, steps: [] })]);
+    converging()
+      .when(prioritize('F-1', 'F-2'))
+      .then([made(['F-1', 'F-2'], { machine: { state: 'CONVERGING', flatCount: 0 }, steps: [] })]);
     expect(converging().and(prioritize('F-1', 'F-2')).view.focus).toEqual(['F-1', 'F-2']);
   });
 
@@ -28,18 +30,31 @@ describe('R26: prioritize names any open gaps as the focus', () => {
     const stalled = session().and(...round(1), ...round(2));
     expect(stalled.view.machine).toMatchObject({ state: 'DIVERGENCE_WARNING', flatCount: 2 });
     stalled.when(decision('prioritize_critical')).thenRefuses(/no CRITICAL gap is open/);
-    stalled.when(prioritize('F-1')).then([made(['F-1'], { machine: { state: 'CONVERGING', flatCount: 0 }, steps: [{ from: 'DIVERGENCE_WARNING', to: 'CONVERGING' }] })]);
+    stalled
+      .when(prioritize('F-1'))
+      .then([made(['F-1'], { machine: { state: 'CONVERGING', flatCount: 0 }, steps: [{ from: 'DIVERGENCE_WARNING', to: 'CONVERGING' }] })]);
   });
 
   it('must name the gaps (remedy name_gaps), each open, known and named once', () => {
-    converging().when(decision('prioritize')).thenRefuses(/name the gaps to focus on/, 'name_gaps');
-    converging().when(prioritize('U-2')).thenRefuses(/gap U-2 is RESOLVED; only open gaps can be the focus/);
-    converging().when(prioritize('NOPE')).thenRefuses(/unknown gap NOPE/);
-    converging().when(prioritize('F-1', 'F-1')).thenRefuses(/a gap is named twice/);
+    converging()
+      .when(decision('prioritize'))
+      .thenRefuses(/name the gaps to focus on/, 'name_gaps');
+    converging()
+      .when(prioritize('U-2'))
+      .thenRefuses(/gap U-2 is RESOLVED; only open gaps can be the focus/);
+    converging()
+      .when(prioritize('NOPE'))
+      .thenRefuses(/unknown gap NOPE/);
+    converging()
+      .when(prioritize('F-1', 'F-1'))
+      .thenRefuses(/a gap is named twice/);
   });
 
   it('is made between rounds', () => {
-    converging().and(startRound(2)).when(prioritize('F-1')).thenRefuses(/round 2 is open; decisions are made between rounds/, 'close_round');
+    converging()
+      .and(startRound(2))
+      .when(prioritize('F-1'))
+      .thenRefuses(/round 2 is open; decisions are made between rounds/, 'close_round');
   });
 
   it('a later focus replaces the earlier one', () => {
@@ -69,7 +84,10 @@ describe('R26: a move outside the focus is recorded and flagged', () => {
   });
 
   it('a split of a gap outside the focus is flagged, as any move of it is; a split of a focused gap is not', () => {
-    const split = (id: string, ...parts: string[]) => ({ type: 'gap.split' as const, data: { id, into: parts.map((part) => ({ id: part, severity: 'LOW' as const })) } });
+    const split = (id: string, ...parts: string[]) => ({
+      type: 'gap.split' as const,
+      data: { id, into: parts.map((part) => ({ id: part, severity: 'LOW' as const })) },
+    });
     expect(focused().and(...round(2, split('U-1', 'U-1a', 'U-1b'))).view.rounds[1]!.outsideFocus).toEqual(['U-1']);
     const inFocus = focused().and(...round(2, split('F-2', 'F-2a', 'F-2b'))).view;
     expect(inFocus.rounds[1]!.outsideFocus).toEqual([]);

@@ -41,30 +41,58 @@ describe('R20: duplicates are withdrawn, not resolved', () => {
   const base = () => given(start(), open('G1', 'HIGH'), open('G2', 'HIGH'), open('G3', 'LOW'), startRound(1));
 
   it('a move to DUPLICATE naming the gap it duplicates is recorded as asked', () => {
-    base().when(duplicate('G2', 'G1')).then([duplicate('G2', 'G1')]);
+    base()
+      .when(duplicate('G2', 'G1'))
+      .then([duplicate('G2', 'G1')]);
   });
 
   it('a move to DUPLICATE without the gap it duplicates is refused', () => {
-    base().when(move('G2', 'DUPLICATE')).thenRefuses(/a move to DUPLICATE names the gap G2 duplicates/);
+    base()
+      .when(move('G2', 'DUPLICATE'))
+      .thenRefuses(/a move to DUPLICATE names the gap G2 duplicates/);
   });
 
   it('"of" goes only with a move to DUPLICATE, never names the gap itself, and names a known gap', () => {
-    base().when({ type: 'gap.moved', data: { id: 'G2', to: 'RESOLVED', of: 'G1' } }).thenRefuses(/of \(the gap duplicated\) goes only with a move to DUPLICATE/);
-    base().when(duplicate('G2', 'G2')).thenRefuses(/gap G2 cannot duplicate itself/);
-    base().when(duplicate('G2', 'NOPE')).thenRefuses(/duplicated gap NOPE is unknown/);
+    base()
+      .when({ type: 'gap.moved', data: { id: 'G2', to: 'RESOLVED', of: 'G1' } })
+      .thenRefuses(/of \(the gap duplicated\) goes only with a move to DUPLICATE/);
+    base()
+      .when(duplicate('G2', 'G2'))
+      .thenRefuses(/gap G2 cannot duplicate itself/);
+    base()
+      .when(duplicate('G2', 'NOPE'))
+      .thenRefuses(/duplicated gap NOPE is unknown/);
   });
 
   it('names a gap that lives on: not one withdrawn as a duplicate itself, nor one split into parts', () => {
     // Else two gaps could withdraw each other, and a real gap leave the open count never resolved.
-    base().and(duplicate('G2', 'G1')).when(duplicate('G1', 'G2')).thenRefuses(/gap G2 is itself a duplicate \(of G1\): name that gap/);
-    base().and(duplicate('G2', 'G1')).when(duplicate('G3', 'G2')).thenRefuses(/gap G2 is itself a duplicate \(of G1\)/);
-    base().and(split('G1', ['A', 'LOW'], ['B', 'LOW'])).when(duplicate('G3', 'G1')).thenRefuses(/gap G1 was split \(into A, B\): name the part G3 duplicates/);
-    base().and(split('G1', ['A', 'LOW'], ['B', 'LOW'])).when(duplicate('G3', 'A')).then([duplicate('G3', 'A')]);
+    base()
+      .and(duplicate('G2', 'G1'))
+      .when(duplicate('G1', 'G2'))
+      .thenRefuses(/gap G2 is itself a duplicate \(of G1\): name that gap/);
+    base()
+      .and(duplicate('G2', 'G1'))
+      .when(duplicate('G3', 'G2'))
+      .thenRefuses(/gap G2 is itself a duplicate \(of G1\)/);
+    base()
+      .and(split('G1', ['A', 'LOW'], ['B', 'LOW']))
+      .when(duplicate('G3', 'G1'))
+      .thenRefuses(/gap G1 was split \(into A, B\): name the part G3 duplicates/);
+    base()
+      .and(split('G1', ['A', 'LOW'], ['B', 'LOW']))
+      .when(duplicate('G3', 'A'))
+      .then([duplicate('G3', 'A')]);
   });
 
   it('a closed gap is not withdrawn (it was already counted); a duplicate may be reopened', () => {
-    base().and(resolve('G2')).when(duplicate('G2', 'G1')).thenRefuses(/gap G2 is RESOLVED; moves allowed from RESOLVED: OPEN, NEEDS_REVISION, WONT_FIX$/);
-    base().and(duplicate('G2', 'G1')).when(move('G2', 'OPEN')).then([move('G2', 'OPEN')]);
+    base()
+      .and(resolve('G2'))
+      .when(duplicate('G2', 'G1'))
+      .thenRefuses(/gap G2 is RESOLVED; moves allowed from RESOLVED: OPEN, NEEDS_REVISION, WONT_FIX$/);
+    base()
+      .and(duplicate('G2', 'G1'))
+      .when(move('G2', 'OPEN'))
+      .then([move('G2', 'OPEN')]);
   });
 
   it('a withdrawn gap leaves the open count but counts as neither resolved nor new, and the open counts still add up', () => {
@@ -104,7 +132,16 @@ describe('R20: duplicates are withdrawn, not resolved', () => {
   });
 
   it('a CRITICAL duplicate reopened in the same round is no CRITICAL introduction: the override does not fire', () => {
-    const played = given(start(), open('C1', 'CRITICAL'), open('C2', 'CRITICAL'), open('G3', 'LOW'), startRound(1), duplicate('C2', 'C1'), move('C2', 'NEEDS_REVISION'), resolve('G3'));
+    const played = given(
+      start(),
+      open('C1', 'CRITICAL'),
+      open('C2', 'CRITICAL'),
+      open('G3', 'LOW'),
+      startRound(1),
+      duplicate('C2', 'C1'),
+      move('C2', 'NEEDS_REVISION'),
+      resolve('G3'),
+    );
     const outcome = closing(played, 1);
     expect(outcome.figures).toMatchObject({ new: 0, weightedNew: 0, weightedResolved: W.LOW, criticalIntroduced: [] });
     expect(outcome.machine.state).toBe('CONVERGING');
@@ -121,7 +158,16 @@ describe('R20: duplicates are withdrawn, not resolved', () => {
   });
 
   it('a deferred CRITICAL withdrawn and reopened in the same round comes back to the work as CRITICAL (R29), as without the detour', () => {
-    const played = given(start(), open('C1', 'CRITICAL'), open('C2', 'CRITICAL'), open('G3', 'LOW'), move('C2', 'USER_DEFERRED'), startRound(1), duplicate('C2', 'C1'), move('C2', 'OPEN'));
+    const played = given(
+      start(),
+      open('C1', 'CRITICAL'),
+      open('C2', 'CRITICAL'),
+      open('G3', 'LOW'),
+      move('C2', 'USER_DEFERRED'),
+      startRound(1),
+      duplicate('C2', 'C1'),
+      move('C2', 'OPEN'),
+    );
     const outcome = closing(played, 1);
     expect(outcome.figures).toMatchObject({ new: 0, criticalIntroduced: ['C2'] });
     expect(outcome.machine.state).toBe('DIVERGENCE_WARNING');
@@ -165,7 +211,8 @@ describe('R21: a split is a severity change spread over its parts', () => {
   });
 
   /** Each severity row's weighted net (weighted resolved - weighted new), as status.md's Severity Breakdown shows it. */
-  const rowNets = (view: SessionView) => Object.fromEntries(Object.entries(view.rounds[0]!.bySeverity).map(([s, f]) => [s, f.weightedResolved - f.weightedNew]));
+  const rowNets = (view: SessionView) =>
+    Object.fromEntries(Object.entries(view.rounds[0]!.bySeverity).map(([s, f]) => [s, f.weightedResolved - f.weightedNew]));
 
   it("the severity rows: the parent's weight leaves its row, each part's joins its own, and the rows add up to the round", () => {
     const { view } = base().and(split('G1', ['A', 'HIGH'], ['B', 'MEDIUM'], ['C', 'LOW']));
@@ -176,7 +223,7 @@ describe('R21: a split is a severity change spread over its parts', () => {
     expect(Object.values(rowNets(view)).reduce((a, b) => a + b, 0)).toBe(round1.weightedResolved - round1.weightedNew);
   });
 
-  it('the severity rows of a split into lighter parts: the parent\'s row gains what it lost, the parts\' row what they weigh', () => {
+  it("the severity rows of a split into lighter parts: the parent's row gains what it lost, the parts' row what they weigh", () => {
     const { view } = base().and(split('G1', ['A', 'LOW'], ['B', 'LOW']));
     expect(rowNets(view)).toEqual({ CRITICAL: 0, HIGH: W.HIGH, MEDIUM: 0, LOW: -2 * W.LOW, UNTRIAGED: 0 });
     expect(view.rounds[0]!.bySeverity.HIGH).toMatchObject({ resolved: 0, weightedResolved: W.HIGH, weightedNew: 0 });
@@ -202,32 +249,68 @@ describe('R21: a split is a severity change spread over its parts', () => {
   });
 
   it('refuses a closed or deferred parent, an unknown one, a part id taken or named twice, and one part alone', () => {
-    base().and(resolve('G1')).when(split('G1', ['A', 'LOW'], ['B', 'LOW'])).thenRefuses(/gap G1 is RESOLVED; reopen it before splitting it/);
-    base().and(move('G1', 'USER_DEFERRED')).when(split('G1', ['A', 'LOW'], ['B', 'LOW'])).thenRefuses(/gap G1 is USER_DEFERRED; move it back to OPEN/);
-    base().when(split('NOPE', ['A', 'LOW'], ['B', 'LOW'])).thenRefuses(/unknown gap NOPE/);
-    base().when(split('G1', ['G2', 'LOW'], ['B', 'LOW'])).thenRefuses(/gap G2 already exists \(LOW, OPEN\)/);
-    base().when(split('G1', ['A', 'LOW'], ['A', 'HIGH'])).thenRefuses(/part A is named twice/);
-    base().when(split('G1', ['G1', 'LOW'], ['B', 'LOW'])).thenRefuses(/a part of gap G1 needs an id of its own/);
-    base().when(split('G1', ['A', 'LOW'])).thenRefuses(/data\.into: .*at least 2 items/);
+    base()
+      .and(resolve('G1'))
+      .when(split('G1', ['A', 'LOW'], ['B', 'LOW']))
+      .thenRefuses(/gap G1 is RESOLVED; reopen it before splitting it/);
+    base()
+      .and(move('G1', 'USER_DEFERRED'))
+      .when(split('G1', ['A', 'LOW'], ['B', 'LOW']))
+      .thenRefuses(/gap G1 is USER_DEFERRED; move it back to OPEN/);
+    base()
+      .when(split('NOPE', ['A', 'LOW'], ['B', 'LOW']))
+      .thenRefuses(/unknown gap NOPE/);
+    base()
+      .when(split('G1', ['G2', 'LOW'], ['B', 'LOW']))
+      .thenRefuses(/gap G2 already exists \(LOW, OPEN\)/);
+    base()
+      .when(split('G1', ['A', 'LOW'], ['A', 'HIGH']))
+      .thenRefuses(/part A is named twice/);
+    base()
+      .when(split('G1', ['G1', 'LOW'], ['B', 'LOW']))
+      .thenRefuses(/a part of gap G1 needs an id of its own/);
+    base()
+      .when(split('G1', ['A', 'LOW']))
+      .thenRefuses(/data\.into: .*at least 2 items/);
   });
 
   it('a SPLIT gap lives on in its parts: it is never moved, and no move makes one', () => {
-    base().and(split('G1', ['A', 'LOW'], ['B', 'LOW'])).when(move('G1', 'OPEN')).thenRefuses(/gap G1 is SPLIT; it lives on in its parts \(A, B\)/);
-    base().when(move('G1', 'SPLIT')).thenRefuses(/split it into its parts with gap split/);
+    base()
+      .and(split('G1', ['A', 'LOW'], ['B', 'LOW']))
+      .when(move('G1', 'OPEN'))
+      .thenRefuses(/gap G1 is SPLIT; it lives on in its parts \(A, B\)/);
+    base()
+      .when(move('G1', 'SPLIT'))
+      .thenRefuses(/split it into its parts with gap split/);
   });
 
   it('a prioritized gap that is split leaves its parts in the focus', () => {
-    const played = given(start(), open('C', 'CRITICAL'), open('G2', 'LOW'), ...round(1, open('C2', 'CRITICAL')), decision('prioritize_critical', { gaps: ['C'] }), split('C', ['Ca', 'CRITICAL'], ['Cb', 'HIGH']));
+    const played = given(
+      start(),
+      open('C', 'CRITICAL'),
+      open('G2', 'LOW'),
+      ...round(1, open('C2', 'CRITICAL')),
+      decision('prioritize_critical', { gaps: ['C'] }),
+      split('C', ['Ca', 'CRITICAL'], ['Cb', 'HIGH']),
+    );
     expect(played.view.focus).toEqual(['Ca', 'Cb']);
   });
 });
 
 describe('R22: ids are unique; a rename keeps the gap', () => {
   const base = () =>
-    given(start(), open('G1', 'HIGH'), open('G2', 'LOW'), openAs('G3', 'MEDIUM', { spawnedBy: 'G1' }), ...round(1, move('G2', 'IN_PROGRESS'), move('G2', 'BLOCKED', { blockedBy: 'G1' })));
+    given(
+      start(),
+      open('G1', 'HIGH'),
+      open('G2', 'LOW'),
+      openAs('G3', 'MEDIUM', { spawnedBy: 'G1' }),
+      ...round(1, move('G2', 'IN_PROGRESS'), move('G2', 'BLOCKED', { blockedBy: 'G1' })),
+    );
 
   it('a rename between rounds is recorded alone: it counts nothing, so it starts no round', () => {
-    base().when(rename('G1', 'PARSER-1')).then([rename('G1', 'PARSER-1')]);
+    base()
+      .when(rename('G1', 'PARSER-1'))
+      .then([rename('G1', 'PARSER-1')]);
   });
 
   it('a rename is allowed while a decision is due (it changes only a name)', () => {
@@ -246,7 +329,12 @@ describe('R22: ids are unique; a rename keeps the gap', () => {
   });
 
   it("the words the view keeps name the gap by its id now: a decision's effect and history reason, a round's verdicts and history reason", () => {
-    const warned = given(start(), open('G1', 'HIGH'), ...round(1, open('C1', 'CRITICAL'), open('C10', 'CRITICAL')), decision('prioritize_critical', { gaps: ['C1'], rationale: 'C1 first' }));
+    const warned = given(
+      start(),
+      open('G1', 'HIGH'),
+      ...round(1, open('C1', 'CRITICAL'), open('C10', 'CRITICAL')),
+      decision('prioritize_critical', { gaps: ['C1'], rationale: 'C1 first' }),
+    );
     const { view } = warned.and(rename('C1', 'SCHEMA-1'));
     const words = JSON.stringify({ decisions: view.decisions, history: view.history, verdicts: view.rounds[0]!.verdicts, combined: view.rounds[0]!.combined });
     // Only the user's own rationale (kept in the decision and closing its history reason) still says C1; C10, another gap, is untouched.
@@ -284,9 +372,15 @@ describe('R22: ids are unique; a rename keeps the gap', () => {
   });
 
   it('a rename to an id taken, to itself, or of an unknown gap is refused', () => {
-    base().when(rename('G1', 'G2')).thenRefuses(/gap G2 already exists \(LOW, BLOCKED\)/);
-    base().when(rename('G1', 'G1')).thenRefuses(/gap G1 already has that id/);
-    base().when(rename('NOPE', 'X')).thenRefuses(/unknown gap NOPE/);
+    base()
+      .when(rename('G1', 'G2'))
+      .thenRefuses(/gap G2 already exists \(LOW, BLOCKED\)/);
+    base()
+      .when(rename('G1', 'G1'))
+      .thenRefuses(/gap G1 already has that id/);
+    base()
+      .when(rename('NOPE', 'X'))
+      .thenRefuses(/unknown gap NOPE/);
   });
 });
 
@@ -318,9 +412,17 @@ describe('R23: untriaged gaps', () => {
   });
 });
 
-describe('the head and the closed gaps\' index treat DUPLICATE and SPLIT as closed', () => {
+describe("the head and the closed gaps' index treat DUPLICATE and SPLIT as closed", () => {
   it('the index lists a duplicate and a split parent; the head keeps only the gaps still open, the parts among them', () => {
-    const { view } = given(start(), open('G1', 'HIGH'), open('G2', 'HIGH'), open('G3', 'LOW'), startRound(1), duplicate('G2', 'G1'), split('G1', ['A', 'HIGH'], ['B', 'LOW']));
+    const { view } = given(
+      start(),
+      open('G1', 'HIGH'),
+      open('G2', 'HIGH'),
+      open('G3', 'LOW'),
+      startRound(1),
+      duplicate('G2', 'G1'),
+      split('G1', ['A', 'HIGH'], ['B', 'LOW']),
+    );
     expect(encodeClosedIndex(view).toString('utf8').split('\n').slice(1).filter(Boolean).sort()).toEqual(['G1 HIGH SPLIT', 'G2 HIGH DUPLICATE']);
     expect([...headOf(view).gaps.keys()].sort()).toEqual(['A', 'B', 'G3']);
   });

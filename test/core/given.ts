@@ -158,7 +158,11 @@ export const open = (id: string, severity: Severity, extra: { spawnedBy?: string
   type: 'gap.opened',
   data: { id, severity, ...extra },
 });
-export const move = (id: string, to: BodyInputOf<'gap.moved'>['data']['to'], extra: { blockedBy?: string; reason?: string; of?: string } = {}): BodyInputOf<'gap.moved'> => ({
+export const move = (
+  id: string,
+  to: BodyInputOf<'gap.moved'>['data']['to'],
+  extra: { blockedBy?: string; reason?: string; of?: string } = {},
+): BodyInputOf<'gap.moved'> => ({
   type: 'gap.moved',
   data: { id, to, ...extra },
 });
@@ -166,7 +170,10 @@ export const resolve = (id: string): BodyInputOf<'gap.moved'> => move(id, 'RESOL
 export const severity = (id: string, to: Severity): BodyInputOf<'gap.severity_changed'> => ({ type: 'gap.severity_changed', data: { id, to } });
 export const startRound = (round: number): BodyInputOf<'round.started'> => ({ type: 'round.started', data: { round } });
 export const closeRound = (round: number): BodyInputOf<'round.closed'> => ({ type: 'round.closed', data: { round } });
-export const decision = (kind: BodyInputOf<'decision.made'>['data']['kind'], extra: Omit<BodyInputOf<'decision.made'>['data'], 'kind'> = {}): BodyInputOf<'decision.made'> => ({
+export const decision = (
+  kind: BodyInputOf<'decision.made'>['data']['kind'],
+  extra: Omit<BodyInputOf<'decision.made'>['data'], 'kind'> = {},
+): BodyInputOf<'decision.made'> => ({
   type: 'decision.made',
   data: { kind, ...extra },
 });

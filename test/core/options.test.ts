@@ -18,19 +18,26 @@ describe('decision options', () => {
     expect(decisionOptions(given(start(), open('A', 'HIGH'), open('B', 'LOW'), ...round(1, resolve('B'))).view)).toEqual([]);
   });
 
-  it('a CRITICAL introduced: prioritize critical is recommended and names the open CRITICAL gaps; all six options, in the prompt\'s order', () => {
+  it("a CRITICAL introduced: prioritize critical is recommended and names the open CRITICAL gaps; all six options, in the prompt's order", () => {
     const { view } = given(start(), open('A', 'HIGH'), ...round(1, open('C', 'CRITICAL')));
     expect(view.machine.state).toBe('DIVERGENCE_WARNING');
     const options = decisionOptions(view);
     expect(kinds(options)).toEqual(['narrow_scope', 'accept_complexity', 'prioritize_critical', 'pause', 'force_complete', 'abandon']);
     expect(recommended(options)).toEqual([['prioritize_critical', 'critical']]);
-    expect(options.find((o) => o.kind === 'prioritize_critical')).toMatchObject({ gaps: [{ id: 'C' }], event: { type: 'decision.made', data: { kind: 'prioritize_critical', gaps: ['C'] } } });
+    expect(options.find((o) => o.kind === 'prioritize_critical')).toMatchObject({
+      gaps: [{ id: 'C' }],
+      event: { type: 'decision.made', data: { kind: 'prioritize_critical', gaps: ['C'] } },
+    });
     expect(options.find((o) => o.kind === 'force_complete')!.gaps.map((g) => g.id)).toEqual(['C', 'A']);
   });
 
   it('MEDIUM/LOW gaps spawned this round, flagged non-blocking or not: narrow scope is recommended and names them', () => {
     const spawned = (id: string) => open(id, 'LOW', { spawnedBy: 'A', blocking: false });
-    const { view } = given(start(), open('A', 'HIGH'), ...round(1, open('H', 'HIGH'), spawned('S1'), spawned('S2'), spawned('S3'), spawned('S4'), spawned('S5'), open('S6', 'LOW', { spawnedBy: 'A' })));
+    const { view } = given(
+      start(),
+      open('A', 'HIGH'),
+      ...round(1, open('H', 'HIGH'), spawned('S1'), spawned('S2'), spawned('S3'), spawned('S4'), spawned('S5'), open('S6', 'LOW', { spawnedBy: 'A' })),
+    );
     expect(view.machine.state).toBe('DIVERGENCE_WARNING');
     const options = decisionOptions(view);
     expect(kinds(options)).not.toContain('prioritize_critical');
@@ -42,7 +49,13 @@ describe('decision options', () => {
   });
 
   it('R28: given a MEDIUM gap marked non-blocking in an earlier round, when a later round diverges, then narrow scope names it (not the blocking LOW)', () => {
-    const { view } = given(start(), open('A', 'HIGH'), open('N', 'MEDIUM', { blocking: false }), open('L', 'LOW'), ...round(1, open('H1', 'HIGH'), open('H2', 'HIGH'), open('H3', 'HIGH')));
+    const { view } = given(
+      start(),
+      open('A', 'HIGH'),
+      open('N', 'MEDIUM', { blocking: false }),
+      open('L', 'LOW'),
+      ...round(1, open('H1', 'HIGH'), open('H2', 'HIGH'), open('H3', 'HIGH')),
+    );
     expect(view.machine.state).toBe('DIVERGENCE_WARNING');
     const options = decisionOptions(view);
     expect(recommended(options)).toEqual([['narrow_scope', 'spawned_minor_gaps']]);
@@ -54,7 +67,15 @@ describe('decision options', () => {
       start(),
       open('A', 'HIGH'),
       open('B', 'HIGH'),
-      ...round(1, open('H1', 'HIGH'), open('H2', 'HIGH'), open('S1', 'MEDIUM', { spawnedBy: 'A' }), open('S2', 'MEDIUM', { spawnedBy: 'A' }), move('B', 'IN_PROGRESS'), move('B', 'BLOCKED', { blockedBy: 'S2' })),
+      ...round(
+        1,
+        open('H1', 'HIGH'),
+        open('H2', 'HIGH'),
+        open('S1', 'MEDIUM', { spawnedBy: 'A' }),
+        open('S2', 'MEDIUM', { spawnedBy: 'A' }),
+        move('B', 'IN_PROGRESS'),
+        move('B', 'BLOCKED', { blockedBy: 'S2' }),
+      ),
     );
     expect(view.machine.state).toBe('DIVERGENCE_WARNING');
     const options = decisionOptions(view);
@@ -63,12 +84,26 @@ describe('decision options', () => {
   });
 
   it('the scope grew with gaps neither spawned nor minor: accept complexity; narrow scope falls back to the open MEDIUM/LOW gaps none waits on', () => {
-    const { view } = given(start(), open('A', 'LOW'), open('W', 'LOW'), open('B', 'HIGH'), move('B', 'IN_PROGRESS'), move('B', 'BLOCKED', { blockedBy: 'W' }), ...round(1, open('H1', 'HIGH'), open('H2', 'HIGH'), open('H3', 'HIGH')));
+    const { view } = given(
+      start(),
+      open('A', 'LOW'),
+      open('W', 'LOW'),
+      open('B', 'HIGH'),
+      move('B', 'IN_PROGRESS'),
+      move('B', 'BLOCKED', { blockedBy: 'W' }),
+      ...round(1, open('H1', 'HIGH'), open('H2', 'HIGH'), open('H3', 'HIGH')),
+    );
     expect(view.machine.state).toBe('DIVERGENCE_WARNING');
     const options = decisionOptions(view);
     expect(recommended(options)).toEqual([['accept_complexity', 'scope_grew']]);
     // The fallback fills the suggestion but does not make narrow scope the recommendation; W is waited on by B.
-    expect(options[0]).toMatchObject({ kind: 'narrow_scope', recommended: null, fallback: true, requires: [], event: { type: 'decision.made', data: { kind: 'narrow_scope', gaps: ['A'] } } });
+    expect(options[0]).toMatchObject({
+      kind: 'narrow_scope',
+      recommended: null,
+      fallback: true,
+      requires: [],
+      event: { type: 'decision.made', data: { kind: 'narrow_scope', gaps: ['A'] } },
+    });
   });
 
   it('no open MEDIUM or LOW gap at all: narrow scope needs the user to name the gaps (no request)', () => {
@@ -88,7 +123,12 @@ describe('decision options', () => {
   });
 
   it('every request an option carries is one decide takes as it is', () => {
-    const { view } = given(start(), open('A', 'HIGH'), open('M', 'MEDIUM'), ...round(1, open('C', 'CRITICAL'), open('S', 'LOW', { spawnedBy: 'A', blocking: false })));
+    const { view } = given(
+      start(),
+      open('A', 'HIGH'),
+      open('M', 'MEDIUM'),
+      ...round(1, open('C', 'CRITICAL'), open('S', 'LOW', { spawnedBy: 'A', blocking: false })),
+    );
     const options = decisionOptions(view);
     expect(options.every((o) => o.event !== null)).toBe(true);
     for (const option of options) expect(() => decide(view, option.event!), option.kind).not.toThrow();
@@ -103,7 +143,21 @@ describe('decision options', () => {
   });
 
   it('the gaps a loop reads: every gap not closed, most severe first, in the order recorded', () => {
-    const { view } = given(start(), open('L', 'LOW'), open('H1', 'HIGH'), open('X', 'MEDIUM'), open('H2', 'HIGH'), startRound(1), move('X', 'USER_DEFERRED'), resolve('H2'), decision('pause'));
-    expect(listedGaps(view).map((g) => [g.id, g.state])).toEqual([['H1', 'OPEN'], ['X', 'USER_DEFERRED'], ['L', 'OPEN']]);
+    const { view } = given(
+      start(),
+      open('L', 'LOW'),
+      open('H1', 'HIGH'),
+      open('X', 'MEDIUM'),
+      open('H2', 'HIGH'),
+      startRound(1),
+      move('X', 'USER_DEFERRED'),
+      resolve('H2'),
+      decision('pause'),
+    );
+    expect(listedGaps(view).map((g) => [g.id, g.state])).toEqual([
+      ['H1', 'OPEN'],
+      ['X', 'USER_DEFERRED'],
+      ['L', 'OPEN'],
+    ]);
   });
 });

@@ -13,11 +13,23 @@ import type { BodyInputOf } from '../../events/index.js';
 
 const reopen = (id: string) => move(id, 'OPEN');
 const rename = (id: string, newId: string): BodyInputOf<'gap.renamed'> => ({ type: 'gap.renamed', data: { id, newId } });
-const split = (id: string, parts: string[]): BodyInputOf<'gap.split'> => ({ type: 'gap.split', data: { id, into: parts.map((part) => ({ id: part, severity: 'LOW' as const })) } });
+const split = (id: string, parts: string[]): BodyInputOf<'gap.split'> => ({
+  type: 'gap.split',
+  data: { id, into: parts.map((part) => ({ id: part, severity: 'LOW' as const })) },
+});
 
 /** A: resolved and reopened twice over four rounds; B stays open so nothing converges. Round 4 reopens A the second time. */
 function twoCycles(settings: BodyInputOf<'session.started'>['data'] = {}) {
-  return given(start({ stallThreshold: 10, ...settings }), open('A', 'HIGH'), open('B', 'LOW'), ...round(1, resolve('A')), ...round(2, reopen('A')), ...round(3, resolve('A')), startRound(4), reopen('A'));
+  return given(
+    start({ stallThreshold: 10, ...settings }),
+    open('A', 'HIGH'),
+    open('B', 'LOW'),
+    ...round(1, resolve('A')),
+    ...round(2, reopen('A')),
+    ...round(3, resolve('A')),
+    startRound(4),
+    reopen('A'),
+  );
 }
 
 describe('ping-pong: a gap resolved and reopened again', () => {
@@ -61,7 +73,12 @@ describe('ping-pong: a gap resolved and reopened again', () => {
 
   it('a reopen from DUPLICATE is no ping-pong: the gap was withdrawn, not fixed', () => {
     const duplicate = given(start({ stallThreshold: 10 }), open('A', 'LOW'), open('B', 'LOW'), open('C', 'LOW'));
-    const withdrawn = duplicate.and(...round(1, move('A', 'DUPLICATE', { of: 'C' })), ...round(2, reopen('A')), ...round(3, move('A', 'DUPLICATE', { of: 'C' })), ...round(4, reopen('A')));
+    const withdrawn = duplicate.and(
+      ...round(1, move('A', 'DUPLICATE', { of: 'C' })),
+      ...round(2, reopen('A')),
+      ...round(3, move('A', 'DUPLICATE', { of: 'C' })),
+      ...round(4, reopen('A')),
+    );
     expect(withdrawn.view.gaps.get('A')).toMatchObject({ state: 'OPEN' });
     expect(withdrawn.view.gaps.get('A')!.reopens).toBeUndefined();
     expect(loopStep(withdrawn.view).pingPong).toEqual([]);
@@ -83,7 +100,14 @@ describe('ping-pong: a gap resolved and reopened again', () => {
 describe('an open count alternating between two values', () => {
   /** B stays open; A is resolved and reopened in turn, so the open count goes 1, 2, 1, 2 (ping-pong at 5 keeps A's reopens out of it). */
   const alternating = () =>
-    given(start({ stallThreshold: 10, pingPong: 5 }), open('A', 'HIGH'), open('B', 'LOW'), ...round(1, resolve('A')), ...round(2, reopen('A')), ...round(3, resolve('A')));
+    given(
+      start({ stallThreshold: 10, pingPong: 5 }),
+      open('A', 'HIGH'),
+      open('B', 'LOW'),
+      ...round(1, resolve('A')),
+      ...round(2, reopen('A')),
+      ...round(3, resolve('A')),
+    );
 
   it('over four round closes is named in the verdict detail and in `next`', () => {
     const four = alternating().and(startRound(4), reopen('A'));
@@ -102,7 +126,14 @@ describe('an open count alternating between two values', () => {
   });
 
   it('a count that changes but does not go back (1, 2, 3, 2) is not named', () => {
-    const drifting = given(start({ stallThreshold: 10 }), open('A', 'LOW'), ...round(1), ...round(2, open('B', 'LOW')), ...round(3, open('C', 'LOW')), ...round(4, resolve('C')));
+    const drifting = given(
+      start({ stallThreshold: 10 }),
+      open('A', 'LOW'),
+      ...round(1),
+      ...round(2, open('B', 'LOW')),
+      ...round(3, open('C', 'LOW')),
+      ...round(4, resolve('C')),
+    );
     expect(drifting.view.openEnds.map((r) => r.openEnd)).toEqual([1, 2, 3, 2]);
     expect(loopStep(drifting.view).openCountAlternating).toBeNull();
   });
@@ -110,6 +141,8 @@ describe('an open count alternating between two values', () => {
 
 describe('the ping-pong setting', () => {
   it("is the gap policy's: a session without it refuses the setting rather than ignore it", () => {
-    given().when(start({ policies: ['quality'], pingPong: 3 })).thenRefuses(/pingPong: a setting of the gap policy, which this session does not enable/, 'enable_gap_policy');
+    given()
+      .when(start({ policies: ['quality'], pingPong: 3 }))
+      .thenRefuses(/pingPong: a setting of the gap policy, which this session does not enable/, 'enable_gap_policy');
   });
 });

@@ -61,7 +61,7 @@ function roundFive(...alsoInRoundFive: ReturnType<typeof move>[]) {
 }
 
 describe("R28 on seed 003's Round 5 scenario", () => {
-  it('given the seed figures, when round 5 closes, then the round and the inventory are the seed\'s, recomputed', () => {
+  it("given the seed figures, when round 5 closes, then the round and the inventory are the seed's, recomputed", () => {
     const { view } = roundFive();
     const r = lastClosedRound(view)!;
     expect(view.machine.state).toBe('DIVERGENCE_WARNING');
@@ -83,7 +83,7 @@ describe("R28 on seed 003's Round 5 scenario", () => {
     expect(narrow.fallback).toBeUndefined();
   });
 
-  it('given a gap that waits on GAP-UX-010, then the suggestion is exactly the seed\'s: GAP-COMM-010 and GAP-COMM-011', () => {
+  it("given a gap that waits on GAP-UX-010, then the suggestion is exactly the seed's: GAP-COMM-010 and GAP-COMM-011", () => {
     const { view } = roundFive(move('GAP-HIGH-1', 'IN_PROGRESS'), move('GAP-HIGH-1', 'BLOCKED', { blockedBy: 'GAP-UX-010' }));
     expect(decisionOptions(view).find((o) => o.kind === 'narrow_scope')!.event!.data.gaps).toEqual(['GAP-COMM-010', 'GAP-COMM-011']);
   });

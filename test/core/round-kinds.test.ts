@@ -20,7 +20,9 @@ const session = () => given(start(), open('H-1', 'HIGH'), open('H-2', 'HIGH'), o
 
 describe('R25: starting a round of a kind', () => {
   it('a review round records its kind', () => {
-    session().when(startKind(1, 'review')).then([startKind(1, 'review')]);
+    session()
+      .when(startKind(1, 'review'))
+      .then([startKind(1, 'review')]);
   });
 
   it('a work round records none: work is the default', () => {
@@ -29,11 +31,15 @@ describe('R25: starting a round of a kind', () => {
   });
 
   it('the kind is read in any spelling and recorded in the one', () => {
-    session().when(startKind(1, 'Consolidation')).then([startKind(1, 'consolidation')]);
+    session()
+      .when(startKind(1, 'Consolidation'))
+      .then([startKind(1, 'consolidation')]);
   });
 
   it('a kind that is none of them is refused, naming the field and the nearest word', () => {
-    session().when(startKind(1, 'reveiw')).thenRefuses(/data\.kind: "reveiw" is not one of work, review, consolidation \(did you mean review\?\)/);
+    session()
+      .when(startKind(1, 'reveiw'))
+      .thenRefuses(/data\.kind: "reveiw" is not one of work, review, consolidation \(did you mean review\?\)/);
   });
 
   it('a round a gap event starts is a work round', () => {

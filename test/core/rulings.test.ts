@@ -26,14 +26,25 @@ describe('R2: divergence is strict', () => {
   it('a round at exactly -D is FLAT; one below it diverges', () => {
     const s = newSession();
     baseline(s, 'LOW', 3);
-    const atD = playRound(s, { open: [['H1', 'HIGH'], ['H2', 'HIGH']] });
+    const atD = playRound(s, {
+      open: [
+        ['H1', 'HIGH'],
+        ['H2', 'HIGH'],
+      ],
+    });
     expect(atD.weightedNet).toBe(expectedWeightedNet([], ['HIGH', 'HIGH']));
     expect(atD.weightedNet).toBe(-8);
     expect(atD.state).toBe('FLAT');
 
     const t = newSession();
     baseline(t, 'LOW', 3);
-    const below = playRound(t, { open: [['H1', 'HIGH'], ['H2', 'HIGH'], ['L1', 'LOW']] });
+    const below = playRound(t, {
+      open: [
+        ['H1', 'HIGH'],
+        ['H2', 'HIGH'],
+        ['L1', 'LOW'],
+      ],
+    });
     expect(below.weightedNet).toBe(-9);
     expect(below.state).toBe('DIVERGENCE_WARNING');
   });
@@ -45,7 +56,13 @@ describe('R3: numbers are computed from events', () => {
     baseline(s, 'MEDIUM', 1, 'M');
     const round = playRound(s, {
       resolve: ['M-1'],
-      open: [['C1', 'CRITICAL'], ['H1', 'HIGH'], ['H2', 'HIGH'], ['M2', 'MEDIUM'], ['M3', 'MEDIUM']],
+      open: [
+        ['C1', 'CRITICAL'],
+        ['H1', 'HIGH'],
+        ['H2', 'HIGH'],
+        ['M2', 'MEDIUM'],
+        ['M3', 'MEDIUM'],
+      ],
     });
     const expected = expectedWeightedNet(['MEDIUM'], ['CRITICAL', 'HIGH', 'HIGH', 'MEDIUM', 'MEDIUM']);
     expect(expected).toBe(2 - 28);
@@ -191,7 +208,7 @@ describe('R8: baseline and rounds', () => {
     expect(s.view.rounds[1]).toMatchObject({ round: 2, new: 1 });
   });
 
-  it('a decision between rounds shows in the next round\'s Open Start', () => {
+  it("a decision between rounds shows in the next round's Open Start", () => {
     const s = newSession();
     baseline(s, 'MEDIUM', 4);
     playRound(s, { open: [['C1', 'CRITICAL']] });
@@ -251,8 +268,25 @@ describe('R10: gap lifecycle', () => {
   it('allows the workflow moves, the shortcuts and any state to WONT_FIX', () => {
     const s = newSession();
     baseline(s, 'LOW', 1);
-    const path = ['IN_PROGRESS', 'BLOCKED', 'IN_PROGRESS', 'PROPOSED', 'NEEDS_REVISION', 'BLOCKED', 'IN_PROGRESS', 'PROPOSED',
-      'ACCEPTED', 'RESOLVED', 'NEEDS_REVISION', 'PROPOSED', 'NEEDS_REVISION', 'USER_DEFERRED', 'OPEN', 'WONT_FIX', 'OPEN'] as const;
+    const path = [
+      'IN_PROGRESS',
+      'BLOCKED',
+      'IN_PROGRESS',
+      'PROPOSED',
+      'NEEDS_REVISION',
+      'BLOCKED',
+      'IN_PROGRESS',
+      'PROPOSED',
+      'ACCEPTED',
+      'RESOLVED',
+      'NEEDS_REVISION',
+      'PROPOSED',
+      'NEEDS_REVISION',
+      'USER_DEFERRED',
+      'OPEN',
+      'WONT_FIX',
+      'OPEN',
+    ] as const;
     for (const to of path) s.moveGap('B-LOW-1', to);
     expect(s.view.gaps.get('B-LOW-1')!.state).toBe('OPEN');
   });
@@ -407,7 +441,13 @@ describe('R13: threshold presets', () => {
   }
 
   it('auto picks by baseline size when round 1 starts, with max_rounds = max(10, ceil(0.6 × baseline))', () => {
-    for (const [count, n, d] of [[9, 2, 8], [10, 3, 12], [29, 3, 12], [30, 4, 16], [40, 4, 16]] as const) {
+    for (const [count, n, d] of [
+      [9, 2, 8],
+      [10, 3, 12],
+      [29, 3, 12],
+      [30, 4, 16],
+      [40, 4, 16],
+    ] as const) {
       const s = newSession({ preset: 'auto' });
       baseline(s, 'LOW', count);
       s.startRound();
@@ -506,7 +546,12 @@ describe('rulings at their edges', () => {
   it('R11: a prioritized gap leaves the focus as soon as it closes', () => {
     const s = newSession();
     baseline(s, 'HIGH', 2);
-    playRound(s, { open: [['C1', 'CRITICAL'], ['C2', 'CRITICAL']] });
+    playRound(s, {
+      open: [
+        ['C1', 'CRITICAL'],
+        ['C2', 'CRITICAL'],
+      ],
+    });
     s.makeDecision('prioritize_critical');
     expect(s.view.focus).toEqual(['C1', 'C2']);
     s.moveGap('C1', 'RESOLVED');

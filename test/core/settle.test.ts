@@ -21,7 +21,7 @@ const next = (view: SessionView) => view.lastSeq + 1;
 /** H-1…H-3 in the baseline; round 1 resolves H-1 and opens N1 (HIGH): weighted net 4 - 4 = 0, flat. */
 const flatRoundOpen = () => given(start(), open('H-1', 'HIGH'), open('H-2', 'HIGH'), open('H-3', 'HIGH'), startRound(1), resolve('H-1'), open('N1', 'HIGH'));
 
-describe('R19: settle computes a missing outcome once, as today\'s machine decides it', () => {
+describe("R19: settle computes a missing outcome once, as today's machine decides it", () => {
   it.each([1, 2] as const)('a version-%i round.closed gets the figures and the state of its round (R1: FLAT, flat_count 1)', (version) => {
     const { view } = flatRoundOpen();
     const line = oldLine(version, next(view), { type: 'round.closed', data: { round: 1 } });
@@ -29,7 +29,15 @@ describe('R19: settle computes a missing outcome once, as today\'s machine decid
     const settled = settle(view, line);
     expect(settled).toMatchObject({ seq: line.seq, id: line.id, type: 'round.closed', data: { round: 1 } });
     expect(settled?.type === 'round.closed' && settled.data.outcome).toMatchObject({
-      figures: { resolved: 1, new: 1, weightedResolved: WEIGHT.HIGH, weightedNew: WEIGHT.HIGH, openEnd: 3, weightedOpenEnd: 3 * WEIGHT.HIGH, criticalIntroduced: [] },
+      figures: {
+        resolved: 1,
+        new: 1,
+        weightedResolved: WEIGHT.HIGH,
+        weightedNew: WEIGHT.HIGH,
+        openEnd: 3,
+        weightedOpenEnd: 3 * WEIGHT.HIGH,
+        criticalIntroduced: [],
+      },
       machine: { state: 'FLAT', flatCount: 1, outcome: null },
       steps: [{ from: 'CONVERGING', to: 'FLAT' }],
     });
@@ -40,7 +48,10 @@ describe('R19: settle computes a missing outcome once, as today\'s machine decid
     const settled = settle(view, oldLine(2, next(view), { type: 'round.closed', data: { round: 2 } }));
     expect(settled?.type === 'round.closed' && settled.data.outcome).toMatchObject({
       machine: { state: 'DIVERGENCE_WARNING', flatCount: 2 },
-      steps: [{ from: 'FLAT', to: 'STALLED' }, { from: 'STALLED', to: 'DIVERGENCE_WARNING' }],
+      steps: [
+        { from: 'FLAT', to: 'STALLED' },
+        { from: 'STALLED', to: 'DIVERGENCE_WARNING' },
+      ],
     });
   });
 
@@ -67,7 +78,7 @@ describe('R19: settle computes a missing outcome once, as today\'s machine decid
 });
 
 describe('R19: an event that carries its outcome is settled as recorded', () => {
-  it('a round close whose recorded outcome today\'s rules would not reach is returned unchanged', () => {
+  it("a round close whose recorded outcome today's rules would not reach is returned unchanged", () => {
     const { view } = flatRoundOpen();
     const recorded = stamp(
       {
@@ -113,7 +124,10 @@ describe('R19: an old line is judged by the rules of the version that wrote it',
       machine: { state: 'DIVERGENCE_WARNING', outcome: null },
     });
     // Requested today, the same close ends the session (R12 for every combination).
-    expect(given(start({ maxRounds: 2, policies: ['gaps', 'atoms'] }), open('H-1', 'HIGH'), ...round(1, atoms(5)), startRound(2), atoms(5, true), closeRound(2)).view.machine).toMatchObject({
+    expect(
+      given(start({ maxRounds: 2, policies: ['gaps', 'atoms'] }), open('H-1', 'HIGH'), ...round(1, atoms(5)), startRound(2), atoms(5, true), closeRound(2)).view
+        .machine,
+    ).toMatchObject({
       state: 'COMPLETE',
       outcome: 'MAX_ROUNDS',
     });

@@ -32,7 +32,12 @@ function answers(view: SessionView) {
   const hooks = CALLS.flatMap((call) =>
     [0, 4].map((blocks) => {
       const decided = hookStep(view, call, { blocks, maxBlocks: 5 });
-      return { decision: decided.decision, record: decided.record, blocks: decided.blocks, words: hookVerdict(decided.view, call, decided.context, decided.decision) };
+      return {
+        decision: decided.decision,
+        record: decided.record,
+        blocks: decided.blocks,
+        words: hookVerdict(decided.view, call, decided.context, decided.decision),
+      };
     }),
   );
   return { step, line: nextLine(step), prompt: renderPrompt(view), hooks, round: closedRounds(view).length, forecast: viewForecast(view) };
@@ -77,73 +82,97 @@ describe('counting closed rounds without copying them', () => {
 });
 
 describe('the head of a view', () => {
-  it('answers next, the prompt and a stop hook as the whole view does, at any point of any session', () => {
-    let cut = 0;
-    let prompts = 0;
-    fc.assert(
-      fc.property(longSettings, scriptArb(160), fc.double({ min: 0.3, max: 1, noNaN: true }), fc.constantFrom(null, 'agent-1', 'agent-2'), fc.boolean(), (settings, script, where, bound, shifted) => {
-        const { session } = play(settings, script);
-        const played = session.log.read().slice(0, Math.max(1, Math.round(where * session.log.read().length)));
-        // A log another tool wrote may number its rounds from 11: a decision's history entry then counts lower than the rounds before it.
-        const events = shifted ? played.map(shiftRound) : played;
-        // Bound to an agent or not: a stop hook answers its own agent and a foreign one differently.
-        const view = replay(bound === null ? events : [...events, bindingEvent(events.length + 1, bound)]);
-        const head = headOf(view, 2);
-        if (head.rounds.length > 0 && head.rounds[0]!.openStart !== head.rounds[0]!.openStart) cut += 1;
-        const expected = answers(view);
-        if (expected.prompt !== null && head.rounds.some((round) => Number.isNaN(round.openStart))) prompts += 1;
-        expect(answers(head)).toEqual(expected);
-        expect(answers(decodeHead(encodeHead(view, 2))!)).toEqual(expected);
-      }),
-      { numRuns: 600 },
-    );
-    // The property is about cut views: a good share of the random sessions (a fifth at least) must have been cut.
-    expect(cut).toBeGreaterThan(60);
-    console.log(`view head: ${cut} of 600 views cut, ${prompts} of them with a decision prompt`);
-    expect(prompts).toBeGreaterThanOrEqual(3);
-  }, TIMEOUT);
+  it(
+    'answers next, the prompt and a stop hook as the whole view does, at any point of any session',
+    () => {
+      let cut = 0;
+      let prompts = 0;
+      fc.assert(
+        fc.property(
+          longSettings,
+          scriptArb(160),
+          fc.double({ min: 0.3, max: 1, noNaN: true }),
+          fc.constantFrom(null, 'agent-1', 'agent-2'),
+          fc.boolean(),
+          (settings, script, where, bound, shifted) => {
+            const { session } = play(settings, script);
+            const played = session.log.read().slice(0, Math.max(1, Math.round(where * session.log.read().length)));
+            // A log another tool wrote may number its rounds from 11: a decision's history entry then counts lower than the rounds before it.
+            const events = shifted ? played.map(shiftRound) : played;
+            // Bound to an agent or not: a stop hook answers its own agent and a foreign one differently.
+            const view = replay(bound === null ? events : [...events, bindingEvent(events.length + 1, bound)]);
+            const head = headOf(view, 2);
+            if (head.rounds.length > 0 && head.rounds[0]!.openStart !== head.rounds[0]!.openStart) cut += 1;
+            const expected = answers(view);
+            if (expected.prompt !== null && head.rounds.some((round) => Number.isNaN(round.openStart))) prompts += 1;
+            expect(answers(head)).toEqual(expected);
+            expect(answers(decodeHead(encodeHead(view, 2))!)).toEqual(expected);
+          },
+        ),
+        { numRuns: 600 },
+      );
+      // The property is about cut views: a good share of the random sessions (a fifth at least) must have been cut.
+      expect(cut).toBeGreaterThan(60);
+      console.log(`view head: ${cut} of 600 views cut, ${prompts} of them with a decision prompt`);
+      expect(prompts).toBeGreaterThanOrEqual(3);
+    },
+    TIMEOUT,
+  );
 
-  it('answers for sessions run by metric policies (atoms stop and redirect requests, quality scores) at every point', () => {
-    const atoms = newSession({ policies: ['atoms'], maxRounds: 60 });
-    for (let round = 1; round <= 30 && atoms.view.machine.state !== 'COMPLETE'; round++) {
-      if (atoms.view.machine.state === 'DIVERGENCE_WARNING' || atoms.view.machine.state === 'STALLED') atoms.makeDecision('accept_complexity');
-      atoms.recordMetrics('atoms', { pending: 40 - round + (round % 5 === 0 ? 6 : 0), resolved: round, stopRequested: round === 17, redirectRequested: round % 9 === 4 });
-    }
-    const quality = newSession({ policies: ['gaps', 'quality'], maxRounds: 60 });
-    quality.openGap('Q-0', 'HIGH');
-    for (let round = 1; round <= 25 && quality.view.machine.state !== 'COMPLETE'; round++) {
-      if (quality.view.machine.state === 'DIVERGENCE_WARNING' || quality.view.machine.state === 'STALLED') quality.makeDecision('accept_complexity');
-      quality.startRound();
-      quality.openGap(`Q-${round}`, 'LOW');
-      quality.moveGap(`Q-${round - 1}`, 'RESOLVED');
-      quality.recordMetrics('quality', { score: 60 + ((round * 7) % 23) });
-      quality.closeRound();
-    }
-    let compared = 0;
-    for (const session of [atoms, quality]) {
-      const events = session.log.read();
-      expect(session.view.rounds.length).toBeGreaterThanOrEqual(8);
-      for (let cut = 1; cut <= events.length; cut++) {
-        const view = replay(events.slice(0, cut));
-        expect(answers(headOf(view, 2))).toEqual(answers(view));
-        compared += 1;
+  it(
+    'answers for sessions run by metric policies (atoms stop and redirect requests, quality scores) at every point',
+    () => {
+      const atoms = newSession({ policies: ['atoms'], maxRounds: 60 });
+      for (let round = 1; round <= 30 && atoms.view.machine.state !== 'COMPLETE'; round++) {
+        if (atoms.view.machine.state === 'DIVERGENCE_WARNING' || atoms.view.machine.state === 'STALLED') atoms.makeDecision('accept_complexity');
+        atoms.recordMetrics('atoms', {
+          pending: 40 - round + (round % 5 === 0 ? 6 : 0),
+          resolved: round,
+          stopRequested: round === 17,
+          redirectRequested: round % 9 === 4,
+        });
       }
-    }
-    expect(compared).toBeGreaterThan(60);
-  }, TIMEOUT);
+      const quality = newSession({ policies: ['gaps', 'quality'], maxRounds: 60 });
+      quality.openGap('Q-0', 'HIGH');
+      for (let round = 1; round <= 25 && quality.view.machine.state !== 'COMPLETE'; round++) {
+        if (quality.view.machine.state === 'DIVERGENCE_WARNING' || quality.view.machine.state === 'STALLED') quality.makeDecision('accept_complexity');
+        quality.startRound();
+        quality.openGap(`Q-${round}`, 'LOW');
+        quality.moveGap(`Q-${round - 1}`, 'RESOLVED');
+        quality.recordMetrics('quality', { score: 60 + ((round * 7) % 23) });
+        quality.closeRound();
+      }
+      let compared = 0;
+      for (const session of [atoms, quality]) {
+        const events = session.log.read();
+        expect(session.view.rounds.length).toBeGreaterThanOrEqual(8);
+        for (let cut = 1; cut <= events.length; cut++) {
+          const view = replay(events.slice(0, cut));
+          expect(answers(headOf(view, 2))).toEqual(answers(view));
+          compared += 1;
+        }
+      }
+      expect(compared).toBeGreaterThan(60);
+    },
+    TIMEOUT,
+  );
 
-  it('is small: closed gaps, old rounds and old history are left out', () => {
-    fc.assert(
-      fc.property(longSettings, scriptArb(160), (settings, script) => {
-        const view = play(settings, script).session.view;
-        const head = headOf(view, 2);
-        const kept = head.rounds.filter((round) => !Number.isNaN(round.openStart));
-        expect(kept.length).toBeLessThanOrEqual(2);
-        expect(head.rounds.length).toBe(view.rounds.length);
-        expect(head.gaps.size).toBeLessThanOrEqual(view.gaps.size);
-        expect(head.history.length).toBeLessThanOrEqual(view.history.length);
-      }),
-      { numRuns: 50 },
-    );
-  }, TIMEOUT);
+  it(
+    'is small: closed gaps, old rounds and old history are left out',
+    () => {
+      fc.assert(
+        fc.property(longSettings, scriptArb(160), (settings, script) => {
+          const view = play(settings, script).session.view;
+          const head = headOf(view, 2);
+          const kept = head.rounds.filter((round) => !Number.isNaN(round.openStart));
+          expect(kept.length).toBeLessThanOrEqual(2);
+          expect(head.rounds.length).toBe(view.rounds.length);
+          expect(head.gaps.size).toBeLessThanOrEqual(view.gaps.size);
+          expect(head.history.length).toBeLessThanOrEqual(view.history.length);
+        }),
+        { numRuns: 50 },
+      );
+    },
+    TIMEOUT,
+  );
 });

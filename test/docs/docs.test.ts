@@ -4,7 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { fences, readDoc, repoRoot } from './markdown.js';
 
 /** README.md and every page under docs/: the documentation a user reads. */
-const pages = ['README.md', ...readdirSync(join(repoRoot, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const pages = [
+  'README.md',
+  ...readdirSync(join(repoRoot, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 /** Markdown without its fenced blocks, where links and headings live. */
 function prose(markdown: string): string {

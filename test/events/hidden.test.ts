@@ -17,7 +17,9 @@ describe('hiddenTextProblem', () => {
 
   it('finds them however deep: split parts, metrics payloads, keys', () => {
     expect(hiddenTextProblem({ into: [{ id: 'A' }, { id: 'B', title: '\u200B' }] })).toMatch(/^into\[1\]\.title: U\+200B/);
-    expect(hiddenTextProblem({ policy: 'forge', metrics: { votes: [{ concerns: ['ok', 'n\u2066o'] }] } })).toMatch(/^metrics\.votes\[0\]\.concerns\[1\]: U\+2066/);
+    expect(hiddenTextProblem({ policy: 'forge', metrics: { votes: [{ concerns: ['ok', 'n\u2066o'] }] } })).toMatch(
+      /^metrics\.votes\[0\]\.concerns\[1\]: U\+2066/,
+    );
     expect(hiddenTextProblem({ metrics: { ['k\u200F']: 1 } })).toMatch(/^metrics \(a key\): U\+200F/);
   });
 
@@ -34,7 +36,14 @@ describe('hiddenTextProblem', () => {
 
 describe('a log line holding one still parses (history is never re-judged)', () => {
   it('a gap.opened line whose title is tag characters and a right-to-left mark', () => {
-    const line = { v: 6, seq: 2, id: 'e2', at: '2026-01-12T09:00:00.000Z', type: 'gap.opened', data: { id: 'G-1', severity: 'LOW', title: 'ok\u{E0069}\u200F', blocking: true } };
+    const line = {
+      v: 6,
+      seq: 2,
+      id: 'e2',
+      at: '2026-01-12T09:00:00.000Z',
+      type: 'gap.opened',
+      data: { id: 'G-1', severity: 'LOW', title: 'ok\u{E0069}\u200F', blocking: true },
+    };
     expect(GapflowEvent.safeParse(line).success).toBe(true);
   });
 });

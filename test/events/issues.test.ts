@@ -13,7 +13,14 @@ describe('formatIssue', () => {
   });
 
   it('without the input reported, lists what the field takes', () => {
-    const parsed = GapflowEvent.safeParse({ v: 5, seq: 2, id: 'e2', at: '2026-01-12T09:00:06.000Z', type: 'gap.opened', data: { id: 'G-1', severity: 'URGENT', title: '', blocking: true } });
+    const parsed = GapflowEvent.safeParse({
+      v: 5,
+      seq: 2,
+      id: 'e2',
+      at: '2026-01-12T09:00:06.000Z',
+      type: 'gap.opened',
+      data: { id: 'G-1', severity: 'URGENT', title: '', blocking: true },
+    });
     expect(parsed.success).toBe(false);
     expect(formatIssue(parsed.error!)).toBe('data.severity: expected one of CRITICAL, HIGH, MEDIUM, LOW, UNTRIAGED');
   });

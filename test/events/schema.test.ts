@@ -49,7 +49,9 @@ describe('events/schema.json', () => {
     const doc = JSON.parse(committed) as {
       $defs: Record<'PolicyMetrics' | 'PolicySettings', { properties: Record<string, { required?: string[]; properties: Record<string, unknown> }> }>;
     };
-    const names = metricPolicies().map((p) => p.name).sort();
+    const names = metricPolicies()
+      .map((p) => p.name)
+      .sort();
     expect(Object.keys(doc.$defs.PolicyMetrics.properties).sort()).toEqual(names);
     expect(Object.keys(doc.$defs.PolicySettings.properties).sort()).toEqual(names);
     // Seed 001's atoms metrics: pending and resolved are required, the flags have defaults.

@@ -21,8 +21,13 @@ describe('one vocabulary: any case, `-` or `_`', () => {
     };
     expect(canonicalRequest(asked)).toEqual({ type: 'decision.made', data: { kind: 'narrow_scope', gaps: ['g-1'] } });
     expect(asked.data.kind).toBe('Narrow-Scope');
-    expect(canonicalRequest({ type: 'gap.severity-changed', data: { id: 'GAP-1', to: 'critical' } })).toEqual({ type: 'gap.severity_changed', data: { id: 'GAP-1', to: 'CRITICAL' } });
-    expect(canonicalRequest({ type: 'session.started', data: { preset: 'Auto', completeWhen: 'ANY', policies: ['Gaps', 'Atoms'], policySettings: { Atoms: {} } } })).toEqual({
+    expect(canonicalRequest({ type: 'gap.severity-changed', data: { id: 'GAP-1', to: 'critical' } })).toEqual({
+      type: 'gap.severity_changed',
+      data: { id: 'GAP-1', to: 'CRITICAL' },
+    });
+    expect(
+      canonicalRequest({ type: 'session.started', data: { preset: 'Auto', completeWhen: 'ANY', policies: ['Gaps', 'Atoms'], policySettings: { Atoms: {} } } }),
+    ).toEqual({
       type: 'session.started',
       data: { preset: 'auto', completeWhen: 'any', policies: ['gaps', 'atoms'], policySettings: { atoms: {} } },
     });
@@ -43,7 +48,11 @@ describe('one vocabulary: any case, `-` or `_`', () => {
         if (inner instanceof z.ZodLiteral) (found[type] ??= {})[field] = [...inner.values].map(String);
       }
     }
-    expect(found).toEqual(Object.fromEntries(Object.entries(REQUEST_WORDS).map(([type, fields]) => [type, Object.fromEntries(Object.entries(fields).map(([f, w]) => [f, [...w]]))])));
+    expect(found).toEqual(
+      Object.fromEntries(
+        Object.entries(REQUEST_WORDS).map(([type, fields]) => [type, Object.fromEntries(Object.entries(fields).map(([f, w]) => [f, [...w]]))]),
+      ),
+    );
     expect(wordsAt('gap.moved', ['data', 'to'])).toBe(GAP_STATE_WORDS);
     expect(wordsAt('gap.moved', ['data', 'reason'])).toBeUndefined();
   });

@@ -37,7 +37,21 @@ describe('the public API (docs/api.md)', () => {
       expect(typeof gapflow[ns]).toBe('object');
       for (const name of Object.keys(gapflow[ns])) expect(doc, `${ns}.${name} is exported but not documented`).toContain(`\`${name}`);
     }
-    for (const internal of ['fold', 'settle', 'sealLine', 'chainSum', 'parseLines', 'formatLines', 'machineEventOf', 'evolveMany', 'foresee', 'auditHistory', 'judgeRoundClose', 'stepMachine', 'withLock']) {
+    for (const internal of [
+      'fold',
+      'settle',
+      'sealLine',
+      'chainSum',
+      'parseLines',
+      'formatLines',
+      'machineEventOf',
+      'evolveMany',
+      'foresee',
+      'auditHistory',
+      'judgeRoundClose',
+      'stepMachine',
+      'withLock',
+    ]) {
       expect(Object.keys(gapflow), internal).not.toContain(internal);
     }
   });

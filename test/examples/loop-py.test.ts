@@ -54,7 +54,10 @@ describe('examples/loop.py', () => {
     expect(out).toMatch(/^taking prioritize_critical: round 1 introduced CRITICAL GAP-4/m);
     expect(out.trimEnd().split('\n').at(-1)).toMatch(/^the session is COMPLETE \(CONVERGED\)/);
 
-    const events = readFileSync(join(project, '.gapflow', 'events.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string; data: Record<string, unknown> });
+    const events = readFileSync(join(project, '.gapflow', 'events.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; data: Record<string, unknown> });
     // The decision went in through append, as the option's event, and the log keeps the canonical words.
     expect(events.filter((e) => e.type === 'decision.made').map((e) => [e.data.kind, e.data.gaps])).toEqual([['prioritize_critical', ['GAP-4']]]);
     expect(events.filter((e) => e.type === 'gap.opened').map((e) => e.data.severity)).toEqual(['HIGH', 'MEDIUM', 'LOW', 'CRITICAL']);

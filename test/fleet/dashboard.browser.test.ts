@@ -57,14 +57,28 @@ async function launch(): Promise<Browser> {
 
 /** The table as the user sees it: each visible row's name and state. */
 async function visibleRows(): Promise<string[][]> {
-  return page.$$eval('#sessions tbody tr', (rows) => rows.filter((row) => !row.hasAttribute('hidden')).map((row) => [row.getAttribute('data-name')!, row.getAttribute('data-state')!]));
+  return page.$$eval('#sessions tbody tr', (rows) =>
+    rows.filter((row) => !row.hasAttribute('hidden')).map((row) => [row.getAttribute('data-name')!, row.getAttribute('data-state')!]),
+  );
 }
 
 beforeAll(async () => {
   const tmp = process.env.TMPDIR;
   root = mkdtempSync(join(tmpdir(), 'gapflow-dashboard-'));
   // Four sessions in three states, one with a name that is markup.
-  for (const line of ['init', 'gap open A --severity HIGH', 'gap open B --severity HIGH', 'gap open C --severity MEDIUM', 'round start', 'gap move A RESOLVED', 'round close', 'round start', 'gap move B RESOLVED', 'round close']) gf('alpha', line);
+  for (const line of [
+    'init',
+    'gap open A --severity HIGH',
+    'gap open B --severity HIGH',
+    'gap open C --severity MEDIUM',
+    'round start',
+    'gap move A RESOLVED',
+    'round close',
+    'round start',
+    'gap move B RESOLVED',
+    'round close',
+  ])
+    gf('alpha', line);
   for (const line of ['init', 'gap open X --severity LOW', 'round start', 'gap open Y --severity CRITICAL', 'round close']) gf('team/beta', line);
   for (const line of ['init', 'gap open Z --severity LOW', 'round start', 'gap move Z RESOLVED', 'round close']) gf('gamma', line);
   for (const line of ['init', 'gap open Q --severity LOW']) gf('<img src=x onerror=alert(1)>', line);
@@ -132,7 +146,9 @@ describe('the dashboard, in a headless browser', () => {
     await page.click('#sessions tbody tr[data-name="alpha"]', { timeout: 10_000 });
     await page.waitForSelector('#chart svg path.line', { timeout: 15_000 });
     // alpha: 4 + 4 + 2 = 10 at the start, 6 after round 1, 2 after round 2.
-    const points = await page.$$eval('#chart svg circle.point', (dots) => dots.map((dot) => [Number(dot.getAttribute('data-round')), Number(dot.getAttribute('data-value'))]));
+    const points = await page.$$eval('#chart svg circle.point', (dots) =>
+      dots.map((dot) => [Number(dot.getAttribute('data-round')), Number(dot.getAttribute('data-value'))]),
+    );
     expect(points).toEqual([
       [0, 10],
       [1, 6],
@@ -208,7 +224,11 @@ describe('a stale row on the dashboard, in a headless browser', () => {
         staleReason: '<img src=x onerror=alert(1)> Connection terminated unexpectedly',
       };
       await tab.route('**/events', (route) =>
-        route.fulfill({ status: 200, headers: { 'Content-Type': 'text/event-stream' }, body: `retry: 60000\nevent: snapshot\ndata: ${JSON.stringify({ sessions: [row] })}\n\n` }),
+        route.fulfill({
+          status: 200,
+          headers: { 'Content-Type': 'text/event-stream' },
+          body: `retry: 60000\nevent: snapshot\ndata: ${JSON.stringify({ sessions: [row] })}\n\n`,
+        }),
       );
       await tab.goto(server.stdout().split('\n')[0]!, { timeout: 20_000 });
       const tr = tab.locator('#sessions tbody tr[data-name="<b>idle</b>"]');
@@ -217,8 +237,14 @@ describe('a stale row on the dashboard, in a headless browser', () => {
       expect(await tr.getAttribute('data-stale')).toBe('true');
       expect(await tr.locator('.badge.PAUSED').textContent()).toBe('PAUSED');
       expect(await tr.locator('.badge.stale').textContent()).toMatch(/^stale 4\ds$/);
-      expect(await tr.locator('.badge.stale').getAttribute('title')).toBe('shown as last read; reading it again failed: <img src=x onerror=alert(1)> Connection terminated unexpectedly');
-      expect([await tr.locator('td.open').textContent(), await tr.locator('td.weighted').textContent(), await tr.locator('td.reason').textContent()]).toEqual(['4', '9', 'paused by the user']);
+      expect(await tr.locator('.badge.stale').getAttribute('title')).toBe(
+        'shown as last read; reading it again failed: <img src=x onerror=alert(1)> Connection terminated unexpectedly',
+      );
+      expect([await tr.locator('td.open').textContent(), await tr.locator('td.weighted').textContent(), await tr.locator('td.reason').textContent()]).toEqual([
+        '4',
+        '9',
+        'paused by the user',
+      ]);
       expect(await tab.$$('#sessions img, #sessions b')).toHaveLength(0);
       expect(tabDialogs).toEqual([]);
     } finally {
@@ -237,7 +263,8 @@ describe('the dashboard of a PostgreSQL store, in a headless browser', () => {
     execFileSync('node', [BIN, ...line.split(' '), '--store', databaseUrl(), '--session', session], { cwd: root, stdio: 'pipe', timeout: 20_000 });
 
   beforeAll(async () => {
-    for (const line of ['init', 'gap open A --severity HIGH', 'gap open B --severity LOW', 'round start', 'gap move A RESOLVED', 'round close']) db('ci/payments', line);
+    for (const line of ['init', 'gap open A --severity HIGH', 'gap open B --severity LOW', 'round start', 'gap move A RESOLVED', 'round close'])
+      db('ci/payments', line);
     for (const line of ['init', 'gap open X --severity MEDIUM', 'round start', 'gap open Y --severity CRITICAL', 'round close']) db('ci/search', line);
     const port = await freePort();
     served = spawned(['serve', '--port', String(port), '--store', databaseUrl()], root);
@@ -257,7 +284,10 @@ describe('the dashboard of a PostgreSQL store, in a headless browser', () => {
   }, 30_000);
 
   it('lists the sessions in the database, and shows what another process commits without a reload', async () => {
-    const rows = () => tab.$$eval('#sessions tbody tr', (trs) => trs.filter((tr) => !tr.hasAttribute('hidden')).map((tr) => [tr.getAttribute('data-name')!, tr.getAttribute('data-state')!]));
+    const rows = () =>
+      tab.$$eval('#sessions tbody tr', (trs) =>
+        trs.filter((tr) => !tr.hasAttribute('hidden')).map((tr) => [tr.getAttribute('data-name')!, tr.getAttribute('data-state')!]),
+      );
     expect(await rows()).toEqual([
       ['ci/payments', 'CONVERGING'],
       ['ci/search', 'DIVERGENCE_WARNING'],

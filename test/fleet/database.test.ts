@@ -66,7 +66,10 @@ describe('the database source', () => {
     await client.connect();
     try {
       const line = new PgLog(databaseUrl(), 'poll/one').read().at(-1)!;
-      await client.query(`INSERT INTO gapflow.events (stream, seq, id, type, at, line) SELECT stream, seq + 1, id || 'x', type, at, line FROM gapflow.events WHERE stream = $1 AND seq = $2`, ['poll/one', line.seq]);
+      await client.query(
+        `INSERT INTO gapflow.events (stream, seq, id, type, at, line) SELECT stream, seq + 1, id || 'x', type, at, line FROM gapflow.events WHERE stream = $1 AND seq = $2`,
+        ['poll/one', line.seq],
+      );
     } finally {
       await client.end();
     }
@@ -89,7 +92,10 @@ describe('the global order', () => {
     try {
       await slow.query('BEGIN');
       const last = new PgLog(databaseUrl(), 'order/slow').read().at(-1)!;
-      await slow.query(`INSERT INTO gapflow.events (stream, seq, id, type, at, line) SELECT stream, seq + 1, 'slow-1', type, at, line FROM gapflow.events WHERE stream = $1 AND seq = $2`, ['order/slow', last.seq]);
+      await slow.query(
+        `INSERT INTO gapflow.events (stream, seq, id, type, at, line) SELECT stream, seq + 1, 'slow-1', type, at, line FROM gapflow.events WHERE stream = $1 AND seq = $2`,
+        ['order/slow', last.seq],
+      );
       // ...while another commits after it, with a later position.
       fast.openGap('G-9', 'LOW');
       expect(readGlobal(bridge, cursor)).toEqual([]);

@@ -22,10 +22,17 @@ function parseExposition(text: string): Parsed {
     const comment = /^# (HELP|TYPE) ([a-zA-Z_:][a-zA-Z0-9_:]*) (.*)$/.exec(line);
     if (comment) {
       const [, kind, name, rest] = comment;
-      if (kind === 'HELP') parsed.help.set(name!, rest!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c)));
+      if (kind === 'HELP')
+        parsed.help.set(
+          name!,
+          rest!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c)),
+        );
       else {
         expect(['counter', 'gauge', 'histogram', 'summary', 'untyped']).toContain(rest);
-        expect(parsed.samples.some((s) => s.name === name), `TYPE ${name} comes before its samples`).toBe(false);
+        expect(
+          parsed.samples.some((s) => s.name === name),
+          `TYPE ${name} comes before its samples`,
+        ).toBe(false);
         parsed.type.set(name!, rest!);
       }
       continue;
@@ -127,8 +134,11 @@ describe('/metrics: the fleet in the Prometheus text format', () => {
     expect(bySession('gapflow_weighted_open_gaps')).toEqual({ 'team/a': 1, [odd]: 1, c: 17 });
   });
 
-  it('gives the last event\'s time in seconds, for sessions that have one', () => {
-    expect(bySession('gapflow_last_event_timestamp_seconds')).toEqual({ 'team/a': Date.UTC(2026, 0, 12, 11) / 1000, c: Date.UTC(2026, 0, 12, 10, 0, 0, 500) / 1000 });
+  it("gives the last event's time in seconds, for sessions that have one", () => {
+    expect(bySession('gapflow_last_event_timestamp_seconds')).toEqual({
+      'team/a': Date.UTC(2026, 0, 12, 11) / 1000,
+      c: Date.UTC(2026, 0, 12, 10, 0, 0, 500) / 1000,
+    });
   });
 
   it('counts no stale session when every read got through', () => {
@@ -142,9 +152,14 @@ describe('/metrics: the fleet in the Prometheus text format', () => {
     const b = newSession();
     baseline(b, 'LOW', 3);
     const parsed = parseExposition(
-      metricsText([fleetRow('fresh', a.view, null, NOW), fleetRow('stale', b.view, null, NOW, { since: NOW - 40_000, reason: 'Connection terminated unexpectedly' }), errorRow('broken', 'line 2: not JSON')]),
+      metricsText([
+        fleetRow('fresh', a.view, null, NOW),
+        fleetRow('stale', b.view, null, NOW, { since: NOW - 40_000, reason: 'Connection terminated unexpectedly' }),
+        errorRow('broken', 'line 2: not JSON'),
+      ]),
     );
-    const value = (name: string, labels: Record<string, string> = {}) => parsed.samples.find((s) => s.name === name && JSON.stringify(s.labels) === JSON.stringify(labels))?.value;
+    const value = (name: string, labels: Record<string, string> = {}) =>
+      parsed.samples.find((s) => s.name === name && JSON.stringify(s.labels) === JSON.stringify(labels))?.value;
     expect(value('gapflow_sessions_stale')).toBe(1);
     expect(value('gapflow_sessions_unreadable')).toBe(1);
     expect(value('gapflow_sessions', { state: 'CONVERGING' })).toBe(2);

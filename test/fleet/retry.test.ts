@@ -157,7 +157,9 @@ function watched(source: FleetSource): { fleet: Fleet; changes: FleetChange[] } 
 }
 
 describe('a watched fleet whose reads fail for a passing cause', () => {
-  it('shows the last good row stale, tells its listeners, and the row read again once a retry gets through, with nothing from the source', { timeout: 30_000 }, async () => {
+  it('shows the last good row stale, tells its listeners, and the row read again once a retry gets through, with nothing from the source', {
+    timeout: 30_000,
+  }, async () => {
     const store = new FlakyLog();
     const { source, changed, session } = oneSession(store);
     const { fleet, changes } = watched(source);
@@ -230,7 +232,9 @@ describe('a watched fleet whose reads fail for a passing cause', () => {
 });
 
 describe('a watched fleet whose listing of sessions fails for a passing cause', () => {
-  it('keeps every session as read, and lists them again until a listing gets through: a session that came meanwhile is added', { timeout: 30_000 }, async () => {
+  it('keeps every session as read, and lists them again until a listing gets through: a session that came meanwhile is added', {
+    timeout: 30_000,
+  }, async () => {
     const first = new FlakyLog();
     Session.create(first, {}, fixedStamps()).openGap('A', 'LOW');
     const second = new FlakyLog();

@@ -41,7 +41,14 @@ describe('a fleet row, from the events a session recorded', () => {
     playRound(session, { open: [['N-1', 'LOW']] });
     session.startRound();
     session.openGap('N-2', 'CRITICAL');
-    expect(fleetRow('s', session.view, null, NOON)).toMatchObject({ round: 1, roundOpen: true, open: 3, weightedOpen: 2 + 1 + 16, age: null, lastEventAt: null });
+    expect(fleetRow('s', session.view, null, NOON)).toMatchObject({
+      round: 1,
+      roundOpen: true,
+      open: 3,
+      weightedOpen: 2 + 1 + 16,
+      age: null,
+      lastEventAt: null,
+    });
   });
 
   it('forecasts the finish once four rounds fall, and gives none once the session is COMPLETE', () => {

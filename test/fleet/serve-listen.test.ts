@@ -60,7 +60,12 @@ describe('gapflow serve on loopback', () => {
           expect(answer.body).not.toContain('secret');
         }
       }
-      const own: Record<string, string>[] = [{}, { Host: `localhost:${port}` }, { Host: `127.0.0.1:${port}`, Origin: `http://127.0.0.1:${port}` }, { Host: `[::1]:${port}`, Origin: `http://[::1]:${port}` }];
+      const own: Record<string, string>[] = [
+        {},
+        { Host: `localhost:${port}` },
+        { Host: `127.0.0.1:${port}`, Origin: `http://127.0.0.1:${port}` },
+        { Host: `[::1]:${port}`, Origin: `http://[::1]:${port}` },
+      ];
       for (const headers of own) {
         const answer = await get(`${base}/api/sessions`, headers);
         expect([headers, answer.status]).toEqual([headers, 200]);

@@ -152,7 +152,12 @@ describe('the dashboard server', () => {
     const { root } = fleetFolder();
     const base = await serving(root);
     const port = new URL(base).port;
-    const foreign: Record<string, string>[] = [{ Host: `evil.example:${port}` }, { Origin: 'http://evil.example' }, { Origin: 'http://127.0.0.1:1' }, { Origin: 'null' }];
+    const foreign: Record<string, string>[] = [
+      { Host: `evil.example:${port}` },
+      { Origin: 'http://evil.example' },
+      { Origin: 'http://127.0.0.1:1' },
+      { Origin: 'null' },
+    ];
     for (const headers of foreign) {
       for (const path of ['/', '/api/sessions', '/events', '/metrics']) {
         const answer = await get(`${base}${path}`, headers);
@@ -180,7 +185,12 @@ describe('the dashboard server', () => {
         res.on('end', () => resolve({ body, policy: String(res.headers['content-security-policy']), frames: String(res.headers['x-frame-options']) }));
       }).end();
     });
-    const policy = new Map(page.policy.split(';').map((directive) => { const [name, ...values] = directive.trim().split(/\s+/); return [name!, values]; }));
+    const policy = new Map(
+      page.policy.split(';').map((directive) => {
+        const [name, ...values] = directive.trim().split(/\s+/);
+        return [name!, values];
+      }),
+    );
     expect(policy.get('script-src')).toEqual(["'self'"]);
     expect(policy.get('frame-ancestors')).toEqual(["'none'"]);
     expect(page.policy).not.toContain('unsafe-inline');

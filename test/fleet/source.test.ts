@@ -45,7 +45,11 @@ describe('the folder source: which sessions, and their names', () => {
   it('takes a relative folder from the current folder', () => {
     const root = tempDir();
     sessionAt(root, 'work/one');
-    expect(fleetSource('work', io(root)).sessions().map((entry) => entry.name)).toEqual(['one']);
+    expect(
+      fleetSource('work', io(root))
+        .sessions()
+        .map((entry) => entry.name),
+    ).toEqual(['one']);
   });
 
   it('leaves out node_modules, dot-folders, symbolic links to folders, and .gapflow folders with no log', () => {
@@ -57,13 +61,21 @@ describe('the folder source: which sessions, and their names', () => {
     mkdirSync(join(root, 'empty', '.gapflow'), { recursive: true });
     writeFileSync(join(root, 'empty', '.gapflow', 'events.jsonl'), '');
     mkdirSync(join(root, 'bare', '.gapflow'), { recursive: true });
-    expect(folderSource(root).sessions().map((entry) => entry.name)).toEqual(['real']);
+    expect(
+      folderSource(root)
+        .sessions()
+        .map((entry) => entry.name),
+    ).toEqual(['real']);
   });
 
   it('takes a session folder named directly as the one session "."', () => {
     const root = tempDir();
     const dir = sessionAt(root, 'only');
-    expect(folderSource(dir).sessions().map((entry) => entry.name)).toEqual(['.']);
+    expect(
+      folderSource(dir)
+        .sessions()
+        .map((entry) => entry.name),
+    ).toEqual(['.']);
   });
 
   it('refuses a folder that is not there, or a file, with a LogError naming it', () => {
@@ -122,7 +134,7 @@ describe('the folder source, watched', () => {
 });
 
 describe('a fleet over a folder, watched', () => {
-  it('recomputes a changed session\'s row, adds a new session and drops a removed one', { timeout: 30_000 }, async () => {
+  it("recomputes a changed session's row, adds a new session and drops a removed one", { timeout: 30_000 }, async () => {
     const root = tempDir();
     const a = sessionAt(root, 'a', 1);
     sessionAt(root, 'b', 2);
@@ -137,7 +149,7 @@ describe('a fleet over a folder, watched', () => {
     ]);
 
     openFileSession(a).openGap('LATE', 'HIGH');
-    await until('a\'s new row', () => changes.some((change) => change.rows.some((row) => row.name === 'a' && row.open === 2)), 5_000);
+    await until("a's new row", () => changes.some((change) => change.rows.some((row) => row.name === 'a' && row.open === 2)), 5_000);
     expect(fleet.rows().find((row) => row.name === 'a')).toMatchObject({ open: 2, weightedOpen: 5 });
 
     sessionAt(root, 'c', 3);

@@ -95,7 +95,9 @@ function sessionIn(name: string, gaps = 1): Session {
 }
 
 describe('a dashboard over PostgreSQL whose read of a session is cut', () => {
-  it('shows the last good row stale, never UNREADABLE, and the session comes back within seconds with no write after the cut', { timeout: 60_000 }, async () => {
+  it('shows the last good row stale, never UNREADABLE, and the session comes back within seconds with no write after the cut', {
+    timeout: 60_000,
+  }, async () => {
     const writer = sessionIn('cut/idle', 1);
     // Reads two seconds after a change: time for the cutter to take its lock between the write and the read.
     const base = await served(new Fleet(databaseSource(databaseUrl()), { settleMs: 2_000 }));
@@ -122,7 +124,10 @@ describe('a dashboard over PostgreSQL whose read of a session is cut', () => {
     const steadilyStale = stale.filter(({ steady }) => steady);
     expect(steadilyStale.length).toBeGreaterThan(0);
     expect(steadilyStale.map(({ stale: gauge }) => gauge)).toEqual(steadilyStale.map(() => 1));
-    expect(seen.at(-1)).toMatchObject({ row: { state: 'CONVERGING', open: 2, weightedOpen: 1 + 4, staleSince: null, staleForSeconds: null, staleReason: null }, stale: 0 });
+    expect(seen.at(-1)).toMatchObject({
+      row: { state: 'CONVERGING', open: 2, weightedOpen: 1 + 4, staleSince: null, staleForSeconds: null, staleReason: null },
+      stale: 0,
+    });
   });
 
   it('gapflow fleet reads again a first read that was cut, and lists the session, not UNREADABLE', { timeout: 60_000 }, async () => {
@@ -147,7 +152,10 @@ describe('a dashboard over PostgreSQL whose read of a session is cut', () => {
     try {
       const seq = session.view.lastSeq + 1;
       await client.query('BEGIN');
-      await client.query(`INSERT INTO gapflow.events (stream, seq, id, type, at, line) VALUES ($1, $2, 'x-1', 'gap.opened', '2026-01-12T09:00:00.000Z', 'not an event')`, ['bad/line', seq]);
+      await client.query(
+        `INSERT INTO gapflow.events (stream, seq, id, type, at, line) VALUES ($1, $2, 'x-1', 'gap.opened', '2026-01-12T09:00:00.000Z', 'not an event')`,
+        ['bad/line', seq],
+      );
       await client.query('UPDATE gapflow.streams SET version = $2 WHERE name = $1', ['bad/line', seq]);
       await client.query('COMMIT');
     } finally {
@@ -170,7 +178,9 @@ function readableByAll(dir: string): void {
 }
 
 describe('a dashboard over a folder whose log cannot be opened for a while', () => {
-  it('gapflow serve shows the last good row stale while the log is refused to it, then the session as written, with no write after', { timeout: 60_000 }, async () => {
+  it('gapflow serve shows the last good row stale while the log is refused to it, then the session as written, with no write after', {
+    timeout: 60_000,
+  }, async () => {
     const root = tempDir();
     const dir = join(root, 'paused', '.gapflow');
     const session = createFileSession(dir, {}, fixedStamps());
@@ -196,7 +206,11 @@ describe('a dashboard over a folder whose log cannot be opened for a while', () 
 
     chmodSync(join(dir, 'events.jsonl'), 0o644);
     const back = await watchUntil(base, 'paused', 'the session read again', ({ row }) => row?.stale === false, 15_000);
-    expect(back.at(-1)).toMatchObject({ row: { state: 'CONVERGING', open: 3, weightedOpen: 4 + 1 + 2, error: null, staleSince: null }, stale: 0, unreadable: 0 });
+    expect(back.at(-1)).toMatchObject({
+      row: { state: 'CONVERGING', open: 3, weightedOpen: 4 + 1 + 2, error: null, staleSince: null },
+      stale: 0,
+      unreadable: 0,
+    });
     expect(back.filter(({ row }) => row?.error != null)).toEqual([]);
   });
 

@@ -20,7 +20,10 @@ describe('the fleet table', () => {
       .split('\n');
     expect(lines[1]).toMatch(/^broken\s+UNREADABLE$/);
     expect(lines[2]).toMatch(/^team\/a\s+CONVERGING \(stale 1m\)\s+0\s+2\s+8\s/);
-    expect(lines.slice(3)).toEqual(['broken: events.jsonl line 3: not JSON', 'team/a: stale for 1m, shown as last read; reading it again failed: db: Connection terminated unexpectedly']);
+    expect(lines.slice(3)).toEqual([
+      'broken: events.jsonl line 3: not JSON',
+      'team/a: stale for 1m, shown as last read; reading it again failed: db: Connection terminated unexpectedly',
+    ]);
   });
 
   it("spells out the control characters of a stale row's reason, as of every other cell", () => {

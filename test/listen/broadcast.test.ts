@@ -60,7 +60,9 @@ describe('a broadcast feed', { timeout: 30_000 }, () => {
     const watcher = viewer(port);
     await until('both greeted', () => forger.received.length === 1 && watcher.received.length === 1);
     // Written out before anything else happens: a feed that passed it on would have it to pass long before the checks below.
-    await new Promise<void>((resolve, reject) => forger.socket.send(JSON.stringify({ type: '@xstate.event', event: { type: 'FORGED' } }), (error) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      forger.socket.send(JSON.stringify({ type: '@xstate.event', event: { type: 'FORGED' } }), (error) => (error ? reject(error) : resolve())),
+    );
     feed.send('real');
     await until('the real message', () => watcher.received.length === 2 && forger.received.length === 2);
     const late = viewer(port);

@@ -18,7 +18,9 @@ const tempDir = tempDirs('gapflow-checkpoint-');
 /** One call through the bin's loader, which takes its short path (src/cli/gap-quick.ts) for a gap write when it can, in-process. */
 async function viaBin(argv: string[], cwd: string): Promise<CliResult> {
   const out = { code: 0, stdout: '', stderr: '' };
-  out.code = await runBin(argv, { stdout: (text) => void (out.stdout += text), stderr: (text) => void (out.stderr += text), env: {}, cwd }, () => Promise.resolve());
+  out.code = await runBin(argv, { stdout: (text) => void (out.stdout += text), stderr: (text) => void (out.stderr += text), env: {}, cwd }, () =>
+    Promise.resolve(),
+  );
   return out;
 }
 
@@ -167,7 +169,10 @@ describe('checkpoints', { timeout: 60_000 }, () => {
         'a key naming a line that is not there (seq moved)',
         (dir) => {
           const text = readFileSync(checkpointPath(dir), 'utf8');
-          writeFileSync(checkpointPath(dir), text.replace(/"seq":(\d+)/, (_, seq: string) => `"seq":${Number(seq) - 1}`));
+          writeFileSync(
+            checkpointPath(dir),
+            text.replace(/"seq":(\d+)/, (_, seq: string) => `"seq":${Number(seq) - 1}`),
+          );
         },
       ],
       [
@@ -233,7 +238,11 @@ describe('checkpoints', { timeout: 60_000 }, () => {
     expect(readdirSync(dir).filter((name) => name.startsWith('checkpoint'))).toEqual([]);
     runCli(['state', '--dir', dir], { cwd: dir });
     await turn();
-    expect(readdirSync(dir).filter((name) => name.startsWith('checkpoint')).sort()).toEqual([HEAD_FILE, CHECKPOINT_FILE, CLOSED_FILE].sort());
+    expect(
+      readdirSync(dir)
+        .filter((name) => name.startsWith('checkpoint'))
+        .sort(),
+    ).toEqual([HEAD_FILE, CHECKPOINT_FILE, CLOSED_FILE].sort());
   });
 
   it('lines with multi-byte text (accents, emoji, CJK) are covered and read past exactly', () => {
@@ -464,7 +473,9 @@ describe('gap writes on the head', { timeout: 60_000 }, () => {
     const count = openFileSession(dir, { checkpoints: false }).view.open.count;
     rewrite(dir, HEAD_FILE, (body) => body.replace(`"open":{"count":${count},`, `"open":{"count":${count + 1000},`));
     // The head believed: the open count it announces is the edited one, moved on by one.
-    expect(runCli(['gap', 'open', 'H-1', '--severity', 'LOW', '--title', 'on the head', '--dir', dir], { cwd: dir }).stdout).toContain(`open count ${count + 1001}`);
+    expect(runCli(['gap', 'open', 'H-1', '--severity', 'LOW', '--title', 'on the head', '--dir', dir], { cwd: dir }).stdout).toContain(
+      `open count ${count + 1001}`,
+    );
     expect(runCli(['gap', 'move', 'H-1', 'IN_PROGRESS', '--dir', dir], { cwd: dir }).stdout).toContain(`open count ${count + 1001}`);
     // --json prints the whole state, so it opens the whole session, which the head never touches.
     const json = JSON.parse(runCli(['gap', 'move', 'H-1', 'RESOLVED', '--json', '--dir', dir], { cwd: dir }).stdout) as { state: { openGapCount: number } };
@@ -500,7 +511,9 @@ describe('gap writes on the head', { timeout: 60_000 }, () => {
     /** The index with G-0-a's table entry replaced, its header's sum left as it was or made to match. */
     const withEntry = (entry: string, resum: boolean) => {
       const table = `${entries.map((old, at) => (at === bucket ? entry : old)).join(' ')}\n`;
-      const header = resum ? index.slice(0, headerEnd).replace(/"bodySum":"[^"]*"/, `"bodySum":"crc32-${crc32(table).toString(16).padStart(8, '0')}"`) : index.slice(0, headerEnd);
+      const header = resum
+        ? index.slice(0, headerEnd).replace(/"bodySum":"[^"]*"/, `"bodySum":"crc32-${crc32(table).toString(16).padStart(8, '0')}"`)
+        : index.slice(0, headerEnd);
       return `${header}${table}${index.slice(tableEnd)}`;
     };
     const [bytes] = entries[bucket]!.split('/');
@@ -521,7 +534,10 @@ describe('gap writes on the head', { timeout: 60_000 }, () => {
       () => {
         rewriteIndex(dir, (lines) => lines.replace('G-0-a HIGH RESOLVED\n', ''));
         const text = readFileSync(join(dir, CLOSED_FILE), 'utf8');
-        writeFileSync(join(dir, CLOSED_FILE), text.replace(/"seq":(\d+)/, (_, seq: string) => `"seq":${Number(seq) - 1}`));
+        writeFileSync(
+          join(dir, CLOSED_FILE),
+          text.replace(/"seq":(\d+)/, (_, seq: string) => `"seq":${Number(seq) - 1}`),
+        );
       },
     ];
     for (const [n, damage] of tamper.entries()) {
@@ -559,7 +575,9 @@ describe('gap writes on the head', { timeout: 60_000 }, () => {
     expect(format).not.toBe(header.format);
     const oldHeader = { ...header, format, bodyBytes: Buffer.byteLength(body), bodySum: `crc32-${crc32(body).toString(16).padStart(8, '0')}` };
     writeFileSync(join(dir, CLOSED_FILE), `${JSON.stringify(oldHeader)}\n${body}`);
-    expect(runCli(['gap', 'open', 'G-0-a', '--severity', 'LOW', '--dir', dir], { cwd: dir }).stderr).toBe('gapflow: refused: gap.opened G-0-a: gap G-0-a already exists (HIGH, RESOLVED)\n');
+    expect(runCli(['gap', 'open', 'G-0-a', '--severity', 'LOW', '--dir', dir], { cwd: dir }).stderr).toBe(
+      'gapflow: refused: gap.opened G-0-a: gap G-0-a already exists (HIGH, RESOLVED)\n',
+    );
     expect(runCli(['gap', 'open', 'N-1', '--severity', 'LOW', '--dir', dir], { cwd: dir }).code).toBe(0);
     const rebuilt = openCheckpointParts(dir, header.format as string, CLOSED_FILE);
     // Rebuilt at the write's last event, in buckets.
@@ -570,12 +588,16 @@ describe('gap writes on the head', { timeout: 60_000 }, () => {
     expect(lookUp('N-1')).toBeNull();
   });
 
-  it('a write reads the index\'s header, table and the bucket it needs, not the whole', () => {
+  it("a write reads the index's header, table and the bucket it needs, not the whole", () => {
     const dir = tempDir();
     longSession(dir, 120);
     opened(dir);
     const size = statSync(join(dir, CLOSED_FILE)).size;
-    const parts = openCheckpointParts(dir, (JSON.parse(readFileSync(join(dir, CLOSED_FILE), 'utf8').split('\n', 1)[0]!) as { format: string }).format, CLOSED_FILE)!;
+    const parts = openCheckpointParts(
+      dir,
+      (JSON.parse(readFileSync(join(dir, CLOSED_FILE), 'utf8').split('\n', 1)[0]!) as { format: string }).format,
+      CLOSED_FILE,
+    )!;
     const reads: number[] = [];
     const range = parts.range.bind(parts);
     const lookUp = closedIndexLookUp({ ...parts, range: (offset, length) => (reads.push(length), range(offset, length)) })!;

@@ -56,7 +56,9 @@ describe('FileLog', () => {
     writeFileSync(path, readFileSync(path, 'utf8').replace(`"v":${EVENT_VERSION}`, `"v":${EVENT_VERSION + 1}`));
     const newer = EVENT_VERSION + 1;
     expect(() => openFileSession(dir)).toThrow(
-      new RegExp(`line 1: event version ${newer} was written by a newer gapflow; this one reads versions 1 to ${EVENT_VERSION}: install a gapflow that reads version ${newer}`),
+      new RegExp(
+        `line 1: event version ${newer} was written by a newer gapflow; this one reads versions 1 to ${EVENT_VERSION}: install a gapflow that reads version ${newer}`,
+      ),
     );
   });
 

@@ -140,5 +140,12 @@ describe('FileLog.follow', () => {
 
 /** An event a raw append takes as seq `seq` (the store seals it). */
 function rawEvent(seq: number): GapflowEvent {
-  return { v: EVENT_VERSION, seq, id: `raw-${seq}`, at: '2026-01-12T09:00:00.000Z', type: 'gap.opened', data: { id: `R-${seq}`, severity: 'LOW', title: '', blocking: true } } as GapflowEvent;
+  return {
+    v: EVENT_VERSION,
+    seq,
+    id: `raw-${seq}`,
+    at: '2026-01-12T09:00:00.000Z',
+    type: 'gap.opened',
+    data: { id: `R-${seq}`, severity: 'LOW', title: '', blocking: true },
+  } as GapflowEvent;
 }

@@ -38,10 +38,27 @@ session.startRound();
 session.moveGap('GAP-A', 'IN_PROGRESS');
 const BASE = readFileSync(path);
 const LAST_SUM = /"sum":"([0-9a-f]{16})"\}\n$/.exec(BASE.toString('utf8'))![1]!;
-const NEXT = { v: 2, seq: 6, id: 'next', at: '2026-01-12T10:00:00.000Z', type: 'gap.opened', data: { id: 'GAP-C', severity: 'LOW', title: 'next', blocking: true } };
+const NEXT = {
+  v: 2,
+  seq: 6,
+  id: 'next',
+  at: '2026-01-12T10:00:00.000Z',
+  type: 'gap.opened',
+  data: { id: 'GAP-C', severity: 'LOW', title: 'next', blocking: true },
+};
 const NEXT_LINE = sealLine(JSON.stringify(NEXT), LAST_SUM).line;
 
-const tally = { cases: 0, crashes: 0, uncaught: 0, changedAfterRefusal: 0, refused: 0, accepted: 0, appendedAfterBadLine: 0, wrongInputVerdicts: 0, slowestInputMs: 0 };
+const tally = {
+  cases: 0,
+  crashes: 0,
+  uncaught: 0,
+  changedAfterRefusal: 0,
+  refused: 0,
+  accepted: 0,
+  appendedAfterBadLine: 0,
+  wrongInputVerdicts: 0,
+  slowestInputMs: 0,
+};
 const onUncaught = () => void (tally.uncaught += 1);
 process.on('uncaughtException', onUncaught);
 process.on('unhandledRejection', onUncaught);
@@ -51,7 +68,21 @@ afterAll(() => {
 });
 
 const hostileString = fc.oneof(
-  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', '<script>alert(1)</script>', '| a | b |', '**x**', '[x](javascript:1)', '\u0000', 'a\nb', '\u202e', '\ud800', ''),
+  fc.constantFrom(
+    '__proto__',
+    'constructor',
+    'prototype',
+    'toString',
+    '<script>alert(1)</script>',
+    '| a | b |',
+    '**x**',
+    '[x](javascript:1)',
+    '\u0000',
+    'a\nb',
+    '\u202e',
+    '\ud800',
+    '',
+  ),
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.integer({ min: 1, max: 3000 }).map((n) => 'x'.repeat(n)),
@@ -63,9 +94,9 @@ const badLine: fc.Arbitrary<Buffer> = fc.oneof(
   fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes)),
   fc.jsonValue().map((value) => Buffer.from(`${JSON.stringify(value)}\n`)),
   // One edit to the good next line: a changed, dropped or inserted character, or a cut.
-  fc.tuple(fc.nat(NEXT_LINE.length - 1), fc.nat(20), fc.string({ unit: 'binary', maxLength: 3 })).map(([at, drop, insert]) =>
-    Buffer.from(NEXT_LINE.slice(0, at) + insert + NEXT_LINE.slice(at + drop)),
-  ),
+  fc
+    .tuple(fc.nat(NEXT_LINE.length - 1), fc.nat(20), fc.string({ unit: 'binary', maxLength: 3 }))
+    .map(([at, drop, insert]) => Buffer.from(NEXT_LINE.slice(0, at) + insert + NEXT_LINE.slice(at + drop))),
   // Sealed properly, so the schema and the rules judge what is inside.
   fc
     .record({
@@ -73,14 +104,31 @@ const badLine: fc.Arbitrary<Buffer> = fc.oneof(
       v: fc.oneof(fc.constantFrom(1, 2, 3, EVENT_VERSION, EVENT_VERSION, 99, 0, -1, 2.5), fc.jsonValue()),
       seq: fc.oneof(fc.constant(6), fc.integer()),
       id: fc.oneof(fc.constant('fuzz-6'), hostileString),
-      at: fc.oneof(fc.constantFrom('2026-01-12T09:00:06.000Z', '2026-13-45T99:00:00Z', '2025-02-29T10:00:00Z', '2026-04-31T10:00:00Z', '2024-02-29T10:00:00Z'), hostileString),
+      at: fc.oneof(
+        fc.constantFrom('2026-01-12T09:00:06.000Z', '2026-13-45T99:00:00Z', '2025-02-29T10:00:00Z', '2026-04-31T10:00:00Z', '2024-02-29T10:00:00Z'),
+        hostileString,
+      ),
       type: fc.oneof(
-        fc.constantFrom('gap.opened', 'gap.moved', 'gap.severity_changed', 'session.bound', 'round.started', 'decision.made', 'round.closed', 'metrics.recorded', 'session.started', '__proto__'),
+        fc.constantFrom(
+          'gap.opened',
+          'gap.moved',
+          'gap.severity_changed',
+          'session.bound',
+          'round.started',
+          'decision.made',
+          'round.closed',
+          'metrics.recorded',
+          'session.started',
+          '__proto__',
+        ),
         fc.string(),
       ),
       data: fc.oneof(
         fc.record({ id: hostileString, severity: fc.constantFrom('LOW', 'HIGH', 'URGENT'), title: hostileString, blocking: fc.boolean() }),
-        fc.record({ id: fc.constantFrom('GAP-A', 'GAP-NEW'), to: fc.constantFrom('RESOLVED', 'LOW', 'DONE'), reason: hostileString }, { requiredKeys: ['id', 'to'] }),
+        fc.record(
+          { id: fc.constantFrom('GAP-A', 'GAP-NEW'), to: fc.constantFrom('RESOLVED', 'LOW', 'DONE'), reason: hostileString },
+          { requiredKeys: ['id', 'to'] },
+        ),
         fc.record({ round: fc.oneof(fc.constantFrom(1, 2), fc.jsonValue()), outcome: fc.jsonValue() }, { requiredKeys: ['round'] }),
         fc.record({ agentSession: hostileString, policies: fc.jsonValue() }, { requiredKeys: [] }),
         fc.dictionary(hostileString, fc.jsonValue(), { maxKeys: 4 }),
@@ -200,14 +248,21 @@ describe('fuzz: malformed lines and hostile requests', () => {
 
   it(`${REQUEST_RUNS} hostile requests through the CLI and the library: a result or one clear error, and no change after a refusal`, () => {
     const argv = fc.oneof(
-      fc.tuple(hostileString, fc.oneof(fc.constantFrom('LOW', 'high', 'URGENT'), hostileString), hostileString, hostileString).map(([id, sev, title, eventId]) => [
-        'gap', 'open', id, '--severity', sev, '--title', title, '--event-id', eventId,
-      ]),
-      fc.tuple(hostileString, hostileString, fc.oneof(fc.integer().map(String), hostileString)).map(([id, state, seq]) => ['gap', 'move', id, state, '--expect-seq', seq]),
-      fc.tuple(fc.constantFrom('narrow-scope', 'approve', 'pause', '__proto__'), hostileString).map(([kind, gaps]) => ['decide', kind, '--gaps', gaps, '--rationale', gaps]),
+      fc
+        .tuple(hostileString, fc.oneof(fc.constantFrom('LOW', 'high', 'URGENT'), hostileString), hostileString, hostileString)
+        .map(([id, sev, title, eventId]) => ['gap', 'open', id, '--severity', sev, '--title', title, '--event-id', eventId]),
+      fc
+        .tuple(hostileString, hostileString, fc.oneof(fc.integer().map(String), hostileString))
+        .map(([id, state, seq]) => ['gap', 'move', id, state, '--expect-seq', seq]),
+      fc
+        .tuple(fc.constantFrom('narrow-scope', 'approve', 'pause', '__proto__'), hostileString)
+        .map(([kind, gaps]) => ['decide', kind, '--gaps', gaps, '--rationale', gaps]),
       fc.array(hostileString, { maxLength: 6 }),
     );
-    const request = fc.record({ type: fc.oneof(fc.constantFrom('gap.opened', 'gap.moved', 'decision.made', 'constructor'), fc.string()), data: fc.jsonValue() });
+    const request = fc.record({
+      type: fc.oneof(fc.constantFrom('gap.opened', 'gap.moved', 'decision.made', 'constructor'), fc.string()),
+      data: fc.jsonValue(),
+    });
     fc.assert(
       fc.property(fc.boolean(), argv, request, hostileString, (viaCli, words, body, eventId) => {
         tally.cases += 1;
@@ -278,82 +333,95 @@ describe('fuzz: malformed lines and hostile requests', () => {
     );
   }, 170_000);
 
-  it.skipIf(!posix)(`${ENDLESS_RUNS} endless inputs (/dev/zero, /dev/urandom, a FIFO; as a path or as stdin): refused at once or at the limit, never read to the end`, () => {
-    const fifo = join(root, 'input.fifo');
-    mkfifo(fifo);
-    fc.assert(
-      fc.property(fc.constantFrom('append', 'record', 'hook'), fc.constantFrom('/dev/zero', '/dev/urandom', fifo), fc.boolean(), (command, source, asPath) => {
-        // A FIFO with no writer is an empty stdin, not an endless one: it goes as a path, and the hook reads only stdin.
-        fc.pre(!(command === 'hook' && source === fifo));
-        tally.cases += 1;
-        reset(BASE);
-        const viaPath = command !== 'hook' && (asPath || source === fifo);
-        const limit = command === 'append' ? BATCH_INPUT : EVENT_INPUT;
-        const fd = viaPath ? null : openSync(source, constants.O_RDONLY | constants.O_NONBLOCK);
-        const argv = {
-          append: viaPath ? ['append', '--file', source] : ['append'],
-          record: ['record', 'quality', '--json', viaPath ? source : '-'],
-          hook: ['hook', 'claude'],
-        }[command];
-        const started = Date.now();
-        let result;
-        try {
-          result = cliRun([...argv, '--dir', dir], fd === null ? undefined : (asked) => readStandardInput(asked, fd));
-        } finally {
-          if (fd !== null) closeSync(fd);
-        }
-        tally.slowestInputMs = Math.max(tally.slowestInputMs, Date.now() - started);
-        if (result === null) {
-          tally.crashes += 1;
-          return false;
-        }
-        const said = viaPath ? 'not a regular file' : `over the ${limit.maxBytes / MiB} MiB limit`;
-        const refused = command === 'hook' ? letsStopSaying(result.stdout) : result.code === 1;
-        const right = refused && result.stderr.includes(said);
-        if (right) tally.refused += 1;
-        else tally.wrongInputVerdicts += 1;
-        const unchanged = readFileSync(path).equals(BASE);
-        if (!unchanged) tally.changedAfterRefusal += 1;
-        return right && unchanged;
-      }),
-      { numRuns: ENDLESS_RUNS },
-    );
-  }, 170_000);
+  it.skipIf(!posix)(
+    `${ENDLESS_RUNS} endless inputs (/dev/zero, /dev/urandom, a FIFO; as a path or as stdin): refused at once or at the limit, never read to the end`,
+    () => {
+      const fifo = join(root, 'input.fifo');
+      mkfifo(fifo);
+      fc.assert(
+        fc.property(
+          fc.constantFrom('append', 'record', 'hook'),
+          fc.constantFrom('/dev/zero', '/dev/urandom', fifo),
+          fc.boolean(),
+          (command, source, asPath) => {
+            // A FIFO with no writer is an empty stdin, not an endless one: it goes as a path, and the hook reads only stdin.
+            fc.pre(!(command === 'hook' && source === fifo));
+            tally.cases += 1;
+            reset(BASE);
+            const viaPath = command !== 'hook' && (asPath || source === fifo);
+            const limit = command === 'append' ? BATCH_INPUT : EVENT_INPUT;
+            const fd = viaPath ? null : openSync(source, constants.O_RDONLY | constants.O_NONBLOCK);
+            const argv = {
+              append: viaPath ? ['append', '--file', source] : ['append'],
+              record: ['record', 'quality', '--json', viaPath ? source : '-'],
+              hook: ['hook', 'claude'],
+            }[command];
+            const started = Date.now();
+            let result;
+            try {
+              result = cliRun([...argv, '--dir', dir], fd === null ? undefined : (asked) => readStandardInput(asked, fd));
+            } finally {
+              if (fd !== null) closeSync(fd);
+            }
+            tally.slowestInputMs = Math.max(tally.slowestInputMs, Date.now() - started);
+            if (result === null) {
+              tally.crashes += 1;
+              return false;
+            }
+            const said = viaPath ? 'not a regular file' : `over the ${limit.maxBytes / MiB} MiB limit`;
+            const refused = command === 'hook' ? letsStopSaying(result.stdout) : result.code === 1;
+            const right = refused && result.stderr.includes(said);
+            if (right) tally.refused += 1;
+            else tally.wrongInputVerdicts += 1;
+            const unchanged = readFileSync(path).equals(BASE);
+            if (!unchanged) tally.changedAfterRefusal += 1;
+            return right && unchanged;
+          },
+        ),
+        { numRuns: ENDLESS_RUNS },
+      );
+    },
+    170_000,
+  );
 
-  it.skipIf(!posix)(`${LOG_PATH_RUNS} things at the log's path that are not a log (a FIFO, a symlink, a folder, a file past the limit): a reader and a writer refuse, touching nothing`, () => {
-    const elsewhere = join(root, 'elsewhere.jsonl');
-    writeFileSync(elsewhere, BASE);
-    fc.assert(
-      fc.property(fc.constantFrom('fifo', 'symlink to a log', 'symlink to /dev/zero', 'folder', 'past the limit'), fc.boolean(), (kind, writer) => {
-        tally.cases += 1;
-        rmSync(path, { recursive: true, force: true });
-        if (kind === 'fifo') mkfifo(path);
-        if (kind === 'symlink to a log') symlinkSync(elsewhere, path);
-        if (kind === 'symlink to /dev/zero') symlinkSync('/dev/zero', path);
-        if (kind === 'folder') mkdirSync(path);
-        if (kind === 'past the limit') {
-          writeFileSync(path, BASE);
-          truncateSync(path, MAX_LOG_BYTES + 1);
-        }
-        const started = Date.now();
-        const result = cliRun(writer ? ['gap', 'open', 'GAP-Z', '--severity', 'LOW', '--dir', dir] : ['state', '--dir', dir]);
-        tally.slowestInputMs = Math.max(tally.slowestInputMs, Date.now() - started);
-        rmSync(path, { recursive: true, force: true });
-        reset(BASE);
-        if (result === null) {
-          tally.crashes += 1;
-          return false;
-        }
-        const right = result.code === 1 && result.stderr.includes(path);
-        if (right) tally.refused += 1;
-        else tally.wrongInputVerdicts += 1;
-        const unchanged = readFileSync(elsewhere).equals(BASE);
-        if (!unchanged) tally.changedAfterRefusal += 1;
-        return right && unchanged;
-      }),
-      { numRuns: LOG_PATH_RUNS },
-    );
-  }, 170_000);
+  it.skipIf(!posix)(
+    `${LOG_PATH_RUNS} things at the log's path that are not a log (a FIFO, a symlink, a folder, a file past the limit): a reader and a writer refuse, touching nothing`,
+    () => {
+      const elsewhere = join(root, 'elsewhere.jsonl');
+      writeFileSync(elsewhere, BASE);
+      fc.assert(
+        fc.property(fc.constantFrom('fifo', 'symlink to a log', 'symlink to /dev/zero', 'folder', 'past the limit'), fc.boolean(), (kind, writer) => {
+          tally.cases += 1;
+          rmSync(path, { recursive: true, force: true });
+          if (kind === 'fifo') mkfifo(path);
+          if (kind === 'symlink to a log') symlinkSync(elsewhere, path);
+          if (kind === 'symlink to /dev/zero') symlinkSync('/dev/zero', path);
+          if (kind === 'folder') mkdirSync(path);
+          if (kind === 'past the limit') {
+            writeFileSync(path, BASE);
+            truncateSync(path, MAX_LOG_BYTES + 1);
+          }
+          const started = Date.now();
+          const result = cliRun(writer ? ['gap', 'open', 'GAP-Z', '--severity', 'LOW', '--dir', dir] : ['state', '--dir', dir]);
+          tally.slowestInputMs = Math.max(tally.slowestInputMs, Date.now() - started);
+          rmSync(path, { recursive: true, force: true });
+          reset(BASE);
+          if (result === null) {
+            tally.crashes += 1;
+            return false;
+          }
+          const right = result.code === 1 && result.stderr.includes(path);
+          if (right) tally.refused += 1;
+          else tally.wrongInputVerdicts += 1;
+          const unchanged = readFileSync(elsewhere).equals(BASE);
+          if (!unchanged) tally.changedAfterRefusal += 1;
+          return right && unchanged;
+        }),
+        { numRuns: LOG_PATH_RUNS },
+      );
+    },
+    170_000,
+  );
 
   it('prints its figures', () => {
     console.log(

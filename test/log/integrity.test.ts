@@ -40,7 +40,12 @@ describe('the checksum chain', () => {
       const sum = (JSON.parse(line) as { sum: string }).sum;
       expect(line.endsWith(`,"sum":"${sum}"}`)).toBe(true);
       const content = `${line.slice(0, -`,"sum":"${sum}"}`.length)}}`;
-      expect(sum).toBe(createHash('sha256').update(previous + content).digest('hex').slice(0, 16));
+      expect(sum).toBe(
+        createHash('sha256')
+          .update(previous + content)
+          .digest('hex')
+          .slice(0, 16),
+      );
       previous = sum;
     }
   });
@@ -48,7 +53,13 @@ describe('the checksum chain', () => {
   // `readsRefuse`: a read refuses too (its seq is wrong, which every read checks); else only the chain shows it, which
   // only `verify` walks: a read takes the line as it stands, as it would past a checkpoint that covers it.
   it.each([
-    ['an edited line (HIGH -> LOW, still valid JSON and schema)', (l: string[]) => l.map((x, i) => (i === 1 ? x.replace('"HIGH"', '"LOW"') : x)), 2, /checksum mismatch/, false],
+    [
+      'an edited line (HIGH -> LOW, still valid JSON and schema)',
+      (l: string[]) => l.map((x, i) => (i === 1 ? x.replace('"HIGH"', '"LOW"') : x)),
+      2,
+      /checksum mismatch/,
+      false,
+    ],
     ['a dropped line', (l: string[]) => [l[0]!, l[2]!, l[3]!, l[4]!], 2, /seq 3 where 2 was expected/, true],
     ['a repeated line', (l: string[]) => [l[0]!, l[1]!, l[1]!, l[2]!, l[3]!, l[4]!], 3, /seq 2 where 3 was expected/, true],
     ['two lines swapped', (l: string[]) => [l[0]!, l[2]!, l[1]!, l[3]!, l[4]!], 2, /seq 3 where 2 was expected/, true],
@@ -352,7 +363,14 @@ describe('creating a log', () => {
   it('a sealed line can be made by hand (sealLine) and is read like any other', () => {
     const { dir, path, lines } = fiveEvents();
     const previous = /"sum":"([0-9a-f]{16})"/.exec(lines[4]!)![1]!;
-    const content = JSON.stringify({ v: 2, seq: 6, id: 'hand', at: '2026-01-12T10:00:00.000Z', type: 'gap.opened', data: { id: 'GAP-9', severity: 'LOW', title: '', blocking: true } });
+    const content = JSON.stringify({
+      v: 2,
+      seq: 6,
+      id: 'hand',
+      at: '2026-01-12T10:00:00.000Z',
+      type: 'gap.opened',
+      data: { id: 'GAP-9', severity: 'LOW', title: '', blocking: true },
+    });
     mkdirSync(dir, { recursive: true });
     writeFileSync(path, `${readFileSync(path, 'utf8')}${sealLine(content, previous).line}`);
     expect(openFileSession(dir).view.gaps.has('GAP-9')).toBe(true);

@@ -117,7 +117,9 @@ describe('a lock from another host is broken only once it stops renewing', () =>
     writeFileSync(lock, JSON.stringify({ pid: 1, host: 'elsewhere', at: 0, nonce: 'x' }));
     utimesSync(lock, 1, 1);
     // The remote holder, played by a child: it moves the lock's mtime on every 50 ms, as confirm() does.
-    const renewer = spawn(process.execPath, ['-e', `let t = 1; setInterval(() => require('fs').utimesSync(${JSON.stringify(lock)}, ++t, t), 50)`], { stdio: 'ignore' });
+    const renewer = spawn(process.execPath, ['-e', `let t = 1; setInterval(() => require('fs').utimesSync(${JSON.stringify(lock)}, ++t, t), 50)`], {
+      stdio: 'ignore',
+    });
     children.push(renewer);
     const deadline = Date.now() + 10_000;
     while (statSync(lock).mtimeMs === 1000 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -145,7 +147,12 @@ describe('a writer appends only while the lock is its own', () => {
     createFileSession(dir);
     const log = new FileLog(dir);
     const [started] = log.read();
-    return { dir, path: join(dir, 'events.jsonl'), log, next: { ...started!, seq: 2, id: 'next', type: 'gap.opened', data: { id: 'G', severity: 'LOW', title: '', blocking: true } } };
+    return {
+      dir,
+      path: join(dir, 'events.jsonl'),
+      log,
+      next: { ...started!, seq: 2, id: 'next', type: 'gap.opened', data: { id: 'G', severity: 'LOW', title: '', blocking: true } },
+    };
   }
 
   it('whose token was replaced refuses, writes nothing, and leaves the other lock in place', () => {

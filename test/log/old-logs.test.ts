@@ -135,7 +135,8 @@ function committed(name: string, file: string): string {
 const DIAGRAM = /(### State Diagram[^\n]*\n\n```mermaid\n)[\s\S]*?\n```\n/;
 const REMAINING_ISSUES = /\nRemaining issues \(the concerns of the votes that did not agree\):\n\n(?:- [^\n]*\n)+/g;
 const FORECAST_LINE = /\*\*Forecast:\*\* [^\n]*\n\n/;
-const TREND_CHART = / {2}title "Open count \(first line\), weighted open \(bars\) and its trend \(second line\)"\n {2}x-axis \[([^\]]*)\]\n {2}y-axis "Gaps" 0 --> [^\n]*\n {2}bar \[([^\]]*)\]\n {2}line \[([^\]]*)\]\n {2}line \[[^\]]*\]/;
+const TREND_CHART =
+  / {2}title "Open count \(first line\), weighted open \(bars\) and its trend \(second line\)"\n {2}x-axis \[([^\]]*)\]\n {2}y-axis "Gaps" 0 --> [^\n]*\n {2}bar \[([^\]]*)\]\n {2}line \[([^\]]*)\]\n {2}line \[[^\]]*\]/;
 /** The open chart without the forecast's trend: its line and the rounds ahead taken out, the y-axis fitted to what is left. */
 function withoutTrend(status: string): string {
   return status.replace(TREND_CHART, (_, labels: string, bars: string, counts: string) => {
@@ -151,7 +152,8 @@ function withoutTrend(status: string): string {
     ].join('\n');
   });
 }
-const withoutDiagram = (status: string) => withoutTrend(status.replace(DIAGRAM, '$1(drawn from the machine)\n```\n').replace(REMAINING_ISSUES, '').replace(FORECAST_LINE, ''));
+const withoutDiagram = (status: string) =>
+  withoutTrend(status.replace(DIAGRAM, '$1(drawn from the machine)\n```\n').replace(REMAINING_ISSUES, '').replace(FORECAST_LINE, ''));
 
 /**
  * What `verify`'s audit says of a fixture whose rules changed since (R19:
@@ -201,7 +203,11 @@ describe('old logs: the released versions’ logs open with the figures they pri
       expect({ ...state, stdout: asPrinted(JSON.parse(state.stdout) as StateJson, printed) }).toEqual({ code: 0, stdout: printed, stderr: '' });
       // Printed, the same document with the terminal's spelling of <, > and & (backslash escapes, not the file's entities).
       const status = runCli(['status', '--dir', dir], { cwd: dir });
-      expect({ ...status, stdout: withoutDiagram(status.stdout) }).toEqual({ code: 0, stdout: withoutDiagram(terminalMarkdown(committed(name, 'status.md'))), stderr: '' });
+      expect({ ...status, stdout: withoutDiagram(status.stdout) }).toEqual({
+        code: 0,
+        stdout: withoutDiagram(terminalMarkdown(committed(name, 'status.md'))),
+        stderr: '',
+      });
       expect(verifyFileSession(dir)).toMatchObject({ problem: null, findings: AUDIT[name] ?? [] });
     });
 
@@ -247,18 +253,26 @@ describe(`old logs: ${PRE_843E0BE}`, () => {
     );
   });
 
-  it('opens with the figures the version that wrote it printed; verify lists today\'s refusal as a finding, exit 0; it takes the next record', { timeout: 30_000 }, () => {
+  it("opens with the figures the version that wrote it printed; verify lists today's refusal as a finding, exit 0; it takes the next record", {
+    timeout: 30_000,
+  }, () => {
     const dir = copyOf(PRE_843E0BE);
     const log = join(dir, 'events.jsonl');
     const before = readFileSync(log);
     // An atoms session has no forecast: the key this version adds is null, and the rest is as printed.
     const state = runCli(['state', '--json', '--dir', dir], { cwd: dir });
     expect(state.stdout).toContain('\n  "forecast": null,\n');
-    expect({ ...state, stdout: state.stdout.replace('\n  "forecast": null,\n', '\n') }).toEqual({ code: 0, stdout: committed(PRE_843E0BE, 'state.json'), stderr: '' });
+    expect({ ...state, stdout: state.stdout.replace('\n  "forecast": null,\n', '\n') }).toEqual({
+      code: 0,
+      stdout: committed(PRE_843E0BE, 'state.json'),
+      stderr: '',
+    });
     const verified = runCli(['verify', '--dir', dir], { cwd: dir });
     expect(verified.code).toBe(0);
     // Today's rules refuse it for the same reason; the way out is worded by the CLI (a remedy code), not by the rule.
-    const reason = withoutPath(refusal).replace('gapflow: <log> line 1: ', '').replace(/ \(add gaps to --policy, or leave it out\)\n$/, '');
+    const reason = withoutPath(refusal)
+      .replace('gapflow: <log> line 1: ', '')
+      .replace(/ \(add gaps to --policy, or leave it out\)\n$/, '');
     expect(verified.stdout).toContain(`  line 1: session.started: today's rules refuse it: ${reason}\n`);
     expect(runCli(['verify', '--strict', '--dir', dir], { cwd: dir }).code).toBe(3);
     expect(readFileSync(log).equals(before)).toBe(true);
@@ -273,14 +287,19 @@ describe('version 4 lines on a version 5 reader', () => {
     const { EVENT_VERSION, GapflowEvent: schema } = await import('../../events/index.js');
     const { scanBytes } = await import('../../src/log/lines.js');
     const bytes = readFileSync(join(OLD_LOGS, 'v4', 'gaps-converged', 'events.jsonl'));
-    const gapLines = bytes.toString('utf8').split('\n').filter((line) => /"type":"gap\.(opened|moved|severity_changed)"/.test(line)).length;
+    const gapLines = bytes
+      .toString('utf8')
+      .split('\n')
+      .filter((line) => /"type":"gap\.(opened|moved|severity_changed)"/.test(line)).length;
     expect(gapLines).toBeGreaterThan(10);
     const parse = vi.spyOn(schema, 'safeParse');
     try {
       const scan = scanBytes(bytes);
       expect(scan.fault).toBeNull();
       // Only the rarer lines that carry nested structure (a start, a decision) get the full parse; a round close is looked at whole.
-      const full = scan.events.filter((event) => !['gap.opened', 'gap.moved', 'gap.severity_changed', 'round.started', 'round.closed', 'session.bound'].includes(event.type)).length;
+      const full = scan.events.filter(
+        (event) => !['gap.opened', 'gap.moved', 'gap.severity_changed', 'round.started', 'round.closed', 'session.bound'].includes(event.type),
+      ).length;
       expect(scan.events.some((event) => event.type === 'round.closed')).toBe(true);
       expect(parse.mock.calls.length).toBe(full);
       // Read as the current version's, as upcast reads it.

@@ -102,7 +102,14 @@ describe('state --json of a database session', () => {
   it('a long one is kept as printed while the stream ends where it did, and made again once it grows', { timeout: 120_000 }, async () => {
     // Past 64 KiB of lines, where keeping the output pays (as for a folder's state.json).
     const session = Session.create(new PgLog(databaseUrl(), 'printed'), {}, fixedStamps());
-    session.recordAll(Array.from({ length: 400 }, (_, i) => ({ body: { type: 'gap.opened' as const, data: { id: `G-${i}`, severity: 'LOW' as const, title: 'a gap among many, with a title long enough to take some room' } } })));
+    session.recordAll(
+      Array.from({ length: 400 }, (_, i) => ({
+        body: {
+          type: 'gap.opened' as const,
+          data: { id: `G-${i}`, severity: 'LOW' as const, title: 'a gap among many, with a title long enough to take some room' },
+        },
+      })),
+    );
     const call = () => runCli(['state', '--json', '--store', databaseUrl(), '--session', 'printed'], { cwd: process.cwd() });
     const first = call();
     expect(first.code).toBe(0);
@@ -119,13 +126,17 @@ describe('state --json of a database session', () => {
 });
 
 describe('limits', () => {
-  it('a line past 1 MiB is refused as a folder refuses it, naming the event; nothing is written, and the session reads and exports as before', { timeout: 60_000 }, () => {
+  it('a line past 1 MiB is refused as a folder refuses it, naming the event; nothing is written, and the session reads and exports as before', {
+    timeout: 60_000,
+  }, () => {
     // The largest event there is, a forge round: each field within its schema, the whole past a line's 1 MiB.
     const session = Session.create(store('limits'), { policies: ['forge'] }, fixedStamps());
     const before = store('limits').sealedText();
     const weaknesses = Array.from({ length: 110 }, () => 'w'.repeat(5_000));
     const round = { draft: 'd'.repeat(500_000), critiques: [{ participant: 'a', score: 50, weaknesses, suggestions: [] }], votes: [] };
-    expect(() => session.recordMetrics('forge', round)).toThrow(/metrics\.recorded \(seq \d+\) would be a 1\.\d MiB line, over the 1 MiB limit; nothing was written/);
+    expect(() => session.recordMetrics('forge', round)).toThrow(
+      /metrics\.recorded \(seq \d+\) would be a 1\.\d MiB line, over the 1 MiB limit; nothing was written/,
+    );
     expect(store('limits').sealedText()).toBe(before);
     expect(store('limits').read()).toHaveLength(1);
   });

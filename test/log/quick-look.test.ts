@@ -74,13 +74,43 @@ function withLine(lines: readonly string[], at: number, event: Record<string, un
 }
 
 /** Values that sit at an edge of some rule of the schema. */
-const TELLING: Json[] = [-1, 0, 1, 1.5, 2 ** 60, '', 'x'.repeat(70), 'x'.repeat(20_001), 'work', 'review', 'CONVERGING', 'MAX_ROUNDS', 'progress', 'gaps', 'G-1', 'bad id', true, null, [], {}, ['G-1'], { from: 'FLAT', to: 'STALLED' }];
+const TELLING: Json[] = [
+  -1,
+  0,
+  1,
+  1.5,
+  2 ** 60,
+  '',
+  'x'.repeat(70),
+  'x'.repeat(20_001),
+  'work',
+  'review',
+  'CONVERGING',
+  'MAX_ROUNDS',
+  'progress',
+  'gaps',
+  'G-1',
+  'bad id',
+  true,
+  null,
+  [],
+  {},
+  ['G-1'],
+  { from: 'FLAT', to: 'STALLED' },
+];
 
 const readBoth = (bytes: Buffer) => [scanBytes(bytes, undefined, 0, 'sealed'), scanBytes(bytes, undefined, 0, 'schema')] as const;
 
 describe('the quick look and event times', () => {
   /** A gap line of the current version at time `at`, as gapflow writes it. */
-  const gapLine = (seq: number, at: string | null) => ({ v: EVENT_VERSION, seq, id: `e-${seq}`, at, type: 'gap.opened', data: { id: `G-${seq}`, severity: 'LOW', title: 'A gap', blocking: true } });
+  const gapLine = (seq: number, at: string | null) => ({
+    v: EVENT_VERSION,
+    seq,
+    id: `e-${seq}`,
+    at,
+    type: 'gap.opened',
+    data: { id: `G-${seq}`, severity: 'LOW', title: 'A gap', blocking: true },
+  });
 
   it('a time is taken only as the schema takes it, however often it comes, and one it took does not vouch for another', () => {
     const good = '2026-11-24T13:54:46.102Z';
@@ -107,7 +137,10 @@ describe('the quick look a sealed round close gets on reads', () => {
   it.each([
     ['an infinite figure (1e999, which JSON.parse reads as Infinity)', (json: string) => json.replace(/"openEnd":\d+/, '"openEnd":1e999')],
     ['an infinite verdict figure', (json: string) => json.replace(/"figures":\{"openCount":/, '"figures":{"x":-1e999,"openCount":')],
-    ['an own __proto__ key in a verdict’s figures (the schema’s record drops it)', (json: string) => json.replace(/"figures":\{"openCount":/, '"figures":{"__proto__":1,"openCount":')],
+    [
+      'an own __proto__ key in a verdict’s figures (the schema’s record drops it)',
+      (json: string) => json.replace(/"figures":\{"openCount":/, '"figures":{"__proto__":1,"openCount":'),
+    ],
     ['a key the envelope does not have', (json: string) => json.replace(/^\{/, '{"extra":1,')],
   ])('reads a close with %s as a full parse does', (_name, edit) => {
     const { lines, close } = sessionLines();
@@ -157,7 +190,9 @@ describe('the quick look a sealed round close gets on reads', () => {
     const change: fc.Arbitrary<Change> = fc.oneof(
       value.map((v) => ({ kind: 'set' as const, value: v as Json })),
       fc.constant({ kind: 'drop' as const }),
-      fc.tuple(fc.constantFrom('extra', 'kind', 'withdrawn', '__proto__', 'constructor'), value).map(([key, v]) => ({ kind: 'add' as const, key, value: v as Json })),
+      fc
+        .tuple(fc.constantFrom('extra', 'kind', 'withdrawn', '__proto__', 'constructor'), value)
+        .map(([key, v]) => ({ kind: 'add' as const, key, value: v as Json })),
     );
     fc.assert(
       fc.property(fc.constantFrom(...paths), change, (path, what) => {
@@ -259,10 +294,14 @@ describe('a line is read as its whole text parses', () => {
       { numRuns: 3_000 },
     );
     // Lines whose content without the checksum is an empty object, or whose checksum is not hex digits.
-    for (const line of [...sealedEdge.map((body) => body.replace(/\}$/, ',"sum":"0123456789abcdef"}')), '{,"sum":"0123456789abcdef"}', `${last.slice(0, -18)}"01234567890abc"}`, `${last.slice(0, -18)}0123456789abcd\\"}`]) {
+    for (const line of [
+      ...sealedEdge.map((body) => body.replace(/\}$/, ',"sum":"0123456789abcdef"}')),
+      '{,"sum":"0123456789abcdef"}',
+      `${last.slice(0, -18)}"01234567890abc"}`,
+      `${last.slice(0, -18)}0123456789abcd\\"}`,
+    ]) {
       const scan = scanBytes(Buffer.from([...before, line].join('\n') + '\n', 'utf8'));
       expect(scan.fault?.reason === 'not a JSON object', line).toBe(wholeLine(line) === null);
     }
   });
 });
-

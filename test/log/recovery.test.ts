@@ -107,7 +107,9 @@ describe('files are created with their own modes whatever the umask', () => {
       shell(gf('init'));
       shell(gf('status --write'));
       const hookState = fileURLToPath(new URL('../../dist/src/log/index.js', import.meta.url));
-      shell(`"${process.execPath}" --input-type=module -e 'import { writeHookBlocks } from "${hookState}"; writeHookBlocks(process.argv[1], "agent", "main", 2);' "${dir}"`);
+      shell(
+        `"${process.execPath}" --input-type=module -e 'import { writeHookBlocks } from "${hookState}"; writeHookBlocks(process.argv[1], "agent", "main", 2);' "${dir}"`,
+      );
       writeFileSync(box.logPath, `${readFileSync(box.logPath, 'utf8')}{"v":2,"seq":2`);
       shell(gf('repair'));
       const torn = readdirSync(dir).find((name) => name.startsWith('events.jsonl.torn-'))!;

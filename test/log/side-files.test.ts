@@ -136,7 +136,8 @@ describe.skipIf(!posix)('readSideFile: one bounded, typed read for every file be
     symlinkSync('/dev/zero', join(dir, 'zero'));
     writeFileSync(join(dir, 'target'), 'fine');
     symlinkSync(join(dir, 'target'), join(dir, 'link'));
-    for (const name of ['zero', 'link']) expectRefusal(() => readSideFile(join(dir, name), limit), [join(dir, name), 'a symbolic link, which gapflow does not follow', regularOnly(limit)]);
+    for (const name of ['zero', 'link'])
+      expectRefusal(() => readSideFile(join(dir, name), limit), [join(dir, name), 'a symbolic link, which gapflow does not follow', regularOnly(limit)]);
   });
 
   it('refuses a device and a folder as what they are', () => {

@@ -84,7 +84,9 @@ const gapOpen = (id: string, dir: string) => ['gap', 'open', id, '--severity', '
 
 /** What both writers and the log say once both have exited; fails the test on any lost, duplicated or unverifiable write. */
 function judge(dir: string, slow: Exit, fast: Exit, how: string, only?: 'refused'): void {
-  const lines = readFileSync(join(dir, 'events.jsonl'), 'utf8').split('\n').filter((line) => line !== '');
+  const lines = readFileSync(join(dir, 'events.jsonl'), 'utf8')
+    .split('\n')
+    .filter((line) => line !== '');
   const events = lines.map((line) => JSON.parse(line) as { seq: number; data: { id?: string } });
   const seqs = events.map((event) => event.seq);
   const duplicated = seqs.length - new Set(seqs).size;

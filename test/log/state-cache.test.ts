@@ -153,7 +153,10 @@ describe('state --json and its stored output', { timeout: 60_000 }, () => {
   describe('one that does not match is ignored, and rewritten with the same output', () => {
     const edit = (change: (text: string) => string) => (dir: string) => writeFileSync(statePath(dir), change(readFileSync(statePath(dir), 'utf8')));
     const cases: [string, (dir: string) => void][] = [
-      ['an edited body, the same length (a figure changed)', edit((text) => text.replace(/"openGapCount": (\d)/, (_, d: string) => `"openGapCount": ${(Number(d) + 1) % 10}`))],
+      [
+        'an edited body, the same length (a figure changed)',
+        edit((text) => text.replace(/"openGapCount": (\d)/, (_, d: string) => `"openGapCount": ${(Number(d) + 1) % 10}`)),
+      ],
       ['an edited body, longer', edit((text) => text.replace('"state": "', '"state": "X'))],
       ['a body cut short', (dir) => truncateSync(statePath(dir), statSync(statePath(dir)).size - 10)],
       ['a body cut to nothing', edit((text) => text.slice(0, text.indexOf('\n') + 1))],

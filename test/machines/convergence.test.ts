@@ -162,7 +162,19 @@ describe('the machine as data', () => {
     };
     visit(convergenceMachine.root, new Set());
     expect(handled.get('PRIORITIZE')).toHaveLength(2);
-    expect([...handled.keys()].sort()).toEqual(['ABANDON', 'ACCEPT_COMPLEXITY', 'APPROVE', 'EXTEND_ROUNDS', 'FORCE_COMPLETE', 'NARROW_SCOPE', 'PAUSE', 'PRIORITIZE', 'PRIORITIZE_CRITICAL', 'RESUME', 'ROUND_CLOSED']);
+    expect([...handled.keys()].sort()).toEqual([
+      'ABANDON',
+      'ACCEPT_COMPLEXITY',
+      'APPROVE',
+      'EXTEND_ROUNDS',
+      'FORCE_COMPLETE',
+      'NARROW_SCOPE',
+      'PAUSE',
+      'PRIORITIZE',
+      'PRIORITIZE_CRITICAL',
+      'RESUME',
+      'ROUND_CLOSED',
+    ]);
     const config = JSON.stringify(convergenceMachine.config, (_, value: unknown) => (typeof value === 'function' ? 'FUNCTION' : value));
     // The initial context is built from input (the one function a machine needs); nothing else is inline.
     expect(config.match(/FUNCTION/g)).toHaveLength(1);

@@ -100,7 +100,12 @@ type Mode = 'gaps' | 'policies';
 /** Each abstract round close, by bucket: the machine hears the verdict; the last round is marked by its number. */
 const BUCKET_OF = new Map<RoundClose, Bucket>();
 function closeFor(bucket: Bucket, verdict: RoundVerdict): RoundClose {
-  const event: RoundClose = { type: 'ROUND_CLOSED', round: bucket === 'last' ? FAR : 1, verdict, ...(bucket === 'levelReview' ? { kind: 'review' as const } : {}) };
+  const event: RoundClose = {
+    type: 'ROUND_CLOSED',
+    round: bucket === 'last' ? FAR : 1,
+    verdict,
+    ...(bucket === 'levelReview' ? { kind: 'review' as const } : {}),
+  };
   BUCKET_OF.set(event, bucket);
   return event;
 }
@@ -424,7 +429,9 @@ function nodesOf(machine: AnyStateMachine): AnyStateNode[] {
 }
 
 /** The states a session can be in: the leaves, each named as the log records it (history pseudo-states are not states). */
-const LEAVES = nodesOf(convergenceMachine).filter((n) => n.type === 'atomic' || n.type === 'final').map((n) => n.key);
+const LEAVES = nodesOf(convergenceMachine)
+  .filter((n) => n.type === 'atomic' || n.type === 'final')
+  .map((n) => n.key);
 
 /** Every transition the machine defines, as `NODE|EVENT|branch`, read from its state nodes, nested ones included. */
 function definedTransitions(machine: AnyStateMachine): string[] {

@@ -44,7 +44,7 @@ describe('combining policy verdicts (issue 5, point 7)', () => {
     }
   });
 
-  it('names the policies that decided and keeps the first one\'s reason code', () => {
+  it("names the policies that decided and keeps the first one's reason code", () => {
     const c = combine([v('a', 'progress', 'a_rose'), v('b', 'flat'), v('c', 'progress', 'c_rose')]);
     expect(c).toMatchObject({ verdict: 'progress', reason: 'a_rose', policies: ['a', 'c'] });
   });
@@ -62,7 +62,7 @@ describe('R12 over whatever combination runs: one rule, after combining', () => 
     }
   });
 
-  it('closing round max_rounds turns any verdict but converged, or a policy\'s own limit, into limit (max_rounds)', () => {
+  it("closing round max_rounds turns any verdict but converged, or a policy's own limit, into limit (max_rounds)", () => {
     for (const verdict of ['diverging', 'progress', 'flat', 'stopped'] as const) {
       expect(withSessionRules(combined(verdict), at(4, 4, 3))).toMatchObject({ verdict: 'limit', reason: 'max_rounds', policies: [] });
       expect(withSessionRules(combined(verdict), at(5, 4, null)).verdict).toBe('limit');

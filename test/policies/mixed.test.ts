@@ -129,7 +129,7 @@ describe('the decision prompt and check tree when policies judge the round', () 
   let box: Sandbox;
   afterEach(() => box.remove());
 
-  it('a policy-only warning names the policy\'s verdict as the cause and offers no gap options', () => {
+  it("a policy-only warning names the policy's verdict as the cause and offers no gap options", () => {
     box = new Sandbox();
     box.ok('init', '--policy', 'quality');
     box.steps('record quality --score 80', 'record quality --score 70');
@@ -142,7 +142,7 @@ describe('the decision prompt and check tree when policies judge the round', () 
     expect(box.stateJson()).toMatchObject({ state: 'CONVERGING', flatCount: 0 });
   });
 
-  it('check --verbose draws the gap policy\'s tree from the last round\'s figures', () => {
+  it("check --verbose draws the gap policy's tree from the last round's figures", () => {
     box = new Sandbox();
     box.ok('init');
     box.steps('gap open A --severity HIGH', 'gap open B --severity LOW', 'round start', 'gap move B RESOLVED', 'gap open C --severity MEDIUM', 'round close');

@@ -30,7 +30,7 @@ describe('policies: properties', () => {
     );
   });
 
-  it('the combined verdict is always one of the policies\' own verdicts, and diverging whenever any diverges', { timeout: 60_000 }, () => {
+  it("the combined verdict is always one of the policies' own verdicts, and diverging whenever any diverges", { timeout: 60_000 }, () => {
     fc.assert(
       fc.property(fc.array(VERDICT, { minLength: 1, maxLength: 5 }), fc.constantFrom('all', 'any' as const), (verdicts, when) => {
         const named: NamedVerdict[] = verdicts.map((verdict, i) => ({ policy: `p${i}`, verdict, reason: 'r', detail: 'd', figures: {} }));

@@ -30,7 +30,13 @@ describe('status.md charts', () => {
     s.startRound();
     s.moveGap(low[0]!, 'USER_DEFERRED');
     playRound(s, { resolve: [high[0]!] });
-    playRound(s, { resolve: [low[1]!], open: [['M1', 'MEDIUM'], ['M2', 'MEDIUM']] });
+    playRound(s, {
+      resolve: [low[1]!],
+      open: [
+        ['M1', 'MEDIUM'],
+        ['M2', 'MEDIUM'],
+      ],
+    });
     // By hand: 2 HIGH + 4 LOW at the start; round 1 parks one LOW (half) and resolves a HIGH;
     // round 2 resolves a LOW and opens two MEDIUM.
     const counts = [6, 6 - 0.5 - 1, 6 - 0.5 - 1 - 1 + 2];

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { Remedy } from '../../src/index.js';
-import { claudeHookAnswer, type HookVerdict, gapMovedLine, initLines, recordPolicyProblem, refusalLine, REMEDY_HINT, stateLines } from '../../src/render/index.js';
+import {
+  claudeHookAnswer,
+  type HookVerdict,
+  gapMovedLine,
+  initLines,
+  recordPolicyProblem,
+  refusalLine,
+  REMEDY_HINT,
+  stateLines,
+} from '../../src/render/index.js';
 import { newSession } from '../support.js';
 
 describe('cli renderer: a move says what it counted as, as the core judged it', () => {
@@ -81,7 +90,15 @@ describe('cli renderer: refusals', () => {
 });
 
 describe('cli renderer: the Claude Code Stop hook answer', () => {
-  const verdict = (over: Partial<HookVerdict>): HookVerdict => ({ block: false, rule: 'continue', reason: 'r', systemMessage: null, blocks: 0, bind: false, ...over });
+  const verdict = (over: Partial<HookVerdict>): HookVerdict => ({
+    block: false,
+    rule: 'continue',
+    reason: 'r',
+    systemMessage: null,
+    blocks: 0,
+    bind: false,
+    ...over,
+  });
   const answer = (v: HookVerdict | null) => JSON.parse(claudeHookAnswer(v)) as unknown;
 
   it('blocks with the reason for the agent, lets it stop with a message for the user, or says nothing', () => {

@@ -17,7 +17,10 @@ describe('fitLines: text held under a budget by cutting its lists', () => {
   });
 
   it('cuts the longest list first, saying how many it left out, and leaves a short one whole', () => {
-    const lines = [['Long: ', itemList(ids('L', 300))], ['Short: ', itemList(ids('S', 6))]];
+    const lines = [
+      ['Long: ', itemList(ids('L', 300))],
+      ['Short: ', itemList(ids('S', 6))],
+    ];
     const fit = fitLines(lines, 600);
     expect(fit.cut).toBe(true);
     expect(jsonLength(fit.text)).toBeLessThanOrEqual(600);
@@ -29,7 +32,13 @@ describe('fitLines: text held under a budget by cutting its lists', () => {
   });
 
   it('cuts two long lists to about the same length, not one to nothing', () => {
-    const fit = fitLines([['A: ', itemList(ids('A', 400))], ['B: ', itemList(ids('B', 200))]], 1200);
+    const fit = fitLines(
+      [
+        ['A: ', itemList(ids('A', 400))],
+        ['B: ', itemList(ids('B', 200))],
+      ],
+      1200,
+    );
     const [a, b] = [shownOf(fit.text, 'A'), shownOf(fit.text, 'B')];
     expect(a.shown.length + a.more).toBe(400);
     expect(b.shown.length + b.more).toBe(200);

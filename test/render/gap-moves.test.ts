@@ -35,7 +35,11 @@ const split = (id: string, ...parts: [string, Severity][]): BodyInputOf<'gap.spl
 function roundRow(status: string, round: number): Record<string, string> {
   const lines = status.split('\n');
   const header = lines.findIndex((line) => line.startsWith('| Round |'));
-  const cells = (line: string) => line.split('|').slice(1, -1).map((cell) => cell.trim());
+  const cells = (line: string) =>
+    line
+      .split('|')
+      .slice(1, -1)
+      .map((cell) => cell.trim());
   const names = cells(lines[header]!);
   const row = lines.slice(header + 2).find((line) => cells(line)[0] === String(round))!;
   return Object.fromEntries(cells(row).map((cell, i) => [names[i]!, cell]));
@@ -58,7 +62,7 @@ describe('R20: withdrawn figures are shown apart', () => {
     expect(status).not.toContain('Withdrawn');
   });
 
-  it('state --json shows the round\'s withdrawn figures and what each duplicate duplicates', () => {
+  it("state --json shows the round's withdrawn figures and what each duplicate duplicates", () => {
     const state = toStateJson(session().view);
     expect(state.rounds[0]).toMatchObject({ withdrawn: 1, weightedWithdrawn: 4, withdrawnGaps: [{ id: 'G2', of: 'G1' }] });
     expect(state.rounds[1]).not.toHaveProperty('withdrawn');

@@ -99,7 +99,9 @@ describe('the final summary', () => {
     s.closeRound();
     s.makeDecision('approve', { acceptCritical: true, rationale: 'pilot only' });
     const summary = renderSummary(s.view)!;
-    expect(summary).toContain('**Approval:** after round 1. The risk of CRITICAL gaps left open (C-1) was acknowledged. HIGH gaps left open: H-1. Rationale: pilot only');
+    expect(summary).toContain(
+      '**Approval:** after round 1. The risk of CRITICAL gaps left open (C-1) was acknowledged. HIGH gaps left open: H-1. Rationale: pilot only',
+    );
     const limits = summary.split('## Known Limitations')[1]!.trim().split('\n');
     expect(limits).toEqual(['- C-1 (CRITICAL, OPEN)', '- H-1 (HIGH, OPEN)']);
   });

@@ -8,11 +8,31 @@ function seedSession() {
   const high = baseline(s, 'HIGH', 5, 'H');
   const medium = baseline(s, 'MEDIUM', 10, 'M');
   const low = baseline(s, 'LOW', 10, 'L');
-  playRound(s, { resolve: [high[0]!, high[1]!, medium[0]!], open: [['N1', 'MEDIUM'], ['N2', 'MEDIUM']] });
-  playRound(s, { resolve: low.slice(0, 4), open: [['N3', 'MEDIUM'], ['N4', 'MEDIUM'], ['N5', 'MEDIUM'], ['N6', 'MEDIUM']] });
+  playRound(s, {
+    resolve: [high[0]!, high[1]!, medium[0]!],
+    open: [
+      ['N1', 'MEDIUM'],
+      ['N2', 'MEDIUM'],
+    ],
+  });
+  playRound(s, {
+    resolve: low.slice(0, 4),
+    open: [
+      ['N3', 'MEDIUM'],
+      ['N4', 'MEDIUM'],
+      ['N5', 'MEDIUM'],
+      ['N6', 'MEDIUM'],
+    ],
+  });
   playRound(s, {
     resolve: [medium[1]!],
-    open: [['C1', 'CRITICAL'], ['N7', 'HIGH'], ['N8', 'HIGH'], ['N9', 'MEDIUM'], ['N10', 'MEDIUM']],
+    open: [
+      ['C1', 'CRITICAL'],
+      ['N7', 'HIGH'],
+      ['N8', 'HIGH'],
+      ['N9', 'MEDIUM'],
+      ['N10', 'MEDIUM'],
+    ],
   });
   return s;
 }
@@ -105,7 +125,11 @@ describe('status.md', () => {
 
 /** A table's header cells. */
 function header(table: string): string[] {
-  return table.split('\n').find((line) => line.startsWith('| Round'))!.slice(2, -2).split(' | ');
+  return table
+    .split('\n')
+    .find((line) => line.startsWith('| Round'))!
+    .slice(2, -2)
+    .split(' | ');
 }
 
 describe('status.md in a session without gaps: the Kind column (R25)', () => {

@@ -74,7 +74,18 @@ describe('watch frame: the Kind column (R25), as status.md has it', () => {
     s.startRound(undefined, 'review');
     playRound(s, { resolve: [b!] });
     const lines = renderWatchFrame(s.view, options()).split('\n');
-    expect(lines.find((line) => line.startsWith('Round'))!.split(/\s{2,}/)).toEqual(['Round', 'Kind', 'Open Start', 'Resolved', 'New', 'Open End', 'Net', 'Weighted', 'State', 'Flat']);
+    expect(lines.find((line) => line.startsWith('Round'))!.split(/\s{2,}/)).toEqual([
+      'Round',
+      'Kind',
+      'Open Start',
+      'Resolved',
+      'New',
+      'Open End',
+      'Net',
+      'Weighted',
+      'State',
+      'Flat',
+    ]);
     const rows = lines.filter((line) => /^\s+\d+\s/.test(line)).map((line) => line.trim().split(/\s+/));
     // Round 1 (work): 2 open, one HIGH resolved; round 2 (review): 1 open, the other resolved, so none is left.
     expect(rows).toEqual([

@@ -90,78 +90,94 @@ function printed(view: SessionView) {
   return { round: view.roundOpen ? roundStartedLine(view) : roundClosedLines(view), machine: view.machine, open: view.open, rounds: view.rounds.length };
 }
 
-const lines = (text: string) => text.split('\n').filter((line) => line !== '').sort();
+const lines = (text: string) =>
+  text
+    .split('\n')
+    .filter((line) => line !== '')
+    .sort();
 const body = (dir: string, file: string) => readFileSync(join(dir, file), 'utf8').slice(readFileSync(join(dir, file), 'utf8').indexOf('\n') + 1);
 /** The closed gaps an index body lists (its lines after the table line), sorted. */
 const listed = (index: string | Buffer) => lines(index.toString().slice(index.toString().indexOf('\n') + 1));
 
 describe('a gap or round write decided on the head', () => {
-  it('records, refuses and leaves the head and index as the same write on the whole view does', () => {
-    const tally = { onHead: 0, batches: 0, refused: 0, fellBack: 0, closedIndexGrew: 0, roundsClosed: 0 };
-    fc.assert(
-      fc.property(settingsArb, scriptArb(120), fc.double({ min: 0.2, max: 1, noNaN: true }), fc.array(fc.array(requestArb, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 4 }), (settings, script, where, calls) => {
-        const { session } = play({ ...settings, maxRounds: 30 }, script);
-        const all = session.log.read();
-        const events = all.slice(0, Math.max(1, Math.round(where * all.length)));
-        // Folders made and removed by each run, so a failing property's shrinking leaves none behind.
-        const [onHead, whole] = [mkdtempSync(join(tmpdir(), 'gapflow-head-write-')), mkdtempSync(join(tmpdir(), 'gapflow-head-write-'))];
-        try {
-        for (const dir of [onHead, whole]) {
-          store(dir).create(events);
-          // Opening writes the head and the closed gaps' index, as any read or write does.
-          Session.open(store(dir)).saveCheckpoints();
-        }
-        calls.forEach((picks, call) => {
-          const view = Session.open(store(whole), { checkpoints: false }).view;
-          // A call is one request or a batch (as `append` sends), each request read against the view before the call.
-          const batch = picks.map((pick, k) => gapRequest(view, pick, `N-${call}-${k}`));
-          const indexBefore = listed(body(onHead, CLOSED_FILE));
-          const quick = outcome(() => recordOnHead(store(onHead), batch, null, {}, stamper(stampOf(call))));
-          if (quick === null) {
-            tally.fellBack += 1;
-            // Nothing was written: the whole view records it instead, on both copies.
-            outcome(() => Session.open(store(onHead), stampOf(call)).recordAll(batch, null));
-          }
-          const wholeSession = Session.open(store(whole), stampOf(call));
-          const full = outcome(() => wholeSession.recordAll(batch, null));
-          if (quick !== null) {
-            if ('refused' in quick) tally.refused += 1;
-            else tally.onHead += 1;
-            if (!('refused' in quick) && batch.length > 1) tally.batches += 1;
-            if (!('refused' in quick) && batch.some((request) => request.body.type === 'round.closed')) tally.roundsClosed += 1;
-            expect(quick).toEqual('refused' in quick ? full : { ...full, before: expect.anything(), view: expect.anything() });
-            // What the commands print after the write, read off the head it left.
-            if ('view' in quick) expect(printed(quick.view as SessionView)).toEqual(printed(wholeSession.view));
-          }
-          expect(readFileSync(join(onHead, 'events.jsonl'), 'utf8')).toBe(readFileSync(join(whole, 'events.jsonl'), 'utf8'));
-          // The head and index each copy left read the same, and the head names the index beside it.
-          const marked = decodeMarkedHead(body(onHead, HEAD_FILE));
-          expect(marked?.view).toEqual(decodeHead(body(whole, HEAD_FILE)));
-          const index = readFileSync(join(onHead, CLOSED_FILE), 'utf8');
-          const header = JSON.parse(index.slice(0, index.indexOf('\n'))) as { seq: number; sum: string };
-          expect(marked?.closed).toEqual({ seq: header.seq, sum: header.sum });
-          const wholeView = Session.open(store(whole), { checkpoints: false }).view;
-          expect(listed(body(onHead, CLOSED_FILE))).toEqual(listed(encodeClosedIndex(wholeView)));
-          if (listed(body(onHead, CLOSED_FILE)).length > indexBefore.length) tally.closedIndexGrew += 1;
-          // Each gap it lists is found in its bucket, as a lookup reads it (an extended bucket or table that went wrong would not be).
-          const lookUp = closedIndexLookUp(openCheckpointParts(onHead, closedIndexFormat(), CLOSED_FILE)!)!;
-          for (const line of listed(body(onHead, CLOSED_FILE))) expect(Object.values(lookUp(line.split(' ')[0]!)!).join(' ')).toBe(line);
-        });
-        } finally {
-          for (const dir of [onHead, whole]) rmSync(dir, { recursive: true, force: true });
-        }
-      }),
-      { numRuns: 300 },
-    );
-    console.log(`head writes: ${tally.onHead} recorded on the head (${tally.batches} of them batches), ${tally.refused} refused there, ${tally.fellBack} left to the whole view; the closed index grew ${tally.closedIndexGrew} times; ${tally.roundsClosed} rounds closed on the head`);
-    // The property is about writes on the head: most calls must have been decided there, refusals and closings included.
-    expect(tally.onHead).toBeGreaterThan(120);
-    expect(tally.batches).toBeGreaterThan(20);
-    expect(tally.refused).toBeGreaterThan(200);
-    expect(tally.closedIndexGrew).toBeGreaterThan(12);
-    expect(tally.fellBack).toBeGreaterThan(5);
-    expect(tally.roundsClosed).toBeGreaterThan(10);
-  }, TIMEOUT);
+  it(
+    'records, refuses and leaves the head and index as the same write on the whole view does',
+    () => {
+      const tally = { onHead: 0, batches: 0, refused: 0, fellBack: 0, closedIndexGrew: 0, roundsClosed: 0 };
+      fc.assert(
+        fc.property(
+          settingsArb,
+          scriptArb(120),
+          fc.double({ min: 0.2, max: 1, noNaN: true }),
+          fc.array(fc.array(requestArb, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 4 }),
+          (settings, script, where, calls) => {
+            const { session } = play({ ...settings, maxRounds: 30 }, script);
+            const all = session.log.read();
+            const events = all.slice(0, Math.max(1, Math.round(where * all.length)));
+            // Folders made and removed by each run, so a failing property's shrinking leaves none behind.
+            const [onHead, whole] = [mkdtempSync(join(tmpdir(), 'gapflow-head-write-')), mkdtempSync(join(tmpdir(), 'gapflow-head-write-'))];
+            try {
+              for (const dir of [onHead, whole]) {
+                store(dir).create(events);
+                // Opening writes the head and the closed gaps' index, as any read or write does.
+                Session.open(store(dir)).saveCheckpoints();
+              }
+              calls.forEach((picks, call) => {
+                const view = Session.open(store(whole), { checkpoints: false }).view;
+                // A call is one request or a batch (as `append` sends), each request read against the view before the call.
+                const batch = picks.map((pick, k) => gapRequest(view, pick, `N-${call}-${k}`));
+                const indexBefore = listed(body(onHead, CLOSED_FILE));
+                const quick = outcome(() => recordOnHead(store(onHead), batch, null, {}, stamper(stampOf(call))));
+                if (quick === null) {
+                  tally.fellBack += 1;
+                  // Nothing was written: the whole view records it instead, on both copies.
+                  outcome(() => Session.open(store(onHead), stampOf(call)).recordAll(batch, null));
+                }
+                const wholeSession = Session.open(store(whole), stampOf(call));
+                const full = outcome(() => wholeSession.recordAll(batch, null));
+                if (quick !== null) {
+                  if ('refused' in quick) tally.refused += 1;
+                  else tally.onHead += 1;
+                  if (!('refused' in quick) && batch.length > 1) tally.batches += 1;
+                  if (!('refused' in quick) && batch.some((request) => request.body.type === 'round.closed')) tally.roundsClosed += 1;
+                  expect(quick).toEqual('refused' in quick ? full : { ...full, before: expect.anything(), view: expect.anything() });
+                  // What the commands print after the write, read off the head it left.
+                  if ('view' in quick) expect(printed(quick.view as SessionView)).toEqual(printed(wholeSession.view));
+                }
+                expect(readFileSync(join(onHead, 'events.jsonl'), 'utf8')).toBe(readFileSync(join(whole, 'events.jsonl'), 'utf8'));
+                // The head and index each copy left read the same, and the head names the index beside it.
+                const marked = decodeMarkedHead(body(onHead, HEAD_FILE));
+                expect(marked?.view).toEqual(decodeHead(body(whole, HEAD_FILE)));
+                const index = readFileSync(join(onHead, CLOSED_FILE), 'utf8');
+                const header = JSON.parse(index.slice(0, index.indexOf('\n'))) as { seq: number; sum: string };
+                expect(marked?.closed).toEqual({ seq: header.seq, sum: header.sum });
+                const wholeView = Session.open(store(whole), { checkpoints: false }).view;
+                expect(listed(body(onHead, CLOSED_FILE))).toEqual(listed(encodeClosedIndex(wholeView)));
+                if (listed(body(onHead, CLOSED_FILE)).length > indexBefore.length) tally.closedIndexGrew += 1;
+                // Each gap it lists is found in its bucket, as a lookup reads it (an extended bucket or table that went wrong would not be).
+                const lookUp = closedIndexLookUp(openCheckpointParts(onHead, closedIndexFormat(), CLOSED_FILE)!)!;
+                for (const line of listed(body(onHead, CLOSED_FILE))) expect(Object.values(lookUp(line.split(' ')[0]!)!).join(' ')).toBe(line);
+              });
+            } finally {
+              for (const dir of [onHead, whole]) rmSync(dir, { recursive: true, force: true });
+            }
+          },
+        ),
+        { numRuns: 300 },
+      );
+      console.log(
+        `head writes: ${tally.onHead} recorded on the head (${tally.batches} of them batches), ${tally.refused} refused there, ${tally.fellBack} left to the whole view; the closed index grew ${tally.closedIndexGrew} times; ${tally.roundsClosed} rounds closed on the head`,
+      );
+      // The property is about writes on the head: most calls must have been decided there, refusals and closings included.
+      expect(tally.onHead).toBeGreaterThan(120);
+      expect(tally.batches).toBeGreaterThan(20);
+      expect(tally.refused).toBeGreaterThan(200);
+      expect(tally.closedIndexGrew).toBeGreaterThan(12);
+      expect(tally.fellBack).toBeGreaterThan(5);
+      expect(tally.roundsClosed).toBeGreaterThan(10);
+    },
+    TIMEOUT,
+  );
 
   it('a duplicate of a gap withdrawn or split is left to the whole view, whose refusal names where that gap went', () => {
     const dirs = [mkdtempSync(join(tmpdir(), 'gapflow-head-write-')), mkdtempSync(join(tmpdir(), 'gapflow-head-write-'))];
@@ -170,7 +186,23 @@ describe('a gap or round write decided on the head', () => {
         const session = Session.create(store(dir));
         for (const id of ['A', 'B', 'C', 'D']) session.openGap(id, 'HIGH');
         session.moveGap('B', 'DUPLICATE', { of: 'A' });
-        session.recordAll([{ body: { type: 'gap.split', data: { id: 'D', into: [{ id: 'D1', severity: 'HIGH' }, { id: 'D2', severity: 'LOW' }] } } }], null);
+        session.recordAll(
+          [
+            {
+              body: {
+                type: 'gap.split',
+                data: {
+                  id: 'D',
+                  into: [
+                    { id: 'D1', severity: 'HIGH' },
+                    { id: 'D2', severity: 'LOW' },
+                  ],
+                },
+              },
+            },
+          ],
+          null,
+        );
         session.saveCheckpoints();
       }
       const [onHead, whole] = dirs as [string, string];

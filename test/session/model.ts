@@ -127,7 +127,7 @@ const pick = <T>(list: readonly T[], n: number): T => list[n % list.length]!;
 
 /** A non-empty subset of `ids` chosen by the bits of `mask`. */
 function subset(ids: readonly string[], mask: number, fallback: number): string[] {
-  const chosen = ids.filter((_, i) => (mask >> i % 30) & 1);
+  const chosen = ids.filter((_, i) => (mask >> (i % 30)) & 1);
   return chosen.length > 0 ? chosen : [pick(ids, fallback)];
 }
 
@@ -154,7 +154,10 @@ function decisions(view: SessionView, model: Model, s: Step): { going: Command[]
       return { going: [{ t: 'decide', kind: 'pause' }], ending: [abandon, approve] };
     }
     case 'DIVERGENCE_WARNING': {
-      const going: Command[] = [{ t: 'decide', kind: 'accept_complexity' }, { t: 'decide', kind: 'pause' }];
+      const going: Command[] = [
+        { t: 'decide', kind: 'accept_complexity' },
+        { t: 'decide', kind: 'pause' },
+      ];
       const open = model.openIds();
       if (open.length > 0) going.push({ t: 'decide', kind: 'narrow_scope', gaps: subset(open, s.a, s.b) });
       const critical = model.openIds('CRITICAL');
@@ -177,15 +180,27 @@ export function nextCommand(view: SessionView, model: Model, s: Step): Command |
   const ids = [...model.gaps.keys()];
   const options: [weight: number, make: () => Command][] = [];
   if (gapTime) {
-    options.push([20, () => ({ t: 'open', id: model.newId(), severity: s.severity, blocking: s.c % 2 === 0, ...(s.flag && ids.length > 0 ? { spawnedBy: pick(ids, s.b) } : {}) })]);
+    options.push([
+      20,
+      () => ({
+        t: 'open',
+        id: model.newId(),
+        severity: s.severity,
+        blocking: s.c % 2 === 0,
+        ...(s.flag && ids.length > 0 ? { spawnedBy: pick(ids, s.b) } : {}),
+      }),
+    ]);
     // A withdrawal (R20) is not played here: the figures this model checks are R6's (gap-moves.test.ts covers R20).
     const moves = ids.flatMap((id) => ALLOWED_MOVES[model.gaps.get(id)!.state].filter((to) => to !== 'DUPLICATE').map((to) => ({ id, to })));
     if (moves.length > 0) {
-      options.push([30, () => {
-        const { id, to } = pick(moves, s.a);
-        const others = ids.filter((other) => other !== id);
-        return { t: 'move', id, to, ...(to === 'BLOCKED' && s.flag && others.length > 0 ? { blockedBy: pick(others, s.b) } : {}) };
-      }]);
+      options.push([
+        30,
+        () => {
+          const { id, to } = pick(moves, s.a);
+          const others = ids.filter((other) => other !== id);
+          return { t: 'move', id, to, ...(to === 'BLOCKED' && s.flag && others.length > 0 ? { blockedBy: pick(others, s.b) } : {}) };
+        },
+      ]);
     }
     const changes = ids
       .filter((id) => !isClosed(model.gaps.get(id)!.state))
@@ -330,7 +345,16 @@ export function invalidCommands(view: SessionView, model: Model, a: number): unk
     const closed = ids.filter((other) => isClosed(model.gaps.get(other)!.state));
     if (closed.length > 0) {
       const other = model.gaps.get(pick(closed, a))!;
-      bad.push({ type: 'gap.severity_changed', data: { id: pick(closed, a), to: pick(SEVERITY_LIST.filter((s) => s !== other.severity), a) } });
+      bad.push({
+        type: 'gap.severity_changed',
+        data: {
+          id: pick(closed, a),
+          to: pick(
+            SEVERITY_LIST.filter((s) => s !== other.severity),
+            a,
+          ),
+        },
+      });
     }
   }
   const possible = possibleDecisions(view);

@@ -1,6 +1,16 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LogError, Refusal, replay, type GapflowEvent, type GapState, type Session, type SessionSettings, type SessionView, type Severity } from '../../src/index.js';
+import {
+  LogError,
+  Refusal,
+  replay,
+  type GapflowEvent,
+  type GapState,
+  type Session,
+  type SessionSettings,
+  type SessionView,
+  type Severity,
+} from '../../src/index.js';
 import { parseLines, formatLines } from '../../src/log/index.js';
 import { renderStatus } from '../../src/render/index.js';
 import { decodeView, encodeView, toStateJson } from '../../src/core/index.js';
@@ -21,9 +31,7 @@ const sessions = fc.tuple(settingsArb, scriptArb());
 afterAll(() => {
   const states = [...seen.states].sort().join(', ');
   const outcomes = [...seen.outcomes].sort().join(', ');
-  console.log(
-    `property suite: ${seen.sessions} sessions, ${seen.commands} commands, ${seen.events} events; states reached: ${states}; outcomes: ${outcomes}`,
-  );
+  console.log(`property suite: ${seen.sessions} sessions, ${seen.commands} commands, ${seen.events} events; states reached: ${states}; outcomes: ${outcomes}`);
 });
 
 /** RULINGS R9: one decimal only when the count is fractional. */
@@ -46,121 +54,149 @@ function replayFromLines(events: readonly GapflowEvent[]): SessionView {
 }
 
 describe('property: random valid sessions', () => {
-  it('the view after each command equals a fresh replay of that prefix of the log', () => {
-    fc.assert(
-      fc.property(sessions, ([settings, script]) => {
-        const checkPrefix = ({ session: s }: Played) => {
-          const replayed = replay(s.log.read());
-          expect(replayed).toStrictEqual(s.view);
-          expect(renderStatus(replayed)).toBe(renderStatus(s.view));
-        };
-        const played = play(settings, script, checkPrefix);
-        // The whole log once more the way `gapflow replay` reads it: JSONL text, parsed, replayed.
-        const s = played.session;
-        const fromLines = replayFromLines(s.log.read());
-        expect(fromLines).toStrictEqual(s.view);
-        expect(renderStatus(fromLines)).toBe(renderStatus(s.view));
-        tally(played);
-      }),
-      { numRuns: 200 },
-    );
-  }, TIMEOUT);
+  it(
+    'the view after each command equals a fresh replay of that prefix of the log',
+    () => {
+      fc.assert(
+        fc.property(sessions, ([settings, script]) => {
+          const checkPrefix = ({ session: s }: Played) => {
+            const replayed = replay(s.log.read());
+            expect(replayed).toStrictEqual(s.view);
+            expect(renderStatus(replayed)).toBe(renderStatus(s.view));
+          };
+          const played = play(settings, script, checkPrefix);
+          // The whole log once more the way `gapflow replay` reads it: JSONL text, parsed, replayed.
+          const s = played.session;
+          const fromLines = replayFromLines(s.log.read());
+          expect(fromLines).toStrictEqual(s.view);
+          expect(renderStatus(fromLines)).toBe(renderStatus(s.view));
+          tally(played);
+        }),
+        { numRuns: 200 },
+      );
+    },
+    TIMEOUT,
+  );
 
-  it('a checkpoint of any prefix, read back and caught up with the rest of the log, is the view a replay builds', () => {
-    fc.assert(
-      fc.property(sessions, fc.double({ min: 0, max: 1, noNaN: true }), ([settings, script], where) => {
-        const { session: s } = play(settings, script);
-        const events = s.log.read();
-        const cut = Math.max(1, Math.round(where * events.length));
-        const checkpoint = decodeView(encodeView(replay(events.slice(0, cut))));
-        expect(checkpoint).not.toBeNull();
-        const resumed = cut < events.length ? catchUp(checkpoint!, events.slice(cut)).view : checkpoint!;
-        // toEqual, not toStrictEqual: JSON keeps no undefined field, and none of them shows.
-        expect(resumed).toEqual(s.view);
-        expect(renderStatus(resumed)).toBe(renderStatus(s.view));
-        expect(renderPrompt(resumed)).toBe(renderPrompt(s.view));
-        expect(JSON.stringify(toStateJson(resumed))).toBe(JSON.stringify(toStateJson(s.view)));
-      }),
-      { numRuns: 150 },
-    );
-  }, TIMEOUT);
+  it(
+    'a checkpoint of any prefix, read back and caught up with the rest of the log, is the view a replay builds',
+    () => {
+      fc.assert(
+        fc.property(sessions, fc.double({ min: 0, max: 1, noNaN: true }), ([settings, script], where) => {
+          const { session: s } = play(settings, script);
+          const events = s.log.read();
+          const cut = Math.max(1, Math.round(where * events.length));
+          const checkpoint = decodeView(encodeView(replay(events.slice(0, cut))));
+          expect(checkpoint).not.toBeNull();
+          const resumed = cut < events.length ? catchUp(checkpoint!, events.slice(cut)).view : checkpoint!;
+          // toEqual, not toStrictEqual: JSON keeps no undefined field, and none of them shows.
+          expect(resumed).toEqual(s.view);
+          expect(renderStatus(resumed)).toBe(renderStatus(s.view));
+          expect(renderPrompt(resumed)).toBe(renderPrompt(s.view));
+          expect(JSON.stringify(toStateJson(resumed))).toBe(JSON.stringify(toStateJson(s.view)));
+        }),
+        { numRuns: 150 },
+      );
+    },
+    TIMEOUT,
+  );
 
-  it('the open count and weighted open equal R9 over the inventory the commands left', () => {
-    const check = ({ session: s, model }: Played) => {
-      const view = s.view;
-      const inventory = [...view.gaps.values()].map(({ id, state, severity }) => [id, { state, severity }]);
-      expect(Object.fromEntries(inventory)).toEqual(Object.fromEntries(model.gaps));
-      const { count, weighted } = r9(model.gaps.values());
-      expect(view.open).toEqual({ count, weighted });
-    };
-    fc.assert(
-      fc.property(sessions, ([settings, script]) => {
-        const played = play(settings, script, check);
-        check(played);
-        // state --json and status.md once per session: rendering them at every step would dominate the run.
-        const { count, weighted } = r9(played.model.gaps.values());
-        expect(toStateJson(played.session.view)).toMatchObject({ openGapCount: count, weightedOpen: weighted });
-        expect(renderStatus(played.session.view)).toContain(`Open count: ${format(count)} (weighted ${format(weighted)})`);
-        tally(played);
-      }),
-      { numRuns: 1000 },
-    );
-  }, TIMEOUT);
+  it(
+    'the open count and weighted open equal R9 over the inventory the commands left',
+    () => {
+      const check = ({ session: s, model }: Played) => {
+        const view = s.view;
+        const inventory = [...view.gaps.values()].map(({ id, state, severity }) => [id, { state, severity }]);
+        expect(Object.fromEntries(inventory)).toEqual(Object.fromEntries(model.gaps));
+        const { count, weighted } = r9(model.gaps.values());
+        expect(view.open).toEqual({ count, weighted });
+      };
+      fc.assert(
+        fc.property(sessions, ([settings, script]) => {
+          const played = play(settings, script, check);
+          check(played);
+          // state --json and status.md once per session: rendering them at every step would dominate the run.
+          const { count, weighted } = r9(played.model.gaps.values());
+          expect(toStateJson(played.session.view)).toMatchObject({ openGapCount: count, weightedOpen: weighted });
+          expect(renderStatus(played.session.view)).toContain(`Open count: ${format(count)} (weighted ${format(weighted)})`);
+          tally(played);
+        }),
+        { numRuns: 1000 },
+      );
+    },
+    TIMEOUT,
+  );
 
-  it("each round's Open End is its Open Start plus its events, and the next Open Start adds the decisions between", () => {
-    fc.assert(
-      fc.property(sessions, ([settings, script]) => {
-        const played = play(settings, script);
-        checkRounds(played.session);
-        tally(played);
-      }),
-      { numRuns: 400 },
-    );
-  }, TIMEOUT);
+  it(
+    "each round's Open End is its Open Start plus its events, and the next Open Start adds the decisions between",
+    () => {
+      fc.assert(
+        fc.property(sessions, ([settings, script]) => {
+          const played = play(settings, script);
+          checkRounds(played.session);
+          tally(played);
+        }),
+        { numRuns: 400 },
+      );
+    },
+    TIMEOUT,
+  );
 
-  it('flatCount never exceeds the stall threshold N', () => {
-    fc.assert(
-      fc.property(sessions, ([settings, script]) => {
-        const played = play(settings, script, ({ session: s, model }) => checkFlatCount(s.view, settings, model));
-        tally(played);
-      }),
-      { numRuns: 400 },
-    );
-  }, TIMEOUT);
+  it(
+    'flatCount never exceeds the stall threshold N',
+    () => {
+      fc.assert(
+        fc.property(sessions, ([settings, script]) => {
+          const played = play(settings, script, ({ session: s, model }) => checkFlatCount(s.view, settings, model));
+          tally(played);
+        }),
+        { numRuns: 400 },
+      );
+    },
+    TIMEOUT,
+  );
 
-  it('COMPLETE absorbs everything: every later command is refused and the log stays as it was', () => {
-    const after = fc.array(fc.tuple(fc.nat(), fc.nat(), fc.constantFrom(...(Object.keys(WEIGHT) as Severity[]))), { minLength: 1, maxLength: 6 });
-    fc.assert(
-      fc.property(sessions, fc.nat(), after, ([settings, script], ending, attempts) => {
-        const played = play(settings, script);
-        complete(played.session, ending);
-        const s = played.session;
-        expect(s.view.machine.state).toBe('COMPLETE');
-        for (const [a, b, severity] of attempts) {
-          for (const body of anything(played.model, a, b, severity)) expectRefusedUnchanged(s, body);
-        }
-        tally(played);
-      }),
-      { numRuns: 200 },
-    );
-  }, TIMEOUT);
+  it(
+    'COMPLETE absorbs everything: every later command is refused and the log stays as it was',
+    () => {
+      const after = fc.array(fc.tuple(fc.nat(), fc.nat(), fc.constantFrom(...(Object.keys(WEIGHT) as Severity[]))), { minLength: 1, maxLength: 6 });
+      fc.assert(
+        fc.property(sessions, fc.nat(), after, ([settings, script], ending, attempts) => {
+          const played = play(settings, script);
+          complete(played.session, ending);
+          const s = played.session;
+          expect(s.view.machine.state).toBe('COMPLETE');
+          for (const [a, b, severity] of attempts) {
+            for (const body of anything(played.model, a, b, severity)) expectRefusedUnchanged(s, body);
+          }
+          tally(played);
+        }),
+        { numRuns: 200 },
+      );
+    },
+    TIMEOUT,
+  );
 
-  it('random invalid commands are refused (Refusal or LogError only) and change nothing', () => {
-    fc.assert(
-      fc.property(sessions, fc.array(fc.nat(), { minLength: 40, maxLength: 40 }), ([settings, script], choices) => {
-        let i = 0;
-        const tryInvalid = ({ session: s, model }: Played) => {
-          const candidates = invalidCommands(s.view, model, choices[i % choices.length]!);
-          expectRefusedUnchanged(s, candidates[choices[(i + 1) % choices.length]! % candidates.length]!);
-          i += 1;
-        };
-        const played = play(settings, script, tryInvalid);
-        tryInvalid(played);
-        tally(played);
-      }),
-      { numRuns: 250 },
-    );
-  }, TIMEOUT);
+  it(
+    'random invalid commands are refused (Refusal or LogError only) and change nothing',
+    () => {
+      fc.assert(
+        fc.property(sessions, fc.array(fc.nat(), { minLength: 40, maxLength: 40 }), ([settings, script], choices) => {
+          let i = 0;
+          const tryInvalid = ({ session: s, model }: Played) => {
+            const candidates = invalidCommands(s.view, model, choices[i % choices.length]!);
+            expectRefusedUnchanged(s, candidates[choices[(i + 1) % choices.length]! % candidates.length]!);
+            i += 1;
+          };
+          const played = play(settings, script, tryInvalid);
+          tryInvalid(played);
+          tally(played);
+        }),
+        { numRuns: 250 },
+      );
+    },
+    TIMEOUT,
+  );
 });
 
 /** Records `body` raw and expects a one-line Refusal or LogError with the log and view exactly as before. */

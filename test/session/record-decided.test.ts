@@ -8,7 +8,10 @@ describe('recordDecided: a write decided on a view goes in only if the log has n
     const store = new MemoryLog();
     Session.create(store);
     const seen: number[] = [];
-    const decided = recordDecided(() => Session.open(store), (view) => (seen.push(view.lastSeq), { record: bind('A'), at: view.lastSeq }));
+    const decided = recordDecided(
+      () => Session.open(store),
+      (view) => (seen.push(view.lastSeq), { record: bind('A'), at: view.lastSeq }),
+    );
     expect(seen).toEqual([1]);
     expect(decided.at).toBe(1);
     expect(Session.open(store).view.agentSession).toBe('A');
@@ -48,7 +51,10 @@ describe('recordDecided: a write decided on a view goes in only if the log has n
   it('records nothing when nothing was decided', () => {
     const store = new MemoryLog();
     Session.create(store);
-    recordDecided(() => Session.open(store), () => ({ record: null }));
+    recordDecided(
+      () => Session.open(store),
+      () => ({ record: null }),
+    );
     expect(Session.open(store).view.lastSeq).toBe(1);
   });
 });

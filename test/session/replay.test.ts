@@ -54,7 +54,16 @@ function playGapMoves(s: S): void {
   s.startRound();
   s.moveGap('G-2', 'DUPLICATE', { of: 'G-1', reason: 'same parser bug' });
   s.changeSeverity('G-3', 'LOW');
-  s.record({ type: 'gap.split', data: { id: 'G-1', into: [{ id: 'G-1.1', severity: 'HIGH' }, { id: 'G-1.2', severity: 'UNTRIAGED', title: 'parser errors' }] } });
+  s.record({
+    type: 'gap.split',
+    data: {
+      id: 'G-1',
+      into: [
+        { id: 'G-1.1', severity: 'HIGH' },
+        { id: 'G-1.2', severity: 'UNTRIAGED', title: 'parser errors' },
+      ],
+    },
+  });
   s.closeRound();
   s.record({ type: 'gap.renamed', data: { id: 'G-1.1', newId: 'PARSE-1' } });
   s.record({ type: 'gap.renamed', data: { id: 'G-2', newId: 'PARSE-DUP' } });

@@ -41,6 +41,10 @@ describe('a retry racing its original', () => {
     const recorded = retry.recordAll([{ body: request, id: 'req-1' }], null, { expectSeq: 1 });
     expect(recorded.appended).toEqual([]);
     expect(recorded.groups[0]!.map((e) => [e.seq, e.id])).toEqual([[2, 'req-1']]);
-    expect(openFileSession(dir).log.read().map((e) => e.seq)).toEqual([1, 2]);
+    expect(
+      openFileSession(dir)
+        .log.read()
+        .map((e) => e.seq),
+    ).toEqual([1, 2]);
   });
 });

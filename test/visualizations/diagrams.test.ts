@@ -10,7 +10,9 @@ const config = { stallThreshold: 2, divergenceThreshold: 8, maxRounds: 10, criti
 const EVENTS: ConvergenceEvent[] = [
   ...VERDICTS.map((verdict) => ({ type: 'ROUND_CLOSED' as const, round: 1, verdict: { verdict, reason: 'test' } })),
   { type: 'ROUND_CLOSED', round: 1, verdict: { verdict: 'flat', reason: 'test' }, kind: 'review' },
-  ...(['NARROW_SCOPE', 'ACCEPT_COMPLEXITY', 'PRIORITIZE_CRITICAL', 'PRIORITIZE', 'EXTEND_ROUNDS', 'PAUSE', 'RESUME', 'FORCE_COMPLETE', 'ABANDON'] as const).map((type) => ({ type })),
+  ...(['NARROW_SCOPE', 'ACCEPT_COMPLEXITY', 'PRIORITIZE_CRITICAL', 'PRIORITIZE', 'EXTEND_ROUNDS', 'PAUSE', 'RESUME', 'FORCE_COMPLETE', 'ABANDON'] as const).map(
+    (type) => ({ type }),
+  ),
   { type: 'APPROVE', openCriticalOrHigh: 0 },
   { type: 'APPROVE', openCriticalOrHigh: 1 },
 ];
@@ -79,7 +81,16 @@ describe('the diagrams are drawn from the machine', () => {
   it('name the guard of each guarded branch, in the order XState tries them', () => {
     const converging = mermaid.split('\n').filter((l) => l.trim().startsWith('CONVERGING --> ') && l.includes('ROUND_CLOSED'));
     const guards = converging.map((l) => /\[(\w+)\]/.exec(l)?.[1]);
-    expect(guards).toEqual(['roundConverged', 'stopRequested', 'roundLimitReached', 'roundDiverged', 'roundProgressed', 'flatRoundNotWork', 'flatCountReachesStall', 'else']);
+    expect(guards).toEqual([
+      'roundConverged',
+      'stopRequested',
+      'roundLimitReached',
+      'roundDiverged',
+      'roundProgressed',
+      'flatRoundNotWork',
+      'flatCountReachesStall',
+      'else',
+    ]);
   });
 
   it('start at the initial state and mark COMPLETE as final', () => {

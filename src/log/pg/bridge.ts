@@ -116,7 +116,10 @@ export class Bridge {
     const answer = this.#receive(this.#requests)?.message as Answer | undefined;
     if (answer === undefined) throw new DatabaseError(`${this.where}: the database worker answered nothing`, null, true);
     if (!answer.ok) {
-      const reach = (answer.code !== null && UNREACHABLE.has(answer.code)) || /^(timeout expired|Connection terminated due to connection timeout)/.test(answer.message) ? 'cannot reach the database: ' : '';
+      const reach =
+        (answer.code !== null && UNREACHABLE.has(answer.code)) || /^(timeout expired|Connection terminated due to connection timeout)/.test(answer.message)
+          ? 'cannot reach the database: '
+          : '';
       throw new DatabaseError(`${this.where}: ${reach}${answer.message}`, answer.code, answer.lost);
     }
     return [...answer.results];

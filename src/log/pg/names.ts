@@ -32,8 +32,10 @@ export const MAX_SESSION_NAME = 128;
 export function sessionNameProblem(name: string): string | null {
   if (name.length === 0) return 'a session name cannot be empty';
   if (name.length > MAX_SESSION_NAME) return `a session name has at most ${MAX_SESSION_NAME} characters, not ${name.length}`;
-  if (!/^[A-Za-z0-9][A-Za-z0-9._/:-]*$/.test(name)) return `session name ${JSON.stringify(name)} may hold only letters, digits and . _ - / : (starting with a letter or digit)`;
+  if (!/^[A-Za-z0-9][A-Za-z0-9._/:-]*$/.test(name))
+    return `session name ${JSON.stringify(name)} may hold only letters, digits and . _ - / : (starting with a letter or digit)`;
   // In a folder store a name is a path below the store's folder: it never climbs out of it.
-  if (name.split('/').some((part) => part === '' || part === '.' || part === '..')) return `session name ${JSON.stringify(name)} has an empty, . or .. part between its slashes`;
+  if (name.split('/').some((part) => part === '' || part === '.' || part === '..'))
+    return `session name ${JSON.stringify(name)} has an empty, . or .. part between its slashes`;
   return null;
 }

@@ -250,11 +250,19 @@ export class PgLog implements EventStore {
     if (events.length === 0) throw new LogError(`${this.location}: a new session needs its first event`);
     continues(events, 0, this.location);
     this.#distinctIds(events);
-    const bytes = sealedBytes(this.location, events, lines.map((line) => `${line}\n`), 0);
+    const bytes = sealedBytes(
+      this.location,
+      events,
+      lines.map((line) => `${line}\n`),
+      0,
+    );
     const create = sql.createStream(this.session, events, lines, sum, bytes);
-    const steps = imported ? [{ text: 'BEGIN' }, { text: `SET LOCAL statement_timeout = ${IMPORT_STATEMENT_TIMEOUT_MS}` }, create, { text: 'COMMIT' }] : [create];
+    const steps = imported
+      ? [{ text: 'BEGIN' }, { text: `SET LOCAL statement_timeout = ${IMPORT_STATEMENT_TIMEOUT_MS}` }, create, { text: 'COMMIT' }]
+      : [create];
     const written = this.#write(steps, events, sql.waitForCreate(this.session));
-    if (written !== LANDED && written[imported ? 2 : 0]!.length === 0) throw new LogError(`${this.location}: a session already lives here; nothing was written`);
+    if (written !== LANDED && written[imported ? 2 : 0]!.length === 0)
+      throw new LogError(`${this.location}: a session already lives here; nothing was written`);
     this.#known = { seq: events.at(-1)!.seq, sum };
     this.#checkpoint = null;
     this.#tailBytes = bytes;
@@ -286,7 +294,8 @@ export class PgLog implements EventStore {
   /** A read's answer; refuses a session that does not exist. */
   #stream(rows: Row[]): sql.StreamRead {
     const stream = sql.streamRead(rows);
-    if (stream === null) throw new LogError(`no session ${this.session} in ${shownDatabase(this.url)} (\`gapflow init --store URL --session ${this.session}\` creates one)`);
+    if (stream === null)
+      throw new LogError(`no session ${this.session} in ${shownDatabase(this.url)} (\`gapflow init --store URL --session ${this.session}\` creates one)`);
     return stream;
   }
 
@@ -297,7 +306,8 @@ export class PgLog implements EventStore {
    */
   #scanRead(from: number, stream: sql.StreamRead, fold?: () => EventSink): Scan {
     const scan = this.#scanText(from, chainPoint(from, stream.before, this.location), stream.tail, fold);
-    if (scan.end.seq !== stream.version) throw new LogError(`${this.location}: the stream's events end at seq ${scan.end.seq}, but its record says ${stream.version}`);
+    if (scan.end.seq !== stream.version)
+      throw new LogError(`${this.location}: the stream's events end at seq ${scan.end.seq}, but its record says ${stream.version}`);
     this.#known = { seq: stream.version, sum: stream.lastSum };
     return scan;
   }
@@ -347,7 +357,10 @@ export class PgLog implements EventStore {
         last = error;
       }
     }
-    throw new OutcomeUnknown(`${this.location}: the answer to a write was lost (${unprefixed(messageOf(cause), this)}), and looking for it failed too (${unprefixed(messageOf(last), this)})`, events);
+    throw new OutcomeUnknown(
+      `${this.location}: the answer to a write was lost (${unprefixed(messageOf(cause), this)}), and looking for it failed too (${unprefixed(messageOf(last), this)})`,
+      events,
+    );
   }
 
   /** Keeps a checkpoint; false when it could not (best effort: a read then does without). */
@@ -395,7 +408,6 @@ function unprefixed(message: string, log: { url: string }): string {
   const prefix = `${shownDatabase(log.url)}: `;
   return message.startsWith(prefix) ? message.slice(prefix.length) : message;
 }
-
 
 /** Whether a commit notice tells of events in `session` past `heard`. */
 function noticeFor(payload: string, session: string, heard: number): boolean {

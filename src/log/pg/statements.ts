@@ -62,7 +62,13 @@ export function waitForCreate(session: string): Step {
 export function streamRead(rows: Row[]): StreamRead | null {
   const row = rows[0];
   if (row === undefined) return null;
-  return { version: Number(row.version), lastSum: String(row.last_sum), bytes: Number(row.bytes), before: typeof row.before === 'string' ? row.before : null, tail: String(row.tail) };
+  return {
+    version: Number(row.version),
+    lastSum: String(row.last_sum),
+    bytes: Number(row.bytes),
+    before: typeof row.before === 'string' ? row.before : null,
+    tail: String(row.tail),
+  };
 }
 
 /** A session's record, its checkpoint of `kind` and `format` with the line it covers, and the lines after that checkpoint (all, without one). */

@@ -115,7 +115,6 @@ class Database {
   }
 }
 
-
 /** Whether `error` is the server's answer to a statement on a connection that still stands (not a cut, a timeout or a FATAL end). */
 function answeredByServer(error: unknown): boolean {
   return error instanceof pg.DatabaseError && error.severity !== 'FATAL' && error.severity !== 'PANIC';

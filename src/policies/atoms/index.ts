@@ -71,7 +71,12 @@ function atomsStep(s: AtomsSettings, last: AtomsMetrics, f: AtomsFigures): Step 
     return { verdict: 'flat', reason: 'max_stall_count', detail: `stall_count ${f.stallCount} >= max_stall_count ${s.maxStallCount}`, stop: null };
   }
   if (f.iteration >= s.maxIterations) {
-    return { verdict: 'limit', reason: 'max_iterations', detail: `iteration ${f.iteration} >= max_iterations ${s.maxIterations}`, stop: 'max_iterations reached' };
+    return {
+      verdict: 'limit',
+      reason: 'max_iterations',
+      detail: `iteration ${f.iteration} >= max_iterations ${s.maxIterations}`,
+      stop: 'max_iterations reached',
+    };
   }
   if (f.previousPending === null) return { verdict: 'progress', reason: 'first_iteration', detail: `first iteration: ${f.pending} pending`, stop: null };
   const moved = `pending ${f.previousPending} -> ${f.pending}`;
@@ -86,7 +91,12 @@ function verdict(s: AtomsSettings, history: readonly AtomsMetrics[]): PolicyVerd
   const last = history.at(-1)!;
   const { stop: _stop, ...step } = atomsStep(s, last, f);
   const verify: Record<string, Figure> = last.verify
-    ? { verifyCommand: last.verify.command, verifyExitCode: last.verify.exitCode, verifyMs: Math.round(last.verify.durationMs), verifyTimedOut: last.verify.timedOut }
+    ? {
+        verifyCommand: last.verify.command,
+        verifyExitCode: last.verify.exitCode,
+        verifyMs: Math.round(last.verify.durationMs),
+        verifyTimedOut: last.verify.timedOut,
+      }
     : {};
   return { ...step, figures: { ...f, stopRequested: last.stopRequested, redirectRequested: last.redirectRequested, ...verify } };
 }

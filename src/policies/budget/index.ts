@@ -52,12 +52,20 @@ function verdict(s: BudgetSettings, history: readonly BudgetMetrics[], round?: R
   );
   const over = spent(all);
   if (over.length > 0) {
-    return { verdict: 'limit', reason: 'budget_spent', detail: over.map((x) => `${x.measure} ${shown(x.total)} of ${shown(x.limit!)} spent`).join(', '), figures };
+    return {
+      verdict: 'limit',
+      reason: 'budget_spent',
+      detail: over.map((x) => `${x.measure} ${shown(x.total)} of ${shown(x.limit!)} spent`).join(', '),
+      figures,
+    };
   }
   const rounds = forecastLow(round);
   const lacking = short(all, rounds);
   if (lacking.length > 0) {
-    const why = lacking.map((x) => `${x.measure}: ${shown(x.perRound)} a round for the ${rounds} more rounds the forecast needs at least is ${shown(x.perRound * rounds!)}, more than the ${shown(x.left!)} left of ${shown(x.limit!)}`);
+    const why = lacking.map(
+      (x) =>
+        `${x.measure}: ${shown(x.perRound)} a round for the ${rounds} more rounds the forecast needs at least is ${shown(x.perRound * rounds!)}, more than the ${shown(x.left!)} left of ${shown(x.limit!)}`,
+    );
     return { verdict: 'diverging', reason: 'budget_short', detail: `the budget runs out before the gaps close (${why.join('; ')})`, figures };
   }
   const limited = all.filter((x) => x.limit !== null);
@@ -73,7 +81,9 @@ function check(s: BudgetSettings, history: readonly BudgetMetrics[], round?: Rou
     .filter((x) => x.limit !== null)
     .map((x) => ({
       text: `${x.measure[0]!.toUpperCase()}${x.measure.slice(1)} spent: ${yesNo(x.left! <= 0)} (${shown(x.total)} of ${shown(x.limit!)})`,
-      notes: [`Per round: ${shown(x.perRound)}; forecast needs ${rounds === null ? 'unknown' : `${rounds} more round${rounds === 1 ? '' : 's'} at least`}; short: ${yesNo(lacking.includes(x))}`],
+      notes: [
+        `Per round: ${shown(x.perRound)}; forecast needs ${rounds === null ? 'unknown' : `${rounds} more round${rounds === 1 ? '' : 's'} at least`}; short: ${yesNo(lacking.includes(x))}`,
+      ],
     }));
   const v = verdict(s, history, round);
   const decision = v.verdict === 'limit' ? 'STOP (budget spent)' : v.verdict === 'diverging' ? 'INTERRUPT (budget runs out before the gaps close)' : 'CONTINUE';

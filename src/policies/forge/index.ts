@@ -27,7 +27,10 @@ export function scoreRound(history: readonly ForgeMetrics[], k: number): ForgeRo
   const upTo = history.slice(0, k);
   const round = upTo.at(-1)!;
   const critiques = upTo.findLast((r) => r.critiques.length > 0)?.critiques ?? null;
-  const metrics = metricScores(critiques, upTo.map((r) => r.draft));
+  const metrics = metricScores(
+    critiques,
+    upTo.map((r) => r.draft),
+  );
   const votes = round.votes.map((v) => parseVote(v.reply, v.participant));
   // Unanimity counts every participant active in the round, a critic who did not vote too.
   const active = new Set([...round.critiques.map((c) => c.participant), ...round.votes.map((v) => v.participant)]);
@@ -35,7 +38,10 @@ export function scoreRound(history: readonly ForgeMetrics[], k: number): ForgeRo
     round: k,
     metrics,
     votes,
-    overall: overallScore(metrics, votes.map((v) => v.score)),
+    overall: overallScore(
+      metrics,
+      votes.map((v) => v.score),
+    ),
     // Participants, not vote entries: a participant who voted twice agrees once.
     agreeing: new Set(round.votes.filter((_, i) => votes[i]!.agrees).map((v) => v.participant)).size,
     participants: active.size,
@@ -116,7 +122,9 @@ function verdict(s: ForgeSettings, history: readonly ForgeMetrics[]): PolicyVerd
 /** Seed 002's remaining issues: the concerns of the latest round's votes that did not agree, each with who raised it. */
 function remainingIssues(_s: ForgeSettings, history: readonly ForgeMetrics[]): string[] {
   if (history.length === 0) return [];
-  return scoreRound(history, history.length).votes.filter((v) => !v.agrees).flatMap((v) => v.concerns.map((c) => `${v.participant}: ${c}`));
+  return scoreRound(history, history.length)
+    .votes.filter((v) => !v.agrees)
+    .flatMap((v) => v.concerns.map((c) => `${v.participant}: ${c}`));
 }
 
 function check(s: ForgeSettings, history: readonly ForgeMetrics[]): CheckTree {
@@ -135,7 +143,12 @@ function check(s: ForgeSettings, history: readonly ForgeMetrics[]): CheckTree {
         ],
       },
       { text: `Consensus: ${yesNo(consensus(s, r))} (${r.agreeing} of ${r.participants} agree, need ${s.unanimous ? 'all' : s.minConsensus})` },
-      { text: `Stalled: ${yesNo(stalled)} (last scores: ${scored.slice(-3).map((x) => two(x.overall)).join(', ')})` },
+      {
+        text: `Stalled: ${yesNo(stalled)} (last scores: ${scored
+          .slice(-3)
+          .map((x) => two(x.overall))
+          .join(', ')})`,
+      },
       { text: `Trend: ${trend.toUpperCase()}` },
     );
   }
@@ -148,7 +161,7 @@ function check(s: ForgeSettings, history: readonly ForgeMetrics[]): CheckTree {
 
 export const forgeRules = policyRules<ForgeSettings, ForgeMetrics>({
   name: 'forge',
-  summary: 'critiques, drafts and participants\' votes per round (multi-model agreement)',
+  summary: "critiques, drafts and participants' votes per round (multi-model agreement)",
   settingFlags: { threshold: 'threshold', 'min-rounds': 'minRounds', 'min-consensus': 'minConsensus', 'max-rounds': 'maxRounds' },
   // Critiques, drafts and votes do not fit in flags: `record forge --json FILE|-`.
   recordFlags: {},
@@ -163,4 +176,3 @@ export const forgeRules = policyRules<ForgeSettings, ForgeMetrics>({
     ['Stalled', 'stalled'],
   ],
 });
-

@@ -8,7 +8,8 @@ import type { RoundInput } from '../types.js';
 export function narrateGapStep(reason: string, step: { from: string; to: string }, round: RoundInput): string {
   const { gaps, config, flatCount } = round;
   const net = `weighted_net = ${signed(gaps.weightedNet)}`;
-  if (step.from === 'STALLED') return `stalled: no weighted progress for ${config.stallThreshold} consecutive ${config.stallThreshold === 1 ? 'round' : 'rounds'}`;
+  if (step.from === 'STALLED')
+    return `stalled: no weighted progress for ${config.stallThreshold} consecutive ${config.stallThreshold === 1 ? 'round' : 'rounds'}`;
   if (step.to === 'STALLED') return `${net}, flat_count = ${flatCount} reached stall_threshold ${config.stallThreshold}`;
   switch (reason) {
     case 'nothing_left_open':

@@ -100,7 +100,10 @@ export function gapCheckTree(round: Round, config: ConvergenceConfig, flatCount:
   const stalled = verdict === 'flat' && flatCount >= config.stallThreshold;
   return {
     iteration: round.round,
-    lines: [...RULES.map((rule) => rule.line(round, config, rule.holds(round, config))), { text: `Flat count: ${flatCount} (stall at ${config.stallThreshold})` }],
+    lines: [
+      ...RULES.map((rule) => rule.line(round, config, rule.holds(round, config))),
+      { text: `Flat count: ${flatCount} (stall at ${config.stallThreshold})` },
+    ],
     decision: stalled ? 'ASK USER (stalled)' : DECISION[verdict],
   };
 }

@@ -76,10 +76,20 @@ function qualityStep(s: QualitySettings, r: Raw): Step {
   const steady = steadyOf(s, r);
   const atMinimum = r.overall >= s.minScore;
   if (atMinimum && steady && r.iteration >= s.minIterations) {
-    return { verdict: 'converged', reason: 'converged', detail: `score ${beside(r.overall, s.minScore)} >= ${s.minScore}, |Δ| ${beside(Math.abs(d!), s.convergenceThreshold)} < ${s.convergenceThreshold}, n ${r.iteration} >= ${s.minIterations}`, stop: 'converged' };
+    return {
+      verdict: 'converged',
+      reason: 'converged',
+      detail: `score ${beside(r.overall, s.minScore)} >= ${s.minScore}, |Δ| ${beside(Math.abs(d!), s.convergenceThreshold)} < ${s.convergenceThreshold}, n ${r.iteration} >= ${s.minIterations}`,
+      stop: 'converged',
+    };
   }
   if (r.iteration >= s.maxIterations) {
-    return { verdict: 'limit', reason: 'max_iterations', detail: `n ${r.iteration} >= max ${s.maxIterations} (score ${num(r.overall)})`, stop: 'maximum reached' };
+    return {
+      verdict: 'limit',
+      reason: 'max_iterations',
+      detail: `n ${r.iteration} >= max ${s.maxIterations} (score ${num(r.overall)})`,
+      stop: 'maximum reached',
+    };
   }
   if (d === null) return { verdict: 'progress', reason: 'first_iteration', detail: `first iteration: score ${num(r.overall)}`, stop: null };
   const moved = `score ${num(r.previous!)} -> ${num(r.overall)} (${d > 0 ? `+${beside(d, s.convergenceThreshold)}` : beside(d, -s.dropThreshold)})`;

@@ -30,8 +30,7 @@ export function questionsFigures(history: readonly QuestionsMetrics[]): Question
   const last = history.at(-1)!;
   const total = last.high + last.medium + last.open;
   const recent = history.slice(-4).map((m) => m.open);
-  const oscillating =
-    recent.length === 4 && recent[0] !== recent[1] && recent[0] === recent[2] && recent[1] === recent[3];
+  const oscillating = recent.length === 4 && recent[0] !== recent[1] && recent[0] === recent[2] && recent[1] === recent[3];
   return {
     iteration: history.length,
     openQuestions: last.open,
@@ -48,26 +47,52 @@ type Step = { verdict: PolicyVerdict['verdict']; reason: string; detail: string;
 function questionsStep(s: QuestionsSettings, f: QuestionsFigures): Step {
   const fell = f.previousOpen === null || f.openQuestions < f.previousOpen;
   const continuing = (reason: string, detail: string): Step => {
-    if (f.previousOpen === null) return { verdict: 'progress', reason: 'first_iteration', detail: `first iteration: ${f.openQuestions} open questions`, stop: null };
+    if (f.previousOpen === null)
+      return { verdict: 'progress', reason: 'first_iteration', detail: `first iteration: ${f.openQuestions} open questions`, stop: null };
     // Before the fall: a fall inside an oscillation is its downward half, not progress.
     if (f.oscillating) {
-      return { verdict: 'flat', reason: 'oscillating', detail: `${detail}; open questions oscillate between two counts (${f.previousOpen} <-> ${f.openQuestions})`, stop: null };
+      return {
+        verdict: 'flat',
+        reason: 'oscillating',
+        detail: `${detail}; open questions oscillate between two counts (${f.previousOpen} <-> ${f.openQuestions})`,
+        stop: null,
+      };
     }
     if (fell) return { verdict: 'progress', reason, detail: `${detail}; open questions fell ${f.previousOpen} -> ${f.openQuestions}`, stop: null };
-    return { verdict: 'flat', reason: reason === 'minimum_not_met' ? reason : 'questions_not_fewer', detail: `${detail}; open questions did not fall (${f.previousOpen} -> ${f.openQuestions})`, stop: null };
+    return {
+      verdict: 'flat',
+      reason: reason === 'minimum_not_met' ? reason : 'questions_not_fewer',
+      detail: `${detail}; open questions did not fall (${f.previousOpen} -> ${f.openQuestions})`,
+      stop: null,
+    };
   };
   if (f.iteration < s.minIterations) return continuing('minimum_not_met', `minimum not met (${f.iteration} < ${s.minIterations})`);
   if (f.iteration >= s.maxIterations) {
     return { verdict: 'limit', reason: 'maximum_reached', detail: `maximum reached (${f.iteration} >= ${s.maxIterations})`, stop: 'maximum reached' };
   }
   if (f.stableCount >= s.stabilityThreshold) {
-    return { verdict: 'converged', reason: 'questions_stable', detail: `open questions unchanged for ${f.stableCount} iterations (need ${s.stabilityThreshold})`, stop: 'research exhausted' };
+    return {
+      verdict: 'converged',
+      reason: 'questions_stable',
+      detail: `open questions unchanged for ${f.stableCount} iterations (need ${s.stabilityThreshold})`,
+      stop: 'research exhausted',
+    };
   }
   if (f.openQuestions <= s.questionThreshold) {
-    return { verdict: 'converged', reason: 'few_questions', detail: `${f.openQuestions} open questions <= ${s.questionThreshold}`, stop: 'few enough for human' };
+    return {
+      verdict: 'converged',
+      reason: 'few_questions',
+      detail: `${f.openQuestions} open questions <= ${s.questionThreshold}`,
+      stop: 'few enough for human',
+    };
   }
   if (f.highConfidenceRatio > s.confidenceThreshold) {
-    return { verdict: 'converged', reason: 'high_confidence', detail: `high-confidence ratio ${two(f.highConfidenceRatio)} > ${two(s.confidenceThreshold)}`, stop: 'spec mostly verified' };
+    return {
+      verdict: 'converged',
+      reason: 'high_confidence',
+      detail: `high-confidence ratio ${two(f.highConfidenceRatio)} > ${two(s.confidenceThreshold)}`,
+      stop: 'spec mostly verified',
+    };
   }
   return continuing('questions_fell', `${f.openQuestions} open questions, ratio ${two(f.highConfidenceRatio)}`);
 }
@@ -92,7 +117,13 @@ function check(s: QuestionsSettings, history: readonly QuestionsMetrics[]): Chec
   const high = f.highConfidenceRatio > s.confidenceThreshold;
   const changed = f.previousOpen === null ? 'n/a' : yesNo(f.previousOpen !== f.openQuestions);
   const stableNotes = [`Previous: ${f.previousOpen ?? 'none'}, Current: ${f.openQuestions}, Changed: ${changed}`];
-  if (f.oscillating) stableNotes.push(`Oscillating: YES (${history.slice(-4).map((m) => m.open).join(', ')})`);
+  if (f.oscillating)
+    stableNotes.push(
+      `Oscillating: YES (${history
+        .slice(-4)
+        .map((m) => m.open)
+        .join(', ')})`,
+    );
   const step = questionsStep(s, f);
   return {
     iteration: n,

@@ -19,7 +19,7 @@ function play(steps: Step[], settings: Record<string, unknown> = {}, session: Re
 const atoms = (s: Session) => toStateJson(s.view).policies.find((p) => p.name === 'atoms')!;
 
 describe('atoms policy: seed 001 progress evaluation', () => {
-  it('reproduces the seed\'s iteration sequence 5, 4, 4, 3: progress, progress, stall, progress recovered', () => {
+  it("reproduces the seed's iteration sequence 5, 4, 4, 3: progress, progress, stall, progress recovered", () => {
     const s = newSession({ policies: ['atoms'] });
     const seen: unknown[] = [];
     for (const pending of [5, 4, 4, 3]) {

@@ -7,7 +7,7 @@ import { toStateJson } from '../../../src/core/index.js';
 import { Sandbox, expectRefused } from '../../cli/helpers.js';
 import { newSession } from '../../support.js';
 
-describe('forge: seed 002\'s own unit tests', () => {
+describe("forge: seed 002's own unit tests", () => {
   it('test_calculate_text_similarity: "the quick brown fox" vs "the quick red fox" is above 0.5 and below 1', () => {
     const sim = textSimilarity('the quick brown fox', 'the quick red fox');
     expect(sim > 0.5 && sim < 1).toBe(true);
@@ -25,7 +25,12 @@ describe('forge: seed 002\'s own unit tests', () => {
 
 describe('forge: the vote parser of RULINGS R17', () => {
   it('tolerates case and spacing', () => {
-    expect(parseVote('  agrees :  YES\n score :   72 \nconcerns:\n* one\n-   two\n- none', 'a')).toEqual({ participant: 'a', agrees: true, score: 72, concerns: ['one', 'two'] });
+    expect(parseVote('  agrees :  YES\n score :   72 \nconcerns:\n* one\n-   two\n- none', 'a')).toEqual({
+      participant: 'a',
+      agrees: true,
+      score: 72,
+      concerns: ['one', 'two'],
+    });
   });
   it('reads 85/100-style scores, scaling other denominators', () => {
     expect(parseVote('SCORE: 85/100', 'a').score).toBe(85);
@@ -53,7 +58,7 @@ function seedIsStalled(history: number[]): boolean {
 }
 
 describe('forge: stall and trend as RULINGS R16 corrects them', () => {
-  it('a rising series is not stalled, where the seed\'s version calls it stalled', () => {
+  it("a rising series is not stalled, where the seed's version calls it stalled", () => {
     const rising = [0.5, 0.6, 0.7];
     expect(seedIsStalled(rising)).toBe(true);
     expect(isStalled(rising)).toBe(false);
@@ -83,9 +88,19 @@ interface RoundPlan {
 
 function forgeMetrics(plan: RoundPlan) {
   return {
-    critiques: (plan.critiques ?? [{ participant: 'a', score: 80 }, { participant: 'b', score: 80 }]).map((c) => ({ weaknesses: [], suggestions: [], ...c })),
+    critiques: (
+      plan.critiques ?? [
+        { participant: 'a', score: 80 },
+        { participant: 'b', score: 80 },
+      ]
+    ).map((c) => ({ weaknesses: [], suggestions: [], ...c })),
     draft: plan.draft ?? DRAFT,
-    votes: (plan.votes ?? [['a', true, 90], ['b', true, 90]]).map(([participant, agrees, score]) => ({
+    votes: (
+      plan.votes ?? [
+        ['a', true, 90],
+        ['b', true, 90],
+      ]
+    ).map(([participant, agrees, score]) => ({
       participant,
       reply: `AGREES: ${agrees ? 'yes' : 'no'}\nSCORE: ${score}\nCONCERNS:\n- none`,
     })),
@@ -120,8 +135,20 @@ describe('forge policy: seed 002 convergence, through the library', () => {
   });
 
   it('computes the 0.6 metrics / 0.4 votes overall score as the seed does', () => {
-    const critiques = [{ participant: 'a', score: 70, weaknesses: ['w1', 'w2'] }, { participant: 'b', score: 90, suggestions: ['s1'] }];
-    const s = play([{}, { critiques, votes: [['a', false, 60], ['b', true, 90]] }]);
+    const critiques = [
+      { participant: 'a', score: 70, weaknesses: ['w1', 'w2'] },
+      { participant: 'b', score: 90, suggestions: ['s1'] },
+    ];
+    const s = play([
+      {},
+      {
+        critiques,
+        votes: [
+          ['a', false, 60],
+          ['b', true, 90],
+        ],
+      },
+    ]);
     const expected = expectedOverall([70, 90], 3, [60, 90], true);
     expect(forge(s).figures.score).toBeCloseTo(expected, 3);
   });
@@ -134,20 +161,35 @@ describe('forge policy: seed 002 convergence, through the library', () => {
   });
 
   it('not unanimous: no convergence; with --forge-min-consensus 1 one agreeing voter is enough', () => {
-    const split: RoundPlan = { votes: [['a', true, 95], ['b', false, 95]] };
+    const split: RoundPlan = {
+      votes: [
+        ['a', true, 95],
+        ['b', false, 95],
+      ],
+    };
     expect(forge(play([{}, split])).verdict).toBe('progress');
     expect(toStateJson(play([{}, split], { minConsensus: 1 }).view)).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
   });
 
   it('below the threshold (0.80 by default, --forge-threshold) there is no convergence, however unanimous', () => {
-    const low: RoundPlan = { votes: [['a', true, 10], ['b', true, 10]] };
+    const low: RoundPlan = {
+      votes: [
+        ['a', true, 10],
+        ['b', true, 10],
+      ],
+    };
     expect(expectedOverall([80, 80], 0, [10, 10], true)).toBeLessThan(0.8);
     expect(forge(play([{}, low])).verdict).toBe('progress');
     expect(forge(play([{}, low], { threshold: 0.6 })).verdict).toBe('converged');
   });
 
   it('flat while stalled: three scored rounds with no gain above 0.02', () => {
-    const stuck: RoundPlan = { votes: [['a', false, 30], ['b', false, 30]] };
+    const stuck: RoundPlan = {
+      votes: [
+        ['a', false, 30],
+        ['b', false, 30],
+      ],
+    };
     const s = play([stuck, stuck, stuck]);
     expect(forge(s).verdict).toBe('progress');
     s.recordMetrics('forge', forgeMetrics(stuck));
@@ -156,20 +198,44 @@ describe('forge policy: seed 002 convergence, through the library', () => {
   });
 
   it('diverging while degrading: falling vote scores lead to DIVERGENCE_WARNING', () => {
-    const s = play([{}, { votes: [['a', false, 90], ['b', false, 90]] }, { votes: [['a', false, 60], ['b', false, 60]] }]);
+    const s = play([
+      {},
+      {
+        votes: [
+          ['a', false, 90],
+          ['b', false, 90],
+        ],
+      },
+      {
+        votes: [
+          ['a', false, 60],
+          ['b', false, 60],
+        ],
+      },
+    ]);
     expect(forge(s)).toMatchObject({ verdict: 'diverging', reason: 'degrading', figures: { trend: 'degrading' } });
     expect(toStateJson(s.view).state).toBe('DIVERGENCE_WARNING');
   });
 
   it('else progress: a rising series keeps CONVERGING and is never called stalled', () => {
-    const votes = (score: number): RoundPlan => ({ votes: [['a', false, score], ['b', false, score]] });
+    const votes = (score: number): RoundPlan => ({
+      votes: [
+        ['a', false, score],
+        ['b', false, score],
+      ],
+    });
     const s = play([votes(20), votes(30), votes(50), votes(70)]);
     expect(forge(s)).toMatchObject({ verdict: 'progress', reason: 'improving', figures: { stalled: false } });
     expect(toStateJson(s.view).state).toBe('CONVERGING');
   });
 
   it('an optional --forge-max-rounds limit ends the session at MAX_ROUNDS', () => {
-    const stuck: RoundPlan = { votes: [['a', false, 30], ['b', false, 30]] };
+    const stuck: RoundPlan = {
+      votes: [
+        ['a', false, 30],
+        ['b', false, 30],
+      ],
+    };
     expect(toStateJson(play([stuck, stuck], { maxRounds: 2 }).view)).toMatchObject({ state: 'COMPLETE', outcome: 'MAX_ROUNDS' });
   });
 });
@@ -184,9 +250,22 @@ describe('forge policy through the CLI', () => {
     const path = `${box.root}/round1.json`;
     writeFileSync(path, JSON.stringify(forgeMetrics({})));
     box.ok('record', 'forge', '--json', path);
-    const stdin = JSON.stringify(forgeMetrics({ votes: [['a', true, 90], ['b', false, 90]] }));
+    const stdin = JSON.stringify(
+      forgeMetrics({
+        votes: [
+          ['a', true, 90],
+          ['b', false, 90],
+        ],
+      }),
+    );
     let out = '';
-    const code = run(['record', 'forge', '--json', '-', '--dir', box.dir], { stdout: (t) => (out += t), stderr: (t) => (out += t), env: {}, cwd: box.root, stdin: () => stdin });
+    const code = run(['record', 'forge', '--json', '-', '--dir', box.dir], {
+      stdout: (t) => (out += t),
+      stderr: (t) => (out += t),
+      env: {},
+      cwd: box.root,
+      stdin: () => stdin,
+    });
     expect(code, out).toBe(0);
     expect(box.stateJson()).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
     expect(box.ok('check', '--verbose').stdout).toContain('├─ Consensus: YES (1 of 2 agree, need 1)');

@@ -22,7 +22,7 @@ function seedSections(drafts: string[]): number {
 
 const sections = (n: number) => Array.from({ length: n }, (_, i) => `# s${i}\ntext`).join('\n');
 
-describe('forge metrics: seed 002\'s formulas, branch by branch', () => {
+describe("forge metrics: seed 002's formulas, branch by branch", () => {
   it('change velocity is the similarity of the last two drafts: 0 for disjoint ones, Jaccard in between, 0 before two', () => {
     expect(changeVelocity(['alpha beta', 'gamma delta'])).toBe(jaccard('alpha beta', 'gamma delta'));
     expect(jaccard('alpha beta', 'gamma delta')).toBe(0);

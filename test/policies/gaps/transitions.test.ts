@@ -30,7 +30,14 @@ describe('seed 003 transition rules, played from events', () => {
 
   it('CONVERGING -> FLAT when -D <= weighted_net <= 0, flat_count = 1', () => {
     const s = session();
-    const round = playRound(s, { resolve: ['H-1'], open: [['N1', 'HIGH'], ['N2', 'HIGH'], ['N3', 'HIGH']] });
+    const round = playRound(s, {
+      resolve: ['H-1'],
+      open: [
+        ['N1', 'HIGH'],
+        ['N2', 'HIGH'],
+        ['N3', 'HIGH'],
+      ],
+    });
     expect(round.weightedNet).toBe(expectedWeightedNet(['HIGH'], ['HIGH', 'HIGH', 'HIGH']));
     expect(round.weightedNet).toBe(-WEIGHT.HIGH * 2);
     expect(round).toMatchObject({ state: 'FLAT', flatCount: 1 });
@@ -38,7 +45,13 @@ describe('seed 003 transition rules, played from events', () => {
 
   it('CONVERGING -> DIVERGENCE_WARNING when weighted_net < -D', () => {
     const s = session({ criticalOverride: false });
-    const round = playRound(s, { open: [['N1', 'HIGH'], ['N2', 'HIGH'], ['N3', 'LOW']] });
+    const round = playRound(s, {
+      open: [
+        ['N1', 'HIGH'],
+        ['N2', 'HIGH'],
+        ['N3', 'LOW'],
+      ],
+    });
     expect(round.weightedNet).toBe(-(2 * WEIGHT.HIGH + WEIGHT.LOW));
     expect(round.state).toBe('DIVERGENCE_WARNING');
   });
@@ -76,7 +89,13 @@ describe('seed 003 transition rules, played from events', () => {
   it('FLAT -> DIVERGENCE_WARNING when weighted_net < -D', () => {
     const s = session();
     playRound(s, flat('1'));
-    const round = playRound(s, { open: [['N1', 'HIGH'], ['N2', 'HIGH'], ['N3', 'MEDIUM']] });
+    const round = playRound(s, {
+      open: [
+        ['N1', 'HIGH'],
+        ['N2', 'HIGH'],
+        ['N3', 'MEDIUM'],
+      ],
+    });
     expect(round.weightedNet).toBe(-(2 * WEIGHT.HIGH + WEIGHT.MEDIUM));
     expect(s.view.history.at(-1)).toMatchObject({ from: 'FLAT', to: 'DIVERGENCE_WARNING' });
     expect(round.combined).toMatchObject({ verdict: 'diverging', reason: 'weighted_net_below_divergence' });
@@ -99,7 +118,12 @@ describe('seed 003 transition rules, played from events', () => {
 
   function warned(): Session {
     const s = session();
-    playRound(s, { open: [['C1', 'CRITICAL'], ['N1', 'LOW']] });
+    playRound(s, {
+      open: [
+        ['C1', 'CRITICAL'],
+        ['N1', 'LOW'],
+      ],
+    });
     expect(s.view.machine.state).toBe('DIVERGENCE_WARNING');
     return s;
   }

@@ -30,7 +30,13 @@ describe('questions policy: seed 000 decision flow, in its order', () => {
   });
 
   it('iteration < minimum with no fewer open questions: continue, but flat (minimum not met)', () => {
-    const s = play([[12, 2, 2], [12, 2, 2]], { preset: 'conservative' });
+    const s = play(
+      [
+        [12, 2, 2],
+        [12, 2, 2],
+      ],
+      { preset: 'conservative' },
+    );
     expect(latest(s)).toMatchObject({ verdict: 'flat', reason: 'minimum_not_met' });
     expect(toStateJson(s.view)).toMatchObject({ state: 'FLAT', flatCount: 1 });
   });
@@ -42,13 +48,22 @@ describe('questions policy: seed 000 decision flow, in its order', () => {
   });
 
   it('iteration >= maximum: stop (maximum reached), COMPLETE with MAX_ROUNDS', () => {
-    const s = play([[20, 1, 1], [18, 1, 1], [16, 1, 1], [14, 1, 1], [12, 1, 1]]);
+    const s = play([
+      [20, 1, 1],
+      [18, 1, 1],
+      [16, 1, 1],
+      [14, 1, 1],
+      [12, 1, 1],
+    ]);
     expect(latest(s)).toMatchObject({ verdict: 'limit', reason: 'maximum_reached' });
     expect(toStateJson(s.view)).toMatchObject({ state: 'COMPLETE', outcome: 'MAX_ROUNDS', round: TUNING.balanced.maxIterations });
   });
 
   it('questions_stable_count >= 2: stop (research exhausted), COMPLETE with CONVERGED', () => {
-    const s = play([[9, 1, 1], [9, 1, 1]]);
+    const s = play([
+      [9, 1, 1],
+      [9, 1, 1],
+    ]);
     expect(latest(s)).toMatchObject({ verdict: 'flat' });
     expect(toStateJson(s.view).state).toBe('FLAT');
     s.recordMetrics('questions', { open: 9, high: 1, medium: 1 });
@@ -58,28 +73,43 @@ describe('questions policy: seed 000 decision flow, in its order', () => {
   });
 
   it('open_questions_count <= 3: stop (few enough for human)', () => {
-    const s = play([[8, 1, 1], [3, 1, 1]]);
+    const s = play([
+      [8, 1, 1],
+      [3, 1, 1],
+    ]);
     expect(latest(s)).toMatchObject({ verdict: 'converged', reason: 'few_questions' });
     expect(toStateJson(s.view)).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
   });
 
   it('all questions resolved early (seed edge case): 0 open at iteration 2 stops', () => {
-    const s = play([[8, 1, 1], [0, 5, 0]]);
+    const s = play([
+      [8, 1, 1],
+      [0, 5, 0],
+    ]);
     expect(latest(s)).toMatchObject({ verdict: 'converged', reason: 'few_questions' });
   });
 
   it('high_confidence_ratio > 0.80: stop (spec mostly verified); exactly 0.80 does not', () => {
     // 30 / (30 + 2 + 5) = 0.81
-    const s = play([[8, 1, 1], [5, 30, 2]]);
+    const s = play([
+      [8, 1, 1],
+      [5, 30, 2],
+    ]);
     expect(latest(s)).toMatchObject({ verdict: 'converged', reason: 'high_confidence' });
     // 32 / (32 + 4 + 4) = 0.80 exactly: not above
-    const t = play([[8, 1, 1], [4, 32, 4]]);
+    const t = play([
+      [8, 1, 1],
+      [4, 32, 4],
+    ]);
     expect(latest(t).verdict).toBe('progress');
     expect(toStateJson(t.view).state).toBe('CONVERGING');
   });
 
   it('otherwise continue: progress when open questions fell, flat when they did not', () => {
-    const s = play([[12, 1, 1], [10, 1, 1]]);
+    const s = play([
+      [12, 1, 1],
+      [10, 1, 1],
+    ]);
     expect(latest(s)).toMatchObject({ verdict: 'progress', reason: 'questions_fell' });
     s.recordMetrics('questions', { open: 11, high: 1, medium: 1 });
     expect(latest(s)).toMatchObject({ verdict: 'flat', reason: 'questions_not_fewer' });
@@ -87,7 +117,15 @@ describe('questions policy: seed 000 decision flow, in its order', () => {
   });
 
   it('names oscillation (open count toggling between two values) in the reason', () => {
-    const s = play([[8, 1, 1], [9, 1, 1], [8, 1, 1], [9, 1, 1]], { preset: 'conservative' });
+    const s = play(
+      [
+        [8, 1, 1],
+        [9, 1, 1],
+        [8, 1, 1],
+        [9, 1, 1],
+      ],
+      { preset: 'conservative' },
+    );
     expect(latest(s)).toMatchObject({ verdict: 'flat', reason: 'oscillating' });
     expect(latest(s).detail).toContain('oscillate');
     expect(latest(s).figures.stableCount).toBe(0);
@@ -95,7 +133,15 @@ describe('questions policy: seed 000 decision flow, in its order', () => {
 
   it('alone, the session stalls one flat iteration after the stability threshold (conservative: 3 + 1)', () => {
     const stall = TUNING.conservative.stabilityThreshold + 1;
-    const s = play([[12, 1, 1], [12, 1, 2], [13, 1, 1], [14, 1, 1]], { preset: 'conservative' });
+    const s = play(
+      [
+        [12, 1, 1],
+        [12, 1, 2],
+        [13, 1, 1],
+        [14, 1, 1],
+      ],
+      { preset: 'conservative' },
+    );
     expect(toStateJson(s.view)).toMatchObject({ state: 'FLAT', flatCount: 3, config: { stallThreshold: stall } });
     s.recordMetrics('questions', { open: 15, high: 1, medium: 1 });
     expect(s.view.history.map((h) => h.to)).toContain('STALLED');
@@ -105,7 +151,11 @@ describe('questions policy: seed 000 decision flow, in its order', () => {
 
 describe('questions policy: the stability stop comes before the stall (soloStallThreshold)', () => {
   it('balanced 8, 9, 9, 9: flat, flat, then research exhausted at iteration 4, never DIVERGENCE_WARNING', () => {
-    const s = play([[8, 1, 1], [9, 1, 1], [9, 1, 1]]);
+    const s = play([
+      [8, 1, 1],
+      [9, 1, 1],
+      [9, 1, 1],
+    ]);
     expect(toStateJson(s.view).state).toBe('FLAT');
     s.recordMetrics('questions', { open: 9, high: 1, medium: 1 });
     // Seed 000: the stable count grows by one per unchanged iteration: 0, 0, 1, 2.
@@ -115,7 +165,15 @@ describe('questions policy: the stability stop comes before the stall (soloStall
   });
 
   it('conservative 9, 9, 9, 9 reaches its stability threshold 3', () => {
-    const s = play([[9, 1, 1], [9, 1, 1], [9, 1, 1], [9, 1, 1]], { preset: 'conservative' });
+    const s = play(
+      [
+        [9, 1, 1],
+        [9, 1, 1],
+        [9, 1, 1],
+        [9, 1, 1],
+      ],
+      { preset: 'conservative' },
+    );
     expect(latest(s)).toMatchObject({ verdict: 'converged', reason: 'questions_stable', figures: { stableCount: TUNING.conservative.stabilityThreshold } });
     expect(toStateJson(s.view)).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
   });
@@ -130,14 +188,29 @@ describe('questions policy: the stability stop comes before the stall (soloStall
 
 describe('questions policy: figures of seed 000 and the oscillation detector', () => {
   it('the stable count resets to 0 when the count changed (9, 9, 8: 0; 9, 9, 8, 8: 1)', () => {
-    const s = play([[9, 1, 1], [9, 1, 1], [8, 1, 1]], { preset: 'conservative' });
+    const s = play(
+      [
+        [9, 1, 1],
+        [9, 1, 1],
+        [8, 1, 1],
+      ],
+      { preset: 'conservative' },
+    );
     expect(latest(s).figures.stableCount).toBe(0);
     s.recordMetrics('questions', { open: 8, high: 1, medium: 1 });
     expect(latest(s).figures.stableCount).toBe(1);
   });
 
   it('while the open count oscillates between two values every iteration is flat (oscillating), the falls too', () => {
-    const s = play([[8, 1, 1], [9, 1, 1], [8, 1, 1], [9, 1, 1]], { preset: 'conservative', maxIterations: 20, stabilityThreshold: 10 });
+    const s = play(
+      [
+        [8, 1, 1],
+        [9, 1, 1],
+        [8, 1, 1],
+        [9, 1, 1],
+      ],
+      { preset: 'conservative', maxIterations: 20, stabilityThreshold: 10 },
+    );
     const seen = [latest(s)];
     for (const open of [8, 9, 8]) {
       s.recordMetrics('questions', { open, high: 1, medium: 1 });
@@ -147,7 +220,13 @@ describe('questions policy: figures of seed 000 and the oscillation detector', (
   });
 
   it('oscillation needs four iterations toggling between exactly two values', () => {
-    const osc = (opens: number[]) => latest(play(opens.map((o) => [o, 1, 1] as Iteration), { preset: 'conservative', maxIterations: 20, stabilityThreshold: 10 })).figures.oscillating;
+    const osc = (opens: number[]) =>
+      latest(
+        play(
+          opens.map((o) => [o, 1, 1] as Iteration),
+          { preset: 'conservative', maxIterations: 20, stabilityThreshold: 10 },
+        ),
+      ).figures.oscillating;
     expect(osc([8, 9, 8, 9])).toBe(true);
     expect(osc([9, 8, 9])).toBe(false); // three are not enough
     expect(osc([9, 9, 9, 9])).toBe(false); // unchanged is not toggling
@@ -157,7 +236,13 @@ describe('questions policy: figures of seed 000 and the oscillation detector', (
   });
 
   it('an empty spec (no high, medium or open items) has a high-confidence ratio of 0', () => {
-    const s = play([[4, 1, 1], [0, 0, 0]], { questionThreshold: 0 });
+    const s = play(
+      [
+        [4, 1, 1],
+        [0, 0, 0],
+      ],
+      { questionThreshold: 0 },
+    );
     expect(latest(s).figures.highConfidenceRatio).toBe(0);
     const settings = s.view.policies.settings.get('questions');
     const history = s.view.policies.records.get('questions')!.map((r) => r.metrics);
@@ -166,7 +251,7 @@ describe('questions policy: figures of seed 000 and the oscillation detector', (
 });
 
 describe('questions policy: presets', () => {
-  it.each(Object.entries(TUNING))('the %s preset is the seed\'s Tuning column', (preset, expected) => {
+  it.each(Object.entries(TUNING))("the %s preset is the seed's Tuning column", (preset, expected) => {
     expect(questionsPolicy.settings.parse({ preset })).toMatchObject(expected);
   });
 
@@ -183,7 +268,11 @@ describe('questions policy: presets', () => {
 
 describe('questions policy: seed 000 verbose log, recomputed', () => {
   it('reproduces the CONVERGENCE CHECK tree for iteration 3 (previous 7, current 5; high 13, medium 4)', () => {
-    const s = play([[9, 10, 4], [7, 11, 4], [5, 13, 4]]);
+    const s = play([
+      [9, 10, 4],
+      [7, 11, 4],
+      [5, 13, 4],
+    ]);
     const settings = s.view.policies.settings.get('questions');
     const history = s.view.policies.records.get('questions')!.map((r) => r.metrics);
     // Seed 000's formulas: the count resets when the open count changed; ratio = high / (high + medium + open).
@@ -222,7 +311,18 @@ describe('questions policy through the CLI', () => {
     expect(verbose).toContain(`├─ High confidence: NO (${(5 / 10).toFixed(2)} < 0.70)`);
     const front = box.ok('state', '--format', 'frontmatter').stdout;
     expect(front).toBe(
-      ['---', 'convergence:', '  iteration: 2', '  open_questions_count: 4', '  questions_stable_count: 0', '  high_confidence_ratio: 0.50', '  verdict: progress', '  reason: questions_fell', '---', ''].join('\n'),
+      [
+        '---',
+        'convergence:',
+        '  iteration: 2',
+        '  open_questions_count: 4',
+        '  questions_stable_count: 0',
+        '  high_confidence_ratio: 0.50',
+        '  verdict: progress',
+        '  reason: questions_fell',
+        '---',
+        '',
+      ].join('\n'),
     );
     box.ok('record', 'questions', '--open', '4', '--high', '5', '--medium', '1');
     expect(box.stateJson()).toMatchObject({ state: 'COMPLETE', outcome: 'MAX_ROUNDS' });
