@@ -37,16 +37,20 @@ export {
 
 // Stores: where the events live. A JSONL file is the embedded default; memory for tests and embedding.
 export {
+  checkpointsOf,
   closePostgresStores,
   FileLog,
+  linesOf,
   LogError,
   MemoryLog,
   OutcomeUnknown,
   PgLog,
   VersionConflict,
   type Batch,
+  type Checkpoints,
   type EventStore,
   type Expected,
+  type SealedLines,
 } from './log/index.js';
 
 // The core as a Decider (decide refuses or returns events; evolve folds one in), the read model, and the loop's answers.

@@ -18,7 +18,7 @@ import {
   terminalMarkdown,
   wroteLine,
 } from '../render/index.js';
-import { appendStepSummary, stepSummarySize, writeDecisionsFile, writeStatusFile, type EventStore } from '../log/index.js';
+import { appendStepSummary, checkpointsOf, stepSummarySize, writeDecisionsFile, writeStatusFile, type EventStore } from '../log/index.js';
 import { openFileSession, Session } from '../session/index.js';
 import { stateFormat } from '../session/state-format.js';
 import { parse, UsageError, wordOf } from './args.js';
@@ -63,17 +63,17 @@ function stateJson(dir: string, io: CliIO): void {
   const session = openFileSession(dir);
   const text = jsonText(toStateJson(session.view));
   io.stdout(text);
-  session.log.saveStateCache?.(stateFormat(), session.view.lastSeq, () => text);
+  checkpointsOf(session.log).saveState(stateFormat(), session.view.lastSeq, () => text);
 }
 
 /** `state --json` of a store that keeps its output (a database session): printed as kept while current, else made and kept. */
 function storedStateJson(store: EventStore, io: CliIO): void {
-  const kept = store.readStateCache?.(stateFormat()) ?? null;
+  const kept = checkpointsOf(store).state(stateFormat());
   if (kept !== null) return io.stdout(kept);
   const session = Session.open(store);
   const text = jsonText(toStateJson(session.view));
   io.stdout(text);
-  store.saveStateCache?.(stateFormat(), session.view.lastSeq, () => text);
+  checkpointsOf(store).saveState(stateFormat(), session.view.lastSeq, () => text);
 }
 
 const STATUS_FORMATS = ['markdown', 'github'] as const;

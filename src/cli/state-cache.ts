@@ -5,7 +5,7 @@ import type { CliIO } from './common.js';
 import { sessionDir } from './session-dir.js';
 
 /*
- * `gapflow state --json` from its stored output (FileLog.saveStateCache
+ * `gapflow state --json` from its stored output (FileCheckpoints.saveState
  * writes it after rendering): when it covers the log's last line, its bytes
  * go to stdout as they are, not parsed, not rebuilt. This module loads no
  * schema, machine or immer, so the bin tries it before it loads the command.

@@ -1,19 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { rmSync, statSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { GapflowEvent } from '../../events/index.js';
-import {
-  canWriteCheckpoint,
-  CLOSED_FILE,
-  HEAD_FILE,
-  keyLineEnd,
-  readCheckpoint,
-  readCheckpointKey,
-  readCurrent,
-  removeCheckpoint,
-  STATE_FILE,
-  writeCheckpoint,
-} from './checkpoint.js';
 import { appendSealed } from './append.js';
 import { IdIndex } from './id-index.js';
 import { LOG_FILE } from './log-name.js';
@@ -22,20 +10,9 @@ import { CHAIN_START, faultMessage, formatLines, scanBytes, storedSum, type Chai
 import { withLock, type Lease } from './lock.js';
 import { waitForWriter } from './lock-holder.js';
 import { followLog, type FollowOptions } from './follow.js';
-import { readCurrentHead } from './head.js';
 import { holdsNoSession, placeNewLog, readFrom, readLogBytes } from './log-path.js';
-import { openCheckpointParts } from './checkpoint-parts.js';
-import {
-  assertExpected,
-  LogError,
-  type Batch,
-  type ClosedAt,
-  type EventSink,
-  type EventStore,
-  type Expected,
-  type HeadForWrite,
-  type Resumed,
-} from './types.js';
+import { FileCheckpoints, type FileCursor } from './file-checkpoints.js';
+import { assertExpected, LogError, type Batch, type EventSink, type EventStore, type Expected, type SealedLines } from './types.js';
 
 export { LOG_FILE };
 
@@ -59,23 +36,6 @@ export function writesHere(location: string): number {
   return writes.get(resolve(location)) ?? 0;
 }
 
-/** The size of the file at `path` now, or -1 when it cannot be seen. */
-function fileSizeOf(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return -1;
-  }
-}
-
-/** How far this object has read the file and found it good: the next append goes after `end`. */
-interface Known {
-  end: number;
-  point: ChainPoint;
-  /** The last good line's bytes: if they are not where they were, the file changed beneath us. */
-  lastLine: Buffer;
-}
-
 /**
  * The embedded default: `<dir>/events.jsonl`, one sealed event a line.
  * Appends hold the lock, look at what other writers added since this object
@@ -85,23 +45,27 @@ interface Known {
  */
 export class FileLog implements EventStore {
   readonly location: string;
-  #known: Known | null = null;
+  /** The checkpoints kept beside the log: what a session reads to start cheaply, and keeps up after each write. */
+  readonly checkpoints: FileCheckpoints;
+  /** The log as sealed lines, moved as they are (`gapflow export` and `import`). */
+  readonly lines: SealedLines;
+  /** How far this object has read the log and found it good; shared with its checkpoints, which read it too. */
+  readonly #cursor: FileCursor;
   /** Every event by id, built only when an id is first looked up (a request that carries one), then kept up to date. */
   #ids: IdIndex | null = null;
-  /** Where the checkpoint this object loaded or wrote ends in the log, and its body's size; null: none. */
-  #checkpoint: { end: number; bodyBytes: number } | null = null;
-  /** The seq the head checkpoint this object last wrote covers. */
-  #headSeq = 0;
 
-  /** Below this many bytes of log a checkpoint does not pay (CHECKPOINT_MIN_TAIL_BYTES; a test may lower it to exercise them on short logs). */
-  readonly #minCheckpointBytes: number;
-
+  /** `minCheckpointBytes`: below this many bytes of log a checkpoint does not pay (CHECKPOINT_MIN_TAIL_BYTES; a test may lower it). */
   constructor(
     readonly dir: string,
     options: { minCheckpointBytes?: number } = {},
   ) {
     this.location = join(dir, LOG_FILE);
-    this.#minCheckpointBytes = options.minCheckpointBytes ?? CHECKPOINT_MIN_TAIL_BYTES;
+    this.#cursor = { known: null, readWhole: (sink) => this.#readWhole(sink), exists: () => this.exists() };
+    this.checkpoints = new FileCheckpoints(dir, this.location, this.#cursor, options.minCheckpointBytes ?? CHECKPOINT_MIN_TAIL_BYTES);
+    this.lines = {
+      text: () => readLogBytes(this.location, this.dir).toString('utf8'),
+      create: (text, events) => this.#createSealed(text, events),
+    };
   }
 
   /**
@@ -128,129 +92,22 @@ export class FileLog implements EventStore {
     return scan;
   }
 
-  resume(format: string, fold?: () => EventSink): Resumed {
-    const found = readCheckpoint(this.dir, format);
-    if (found !== null) {
-      const { key, body, bodyBytes } = found;
-      const from = key.end - key.lineBytes - (key.end > key.lineBytes ? 1 : 0);
-      const bytes = this.exists() ? readFrom(this.location, from) : null;
-      const after = bytes === null ? -1 : keyLineEnd(bytes, key);
-      if (bytes !== null && after !== -1) {
-        const point: ChainPoint = { seq: key.seq, sum: key.sum, sealed: true };
-        const tail = bytes.subarray(after);
-        const scan = scanBytes(tail, point, key.end);
-        // A bad line past the checkpoint is read as a whole read finds it (waiting out a writer, naming the line).
-        if (!scan.fault) {
-          const lastLine =
-            scan.goodBytes > 0 ? tail.subarray(scan.goodBytes - scan.lastLineBytes, scan.goodBytes) : bytes.subarray(after - key.lineBytes, after);
-          this.#known = { end: key.end + scan.goodBytes, point: scan.goodBytes > 0 ? scan.end : point, lastLine: Buffer.from(lastLine) };
-          this.#checkpoint = { end: key.end, bodyBytes };
-          return { checkpoint: { seq: key.seq, body }, events: scan.events };
-        }
-      }
-    }
-    this.#checkpoint = null;
-    return { checkpoint: null, events: this.#readWhole(fold).events };
-  }
-
-  saveCheckpoint(format: string, seq: number, body: () => string): void {
-    const known = this.#known;
-    // Only a line with a written checksum can key a checkpoint (a log of version 1 lines alone has none).
-    if (known === null || known.point.seq !== seq || seq === 0 || !known.point.sealed || !canWriteCheckpoint(this.dir)) return;
-    const key = { format, seq, end: known.end, lineBytes: known.lastLine.length, sum: known.point.sum };
-    const bodyBytes = writeCheckpoint(this.dir, key, body());
-    if (bodyBytes !== null) this.#checkpoint = { end: known.end, bodyBytes };
-  }
-
-  /**
-   * The head checkpoint of `format`, when it covers the log's last line
-   * exactly (nothing was appended after it); null otherwise. Reads the
-   * head and one line of the log, whatever the log's length.
-   */
-  resumeHead(format: string): string | null {
-    return readCurrentHead(this.dir, format);
-  }
-
-  /**
-   * The head of `headFormat` when it covers the log's last line, with the
-   * closed gaps' index of `indexFormat`; this object then appends after the
-   * head's line, checking only that line (as after a read that ended there).
-   */
-  resumeForWrite(headFormat: string, indexFormat: string): HeadForWrite | null {
-    const current = readCurrent(this.dir, headFormat, HEAD_FILE, this.location);
-    if (current === null) return null;
-    const { key, body, lastLine } = current;
-    const index = openCheckpointParts(this.dir, indexFormat, CLOSED_FILE);
-    this.#known = { end: key.end, point: { seq: key.seq, sum: key.sum, sealed: true }, lastLine };
-    this.#checkpoint = null;
-    return { head: body.toString('utf8'), index: index === null ? null : { at: { seq: index.key.seq, sum: index.key.sum }, parts: index } };
-  }
-
-  saveClosedIndex(format: string, seq: number, body: string | Buffer): ClosedAt | null {
-    const known = this.#known;
-    if (known === null || known.point.seq !== seq || seq === 0 || !known.point.sealed) return null;
-    const key = { format, seq, end: known.end, lineBytes: known.lastLine.length, sum: known.point.sum };
-    return writeCheckpoint(this.dir, key, body, CLOSED_FILE) === null ? null : { seq, sum: known.point.sum };
-  }
-
-  /**
-   * Like `saveCheckpoint`, for the head, but at any size: what reads the
-   * head (`next`, a stop hook, a gap write) then loads no schema library,
-   * which pays even where replaying a short log would not. Skipped when
-   * the head on disk already covers `seq`, and when the log has grown since
-   * this object saw it end (another writer's head will cover that).
-   */
-  saveHead(format: string, seq: number, body: () => string): void {
-    const known = this.#known;
-    if (known === null || known.point.seq !== seq || seq === 0 || !known.point.sealed || this.#headSeq === seq) return;
-    if (!canWriteCheckpoint(this.dir)) return;
-    const onDisk = readCheckpointKey(this.dir, HEAD_FILE);
-    if (onDisk !== null && onDisk.format === format && onDisk.seq === seq && onDisk.end === known.end && onDisk.sum === known.point.sum) {
-      this.#headSeq = seq;
-      return;
-    }
-    if (fileSizeOf(this.location) !== known.end) return;
-    const key = { format, seq, end: known.end, lineBytes: known.lastLine.length, sum: known.point.sum };
-    if (writeCheckpoint(this.dir, key, body(), HEAD_FILE) !== null) this.#headSeq = seq;
-  }
-
-  /**
-   * Keeps `body()`, the `state --json` output of the view at `seq`, for the
-   * next `state --json` to print as it is (src/log/state-cache.ts) while the
-   * log still ends there. As for the head, not for a log under the size
-   * where rebuilding it costs little, nor when the log has grown since this
-   * object saw it end (the file could never be read as current). Best
-   * effort: a folder that cannot take it leaves the call as it was.
-   */
-  saveStateCache(format: string, seq: number, body: () => string): void {
-    const known = this.#known;
-    if (known === null || known.point.seq !== seq || seq === 0 || !known.point.sealed) return;
-    if (known.end < this.#minCheckpointBytes || !canWriteCheckpoint(this.dir) || fileSizeOf(this.location) !== known.end) return;
-    writeCheckpoint(this.dir, { format, seq, end: known.end, lineBytes: known.lastLine.length, sum: known.point.sum }, body(), STATE_FILE);
-  }
-
-  checkpointDue(): boolean {
-    if (this.#known === null) return false;
-    const past = this.#known.end - (this.#checkpoint?.end ?? 0);
-    return past >= this.#minCheckpointBytes && past * 4 >= (this.#checkpoint?.bodyBytes ?? 0);
-  }
-
   byId(id: string): GapflowEvent | undefined {
     this.#ids ??= new IdIndex();
-    return this.#ids.find(id, this.location, (version) => ({ events: this.read(version), size: this.#known?.end ?? 0 }));
+    return this.#ids.find(id, this.location, (version) => ({ events: this.read(version), size: this.#cursor.known?.end ?? 0 }));
   }
 
   transact<T>(knownVersion: number, decide: (fresh: readonly GapflowEvent[]) => Batch<T>, expected?: Expected): T {
     let written: readonly GapflowEvent[] = [];
     const result = this.#update(knownVersion, (fresh) => {
       this.#ids?.add(fresh);
-      assertExpected(this.location, expected, this.#known?.point.seq ?? 0);
+      assertExpected(this.location, expected, this.#cursor.known?.point.seq ?? 0);
       const batch = decide(fresh);
       written = batch.events;
       return batch;
     });
     this.#ids?.add(written);
-    if (this.#known) this.#ids?.covers(this.#known.point.seq, this.#known.end);
+    if (this.#cursor.known) this.#ids?.covers(this.#cursor.known.point.seq, this.#cursor.known.end);
     return result;
   }
 
@@ -268,7 +125,7 @@ export class FileLog implements EventStore {
 
   follow(from: number, listener: (events: readonly GapflowEvent[]) => void, options: FollowOptions = {}): () => void {
     // What this object has read already is not read again: the follower starts where it ended, when that is `from`.
-    const known = this.#known;
+    const known = this.#cursor.known;
     const cursor = known === null ? null : { end: known.end, point: known.point, lastLine: known.lastLine };
     return followLog(this.location, from, cursor, listener, options);
   }
@@ -278,11 +135,7 @@ export class FileLog implements EventStore {
     this.#place(Buffer.from(text, 'utf8'), { seq: events.at(-1)?.seq ?? 0, sum, sealed: true }, Buffer.from(lines.at(-1) ?? '', 'utf8'));
   }
 
-  sealedText(): string {
-    return readLogBytes(this.location, this.dir).toString('utf8');
-  }
-
-  createSealed(text: string, events: readonly GapflowEvent[]): void {
+  #createSealed(text: string, events: readonly GapflowEvent[]): void {
     const bytes = Buffer.from(text, 'utf8');
     const last = bytes.lastIndexOf(0x0a, bytes.length - 2) + 1;
     const lastLine = Buffer.from(bytes.subarray(last));
@@ -304,9 +157,8 @@ export class FileLog implements EventStore {
     }
     fsyncFolder(this.dir);
     // A checkpoint left by a session that lived here before is no cache of this one (its key would not match anyway).
-    removeCheckpoint(this.dir);
-    this.#checkpoint = null;
-    this.#known = { end: bytes.length, point, lastLine };
+    this.checkpoints.forget();
+    this.#cursor.known = { end: bytes.length, point, lastLine };
   }
 
   #update<T>(afterSeq: number, step: (fresh: readonly GapflowEvent[]) => Batch<T>): T {
@@ -327,13 +179,13 @@ export class FileLog implements EventStore {
 
   /** `bytes` were scanned from byte `offset` of the file, after `from`. */
   #remember(bytes: Buffer, scan: Scan, from: ChainPoint, offset: number): void {
-    const lastLine = scan.lastLineBytes > 0 ? Buffer.from(bytes.subarray(scan.goodBytes - scan.lastLineBytes, scan.goodBytes)) : this.#known?.lastLine;
-    this.#known = { end: offset + scan.goodBytes, point: scan.goodBytes > 0 ? scan.end : from, lastLine: lastLine ?? Buffer.alloc(0) };
+    const lastLine = scan.lastLineBytes > 0 ? Buffer.from(bytes.subarray(scan.goodBytes - scan.lastLineBytes, scan.goodBytes)) : this.#cursor.known?.lastLine;
+    this.#cursor.known = { end: offset + scan.goodBytes, point: scan.goodBytes > 0 ? scan.end : from, lastLine: lastLine ?? Buffer.alloc(0) };
   }
 
   /** Under the lock: the events after `afterSeq`, reading only what was added since this object last looked when it can. */
   #catchUp(afterSeq: number): GapflowEvent[] {
-    const known = this.#known;
+    const known = this.#cursor.known;
     if (known === null || known.point.seq !== afterSeq) {
       const scan = this.#scanFile();
       if (scan.fault) throw new LogError(`${faultMessage(this.location, scan)}; nothing was written`);
@@ -352,9 +204,9 @@ export class FileLog implements EventStore {
 
   #write(events: readonly GapflowEvent[], lease: Lease): void {
     if (events.length === 0) return;
-    const known = this.#known!;
+    const known = this.#cursor.known!;
     const { end, lastLine } = appendSealed(this.location, { end: known.end, seq: known.point.seq, sum: known.point.sum }, events, lease);
-    this.#known = { end: end.end, point: { seq: end.seq, sum: end.sum, sealed: true }, lastLine };
+    this.#cursor.known = { end: end.end, point: { seq: end.seq, sum: end.sum, sealed: true }, lastLine };
     wroteHere(this.location);
   }
 }

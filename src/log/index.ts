@@ -1,4 +1,5 @@
 export { CHECKPOINT_MIN_TAIL_BYTES, FileLog, LOG_FILE, writesHere } from './file-log.js';
+export { FileCheckpoints } from './file-checkpoints.js';
 export { FOLLOW_INTERVAL_MS, type FollowOptions } from './follow.js';
 export { CHECKPOINT_FILE, CLOSED_FILE, HEAD_FILE, STATE_FILE } from './checkpoint.js';
 export { openCheckpointParts, type CheckpointParts } from './checkpoint-parts.js';
@@ -14,6 +15,9 @@ export { writeDecisionsFile, writeStatusFile } from './status-file.js';
 export { appendStepSummary, stepSummarySize } from './step-summary.js';
 export { CONFIG_FILE, hasSessionConfig, readSessionConfig, writeSessionConfig, type SessionConfig } from './session-config.js';
 export {
+  checkpointsOf,
+  linesOf,
+  noCheckpoints,
   LogError,
   OutcomeUnknown,
   VersionConflict,
@@ -25,6 +29,8 @@ export {
   type ClosedAt,
   type HeadForWrite,
   type BodyParts,
+  type Checkpoints,
+  type SealedLines,
 } from './types.js';
 export { inspectLog, repairLog, type LogInspection, type RepairReport } from './verify.js';
 export { readHookBlocks, writeHookBlocks } from './hook-state.js';

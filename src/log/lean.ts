@@ -10,6 +10,7 @@ export { readHookBlocks, writeHookBlocks } from './hook-state.js';
 export { EVENT_INPUT, type InputLimit } from './limits.js';
 export { readStandardInput, validateInputText } from './text-file.js';
 export type { EventStore } from './types.js';
+export { checkpointsOf } from './types.js';
 export { OutcomeUnknown } from './types.js';
 export { appendSealed } from './append.js';
 export { CLOSED_FILE, HEAD_FILE, readCurrent, writeCheckpoint } from './checkpoint.js';

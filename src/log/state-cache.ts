@@ -6,7 +6,7 @@ import { LOG_FILE } from './log-name.js';
  * The pre-rendered `state --json` output (`<dir>/checkpoint.state.json`),
  * read without the session: this module and what it imports load no
  * schema, no machine and no immer, so the bin can print it from here.
- * FileLog.saveStateCache writes it.
+ * FileCheckpoints.saveState writes it.
  */
 
 /**

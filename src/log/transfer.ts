@@ -1,6 +1,6 @@
 import type { GapflowEvent } from '../../events/index.js';
 import { CHAIN_START, scanBytes, type LineFault } from './lines.js';
-import { LogError, type EventStore } from './types.js';
+import { linesOf, LogError, type EventStore, type SealedLines } from './types.js';
 
 /*
  * Moving a session between stores (a JSONL folder, a database) line for
@@ -25,18 +25,16 @@ export function checkLogText(text: string): CheckedLog {
   return { events: scan.events, lastSum: scan.end.sum, fault: scan.fault, torn: scan.torn };
 }
 
-/** A store that moves lines as they are. */
-type LineStore = EventStore & Required<Pick<EventStore, 'sealedText' | 'createSealed'>>;
-
-function movesLines(store: EventStore, doing: string): LineStore {
-  if (store.sealedText === undefined || store.createSealed === undefined)
-    throw new LogError(`${store.location} keeps events, not sealed lines: it cannot ${doing}`);
-  return store as LineStore;
+/** The sealed lines of a store that moves lines as they are. */
+function movesLines(store: EventStore, doing: string): SealedLines {
+  const lines = linesOf(store);
+  if (lines === null) throw new LogError(`${store.location} keeps events, not sealed lines: it cannot ${doing}`);
+  return lines;
 }
 
 /** The session in `store` as JSONL text, every line as written, once every line is checked; refuses a damaged log, naming the line. */
 export function exportLog(store: EventStore): { text: string; events: readonly GapflowEvent[] } {
-  const text = movesLines(store, 'export').sealedText();
+  const text = movesLines(store, 'export').text();
   const checked = checkLogText(text);
   if (checked.fault !== null)
     throw new LogError(
@@ -58,8 +56,8 @@ export function importLog(store: EventStore, text: string, source: string): read
   const checked = checkLogText(text);
   if (checked.fault !== null) throw new LogError(`${source} line ${checked.fault.line}: ${checked.fault.reason}; nothing was imported`, checked.fault.line);
   if (checked.events.length === 0) throw new LogError(`${source} holds no event; nothing was imported`);
-  if (target.exists()) throw new LogError(`${store.location}: a session already lives there; import makes a new one, so nothing was imported`);
-  target.createSealed(text, checked.events);
+  if (store.exists()) throw new LogError(`${store.location}: a session already lives there; import makes a new one, so nothing was imported`);
+  target.create(text, checked.events);
   return checked.events;
 }
 

@@ -78,74 +78,6 @@ export interface EventStore {
   read(from?: number): GapflowEvent[];
   /** Starts the stream with its first events; refuses if one exists. */
   create(events: readonly GapflowEvent[]): void;
-  /**
-   * Where a reader starts: the latest checkpoint of `format` that still
-   * matches the stream (its body, and the seq it covers), with the events
-   * after it; or, when none matches, no checkpoint and every event. Throws
-   * LogError as `read` does for a bad line after the checkpoint. Optional:
-   * a store without checkpoints is read whole with `read`.
-   *
-   * `fold`, when given: with no checkpoint that matches, the store may hand
-   * every event to a sink it gets from `fold()` as it reads them, instead of
-   * returning them (then `events` is empty); a read that starts over asks
-   * for a new sink, and only the last one made counts.
-   */
-  resume?(format: string, fold?: () => EventSink): Resumed;
-  /**
-   * Keeps `body()` as the checkpoint of `format` for the stream as this store
-   * last saw it end, at `seq` (a store that has seen it end elsewhere, or
-   * cannot write one, keeps nothing and never calls `body`). Best effort: it
-   * never throws for storage it cannot write.
-   */
-  saveCheckpoint?(format: string, seq: number, body: () => string): void;
-  /** Whether enough of the stream lies after the last checkpoint that writing a new one pays. */
-  checkpointDue?(): boolean;
-  /**
-   * The head checkpoint of `format` (what the loop's questions read), when
-   * it covers the stream's last event exactly; null otherwise. Optional.
-   */
-  resumeHead?(format: string): string | null;
-  /** Keeps `body()` as the head checkpoint at `seq`, as `saveCheckpoint` keeps the whole one. Optional. */
-  saveHead?(format: string, seq: number, body: () => string): void;
-  /**
-   * For a write decided on the head: the head checkpoint of `headFormat`
-   * when it covers the stream's last event exactly, with the closed gaps'
-   * index of `indexFormat` (null when there is none whole), the store then
-   * appending after the head's event without reading what comes before;
-   * null when the head is not current. Optional.
-   */
-  resumeForWrite?(headFormat: string, indexFormat: string): HeadForWrite | null;
-  /**
-   * Keeps `body` as the closed gaps' index at `seq`, as `saveCheckpoint`
-   * keeps a checkpoint; returns what a head names it by, or null when
-   * nothing was written. Optional.
-   */
-  saveClosedIndex?(format: string, seq: number, body: string | Buffer): ClosedAt | null;
-  /**
-   * Keeps `body()`, the `state --json` output of the view at `seq`, for a
-   * reader to print as it is while the stream still ends at `seq` (a store
-   * that has seen it end elsewhere keeps nothing). Best effort, like
-   * `saveCheckpoint`. Optional.
-   */
-  saveStateCache?(format: string, seq: number, body: () => string): void;
-  /**
-   * What `saveStateCache` kept for `format`, when it covers the stream's
-   * last event exactly; null otherwise. Optional (a folder's is read by the
-   * CLI's short path, src/cli/state-cache.ts, without opening a store).
-   */
-  readStateCache?(format: string): string | null;
-  /**
-   * The stream as a JSONL log holds it: every sealed line as it was
-   * written, each ending in a newline, unchecked (`exportLog` checks it).
-   * Optional: a store that keeps events, not lines (memory), has none.
-   */
-  sealedText?(): string;
-  /**
-   * Starts the stream with sealed lines exactly as given (`importLog` has
-   * checked them, and hands the events they hold); refuses if one exists.
-   * Optional, with `sealedText`.
-   */
-  createSealed?(text: string, events: readonly GapflowEvent[]): void;
   /** The stream's event with this id, if any (for idempotent retries). */
   byId(id: string): GapflowEvent | undefined;
   /**
@@ -166,13 +98,109 @@ export interface EventStore {
   follow(from: number, listener: (events: readonly GapflowEvent[]) => void, options?: FollowOptions): () => void;
 }
 
+/**
+ * The checkpoints a store keeps beside its stream (the port a Session uses
+ * to start and keep up cheaply): the whole view, the head (what the loop's
+ * questions and a gap or round write decide on), the closed gaps' index the
+ * head names, and a stored `state --json`. Each is a cache keyed by the
+ * line it covers: one that no longer matches is not used, one that cannot
+ * be written is not written (never an error). `checkpointsOf(store)` gives
+ * a store's own, or none (`noCheckpoints`) for a store that keeps none.
+ */
+export interface Checkpoints {
+  /**
+   * Where a reader starts: the latest checkpoint of `format` that still
+   * matches the stream (its body, and the seq it covers), with the events
+   * after it; or, when none matches, no checkpoint and every event. Throws
+   * LogError as `read` does for a bad line after the checkpoint.
+   *
+   * `fold`, when given: with no checkpoint that matches, the store may hand
+   * every event to a sink it gets from `fold()` as it reads them, instead of
+   * returning them (then `events` is empty); a read that starts over asks
+   * for a new sink, and only the last one made counts.
+   */
+  resume(format: string, fold?: () => EventSink): Resumed;
+  /**
+   * Keeps `body()` as the checkpoint of `format` for the stream as the store
+   * last saw it end, at `seq` (a store that has seen it end elsewhere, or
+   * cannot write one, keeps nothing and never calls `body`).
+   */
+  save(format: string, seq: number, body: () => string): void;
+  /** Whether enough of the stream lies after the last checkpoint that writing a new one pays. */
+  due(): boolean;
+  /** The head checkpoint of `format` when it covers the stream's last event exactly; null otherwise. */
+  head(format: string): string | null;
+  /** Keeps `body()` as the head checkpoint at `seq`, as `save` keeps the whole one. */
+  saveHead(format: string, seq: number, body: () => string): void;
+  /**
+   * For a write decided on the head: the head checkpoint of `headFormat`
+   * when it covers the stream's last event exactly, with the closed gaps'
+   * index of `indexFormat` (null when there is none whole), the store then
+   * appending after the head's event without reading what comes before;
+   * null when the head is not current.
+   */
+  headForWrite(headFormat: string, indexFormat: string): HeadForWrite | null;
+  /** Keeps `body` as the closed gaps' index at `seq`; returns what a head names it by, or null when nothing was written. */
+  saveClosedIndex(format: string, seq: number, body: string | Buffer): ClosedAt | null;
+  /** Keeps `body()`, the `state --json` output of the view at `seq`, for a reader to print as it is while the stream still ends at `seq`. */
+  saveState(format: string, seq: number, body: () => string): void;
+  /** What `saveState` kept for `format`, when it covers the stream's last event exactly; null otherwise. */
+  state(format: string): string | null;
+}
+
+/**
+ * A stream as a JSONL log holds it, for `gapflow export` and `import`, which
+ * move lines as they were written (a store that keeps events, not lines,
+ * such as memory, has none).
+ */
+export interface SealedLines {
+  /** Every sealed line as it was written, each ending in a newline, unchecked (`exportLog` checks it). */
+  text(): string;
+  /** Starts the stream with sealed lines exactly as given (`importLog` has checked them, and hands the events they hold); refuses if one exists. */
+  create(text: string, events: readonly GapflowEvent[]): void;
+}
+
+/** A store with checkpoints and sealed lines of its own (FileLog, PgLog). */
+export interface KeepsCheckpoints {
+  readonly checkpoints: Checkpoints;
+}
+
+export interface KeepsLines {
+  readonly lines: SealedLines;
+}
+
+/** The checkpoints `store` keeps, or, for one that keeps none, a stand-in that keeps nothing and reads every event. */
+export function checkpointsOf(store: EventStore): Checkpoints {
+  return 'checkpoints' in store ? (store as EventStore & KeepsCheckpoints).checkpoints : noCheckpoints(store);
+}
+
+/** The sealed lines `store` keeps, or null when it keeps events, not lines. */
+export function linesOf(store: EventStore): SealedLines | null {
+  return 'lines' in store ? (store as EventStore & KeepsLines).lines : null;
+}
+
+/** Checkpoints that keep nothing: every read starts from the first event. */
+export function noCheckpoints(store: Pick<EventStore, 'read'>): Checkpoints {
+  return {
+    resume: () => ({ checkpoint: null, events: store.read() }),
+    save: () => undefined,
+    due: () => false,
+    head: () => null,
+    saveHead: () => undefined,
+    headForWrite: () => null,
+    saveClosedIndex: () => null,
+    saveState: () => undefined,
+    state: () => null,
+  };
+}
+
 /** Which closed gaps' index a head goes with: the seq and checksum of the event it was written at. */
 export interface ClosedAt {
   seq: number;
   sum: string;
 }
 
-/** What `resumeForWrite` finds: the head's body, and the index (read in parts, and what names it). */
+/** What `Checkpoints.headForWrite` finds: the head's body, and the index (read in parts, and what names it). */
 export interface HeadForWrite {
   head: string;
   /** The index's first line (its table of buckets, checked) and the rest of its bytes by range: a lookup reads the one bucket it needs. */
@@ -186,10 +214,10 @@ export interface BodyParts {
   range(offset: number, length: number): Buffer | null;
 }
 
-/** Where a reader starts (`EventStore.resume`). */
 /** Takes each good event as a reader reads it. */
 export type EventSink = (event: GapflowEvent) => void;
 
+/** Where a reader starts (`Checkpoints.resume`). */
 export interface Resumed {
   checkpoint: { seq: number; body: string } | null;
   /** The events after the checkpoint (all of them, without one, unless they went to `resume`'s `fold`). */

@@ -1,7 +1,7 @@
 import type { EventBodyInput, GapflowEvent } from '../../events/index.js';
 import { closedIndexLookUp, decodeMarkedHead, encodeHead, HEAD_ROUNDS, type ClosedIndexParts, type IndexMark, type SessionView } from '../core/index.js';
 import { extendedIndex, newlyClosedLines, sameMark, withClosedGaps } from './head-decide.js';
-import { FileLog, type EventStore } from '../log/index.js';
+import { checkpointsOf, FileLog, type EventStore } from '../log/index.js';
 import { closedIndexFormat, headFormat } from './formats.js';
 import type { BatchRequest, RequestNamer, WriteOptions } from './requests.js';
 import { stamper, type Stamp } from './stamp.js';
@@ -46,7 +46,7 @@ export function recordOnHead(
   stamp: Stamp,
 ): HeadRecorded | null {
   if (Array.isArray(batch) && !headDecides(batch)) return null;
-  const found = store.resumeForWrite?.(headFormat(), closedIndexFormat()) ?? null;
+  const found = checkpointsOf(store).headForWrite(headFormat(), closedIndexFormat());
   const marked = found === null ? null : decodeMarkedHead(found.head);
   if (found?.index == null || marked?.closed == null || !sameMark(marked.closed, found.index.at)) return null;
   const { view: head } = marked;
@@ -91,10 +91,11 @@ function headDecides(requests: readonly BatchRequest[]): boolean {
  */
 function saveHead(store: EventStore, view: SessionView, appended: readonly GapflowEvent[], index: ClosedIndexParts, mark: IndexMark): void {
   const added = newlyClosedLines(view, appended);
-  store.saveHead?.(headFormat(), view.lastSeq, () => {
+  const checkpoints = checkpointsOf(store);
+  checkpoints.saveHead(headFormat(), view.lastSeq, () => {
     if (added === '') return encodeHead(view, HEAD_ROUNDS, mark);
     const body = extendedIndex(index, added);
-    const next = body === null ? null : (store.saveClosedIndex?.(closedIndexFormat(), view.lastSeq, body) ?? null);
+    const next = body === null ? null : checkpoints.saveClosedIndex(closedIndexFormat(), view.lastSeq, body);
     return encodeHead(view, HEAD_ROUNDS, next);
   });
 }

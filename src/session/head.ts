@@ -1,5 +1,5 @@
 import { decodeHead, type SessionView } from '../core/lean.js';
-import { readCurrentHead, type EventStore } from '../log/lean.js';
+import { checkpointsOf, readCurrentHead, type EventStore } from '../log/lean.js';
 import { headFormat } from './formats.js';
 
 /*
@@ -15,7 +15,7 @@ import { headFormat } from './formats.js';
  * It reads the head and one line of the log, whatever the log's length.
  */
 export function peekHead(store: EventStore): SessionView | null {
-  const body = store.resumeHead?.(headFormat()) ?? null;
+  const body = checkpointsOf(store).head(headFormat());
   return body === null ? null : decodeHead(body);
 }
 

@@ -1,7 +1,7 @@
 import type { GapflowEvent, SettledEvent } from '../../events/index.js';
 import { auditHistory, decodeView, fold, settle, startFold, type Finding, type Folding, type SessionView } from '../core/index.js';
 import { viewFormat } from './formats.js';
-import { checkLogText, inspectLog, LogError, type EventStore, type LogInspection } from '../log/index.js';
+import { checkLogText, checkpointsOf, linesOf, inspectLog, LogError, type EventStore, type LogInspection } from '../log/index.js';
 import { catchUp } from './writes.js';
 
 /** What a reader says of an empty log: which holds no session, and both ways out. */
@@ -39,7 +39,7 @@ export function resumeView(store: EventStore): { view: SessionView; fresh: boole
     return (event: GapflowEvent) => folded.by!.take(event);
   };
   // A store without checkpoints (memory, a caller's own) is read whole.
-  const { checkpoint, events } = store.resume?.(viewFormat(), startReplay) ?? { checkpoint: null, events: store.read() };
+  const { checkpoint, events } = checkpointsOf(store).resume(viewFormat(), startReplay);
   if (checkpoint === null && folded.by !== null) {
     if (folded.by.taken === 0) throw new LogError(emptyLog(store.location), 1);
     return { view: folded.by.finish(), fresh: false };
@@ -74,8 +74,9 @@ export function verifyFileSession(dir: string): Verification {
 
 /** `verifyFileSession` for a session in any store that keeps sealed lines (a database stream). */
 export function verifyStoreSession(store: EventStore): Verification {
-  if (store.sealedText === undefined) throw new LogError(`${store.location} keeps events, not sealed lines: there is no chain to verify`);
-  const text = store.sealedText();
+  const lines = linesOf(store);
+  if (lines === null) throw new LogError(`${store.location} keeps events, not sealed lines: there is no chain to verify`);
+  const text = lines.text();
   const checked = checkLogText(text);
   const { fault } = checked;
   const message = fault === null ? null : `${store.location} line ${fault.line}: ${fault.reason}`;

@@ -1,7 +1,7 @@
 import type { DecisionKind, EventBodyInput, GapState, RoundKind, SessionSettings, Severity } from '../../events/index.js';
 import { encodeClosedIndex, encodeHead, encodeView, HEAD_ROUNDS, initialView, type SessionView } from '../core/index.js';
 import { closedIndexFormat, headFormat, viewFormat } from './formats.js';
-import type { EventStore, FollowOptions } from '../log/index.js';
+import { checkpointsOf, type EventStore, type FollowOptions } from '../log/index.js';
 import { LiveActor, type ConvergenceActor } from './live.js';
 import type { SessionOptions } from './options.js';
 import { replay, resumeView } from './replay.js';
@@ -126,12 +126,13 @@ export class Session {
       this.#pending = null;
     }
     const view = this.view;
-    this.log.saveHead?.(headFormat(), view.lastSeq, () => {
+    const checkpoints = checkpointsOf(this.log);
+    checkpoints.saveHead(headFormat(), view.lastSeq, () => {
       // Written first: a head names only an index that is on disk whole.
-      const closed = this.log.saveClosedIndex?.(closedIndexFormat(), view.lastSeq, encodeClosedIndex(view)) ?? null;
+      const closed = checkpoints.saveClosedIndex(closedIndexFormat(), view.lastSeq, encodeClosedIndex(view));
       return encodeHead(view, HEAD_ROUNDS, closed);
     });
-    if (now || this.log.checkpointDue?.()) this.log.saveCheckpoint?.(viewFormat(), view.lastSeq, () => encodeView(view));
+    if (now || checkpoints.due()) checkpoints.save(viewFormat(), view.lastSeq, () => encodeView(view));
   }
 
   /**

@@ -147,17 +147,15 @@ describe('budget: no limit set', () => {
       resolve('G1'),
       metrics('budget', { cost: 50, tokens: 1_000_000 }),
     );
-    session
-      .when(closeRound(1))
-      .then([
-        {
-          type: 'round.closed',
-          data: {
-            round: 1,
-            outcome: { combined: { verdict: 'progress', reason: 'weighted_net_positive', policies: ['gaps'] }, machine: { state: 'CONVERGING' } },
-          },
+    session.when(closeRound(1)).then([
+      {
+        type: 'round.closed',
+        data: {
+          round: 1,
+          outcome: { combined: { verdict: 'progress', reason: 'weighted_net_positive', policies: ['gaps'] }, machine: { state: 'CONVERGING' } },
         },
-      ]);
+      },
+    ]);
     const [closed] = session.when(closeRound(1)).decided();
     const [, budget] = closed!.type === 'round.closed' ? closed!.data.outcome.verdicts : [];
     expect(budget).toMatchObject({

@@ -49,12 +49,12 @@ describe('checkpoints in PostgreSQL', () => {
   it('an open writes one at the last seq; the next resumes from it and folds only the lines after it', { timeout: 60_000 }, () => {
     const session = played('resume');
     const last = session.view.lastSeq;
-    const resumed = store('resume').resume(viewFormat());
+    const resumed = store('resume').checkpoints.resume(viewFormat());
     expect(resumed.checkpoint?.seq).toBe(last);
     expect(resumed.events).toEqual([]);
     session.openGap('C', 'MEDIUM');
     session.openGap('D', 'MEDIUM');
-    const later = store('resume').resume(viewFormat());
+    const later = store('resume').checkpoints.resume(viewFormat());
     expect(later.checkpoint?.seq).toBe(last);
     expect(later.events.map((event) => event.seq)).toEqual([last + 1, last + 2, last + 3]);
     expect(toStateJson(Session.open(store('resume')).view)).toEqual(replayed('resume'));
@@ -72,13 +72,13 @@ describe('checkpoints in PostgreSQL', () => {
   it('a stale one (its checksum no longer that of its line) or one of another format is not resumed from', { timeout: 60_000 }, async () => {
     played('stale');
     await sql.query(`UPDATE gapflow.checkpoints SET sum = '0000000000000000' WHERE stream = $1`, ['stale']);
-    const stale = store('stale').resume(viewFormat());
+    const stale = store('stale').checkpoints.resume(viewFormat());
     expect(stale.checkpoint).toBeNull();
     expect(stale.events.map((event) => event.seq)).toEqual(Array.from({ length: stale.events.length }, (_, i) => i + 1));
     expect(toStateJson(Session.open(store('stale')).view)).toEqual(replayed('stale'));
 
     played('foreign');
-    expect(store('foreign').resume(`${viewFormat()}-other`).checkpoint).toBeNull();
+    expect(store('foreign').checkpoints.resume(`${viewFormat()}-other`).checkpoint).toBeNull();
   });
 
   it('a database gapflow set up before checkpoints existed is brought up to date on first use', { timeout: 60_000 }, async () => {
@@ -94,7 +94,7 @@ describe('checkpoints in PostgreSQL', () => {
     expect(rows.map((row) => row.version)).toEqual([1, 2, 3]);
     // Migration 3 counted the lines already there.
     const size = await sql.query<{ bytes: string }>('SELECT bytes FROM gapflow.streams WHERE name = $1', ['older']);
-    expect(Number(size.rows[0]!.bytes)).toBe(Buffer.byteLength(store('older').sealedText()));
+    expect(Number(size.rows[0]!.bytes)).toBe(Buffer.byteLength(store('older').lines.text()));
   });
 });
 
@@ -116,11 +116,11 @@ describe('state --json of a database session', () => {
     expect((JSON.parse(first.stdout) as { weightedOpen: number }).weightedOpen).toBe(400 * 1);
     const { rows } = await sql.query<{ seq: string }>(`SELECT seq FROM gapflow.checkpoints WHERE stream = $1 AND kind = 'state'`, ['printed']);
     expect(rows.map((row) => Number(row.seq))).toEqual([session.view.lastSeq]);
-    expect(store('printed').readStateCache(stateFormat())).toBe(first.stdout);
+    expect(store('printed').checkpoints.state(stateFormat())).toBe(first.stdout);
     expect(call().stdout).toBe(first.stdout);
 
     session.openGap('LATE', 'CRITICAL');
-    expect(store('printed').readStateCache(stateFormat())).toBeNull();
+    expect(store('printed').checkpoints.state(stateFormat())).toBeNull();
     expect((JSON.parse(call().stdout) as { weightedOpen: number }).weightedOpen).toBe(400 * 1 + 16);
   });
 });
@@ -131,13 +131,13 @@ describe('limits', () => {
   }, () => {
     // The largest event there is, a forge round: each field within its schema, the whole past a line's 1 MiB.
     const session = Session.create(store('limits'), { policies: ['forge'] }, fixedStamps());
-    const before = store('limits').sealedText();
+    const before = store('limits').lines.text();
     const weaknesses = Array.from({ length: 110 }, () => 'w'.repeat(5_000));
     const round = { draft: 'd'.repeat(500_000), critiques: [{ participant: 'a', score: 50, weaknesses, suggestions: [] }], votes: [] };
     expect(() => session.recordMetrics('forge', round)).toThrow(
       /metrics\.recorded \(seq \d+\) would be a 1\.\d MiB line, over the 1 MiB limit; nothing was written/,
     );
-    expect(store('limits').sealedText()).toBe(before);
+    expect(store('limits').lines.text()).toBe(before);
     expect(store('limits').read()).toHaveLength(1);
   });
 
@@ -145,7 +145,7 @@ describe('limits', () => {
     const session = Session.create(store('size'), {}, fixedStamps());
     session.openGap('A', 'LOW');
     const { rows } = await sql.query<{ bytes: string }>('SELECT bytes FROM gapflow.streams WHERE name = $1', ['size']);
-    expect(Number(rows[0]!.bytes)).toBe(Buffer.byteLength(store('size').sealedText()));
+    expect(Number(rows[0]!.bytes)).toBe(Buffer.byteLength(store('size').lines.text()));
     // As if the session held nearly 256 MiB of lines already.
     await sql.query('UPDATE gapflow.streams SET bytes = $2 WHERE name = $1', ['size', 256 * 1024 * 1024 - 10]);
     expect(() => session.openGap('B', 'LOW')).toThrow(/would grow past the 256 MiB limit; nothing was written/);

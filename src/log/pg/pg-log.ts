@@ -1,7 +1,19 @@
 import type { GapflowEvent } from '../../../events/index.js';
 import { CHAIN_START, formatLines, scanBytes, storedSum, type ChainPoint, type Scan } from '../lines.js';
 import { FOLLOW_INTERVAL_MS, type FollowOptions } from '../follow.js';
-import { assertExpected, continues, LogError, OutcomeUnknown, type Batch, type EventSink, type EventStore, type Expected, type Resumed } from '../types.js';
+import {
+  assertExpected,
+  continues,
+  LogError,
+  OutcomeUnknown,
+  type Batch,
+  type Checkpoints,
+  type EventSink,
+  type EventStore,
+  type Expected,
+  type Resumed,
+  type SealedLines,
+} from '../types.js';
 import { CHECKPOINT_MIN_TAIL_BYTES } from '../file-log.js';
 import { sealedBytes } from '../limits.js';
 import { DatabaseError, type Bridge, type Notice } from './bridge.js';
@@ -41,6 +53,10 @@ const unended = (lines: readonly string[]) => lines.map((line) => line.slice(0, 
  */
 export class PgLog implements EventStore {
   readonly location: string;
+  /** The checkpoints kept beside the stream: what a session reads to start cheaply. */
+  readonly checkpoints: Checkpoints;
+  /** The stream as sealed lines, moved as they are (`gapflow export` and `import`). */
+  readonly lines: SealedLines;
   /** The worker and connection; made again when one was closed (a request that never came back). */
   #bridge: Bridge;
   readonly #ownConnection: boolean;
@@ -67,6 +83,22 @@ export class PgLog implements EventStore {
     this.#ownConnection = options.ownConnection ?? false;
     this.#bridge = bridgeTo(url, this.#ownConnection);
     this.#minCheckpointBytes = options.minCheckpointBytes ?? CHECKPOINT_MIN_TAIL_BYTES;
+    // The view checkpoint and the stored state --json, rows beside the stream's; a database keeps no head or index (its reads are one statement).
+    this.checkpoints = {
+      resume: (format, fold) => this.#resume(format, fold),
+      save: (format, seq, body) => this.#save(format, seq, body),
+      due: () => this.#due(),
+      head: () => null,
+      saveHead: () => undefined,
+      headForWrite: () => null,
+      saveClosedIndex: () => null,
+      saveState: (format, seq, body) => this.#saveState(format, seq, body),
+      state: (format) => this.#state(format),
+    };
+    this.lines = {
+      text: () => this.#stream(this.#one(sql.readAfter(this.session, 0))).tail,
+      create: (text, events) => this.#createSealed(text, events),
+    };
   }
 
   exists(): boolean {
@@ -83,7 +115,7 @@ export class PgLog implements EventStore {
    * statement: the checkpoint, that line and every line after it); else
    * every event, to `fold`'s sink when one is given.
    */
-  resume(format: string, fold?: () => EventSink): Resumed {
+  #resume(format: string, fold?: () => EventSink): Resumed {
     const rows = this.#one(sql.readFromCheckpoint(this.session, format));
     const stream = this.#stream(rows);
     const found = rows[0]!;
@@ -105,7 +137,7 @@ export class PgLog implements EventStore {
     return { checkpoint: null, events: scan.events };
   }
 
-  saveCheckpoint(format: string, seq: number, body: () => string): void {
+  #save(format: string, seq: number, body: () => string): void {
     const known = this.#known;
     // Only a line with a checksum keys a checkpoint (a stream of version 1 lines alone has none).
     if (known === null || known.seq !== seq || seq === 0 || known.sum === '') return;
@@ -115,26 +147,22 @@ export class PgLog implements EventStore {
     this.#tailBytes = 0;
   }
 
-  checkpointDue(): boolean {
+  #due(): boolean {
     if (this.#known === null) return false;
     return this.#tailBytes >= this.#minCheckpointBytes && this.#tailBytes * 4 >= (this.#checkpoint?.bodyBytes ?? 0);
   }
 
   /** As a folder keeps state.json: for a stream past the checkpoint size (a checkpoint, or that many bytes of line), whose end this object saw. */
-  saveStateCache(format: string, seq: number, body: () => string): void {
+  #saveState(format: string, seq: number, body: () => string): void {
     const known = this.#known;
     if (known === null || known.seq !== seq || seq === 0 || known.sum === '') return;
     if (this.#checkpoint === null && this.#tailBytes < this.#minCheckpointBytes) return;
     this.#keep(sql.keepCheckpoint(this.session, 'state', format, seq, known.sum, body()));
   }
 
-  readStateCache(format: string): string | null {
+  #state(format: string): string | null {
     const found = this.#one(sql.currentStateCache(this.session, format))[0];
     return found === undefined ? null : String(found.body);
-  }
-
-  sealedText(): string {
-    return this.#stream(this.#one(sql.readAfter(this.session, 0))).tail;
   }
 
   create(events: readonly GapflowEvent[]): void {
@@ -142,7 +170,7 @@ export class PgLog implements EventStore {
     this.#createWith(events, unended(lines), sum);
   }
 
-  createSealed(text: string, events: readonly GapflowEvent[]): void {
+  #createSealed(text: string, events: readonly GapflowEvent[]): void {
     const lines = text.split('\n').slice(0, -1);
     this.#createWith(events, lines, storedSum(lines.at(-1) ?? '') ?? '', true);
   }
