@@ -5,7 +5,7 @@
  * bidirectional control) lets the one see other words than the other: an
  * instruction spelt in tag characters reaches the agent while `status`
  * shows a harmless title. Such text is refused when a request is decided;
- * the schema that reads log lines takes it as it always did (RULINGS R19),
+ * the schema that reads log lines takes it as it always did (R19),
  * and the renderers show it spelt out. No schema library: the bin's short
  * paths load this too.
  */

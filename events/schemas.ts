@@ -38,7 +38,7 @@ import {
  * use none of them. Version 4 round closes always carry the
  * combined verdict that drove the machine, a policy's stop request is the
  * `stopped` verdict, and steps name no guard. Version 3 round closes and
- * decisions carry their outcome (what the machine decided, RULINGS R19);
+ * decisions carry their outcome (what the machine decided, R19);
  * version 2 lines lack it and version 1 lines (gapflow 0.1) also lack the
  * checksum chained to the line before. Older lines are upcast on read (see
  * upcast.ts and the core's outcome upcaster).
@@ -51,7 +51,7 @@ const SessionStartedData = z.strictObject({
   divergenceThreshold: z.int().min(0).max(1_000_000).optional(),
   maxRounds: z.int().min(1).max(100_000).optional(),
   criticalOverride: z.boolean().optional(),
-  /** The policies that judge each round (RULINGS R15); `gaps` alone when absent. Names are checked against the registry at decide time. */
+  /** The policies that judge each round (R15); `gaps` alone when absent. Names are checked against the registry at decide time. */
   policies: z.array(PolicyName).min(1).max(16).optional(),
   /** Each policy's own settings, validated by that policy's schema at decide time (so replay re-checks them). */
   policySettings: z.record(PolicyName, z.record(z.string().max(64), z.unknown())).optional(),
@@ -197,7 +197,7 @@ const CombinedVerdict = z.strictObject({
 });
 
 /**
- * What the machine decided when a round closed (RULINGS R19: history is a
+ * What the machine decided when a round closed (R19: history is a
  * fact): the round's figures as they stood, every policy's verdict, the
  * combined verdict that drove the machine (its reason code says why), the
  * state reached and each microstep on the way (STALLED included).

@@ -16,7 +16,7 @@ export { GAP_ID_MAX, GAP_ID_PATTERN, PLAIN_TEXT_PATTERN } from './lean.js';
 export const Severity = z.enum(SEVERITY_WORDS);
 export type Severity = z.infer<typeof Severity>;
 
-/** The gap lifecycle of RULINGS R10: open, parked and closed states. */
+/** The gap lifecycle of R10: open, parked and closed states. */
 export const GapState = z.enum(GAP_STATE_WORDS);
 export type GapState = z.infer<typeof GapState>;
 
@@ -26,7 +26,7 @@ export type Preset = z.infer<typeof Preset>;
 export const DecisionKind = z.enum(DECISION_KIND_WORDS);
 export type DecisionKind = z.infer<typeof DecisionKind>;
 
-/** RULINGS R25: a round's kind; a log line leaves it out for a work round. */
+/** R25: a round's kind; a log line leaves it out for a work round. */
 export const RoundKind = z.enum(ROUND_KIND_WORDS);
 export type RoundKind = z.infer<typeof RoundKind>;
 
@@ -71,7 +71,7 @@ export const PolicyName = z
   .regex(/^[a-z][a-z0-9_]*$/, 'a policy name is lower-case letters, digits and _');
 export type PolicyName = z.infer<typeof PolicyName>;
 
-/** The states a session can be in (seed 003's "Revised State Machine"); a round close records the one it reached. */
+/** The states a session can be in (docs/rules.md#the-verdict-at-a-rounds-close); a round close records the one it reached. */
 export const CONVERGENCE_STATES = ['CONVERGING', 'FLAT', 'STALLED', 'DIVERGENCE_WARNING', 'PAUSED', 'COMPLETE'] as const;
 export const ConvergenceState = z.enum(CONVERGENCE_STATES);
 export type ConvergenceState = z.infer<typeof ConvergenceState>;
@@ -80,11 +80,11 @@ export type ConvergenceState = z.infer<typeof ConvergenceState>;
 export const ResumableState = z.enum(['CONVERGING', 'FLAT', 'DIVERGENCE_WARNING']);
 export type ResumableState = z.infer<typeof ResumableState>;
 
-/** How a session ended (RULINGS R11, R12); STOPPED: a policy's loop asked to stop (seed 001's manual stop). */
+/** How a session ended (R11, R12); STOPPED: a policy's loop asked to stop (atoms' stop request). */
 export const Outcome = z.enum(['CONVERGED', 'MAX_ROUNDS', 'STOPPED', 'GOOD_ENOUGH', 'USER_APPROVED', 'STALL_EXIT', 'ABANDONED']);
 export type Outcome = z.infer<typeof Outcome>;
 
-/** What a policy says of a round (RULINGS R15), and so what the combined verdict of a round can be. */
+/** What a policy says of a round (R15), and so what the combined verdict of a round can be. */
 export const VERDICTS = ['progress', 'flat', 'diverging', 'converged', 'stopped', 'limit'] as const;
 export const Verdict = z.enum(VERDICTS);
 export type Verdict = z.infer<typeof Verdict>;

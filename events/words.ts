@@ -13,7 +13,7 @@
 export const SEVERITY_WORDS = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'UNTRIAGED'] as const;
 
 /**
- * The gap lifecycle of RULINGS R10: open, parked and closed states, and the
+ * The gap lifecycle of R10: open, parked and closed states, and the
  * two closed states that are no verdict on the gap itself: DUPLICATE (it was
  * the same as another gap) and SPLIT (it lives on in its parts).
  */
@@ -31,10 +31,10 @@ export const GAP_STATE_WORDS = [
   'SPLIT',
 ] as const;
 
-/** Threshold presets (RULINGS R13). */
+/** Threshold presets (R13). */
 export const PRESET_WORDS = ['simple', 'complex', 'large', 'auto'] as const;
 
-/** The user decisions of RULINGS R11, and the two R24 and R26 add: raising the round limit, a focus on any gaps. */
+/** The user decisions of R11, and the two R24 and R26 add: raising the round limit, a focus on any gaps. */
 export const DECISION_KIND_WORDS = [
   'narrow_scope',
   'accept_complexity',
@@ -48,7 +48,7 @@ export const DECISION_KIND_WORDS = [
   'prioritize',
 ] as const;
 
-/** What a round is for (RULINGS R25): work on the gaps (the default), a review of them, or a consolidation of what was written. */
+/** What a round is for (R25): work on the gaps (the default), a review of them, or a consolidation of what was written. */
 export const ROUND_KIND_WORDS = ['work', 'review', 'consolidation'] as const;
 
 /** Whether every enabled policy or any one must have converged for a session to complete. */

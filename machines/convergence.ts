@@ -5,7 +5,7 @@ import type { Outcome, RoundKind, Verdict } from '../events/index.js';
 export { CONVERGENCE_STATES, VERDICTS } from '../events/index.js';
 export type { ConvergenceState, Outcome, ResumableState, Verdict } from '../events/index.js';
 
-/** The thresholds a session runs under (seed 003 "Threshold Configuration"). */
+/** The thresholds a session runs under (docs/rules.md#thresholds-and-presets). */
 export interface ConvergenceConfig {
   stallThreshold: number;
   divergenceThreshold: number;

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { createMemorySession, type Session, type SessionSettings } from '../src/index.js';
 
-/** Seed 003's weights, restated here so the tests recompute figures independently of the code (R23: untriaged weighs as MEDIUM). */
+/** The severity weights, restated here so the tests recompute figures independently of the code (R23: untriaged weighs as MEDIUM). */
 export const WEIGHT = { CRITICAL: 16, HIGH: 4, MEDIUM: 2, LOW: 1, UNTRIAGED: 2 } as const;
 
-/** RULINGS R9 and R10, restated: what one gap in each state counts toward the open count. */
+/** R9 and R10, restated: what one gap in each state counts toward the open count. */
 export const FACTOR = {
   OPEN: 1,
   IN_PROGRESS: 1,
@@ -53,7 +53,7 @@ export function playRound(session: Session, plan: RoundPlan) {
   return session.view.rounds.at(-1)!;
 }
 
-/** The weighted net of a plan, from the seed's weights and the severities the test itself assigned. */
+/** The weighted net of a plan, from the severity weights and the severities the test itself assigned. */
 export function expectedWeightedNet(resolved: Sev[], opened: Sev[]): number {
   const sum = (list: Sev[]) => list.reduce((total, s) => total + WEIGHT[s], 0);
   return sum(resolved) - sum(opened);

@@ -1,4 +1,4 @@
-/** Policies (RULINGS R15): the registry, each policy, how their verdicts combine, and how to write one. */
+/** Policies (R15): the registry, each policy, how their verdicts combine, and how to write one. */
 export {
   allPolicies,
   atomsPolicy,

@@ -17,7 +17,7 @@ export interface Finding {
 }
 
 /**
- * Reads a history under today's rules (RULINGS R19: an audit, never a gate):
+ * Reads a history under today's rules (R19: an audit, never a gate):
  * each event is asked of `decide` on the view just before it, as if it were
  * requested now; a refusal, or a round close or decision whose recorded
  * outcome today's machine would not reach, is a finding. The view is the

@@ -11,7 +11,7 @@ import type { SessionView } from './view.js';
 
 /*
  * Folding rounds, metrics and decisions: what the machine decided is applied
- * as recorded (RULINGS R19). Called on a working copy of the view (evolve.ts).
+ * as recorded (R19). Called on a working copy of the view (evolve.ts).
  */
 
 export { openingFigures } from './round-figures.js';

@@ -10,7 +10,7 @@ type Machine = Pick<MachineState, 'flatCount' | 'outcome'>;
 /**
  * Why a round close led where it did, from the combined verdict and its
  * reason code. A session that runs one policy tells it in that policy's own
- * words when it has them (the gap policy: seed 003's State History wording);
+ * words when it has them (the gap policy: status.md's State History wording);
  * otherwise the verdict and the deciding policies' details say it.
  */
 export function describeRoundStep(

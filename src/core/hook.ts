@@ -31,8 +31,8 @@ export interface HookDecision {
 }
 
 /**
- * Whether an agent that wants to stop should go on (block) or stop, in seed
- * 001's order: a session bound to another agent, or none at all, is not this
+ * Whether an agent that wants to stop should go on (block) or stop, in this
+ * order: a session bound to another agent, or none at all, is not this
  * hook's business; then redirect requested, stop requested, COMPLETE, a
  * decision due (DIVERGENCE_WARNING) or PAUSED let it stop; CONVERGING and FLAT
  * block, up to `maxBlocks` blocks in a row.

@@ -27,7 +27,7 @@ export function lastClosedRound(view: Pick<SessionView, 'rounds'>): RoundFigures
 }
 
 /**
- * RULINGS R9: OPEN + IN_PROGRESS + BLOCKED + PROPOSED + NEEDS_REVISION + 0.5 × USER_DEFERRED.
+ * R9: OPEN + IN_PROGRESS + BLOCKED + PROPOSED + NEEDS_REVISION + 0.5 × USER_DEFERRED.
  * The view keeps the session's total as it folds (`view.open`); this sums any subset.
  */
 export function openCount(gaps: Iterable<Gap>): number {

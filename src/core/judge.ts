@@ -21,7 +21,7 @@ import type { RoundFigures, SessionView } from './view.js';
  * Where the statechart judges: a round close and a user decision are run
  * through the machine here, once, when they are decided (or, for a line
  * written before outcomes were recorded, when it is first read). What it
- * decided goes into the event; folding the event applies it (RULINGS R19).
+ * decided goes into the event; folding the event applies it (R19).
  */
 
 const DECISION_EVENT: Record<DecisionKind, ConvergenceEvent['type']> = {

@@ -8,7 +8,7 @@ import type { AgentRequest } from '../policies/index.js';
 import { metricPoliciesOf, roundLimit } from './policies.js';
 import { alternatingOpenCount, pingPongGaps, type AlternatingOpenCount, type PingPongGap } from './ping-pong.js';
 
-/** An agent's own request to end the loop (seed 001's `redirect_requested` / `stop_requested`), as a policy's metrics carry it. */
+/** An agent's own request to end the loop (atoms' redirect or stop request), as a policy's metrics carry it. */
 export type StopRequest = AgentRequest;
 
 /** The request an enabled policy's latest metrics carry, with the round it was recorded for; the first policy that has one. */
@@ -105,7 +105,7 @@ export function openGapsBySeverity(view: SessionView): Record<Severity, string[]
 }
 
 /**
- * Seed 001's stop order: a redirect or stop the agent asked for comes first
+ * The loop's stop order: a redirect or stop the agent asked for comes first
  * (stop), then the session's own state (`nextStep`): COMPLETE and PAUSED stop,
  * DIVERGENCE_WARNING asks the user, CONVERGING and FLAT continue.
  */

@@ -6,7 +6,7 @@ import type { Gap, RoundFigures, SessionView } from './view.js';
 
 /*
  * The user's options when a decision is due (DIVERGENCE_WARNING), as data:
- * what each decision would name, which one is recommended and why (RULINGS
+ * what each decision would name, which one is recommended and why (rule
  * R28), and the request that takes it. The decision prompt words them; `next
  * --json` hands them to a loop in any language, whose user picks one and
  * sends its request to `append` as it is. Loads no zod, statechart or immer:

@@ -3,11 +3,11 @@ import type { Gap, RoundFigures, SessionView } from './view.js';
 
 /*
  * Fix-break cycles, named as causes (they change no state: the machine's
- * transitions are seed 003's, and a cycle shows in its figures already; what
+ * transitions are the gap rules', and a cycle shows in its figures already; what
  * the figures cannot say is *which* gap keeps coming back). Two signs:
  * a gap resolved and reopened again and again (ping-pong), and an open
  * count that goes back and forth between two values round after round
- * (seed 000's oscillating questions, applied to the gaps).
+ * (the questions policy's oscillation check, applied to the gaps).
  *
  * Everything here reads what the head keeps (gaps not closed, the open
  * counts of the last closes), so `next` answers it from the head checkpoint; no zod, no

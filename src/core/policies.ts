@@ -36,7 +36,7 @@ export function metricPoliciesOf(enabled: readonly string[]): AnyPolicyRules[] {
 
 /**
  * The policy a session runs alone, when it has words of its own for the
- * session's story (the gap policy: seed 003's State History and decision
+ * session's story (the gap policy: status.md's State History and the decision
  * prompt); null when several policies run, or the one has none.
  */
 export function soleNarrator(view: Pick<SessionView, 'policies'>): AnyPolicyRules | null {

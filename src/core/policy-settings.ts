@@ -85,7 +85,7 @@ export function unknownPolicy(name: string): string {
   return `unknown policy ${shownValue(name)} (${oneOf(name, POLICY_NAMES).text})`;
 }
 
-/** The session's stall threshold when one metric policy runs alone and names one (seed 001's max_stall_count). */
+/** The session's stall threshold when one metric policy runs alone and names one (atoms' max_stall_count). */
 export function soloStallThreshold(settings: SessionSettings): number | undefined {
   const enabled = enabledPolicies(settings);
   const only = enabled.length === 1 ? policyNamed(enabled[0]!) : undefined;

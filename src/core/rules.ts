@@ -10,14 +10,14 @@ import type { SessionView } from './view.js';
  * its policies' settings, are in policy-settings.ts.
  */
 
-/** Seed 003 (GAP-FLOW-012): CRITICAL was raised from 8 to 16. R23: an untriaged gap weighs as MEDIUM until triaged. */
+/** Severity weights (docs/rules.md#gaps-weights-and-the-open-count): CRITICAL weighs 16 (an earlier version of the gap rules had 8). R23: an untriaged gap weighs as MEDIUM until triaged. */
 export const SEVERITY_WEIGHT: Readonly<Record<Severity, number>> = { CRITICAL: 16, HIGH: 4, MEDIUM: 2, LOW: 1, UNTRIAGED: 2 };
 /** Most severe first: the order of every table. */
 export const SEVERITIES: readonly Severity[] = SEVERITY_WORDS;
 
 export type GapStateClass = 'open' | 'parked' | 'closed';
 
-/** RULINGS R10: which states count 1, 0.5 and 0 toward the open count. */
+/** R10: which states count 1, 0.5 and 0 toward the open count. */
 export const STATE_CLASS: Readonly<Record<GapState, GapStateClass>> = {
   OPEN: 'open',
   IN_PROGRESS: 'open',
@@ -32,11 +32,11 @@ export const STATE_CLASS: Readonly<Record<GapState, GapStateClass>> = {
   SPLIT: 'closed',
 };
 
-/** RULINGS R9: a parked gap counts half. */
+/** R9: a parked gap counts half. */
 export const CLASS_FACTOR: Readonly<Record<GapStateClass, number>> = { open: 1, parked: 0.5, closed: 0 };
 
 /**
- * RULINGS R10: the workflow's moves plus the shortcuts real mediators take
+ * R10: the workflow's moves plus the shortcuts real mediators take
  * (any open state to RESOLVED or USER_DEFERRED; a closed state back to OPEN or
  * NEEDS_REVISION), and any state to WONT_FIX. R20: an open or parked gap may
  * be withdrawn as a DUPLICATE, and a duplicate reopened like any closed gap.
@@ -57,7 +57,7 @@ export const ALLOWED_MOVES: Readonly<Record<GapState, readonly GapState[]>> = {
   SPLIT: [],
 };
 
-/** RULINGS R6, R10 and R20: what a move counts as in the round's figures. */
+/** R6, R10 and R20: what a move counts as in the round's figures. */
 export type MoveEffect = 'resolved' | 'withdrawn' | 'reopened' | 'none';
 
 export function moveEffect(from: GapState, to: GapState): MoveEffect {
@@ -79,7 +79,7 @@ export function countedMove(view: Pick<SessionView, 'roundOpen'>, from: GapState
   return view.roundOpen ? moveEffect(from, to) : 'none';
 }
 
-/** RULINGS R13: thresholds per preset. */
+/** R13: thresholds per preset. */
 export const PRESETS: Readonly<Record<Exclude<Preset, 'auto'>, { stallThreshold: number; divergenceThreshold: number }>> = {
   simple: { stallThreshold: 2, divergenceThreshold: 8 },
   complex: { stallThreshold: 3, divergenceThreshold: 12 },
@@ -93,7 +93,7 @@ export const DEFAULT_CONFIG: Readonly<ConvergenceConfig> = {
   criticalOverride: true,
 };
 
-/** RULINGS R13: `auto` picks by baseline size: under 10 simple, 10 to 29 complex, 30 or more large. */
+/** R13: `auto` picks by baseline size: under 10 simple, 10 to 29 complex, 30 or more large. */
 export function presetForBaseline(baselineGaps: number): Exclude<Preset, 'auto'> {
   if (baselineGaps < 10) return 'simple';
   if (baselineGaps < 30) return 'complex';

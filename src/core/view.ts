@@ -138,7 +138,7 @@ export interface MetricsRecord {
   metrics: unknown;
 }
 
-/** The session's policies (RULINGS R15): which run, how they combine, their settings and what they recorded. */
+/** The session's policies (R15): which run, how they combine, their settings and what they recorded. */
 export interface PolicyView {
   /** In the session's order; the registry's default when it named none. */
   enabled: string[];

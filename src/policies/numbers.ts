@@ -1,9 +1,9 @@
-/** A net with its sign: `+6`, `0`, `-4` (seed 003's tables). */
+/** A net with its sign: `+6`, `0`, `-4` (status.md's round tables). */
 export function signed(n: number): string {
   return n > 0 ? `+${formatCount(n)}` : formatCount(n);
 }
 
-/** RULINGS R9: one decimal only when the count is fractional (a deferred gap counts half). */
+/** R9: one decimal only when the count is fractional (a deferred gap counts half). */
 export function formatCount(n: number): string {
   return Number.isInteger(n) ? String(n) : n.toFixed(1);
 }

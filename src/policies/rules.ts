@@ -27,7 +27,7 @@ const BY_NAME = new Map(RULES.map((p) => [p.name, p]));
 
 export const POLICY_NAMES: readonly string[] = RULES.map((p) => p.name);
 
-/** What a session runs when it names no policy: seed 003's gap policy. */
+/** What a session runs when it names no policy: the gap policy. */
 export const DEFAULT_POLICIES: readonly string[] = [gapsRules.name];
 
 /** The rules of the policy named `name`, or undefined. */

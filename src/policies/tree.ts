@@ -1,6 +1,6 @@
 import type { CheckTree } from './types.js';
 
-/** Seed 000's verbose CONVERGENCE CHECK log, drawn with its box characters. */
+/** The verbose CONVERGENCE CHECK log (`check --verbose`), drawn with its box characters. */
 export function renderCheckTree(tree: CheckTree): string {
   const lines = [`CONVERGENCE CHECK (Iteration ${tree.iteration})`];
   for (const line of tree.lines) {
@@ -14,7 +14,7 @@ export function renderCheckTree(tree: CheckTree): string {
 
 export const yesNo = (holds: boolean): string => (holds ? 'YES' : 'NO');
 
-/** A ratio or score with two decimals, as the seeds print them. */
+/** A ratio or score with two decimals, as the check trees print them. */
 export const two = (x: number): string => x.toFixed(2);
 
 /** At most two decimals, none when whole: 91, 90.5, 87.25. */

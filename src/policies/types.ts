@@ -15,7 +15,7 @@ export interface PolicyVerdict {
   figures: Record<string, Figure>;
 }
 
-/** One line of the CONVERGENCE CHECK tree (seed 000's verbose log), with the notes hung under it. */
+/** One line of the CONVERGENCE CHECK tree (`check --verbose`), with the notes hung under it. */
 export interface CheckLine {
   text: string;
   notes?: string[];
@@ -24,7 +24,7 @@ export interface CheckLine {
 export interface CheckTree {
   iteration: number;
   lines: CheckLine[];
-  /** `CONTINUE`, `STOP (why)`, or `INTERRUPT (why)` for seed 001's redirect. */
+  /** `CONTINUE`, `STOP (why)`, or `INTERRUPT (why)` for atoms' redirect. */
   decision: string;
 }
 
@@ -38,7 +38,7 @@ export type FlagSpec =
   { type: 'string'; multiple?: boolean; value?: 'whole' | 'number' | 'amount'; placeholder?: string; oneOf?: boolean } | { type: 'boolean' };
 export type FlagValues = Record<string, string | boolean | string[] | undefined>;
 
-/** What the gap events made of a round, as the session folded them: the figures seed 003 judges. */
+/** What the gap events made of a round, as the session folded them: the figures the gap rules judge. */
 export interface GapRoundFigures {
   round: number;
   openCount: number;
@@ -63,7 +63,7 @@ export interface RoundInput {
 }
 
 /**
- * A policy (RULINGS R15): pure functions of its settings and the metrics it
+ * A policy (R15): pure functions of its settings and the metrics it
  * recorded so far, one entry per iteration, oldest first. Everything a
  * session, the CLI and status.md need from a policy is here, so adding one is
  * one folder plus a line in the registry.
@@ -89,7 +89,7 @@ export interface Policy<S, M> {
   check(settings: S, history: readonly M[], round?: RoundInput): CheckTree;
   /** status.md columns: header, and the figure key it shows. */
   columns: readonly (readonly [header: string, figure: string])[];
-  /** The session's stall threshold when this policy runs alone (seed 001's max_stall_count). */
+  /** The session's stall threshold when this policy runs alone (atoms' max_stall_count). */
   soloStallThreshold?(settings: S): number;
   /**
    * The policy judges the gap events the session folds, not metrics it
@@ -114,7 +114,7 @@ export interface Policy<S, M> {
   recordCommand?: RecordCommand;
   /** Files an iteration leaves beside the log (quality's `scores.json`), for iteration `n` (1-based) of `history`. */
   reports?(settings: S, history: readonly M[], n: number): PolicyReport[];
-  /** What is still in dispute after its latest metrics (forge: the concerns of the votes that did not agree, seed 002's remaining issues), each as one line. */
+  /** What is still in dispute after its latest metrics (forge: the concerns of the votes that did not agree, its remaining issues), each as one line. */
   remainingIssues?(settings: S, history: readonly M[]): string[];
   /** `state --format NAME` texts this policy offers (questions' `frontmatter`), from its metrics so far. */
   stateFormats?: Readonly<Record<string, (settings: S, history: readonly M[]) => string>>;
@@ -150,7 +150,7 @@ export interface PolicyReport {
   content: string;
 }
 
-/** An agent's own request to end or redirect the loop (seed 001's `stop_requested`, `redirect_requested`). */
+/** An agent's own request to end or redirect the loop (atoms' stop and redirect requests). */
 export interface AgentRequest {
   kind: 'redirect' | 'stop';
   reason: string;

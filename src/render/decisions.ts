@@ -2,7 +2,7 @@ import { type DecisionRecord, type SessionView } from '../core/index.js';
 import { escapeMarkdown as md, table } from './markdown.js';
 
 /*
- * decisions.md (RULINGS R27, seed 003's Example 4): every user decision,
+ * decisions.md (R27): every user decision,
  * rebuilt from the log, in the order made: when (the round it followed, or
  * the one it was made in), what was decided, the gaps it named, the
  * acknowledgment or rationale given, and what it did.

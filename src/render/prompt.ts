@@ -139,7 +139,7 @@ function inventoryLines(view: SessionView): string[] {
 }
 
 /**
- * The options, numbered as seed 003 numbers them, the one recommended (R28)
+ * The options, numbered in a fixed order (narrow scope first), the one recommended (R28)
  * marked in its heading and followed by why, with the figure that decided it.
  */
 function options(view: SessionView): string[] {
@@ -192,7 +192,7 @@ function options(view: SessionView): string[] {
 }
 
 /**
- * The decision prompt of seed 003's "AskUserQuestion on Divergence", every
+ * The decision prompt shown in DIVERGENCE_WARNING (docs/rules.md#decisions), every
  * figure taken from the round that raised the warning. Null when no decision
  * is due.
  */

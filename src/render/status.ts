@@ -16,7 +16,7 @@ import {
   severityTable,
 } from './sections.js';
 
-/** status.md: seed 003's "Recording in status.md" tables plus the gap inventory. */
+/** status.md: the session's configuration, round tables and state history, plus the gap inventory. */
 export function renderStatus(view: SessionView): string {
   const rounds = closedRounds(view);
   const latest = rounds.at(-1);

@@ -10,7 +10,7 @@ function emptyLog(where: string): string {
 }
 
 /**
- * Rebuilds the view from stored events. History is a fact (RULINGS R19):
+ * Rebuilds the view from stored events. History is a fact (R19):
  * the lines were checked when they were read (whole, chained, in schema),
  * and each event is applied as it was recorded, never judged again by
  * today's rules (`verify` audits them). `observe` sees each event, settled,

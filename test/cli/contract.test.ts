@@ -20,7 +20,7 @@ import {
 /*
  * Issue 2's CLI contract, driven through `run()` in-process (and, in the last
  * block, through the built bin as a real process). Every expected figure is
- * computed here from seed 003 and RULINGS R6-R9, never read back from the code.
+ * computed here from the gap rules (R6-R9), never read back from the code.
  */
 
 let box: Sandbox;
@@ -299,7 +299,7 @@ describe('state --json', () => {
   });
 });
 
-describe('init flags are reflected in config (RULINGS R13)', () => {
+describe('init flags are reflected in config (R13)', () => {
   it.each([
     [[], { stallThreshold: 2, divergenceThreshold: 8, maxRounds: 10, criticalOverride: true }],
     [['--preset', 'simple'], { stallThreshold: 2, divergenceThreshold: 8, maxRounds: 10, criticalOverride: true }],
@@ -369,7 +369,7 @@ describe('round close prints the round summary', () => {
     expect(out).toMatch(/CRITICAL/);
   });
 
-  it('when the nets disagree in sign it says so and that the weighted one decides (R14, seed Example 2)', () => {
+  it('when the nets disagree in sign it says so and that the weighted one decides (R14)', () => {
     box.ok('init');
     for (let i = 1; i <= 5; i++) box.ok('gap', 'open', `GAP-L${i}`, '--severity', 'LOW');
     box.steps('gap open GAP-H --severity HIGH', 'round start');

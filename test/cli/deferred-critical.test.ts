@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { atBaseline, Sandbox } from './helpers.js';
 
 /*
- * RULINGS R29 through the CLI: a deferred gap escalated to CRITICAL moves
+ * R29 through the CLI: a deferred gap escalated to CRITICAL moves
  * only its half weight and raises no warning; when it comes back to OPEN as
  * CRITICAL, the round that brings it back warns.
  */

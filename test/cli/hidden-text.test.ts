@@ -12,7 +12,7 @@ import { atBaseline, divergingAfterRoundOne, expectOneLineError, expectRefused, 
  * that shows nothing (a format character, a Unicode tag) or turns text
  * around (a bidirectional control) is refused when it is asked for, naming
  * the field and the code point, and nothing is written. A log that already
- * holds one (written by an older version) still opens (RULINGS R19).
+ * holds one (written by an older version) still opens (R19).
  */
 
 /** `text` spelt in Unicode tag characters: invisible on a terminal, read by a model. */

@@ -46,7 +46,7 @@ afterEach(() => box.remove());
 const hook = (input: Record<string, unknown> | string, ...argv: string[]) =>
   hookCall(typeof input === 'string' ? input : JSON.stringify(input), [...argv, '--dir', box.dir], box.root);
 
-describe('gapflow hook claude: the decision in seed 001 order', () => {
+describe('gapflow hook claude: the decision in its priority order', () => {
   it('CONVERGING between rounds: blocks, naming the round to start and the open gaps by severity', () => {
     convergingAfterRoundOne(box);
     const result = hook(stopInput(box.root));
@@ -112,7 +112,7 @@ describe('gapflow hook claude: the decision in seed 001 order', () => {
   });
 });
 
-describe('gapflow hook claude: the agent asks to stop (atoms policy flags, seed 001)', () => {
+describe('gapflow hook claude: the agent asks to stop (atoms policy flags)', () => {
   const atomsSession = () => {
     box.ok('init', '--policy', 'atoms');
     box.ok('record', 'atoms', '--pending', '5', '--resolved', '0');

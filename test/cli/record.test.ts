@@ -96,7 +96,7 @@ describe('record: one clear line naming the flag and the value', () => {
   });
 });
 
-describe('atoms check tree: a redirect is an interrupt (seed 001), not a stop', () => {
+describe('atoms check tree: a redirect is an interrupt, not a stop', () => {
   it('prints DECISION: INTERRUPT (redirect)', () => {
     box = new Sandbox();
     box.ok('init', '--policy', 'atoms');

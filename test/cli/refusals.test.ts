@@ -32,7 +32,7 @@ afterEach(() => {
   box.remove();
 });
 
-/** RULINGS R10: the moves allowed out of each state, as the ruling lists them. */
+/** R10: the moves allowed out of each state, as the ruling lists them. */
 const ALLOWED_FROM = {
   OPEN: ['IN_PROGRESS', 'RESOLVED', 'USER_DEFERRED', 'WONT_FIX'],
   IN_PROGRESS: ['PROPOSED', 'BLOCKED', 'RESOLVED', 'USER_DEFERRED', 'WONT_FIX'],
@@ -68,7 +68,7 @@ describe('unknown gaps', () => {
   });
 });
 
-describe('illegal gap moves (RULINGS R10)', () => {
+describe('illegal gap moves (R10)', () => {
   const cases: { from: keyof typeof ALLOWED_FROM; setup: string[]; to: string }[] = [
     { from: 'OPEN', setup: [], to: 'ACCEPTED' },
     { from: 'OPEN', setup: [], to: 'PROPOSED' },
@@ -159,7 +159,7 @@ describe('gap ids, severities and text', () => {
   });
 });
 
-describe('decisions in a state where they make no sense (RULINGS R11)', () => {
+describe('decisions in a state where they make no sense (R11)', () => {
   it('narrow-scope while CONVERGING is refused, naming the decision and the state', () => {
     convergingAfterRoundOne(box);
     expectRefused(box, ['decide', 'narrow-scope', '--gaps', 'GAP-H1'], [/narrow[-_ ]scope/i, word('CONVERGING')]);
@@ -219,7 +219,7 @@ describe('decisions in a state where they make no sense (RULINGS R11)', () => {
   });
 });
 
-describe('approval over severe open gaps (RULINGS R11)', () => {
+describe('approval over severe open gaps (R11)', () => {
   it('approve over an open CRITICAL gap without --accept-critical is refused, naming the gap', () => {
     box.ok('init');
     box.steps('gap open GAP-C1 --severity CRITICAL', 'gap open GAP-L1 --severity LOW');
@@ -254,7 +254,7 @@ describe('approval over severe open gaps (RULINGS R11)', () => {
   });
 });
 
-describe('nothing is accepted after COMPLETE (RULINGS R12)', () => {
+describe('nothing is accepted after COMPLETE (R12)', () => {
   const attempts: string[][] = [
     ['gap', 'open', 'GAP-N1', '--severity', 'LOW'],
     ['gap', 'move', 'GAP-H1', 'IN_PROGRESS'],
@@ -289,7 +289,7 @@ describe('nothing is accepted after COMPLETE (RULINGS R12)', () => {
   });
 });
 
-describe('gap events and round starts while a decision or a resume is due (RULINGS R8)', () => {
+describe('gap events and round starts while a decision or a resume is due (R8)', () => {
   it.each([
     [['gap', 'open', 'GAP-N1', '--severity', 'LOW'], 'GAP-N1'],
     [['gap', 'move', 'GAP-H1', 'IN_PROGRESS'], 'GAP-H1'],
@@ -551,7 +551,7 @@ describe('a malformed log: every command exits 1 naming the line', () => {
   });
 
   /*
-   * Sealed lines that break today's rules are history, not damage (RULINGS
+   * Sealed lines that break today's rules are history, not damage (rule
    * R19): the log opens as it was recorded, and `verify` names each line
    * today's rules would refuse, without failing.
    */

@@ -5,7 +5,7 @@ import { closeRound, decision, given, metrics, move, open, resolve, round, sever
 
 /*
  * decide for round starts, round closes and metrics. A close carries what the
- * machine decided; every figure expected here is recomputed from seed 003's
+ * machine decided; every figure expected here is recomputed from the gap rules'
  * weights (test/support.ts), never read back from the code.
  */
 

@@ -3,7 +3,7 @@ import { renderDecisions } from '../../src/render/index.js';
 import { closeRound, decision, given, open, round, start, startRound } from './given.js';
 
 /*
- * R27: every user decision appears in decisions.md (seed 003, Example 4):
+ * R27: every user decision appears in decisions.md (a worked example):
  * the round, the decision, the gaps it named, the acknowledgment or
  * rationale, and its effect.
  */
@@ -21,7 +21,7 @@ describe('R27: decisions.md', () => {
     expect(renderDecisions(given(start(), open('G-1', 'LOW')).view)).toBe('# gapflow decisions\n\n_No decision has been made yet._\n');
   });
 
-  it("seed 003's Example 4: narrow scope after the warning round names the deferred gaps and what it did", () => {
+  it('worked example: narrow scope after the warning round names the deferred gaps and what it did', () => {
     const view = given(
       start(),
       open('GAP-FLOW-003', 'HIGH'),

@@ -4,7 +4,7 @@ import { WEIGHT } from '../support.js';
 import { closeRound, fact, given, move, open, resolve, round, severity, start, startRound } from './given.js';
 
 /*
- * RULINGS R29: changing a deferred gap's severity changes only its half
+ * R29: changing a deferred gap's severity changes only its half
  * weight in the weighted open count, and is not a CRITICAL introduction; the
  * override fires when the gap returns to an open state as CRITICAL. R19: a
  * round close recorded without its outcome (a line from before outcomes) is

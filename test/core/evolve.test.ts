@@ -108,7 +108,7 @@ describe('R19: evolve never throws for a fact it cannot apply, and changes nothi
     const view = next(given(), { type: 'session.started', data });
     expect(view.settings).toEqual(data);
     expect(view.policies.enabled).toEqual(['gaps', 'quality']);
-    // Seed 004's minimum score is 85.
+    // The quality policy's default minimum score is 85.
     expect(view.policies.settings.get('quality')).toMatchObject({ minScore: 85 });
   });
 

@@ -3,8 +3,8 @@ import { baseline, expectedWeightedNet, newSession, playRound, WEIGHT } from '..
 import { renderPrompt, renderRoundReport } from '../../src/render/index.js';
 import { toStateJson } from '../../src/core/index.js';
 
-// Seed 003 "Examples" 1–5, every figure recomputed from the events (RULINGS R3).
-describe('seed 003 examples', () => {
+// Five worked examples of the gap rules, every figure recomputed from the events (R3).
+describe('worked examples of the gap rules', () => {
   it('Example 1: normal convergence', () => {
     const s = newSession();
     s.openGap('GAP-FLOW-001', 'HIGH');
@@ -63,7 +63,7 @@ describe('seed 003 examples', () => {
     expect(renderPrompt(s.view)).toContain('No net progress for 2 consecutive rounds');
   });
 
-  it('Example 3 with N = 3: the third flat round stalls, as the seed printed it', () => {
+  it('Example 3 with N = 3: the third flat round stalls', () => {
     const s = newSession({ stallThreshold: 3 });
     baseline(s, 'MEDIUM', 4, 'M');
     playRound(s, {
@@ -100,7 +100,7 @@ describe('seed 003 examples', () => {
     baseline(s, 'LOW', 4);
     const round = playRound(s, { resolve: ['B-LOW-1', 'B-LOW-2', 'B-LOW-3'], open: [['C1', 'CRITICAL']] });
     expect(round.unweightedNet).toBe(3 - 1);
-    // The seed printed -14; three LOW (3) against one CRITICAL (16) is -13.
+    // Three LOW (3) against one CRITICAL (16) is -13.
     expect(round.weightedNet).toBe(expectedWeightedNet(['LOW', 'LOW', 'LOW'], ['CRITICAL']));
     expect(round.state).toBe('DIVERGENCE_WARNING');
     expect(renderRoundReport(s.view)).toMatch(/The nets disagree \(unweighted \+2, weighted -13\): the weighted net decides/);

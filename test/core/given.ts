@@ -4,7 +4,7 @@ import { EVENT_VERSION, type BodyInputOf, type Decided, type EventBodyInput, typ
 import { parseBody, settle } from '../../src/core/index.js';
 
 /*
- * Given/when/then for the Decider (STYLE.md section 1): `given` builds a view
+ * Given/when/then for the Decider, the way every Decider test is written: `given` builds a view
  * the way the log would, by deciding each request and folding the events it
  * decides; `when` asks `decide` one more request; `then` compares the bodies
  * it decided, `thenRefuses` the refusal. Envelopes are stamped here: version

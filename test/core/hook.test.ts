@@ -27,7 +27,7 @@ function diverging(): Session {
   return s;
 }
 
-describe('hookDecision: seed 001 priority order', () => {
+describe('hookDecision: its priority order', () => {
   it('no session: lets the agent stop and says nothing', () => {
     expect(hook(null, call, context)).toMatchObject({ block: false, rule: 'no_session', systemMessage: null, bind: false });
   });

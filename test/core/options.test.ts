@@ -5,7 +5,7 @@ import { decision, given, move, open, resolve, round, start, startRound, metrics
 
 /*
  * The user's options in DIVERGENCE_WARNING, as data (issue 14): which
- * decisions, the gaps each names, the one recommended (RULINGS R28), and a
+ * decisions, the gaps each names, the one recommended (R28), and a
  * request that `decide` takes as it is.
  */
 

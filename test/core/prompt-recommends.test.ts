@@ -6,10 +6,10 @@ import { WEIGHT } from '../support.js';
 import { given, move, open, resolve, round, start } from './given.js';
 
 /*
- * RULINGS R28 on seed 003's own Round 5 scenario ("AskUserQuestion on
- * Divergence"): round 5 of 10 resolves GAP-FLOW-003 (HIGH, accepted) and
+ * R28 on a worked Round 5 scenario, as the divergence prompt shows it:
+ * round 5 of 10 resolves GAP-FLOW-003 (HIGH, accepted) and
  * GAP-UX-001 (MEDIUM), opens GAP-FLOW-020 (CRITICAL) and three MEDIUM gaps
- * spawned by the two it resolved, and ends with the seed's inventory: 18
+ * spawned by the two it resolved, and ends with the scenario's inventory: 18
  * open (3 CRITICAL, 5 HIGH, 7 MEDIUM, 3 LOW), 1 HIGH in progress, 2
  * proposed (1 HIGH, 1 MEDIUM), 2 deferred. No gap carries a non-blocking
  * flag: the spawned ones are suggested because they were spawned this round.
@@ -60,8 +60,8 @@ function roundFive(...alsoInRoundFive: ReturnType<typeof move>[]) {
   );
 }
 
-describe("R28 on seed 003's Round 5 scenario", () => {
-  it("given the seed figures, when round 5 closes, then the round and the inventory are the seed's, recomputed", () => {
+describe('R28 on the worked Round 5 scenario', () => {
+  it("given the scenario's figures, when round 5 closes, then the round and the inventory are the scenario's, recomputed", () => {
     const { view } = roundFive();
     const r = lastClosedRound(view)!;
     expect(view.machine.state).toBe('DIVERGENCE_WARNING');
@@ -69,11 +69,11 @@ describe("R28 on seed 003's Round 5 scenario", () => {
     expect(r.weightedResolved).toBe(WEIGHT.HIGH + WEIGHT.MEDIUM);
     expect(r.weightedNew).toBe(WEIGHT.CRITICAL + 3 * WEIGHT.MEDIUM);
     expect(r.weightedNet).toBe(WEIGHT.HIGH + WEIGHT.MEDIUM - WEIGHT.CRITICAL - 3 * WEIGHT.MEDIUM);
-    // The seed's lifecycle count: 18 open + 1 in progress + 2 proposed + 0.5 x 2 deferred.
+    // The scenario's lifecycle count: 18 open + 1 in progress + 2 proposed + 0.5 x 2 deferred.
     expect(view.open.count).toBe(18 + 1 + 2 + 0.5 * 2);
   });
 
-  it('given the seed figures, then prioritize CRITICAL is recommended for GAP-FLOW-020, and narrow scope suggests the gaps spawned this round without any non-blocking flag', () => {
+  it('given the scenario figures, then prioritize CRITICAL is recommended for GAP-FLOW-020, and narrow scope suggests the gaps spawned this round without any non-blocking flag', () => {
     const options = decisionOptions(roundFive().view);
     expect(options.filter((o) => o.recommended !== null).map((o) => [o.kind, o.recommended])).toEqual([['prioritize_critical', 'critical']]);
     expect(options.find((o) => o.kind === 'prioritize_critical')!.gaps.map((g) => g.id)).toEqual(['GAP-CRIT-1', 'GAP-CRIT-2', 'GAP-FLOW-020']);
@@ -83,7 +83,7 @@ describe("R28 on seed 003's Round 5 scenario", () => {
     expect(narrow.fallback).toBeUndefined();
   });
 
-  it("given a gap that waits on GAP-UX-010, then the suggestion is exactly the seed's: GAP-COMM-010 and GAP-COMM-011", () => {
+  it("given a gap that waits on GAP-UX-010, then the suggestion is exactly the scenario's: GAP-COMM-010 and GAP-COMM-011", () => {
     const { view } = roundFive(move('GAP-HIGH-1', 'IN_PROGRESS'), move('GAP-HIGH-1', 'BLOCKED', { blockedBy: 'GAP-UX-010' }));
     expect(decisionOptions(view).find((o) => o.kind === 'narrow_scope')!.event!.data.gaps).toEqual(['GAP-COMM-010', 'GAP-COMM-011']);
   });

@@ -51,7 +51,7 @@ describe('R2: divergence is strict', () => {
 });
 
 describe('R3: numbers are computed from events', () => {
-  it("the seed's round 3 (new CRITICAL, 2 HIGH, 2 MEDIUM; one MEDIUM resolved) nets -26", () => {
+  it('the worked round 3 (new CRITICAL, 2 HIGH, 2 MEDIUM; one MEDIUM resolved) nets -26', () => {
     const s = newSession();
     baseline(s, 'MEDIUM', 1, 'M');
     const round = playRound(s, {

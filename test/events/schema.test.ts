@@ -54,7 +54,7 @@ describe('events/schema.json', () => {
       .sort();
     expect(Object.keys(doc.$defs.PolicyMetrics.properties).sort()).toEqual(names);
     expect(Object.keys(doc.$defs.PolicySettings.properties).sort()).toEqual(names);
-    // Seed 001's atoms metrics: pending and resolved are required, the flags have defaults.
+    // The atoms metrics: pending and resolved are required, the flags have defaults.
     const atoms = doc.$defs.PolicyMetrics.properties.atoms!;
     expect(atoms.required).toEqual(expect.arrayContaining(['pending', 'resolved']));
     expect(atoms.required).not.toContain('stopRequested');

@@ -48,8 +48,7 @@ function viaCli(dir: string, ...argv: string[]): readonly GapflowEvent[] {
 }
 
 /**
- * What each fixture takes next. Nothing is accepted after COMPLETE (RULINGS:
- * "Nothing is accepted after COMPLETE"), so a COMPLETE log must refuse the
+ * What each fixture takes next. Nothing is accepted after COMPLETE (R12), so a COMPLETE log must refuse the
  * next event with the session's outcome and stay byte for byte as it was.
  */
 const NEXT: Record<string, NextStep | { complete: string }> = {

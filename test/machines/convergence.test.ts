@@ -13,7 +13,7 @@ import {
 
 /*
  * The machine's own rules: a round close goes where its one verdict says
- * (the policies and the round limit decided it; seed 003's table is the gap
+ * (the policies and the round limit decided it; the gap rules' table is the gap
  * policy's, tested once, in test/policies/gaps/transitions.test.ts), the stall is counted
  * here (R1, R4), and the user's decisions move it (R11).
  */

@@ -18,7 +18,7 @@ import { WEIGHT } from '../support.js';
  * is then played for real: as gap, round and decision events recorded by a
  * live session (with a live actor beside it), then written to a JSONL log and
  * replayed the way `gapflow replay` reads it. The traversal, a reference
- * model of RULINGS R1-R12 written here, the session, its actor and the
+ * model of R1-R12 written here, the session, its actor and the
  * replay must all agree at every step; the run fails below 100% of states
  * or transitions covered, so a transition added later without a path fails.
  */
@@ -57,7 +57,7 @@ const GAP_FIGURES: Record<GapBucket, GapFigures> = {
   last: { weightedNet: 1, openCount: 5, critical: false, last: true },
 };
 
-/** The reference model of seed 003's rules (R12, R5, R2, then the net), restated here independent of the gap policy. */
+/** The reference model of the gap rules (R12, R5, R2, then the net), restated here independent of the gap policy. */
 function referenceGapVerdict(f: GapFigures, override: boolean): RoundVerdict {
   if (f.openCount === 0) return { verdict: 'converged', reason: 'nothing_left_open' };
   if (f.last) return { verdict: 'limit', reason: 'last_round' };
@@ -143,7 +143,7 @@ function dynamic(snapshot: Snap): Dynamic {
 const keyOf = (snapshot: Snap) => JSON.stringify(dynamic(snapshot));
 
 // ---------------------------------------------------------------------------
-// The reference model: RULINGS R1, R4, R11 and R12 restated, independent of the machine (the verdicts above restate R2, R5, R12).
+// The reference model: R1, R4, R11 and R12 restated, independent of the machine (the verdicts above restate R2, R5, R12).
 
 function expectedAfter(before: Dynamic, event: ConvergenceEvent, config: ConvergenceConfig): Dynamic {
   const to = (state: string, changes: Partial<Dynamic> = {}): Dynamic => ({ ...before, state, ...changes });

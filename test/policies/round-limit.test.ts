@@ -6,7 +6,7 @@ import { toStateJson } from '../../src/core/index.js';
 import { newSession } from '../support.js';
 
 /*
- * RULINGS R12 for every combination of policies: with a round limit, no
+ * R12 for every combination of policies: with a round limit, no
  * session closes more rounds than max_rounds, and with gaps tracked a round
  * that empties the inventory ends it, whatever its policies say in what
  * order and whatever the user decides on each warning.

@@ -3,7 +3,7 @@ import { baseline, newSession, WEIGHT } from '../support.js';
 import { renderPrompt, renderSummary } from '../../src/render/index.js';
 
 describe('the decision prompt', () => {
-  it("recomputes seed 003's example round: 2 resolved (weighted 6), 4 new (weighted 22), net -16", () => {
+  it('recomputes the worked example round: 2 resolved (weighted 6), 4 new (weighted 22), net -16', () => {
     const s = newSession();
     s.openGap('GAP-FLOW-003', 'HIGH', { title: 'Parser contract missing' });
     s.openGap('GAP-UX-001', 'MEDIUM', { title: 'Status format unclear' });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { baseline, newSession, playRound, WEIGHT } from '../support.js';
 import { renderStatus } from '../../src/render/index.js';
 
-/** The seed's "Recording in status.md" session, with round 3's figures as R3 corrects them. */
+/** A worked status.md session, with round 3's figures computed from its events (R3). */
 function seedSession() {
   const s = newSession();
   const high = baseline(s, 'HIGH', 5, 'H');
@@ -53,7 +53,7 @@ function rows(table: string): string[][] {
 }
 
 describe('status.md', () => {
-  it('Round Progress recomputes the seed rows: 25 -> 24 -> 24 -> 28, nets +1/+6, 0/-4, -4/-26', () => {
+  it('Round Progress recomputes the rows: 25 -> 24 -> 24 -> 28, nets +1/+6, 0/-4, -4/-26', () => {
     const status = renderStatus(seedSession().view);
     const net3 = WEIGHT.MEDIUM - (WEIGHT.CRITICAL + 2 * WEIGHT.HIGH + 2 * WEIGHT.MEDIUM);
     expect(rows(section(status, '### Round Progress'))).toEqual([
@@ -77,7 +77,7 @@ describe('status.md', () => {
     expect(table[4]).toEqual(['**Total**', `**1** (weight: ${WEIGHT.MEDIUM})`, `**5** (weight: ${newWeight})`, `**${WEIGHT.MEDIUM - newWeight}**`]);
   });
 
-  it('Session Configuration and State History follow the seed format', () => {
+  it('Session Configuration and State History follow the status.md format', () => {
     const status = renderStatus(seedSession().view);
     expect(rows(section(status, '### Session Configuration')).slice(1)).toEqual([
       ['stall_threshold', '2'],

@@ -7,7 +7,7 @@ import { FACTOR as SUPPORT_FACTOR, newSession, WEIGHT } from '../support.js';
 /*
  * Random valid sessions for the property suite. A script is a list of random
  * numbers; each step is read against the session as it stands and turned into
- * a command RULINGS R8-R11 say the session must accept, so almost every
+ * a command R8-R11 say the session must accept, so almost every
  * script plays to its end and shrinks to a short one when a property fails.
  */
 
@@ -131,7 +131,7 @@ function subset(ids: readonly string[], mask: number, fallback: number): string[
   return chosen.length > 0 ? chosen : [pick(ids, fallback)];
 }
 
-/** RULINGS R11: the decisions that make sense now, split into those that end the session and the others. */
+/** R11: the decisions that make sense now, split into those that end the session and the others. */
 function decisions(view: SessionView, model: Model, s: Step): { going: Command[]; ending: Command[] } {
   const state = view.machine.state;
   if (view.roundOpen) {
@@ -173,7 +173,7 @@ function decisions(view: SessionView, model: Model, s: Step): { going: Command[]
   }
 }
 
-/** Reads one step against the session: a command RULINGS say it must accept, or null when none is left (COMPLETE). */
+/** Reads one step against the session: a command the rules say it must accept, or null when none is left (COMPLETE). */
 export function nextCommand(view: SessionView, model: Model, s: Step): Command | null {
   const state = view.machine.state;
   const gapTime = state === 'CONVERGING' || state === 'FLAT';
@@ -265,7 +265,7 @@ export function tally({ session }: Played): void {
 
 const BAD_IDS = ['', '-G', 'a b', '__proto__', 'G/1', 'x'.repeat(129), '<b>', 'G\n1'];
 
-/** RULINGS R11 per state: the decisions the machine takes now (their payloads aside). */
+/** R11 per state: the decisions the machine takes now (their payloads aside). */
 function possibleDecisions(view: SessionView): DecisionKind[] {
   const state = view.machine.state;
   if (view.roundOpen) return state === 'PAUSED' ? ['resume'] : state === 'COMPLETE' ? [] : ['pause'];

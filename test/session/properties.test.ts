@@ -34,10 +34,10 @@ afterAll(() => {
   console.log(`property suite: ${seen.sessions} sessions, ${seen.commands} commands, ${seen.events} events; states reached: ${states}; outcomes: ${outcomes}`);
 });
 
-/** RULINGS R9: one decimal only when the count is fractional. */
+/** R9: one decimal only when the count is fractional. */
 const format = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
 
-/** RULINGS R9 over an inventory: each gap counts its state's factor, weighted by its severity. */
+/** R9 over an inventory: each gap counts its state's factor, weighted by its severity. */
 function r9(gaps: Iterable<{ state: GapState; severity: Severity }>): { count: number; weighted: number } {
   let count = 0;
   let weighted = 0;
@@ -339,7 +339,7 @@ function checkRounds(s: Session): void {
   expect(view.open).toEqual({ count: start.count + drift.count, weighted: start.weighted + drift.weighted });
 }
 
-/** RULINGS R13: the stall threshold from explicit settings, else the preset (auto sized by the baseline), else 2. */
+/** R13: the stall threshold from explicit settings, else the preset (auto sized by the baseline), else 2. */
 function stallThreshold(settings: SessionSettings, baselineGaps: number): number {
   if (settings.stallThreshold !== undefined) return settings.stallThreshold;
   const byPreset = { simple: 2, complex: 3, large: 4 } as const;

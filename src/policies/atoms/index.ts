@@ -11,9 +11,9 @@ export interface AtomsFigures {
   pending: number;
   resolved: number;
   previousPending: number | null;
-  /** Seed 001's evaluate_progress; the first iteration counts as progress. */
+  /** Atoms' progress evaluation; the first iteration counts as progress. */
   progress: AtomsProgress;
-  /** Consecutive stalled or expanding iterations (an expansion counts as a stall, as in the seed's hook). */
+  /** Consecutive stalled or expanding iterations (an expansion counts as a stall). */
   stallCount: number;
   baseCase: boolean;
 }
@@ -50,14 +50,14 @@ export function atomsFigures(history: readonly AtomsMetrics[]): AtomsFigures {
 type Step = Pick<PolicyVerdict, 'verdict' | 'reason' | 'detail'> & { stop: string | null };
 
 /**
- * What the check tree says at max_stall_count. Seed 001 stops there; gapflow
+ * What the check tree says at max_stall_count. Atoms as first described stopped there; gapflow
  * does not end a session on a stall on its own: the stall is flat rounds
  * reaching the stall threshold (atoms alone: max_stall_count), and the
  * session asks the user (DIVERGENCE_WARNING), so the tree says the same.
  */
 const AT_STALL_LIMIT = 'ASK USER (max_stall_count reached: a stall; the session waits for the user to decide)';
 
-/** Seed 001's stop conditions in its priority order: redirect, manual stop, base case, stall, iteration limit; then the progress evaluation. */
+/** Atoms' stop conditions in priority order: redirect, manual stop, base case, stall, iteration limit; then the progress evaluation. */
 function atomsStep(s: AtomsSettings, last: AtomsMetrics, f: AtomsFigures): Step {
   if (last.redirectRequested) {
     return { verdict: 'diverging', reason: 'redirect_requested', detail: 'redirect requested: the loop is interrupted for a new direction', stop: 'redirect' };
@@ -119,12 +119,12 @@ function check(s: AtomsSettings, history: readonly AtomsMetrics[]): CheckTree {
       { text: `Stall limit: ${yesNo(f.stallCount >= s.maxStallCount)} (stall_count ${f.stallCount}, max ${s.maxStallCount})` },
       { text: `Maximum reached: ${yesNo(f.iteration >= s.maxIterations)} (${f.iteration} ${f.iteration >= s.maxIterations ? '>=' : '<'} ${s.maxIterations})` },
     ],
-    // Seed 001: a redirect interrupts the loop for a new direction; it is not a stop.
+    // A redirect interrupts the loop for a new direction; it is not a stop.
     decision: step.reason === 'max_stall_count' ? AT_STALL_LIMIT : step.stop ? `${last.redirectRequested ? 'INTERRUPT' : 'STOP'} (${step.stop})` : 'CONTINUE',
   };
 }
 
-/** Seed 001's agent requests, read from the latest iteration: a redirect (an interrupt) or a manual stop, or nothing. */
+/** The agent's requests, read from the latest iteration: a redirect (an interrupt) or a manual stop, or nothing. */
 function agentRequest(history: readonly AtomsMetrics[]): AgentRequest | undefined {
   const latest = history.at(-1);
   if (latest?.redirectRequested) return { kind: 'redirect', reason: 'redirect_requested: the loop is interrupted for a new direction' };
@@ -161,7 +161,7 @@ export const atomsRules = policyRules<AtomsSettings, AtomsMetrics>({
   ],
   soloStallThreshold: (s) => s.maxStallCount,
   agentRequest: (_settings, history) => agentRequest(history),
-  // Seed 001's externally verified base case: the command's exit status decides it, so it runs once, at the edge.
+  // Atoms' externally verified base case: the command's exit status decides it, so it runs once, at the edge.
   recordCommand: {
     flag: 'verify',
     timeoutFlag: 'verify-timeout',

@@ -9,7 +9,7 @@ import { onFirstUse } from '../types.js';
 
 export const Settings = onFirstUse(() =>
   z.strictObject({
-    /** Seed 001: consecutive stalled iterations before the stall stop (and the session's stall threshold when atoms runs alone). */
+    /** Consecutive stalled iterations before the stall stop (and the session's stall threshold when atoms runs alone). */
     maxStallCount: z.int().min(1).max(1000).default(3),
     maxIterations: z.int().min(1).max(100_000).default(20),
   }),

@@ -94,7 +94,7 @@ function check(s: BudgetSettings, history: readonly BudgetMetrics[], round?: Rou
 const number = (v: unknown) => (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v);
 
 /**
- * Seed-free, from issue 16: what each round spent (money, tokens, seconds)
+ * gapflow's own policy, from issue 16: what each round spent (money, tokens, seconds)
  * against the limits the session set. A guard, not a goal: its verdict
  * counts in the round's combination only when it stops the session (a
  * limit reached or passed: `limit`, which ends it as max_rounds does) or

@@ -20,8 +20,8 @@ export interface ForgeRoundScore {
 
 /**
  * Round `k`'s scores (1-based), from its votes, the drafts up to it and the
- * critiques of the most recent round up to it that had any (seed 002 reads
- * "the most recent critique round"; a round with `critiques: []` had none).
+ * critiques of the most recent round up to it that had any (a round with
+ * `critiques: []` had none).
  */
 export function scoreRound(history: readonly ForgeMetrics[], k: number): ForgeRoundScore {
   const upTo = history.slice(0, k);
@@ -48,14 +48,14 @@ export function scoreRound(history: readonly ForgeMetrics[], k: number): ForgeRo
   };
 }
 
-/** The score history as the seed keeps it: rounds before the minimum are not scored. */
+/** The score history that stall and trend read: rounds before the minimum are not scored. */
 export function scoreHistory(s: ForgeSettings, history: readonly ForgeMetrics[]): ForgeRoundScore[] {
   const scored: ForgeRoundScore[] = [];
   for (let k = s.minRounds; k <= history.length; k++) scored.push(scoreRound(history, k));
   return scored;
 }
 
-/** The seed's is_converged: the threshold, then unanimity (every active participant agrees; nobody active, no consensus) or the minimum consensus. */
+/** Forge's convergence test: the threshold, then unanimity (every active participant agrees; nobody active, no consensus) or the minimum consensus. */
 function consensus(s: ForgeSettings, r: ForgeRoundScore): boolean {
   if (s.unanimous) return r.participants > 0 && r.agreeing === r.participants;
   return r.agreeing >= s.minConsensus!;
@@ -119,7 +119,7 @@ function verdict(s: ForgeSettings, history: readonly ForgeMetrics[]): PolicyVerd
   };
 }
 
-/** Seed 002's remaining issues: the concerns of the latest round's votes that did not agree, each with who raised it. */
+/** Forge's remaining issues (docs/policies.md#verdicts): the concerns of the latest round's votes that did not agree, each with who raised it. */
 function remainingIssues(_s: ForgeSettings, history: readonly ForgeMetrics[]): string[] {
   if (history.length === 0) return [];
   return scoreRound(history, history.length)

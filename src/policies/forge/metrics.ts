@@ -1,4 +1,4 @@
-/** Seed 002's metrics, computed as its detector does (figures 0..1). */
+/** Forge's metrics (figures 0..1), weighted as docs/policies.md#verdicts lists them. */
 
 export interface Critique {
   participant: string;
@@ -26,7 +26,7 @@ export function agreementScore(critiques: readonly Critique[] | null): number {
   return (mean / 100 + (1 - Math.min(Math.sqrt(variance) / 50, 1))) / 2;
 }
 
-/** 1 - min(weaknesses + suggestions over 20, 1): fewer issues is better; 0.5 with no critique round (null), as the seed says. */
+/** 1 - min(weaknesses + suggestions over 20, 1): fewer issues is better; 0.5 with no critique round (null). */
 export function issueScore(critiques: readonly Critique[] | null): number {
   if (critiques === null) return 0.5;
   const issues = critiques.reduce((s, c) => s + c.weaknesses.length + c.suggestions.length, 0);
@@ -51,7 +51,7 @@ export function sectionStability(drafts: readonly string[]): number {
   return stable ? 0.9 : 0.5;
 }
 
-/** The seed's metric weights; semantic similarity uses text similarity as its proxy, as the seed does. */
+/** The metric weights; semantic similarity uses text similarity as its proxy. */
 const METRIC_WEIGHTS = {
   agreementScore: 0.3,
   changeVelocity: 0.25,
@@ -68,7 +68,7 @@ export interface ForgeMetricScores {
   sectionStability: number;
 }
 
-/** `critiques`: those of the most recent round that had any, null when none had (the seed's "most recent critique round"). */
+/** `critiques`: those of the most recent round that had any, null when none had ("the most recent critique round"). */
 export function metricScores(critiques: readonly Critique[] | null, drafts: readonly string[]): ForgeMetricScores {
   const velocity = changeVelocity(drafts);
   return {
@@ -87,7 +87,7 @@ export function overallScore(metrics: ForgeMetricScores, voteScores: readonly nu
   return metric * 0.6 + vote * 0.4;
 }
 
-/** RULINGS R16: stalled when, over the last three scores, none beats the one before it by more than 0.02. */
+/** R16: stalled when, over the last three scores, none beats the one before it by more than 0.02. */
 export function isStalled(scores: readonly number[]): boolean {
   if (scores.length < 3) return false;
   const [a, b, c] = scores.slice(-3) as [number, number, number];
@@ -96,7 +96,7 @@ export function isStalled(scores: readonly number[]): boolean {
 
 export type Trend = 'improving' | 'stable' | 'degrading' | 'unknown';
 
-/** RULINGS R16: the mean of the last two round-over-round differences (one, with two scores). */
+/** R16: the mean of the last two round-over-round differences (one, with two scores). */
 export function trendOf(scores: readonly number[]): Trend {
   if (scores.length < 2) return 'unknown';
   const recent = scores.slice(-3);

@@ -7,14 +7,14 @@ import { onFirstUse } from '../types.js';
  * only a call that parses settings or metrics reaches this module (policy.ts).
  */
 
-/** Seed 002's ConvergenceConfig as the issue sets its defaults: threshold 0.80, 2 minimum rounds, unanimous unless a minimum consensus is named. */
+/** Forge's convergence settings and their defaults (docs/policies.md#settings): threshold 0.80, 2 minimum rounds, unanimous unless a minimum consensus is named. */
 export const Settings = onFirstUse(() =>
   z
     .strictObject({
       threshold: z.number().min(0).max(1).default(0.8),
       minRounds: z.int().min(1).max(1000).default(2),
       minConsensus: z.int().min(1).max(1000).optional(),
-      /** Not in the seed: an optional round limit. */
+      /** gapflow's addition to forge as first described: an optional round limit. */
       maxRounds: z.int().min(1).max(100_000).optional(),
     })
     .transform((s) => ({ ...s, unanimous: s.minConsensus === undefined })),

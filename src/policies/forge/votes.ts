@@ -1,8 +1,8 @@
-/** One participant's vote, as RULINGS R17 reads seed 002's reply format. */
+/** One participant's vote, as R17 reads forge's reply format (`AGREES:`, `SCORE:`, `CONCERNS:`). */
 export interface Vote {
   participant: string;
   agrees: boolean;
-  /** 0..100; 50 when missing or unreadable, as in the seed. */
+  /** 0..100; 50 when missing or unreadable (R17). */
   score: number;
   concerns: string[];
 }
@@ -31,7 +31,7 @@ function readScore(line: string): number {
   return Number.isFinite(score) ? clamp(Math.round(score)) : 50;
 }
 
-/** The seed's rule: bullet lines after the CONCERNS line, without `none`. */
+/** A vote's concerns: bullet lines after the CONCERNS line, without `none`. */
 function concernsOf(lines: readonly string[]): string[] {
   const start = lines.findIndex((l) => /concerns/i.test(l));
   if (start < 0) return [];

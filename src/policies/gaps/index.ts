@@ -10,7 +10,7 @@ function judged(round: RoundInput | undefined): RoundInput {
 }
 
 /**
- * Seed 003's gap-weighted policy: it records no metrics of its own; the
+ * The gap-weighted policy (docs/rules.md): it records no metrics of its own; the
  * session folds gap events into each round's figures, and its verdict reads
  * those under the session's thresholds (stall, divergence, critical override
  * and max_rounds are the session's settings).

@@ -2,7 +2,7 @@ import { formatCount as count, signed } from '../numbers.js';
 import type { RoundInput } from '../types.js';
 
 /**
- * A round's step in seed 003's State History wording, from the gap verdict's
+ * A round's step in the wording of status.md's State History, from the gap verdict's
  * reason code: how a session that runs the gap policy alone tells its history.
  */
 export function narrateGapStep(reason: string, step: { from: string; to: string }, round: RoundInput): string {

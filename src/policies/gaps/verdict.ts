@@ -6,7 +6,7 @@ import type { CheckLine, CheckTree, GapRoundFigures, PolicyVerdict, Verdict } fr
 
 type Round = GapRoundFigures;
 
-/** One of seed 003's rules: when it holds, the verdict it gives, and how the CONVERGENCE CHECK tree shows it either way. */
+/** One of the gap rules (docs/rules.md#the-verdict-at-a-rounds-close): when it holds, the verdict it gives, and how the CONVERGENCE CHECK tree shows it either way. */
 interface GapRule {
   verdict: Verdict;
   reason: string;
@@ -24,7 +24,7 @@ export function belowDivergence(weightedNet: number, config: Pick<ConvergenceCon
 }
 
 /**
- * Seed 003's rules for one round, stated once, in their priority order: an
+ * The gap rules for one round, stated once, in their priority order: an
  * empty inventory converges and the last round is the limit (R12), a
  * CRITICAL introduction (R5) and divergence (R2) warn, then the weighted net
  * decides between progress and flat. The stall itself is the machine's
@@ -71,7 +71,7 @@ const RULES: readonly GapRule[] = [
   },
 ];
 
-/** Seed 003's verdict for one round: the first rule that holds, else flat. */
+/** The gap rules' verdict for one round: the first rule that holds, else flat. */
 export function gapVerdict(round: Round, config: ConvergenceConfig): PolicyVerdict {
   const figures = {
     openCount: round.openCount,
@@ -94,7 +94,7 @@ const DECISION: Record<Verdict, string> = {
   flat: 'CONTINUE',
 };
 
-/** The CONVERGENCE CHECK tree of seed 000, drawn for seed 003's rules on a closed round; `flatCount` is the machine's after it. */
+/** The CONVERGENCE CHECK tree (`check --verbose`), drawn for the gap rules on a closed round; `flatCount` is the machine's after it. */
 export function gapCheckTree(round: Round, config: ConvergenceConfig, flatCount: number): CheckTree {
   const { verdict } = gapVerdict(round, config);
   const stalled = verdict === 'flat' && flatCount >= config.stallThreshold;

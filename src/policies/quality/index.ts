@@ -65,7 +65,7 @@ function beside(x: number, limit: number): string {
 const steadyOf = (s: QualitySettings, r: Raw) => r.delta !== null && Math.abs(r.delta) < s.convergenceThreshold;
 
 /**
- * RULINGS R18's stop rule exactly (score >= the minimum score, |Δ| under the
+ * R18's stop rule exactly (score >= the minimum score, |Δ| under the
  * convergence threshold, n at least the minimum; or n at the maximum), on
  * unrounded figures; then the issue's verdicts: a drop of more than 5 points
  * diverges, a rise of at least the threshold is progress, anything smaller
@@ -139,7 +139,7 @@ function check(s: QualitySettings, history: readonly QualityMetrics[]): CheckTre
   };
 }
 
-/** Seed 004's per-iteration report (`scores.json`), for iteration `n` (1-based) of `history`. */
+/** The quality policy's per-iteration report (`scores.json`), for iteration `n` (1-based) of `history`. */
 export function qualityReport(s: QualitySettings, history: readonly QualityMetrics[], n = history.length) {
   const upTo = history.slice(0, n);
   const last = upTo.at(-1)!;
@@ -195,7 +195,7 @@ export const qualityRules = policyRules<QualitySettings, QualityMetrics>({
     ['Δ', 'delta'],
     ['Meets Minimum', 'meetsMinimum'],
   ],
-  // Seed 004 keeps each iteration's scores beside the session.
+  // Each iteration's scores are kept beside the session, in quality/v<N>/scores.json.
   reports: (s, history, n) => {
     const report = qualityReport(s, history, n);
     return [{ path: `quality/v${report.iteration}/scores.json`, content: `${JSON.stringify(report, null, 2)}\n` }];

@@ -10,7 +10,7 @@ import { QUALITY_DIMENSIONS, type QualityDimension } from './scores.js';
 
 const score = () => z.number().min(0).max(100);
 
-/** Seed 004's THRESHOLDS and algorithm parameters; `dropThreshold` is the issue's "drop of more than 5 points". */
+/** The quality policy's thresholds and algorithm parameters (docs/policies.md#settings); `dropThreshold` is the issue's "drop of more than 5 points". */
 export const Settings = onFirstUse(() =>
   z
     .strictObject({

@@ -1,12 +1,12 @@
 import type { QualityMetrics, QualitySettings } from './schema.js';
 
 /*
- * Seed 004's scores: the twelve dimensions and their weights, the overall score
+ * The quality policy's scores: the twelve dimensions and their weights, the overall score
  * and the minimum thresholds (the schemas of the settings and metrics are in
  * schema.ts). The policy's rules (index.ts) judge these.
  */
 
-/** Seed 004's Quality Dimensions, in percent (they sum to 100). */
+/** The twelve quality dimensions' weights, in percent (they sum to 100; docs/policies.md#settings). */
 export const QUALITY_WEIGHTS = {
   correctness: 15,
   completeness: 10,
@@ -24,7 +24,7 @@ export const QUALITY_WEIGHTS = {
 export type QualityDimension = keyof typeof QUALITY_WEIGHTS;
 export const QUALITY_DIMENSIONS = Object.keys(QUALITY_WEIGHTS) as QualityDimension[];
 
-/** The weighted overall of seed 004 (or the overall score given), unrounded: thresholds judge it as it is. */
+/** The weighted overall score (or the overall score given), unrounded: thresholds judge it as it is. */
 export function overallScore(m: QualityMetrics): number {
   if (!m.dimensions) return m.score!;
   const dims = m.dimensions;

@@ -4,19 +4,19 @@ import type { QuestionsSettings, QuestionsMetrics } from './schema.js';
 
 export type { QuestionsSettings, QuestionsMetrics } from './schema.js';
 
-/** Seed 000's Tuning table. */
+/** The questions presets (docs/policies.md#settings). */
 export const QUESTIONS_PRESETS = {
   conservative: { minIterations: 3, maxIterations: 7, stabilityThreshold: 3, questionThreshold: 2, confidenceThreshold: 0.9 },
   balanced: { minIterations: 2, maxIterations: 5, stabilityThreshold: 2, questionThreshold: 3, confidenceThreshold: 0.8 },
   aggressive: { minIterations: 1, maxIterations: 3, stabilityThreshold: 2, questionThreshold: 5, confidenceThreshold: 0.7 },
 } as const;
 
-/** Seed 000's tracked figures after the last iteration (its `convergence:` frontmatter block). */
+/** The questions policy's tracked figures after the last iteration (its `convergence:` frontmatter block). */
 export interface QuestionsFigures {
   iteration: number;
   openQuestions: number;
   previousOpen: number | null;
-  /** Reset to 0 when the count changed, incremented when it did not (seed 000 "Metric Updates"). */
+  /** Reset to 0 when the count changed, incremented when it did not. */
   stableCount: number;
   /** high / (high + medium + open); 0 for an empty spec. */
   highConfidenceRatio: number;
@@ -43,7 +43,7 @@ export function questionsFigures(history: readonly QuestionsMetrics[]): Question
 
 type Step = { verdict: PolicyVerdict['verdict']; reason: string; detail: string; stop: string | null };
 
-/** Seed 000's Decision Flow, in its order; before the minimum and after the early stops, progress means fewer open questions. */
+/** The questions policy's decision flow, in its order (docs/policies.md#verdicts); before the minimum and after the early stops, progress means fewer open questions. */
 function questionsStep(s: QuestionsSettings, f: QuestionsFigures): Step {
   const fell = f.previousOpen === null || f.openQuestions < f.previousOpen;
   const continuing = (reason: string, detail: string): Step => {
@@ -141,7 +141,7 @@ function check(s: QuestionsSettings, history: readonly QuestionsMetrics[]): Chec
   };
 }
 
-/** Seed 000's `convergence:` frontmatter block, as `gapflow state --format frontmatter` prints it. */
+/** The questions policy's `convergence:` frontmatter block, as `gapflow state --format frontmatter` prints it. */
 export function questionsFrontmatter(s: QuestionsSettings, history: readonly QuestionsMetrics[]): string {
   const lines = ['---', 'convergence:'];
   if (history.length === 0) {

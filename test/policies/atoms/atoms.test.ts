@@ -18,8 +18,8 @@ function play(steps: Step[], settings: Record<string, unknown> = {}, session: Re
 
 const atoms = (s: Session) => toStateJson(s.view).policies.find((p) => p.name === 'atoms')!;
 
-describe('atoms policy: seed 001 progress evaluation', () => {
-  it("reproduces the seed's iteration sequence 5, 4, 4, 3: progress, progress, stall, progress recovered", () => {
+describe('atoms policy: progress evaluation', () => {
+  it('plays the iteration sequence 5, 4, 4, 3: progress, progress, stall, progress recovered', () => {
     const s = newSession({ policies: ['atoms'] });
     const seen: unknown[] = [];
     for (const pending of [5, 4, 4, 3]) {
@@ -57,7 +57,7 @@ describe('atoms policy: seed 001 progress evaluation', () => {
   });
 });
 
-describe('atoms policy: seed 001 stop conditions in priority order', () => {
+describe('atoms policy: stop conditions in priority order', () => {
   it('1. redirect_requested: an interrupt, not a stop; the user decides (DIVERGENCE_WARNING), even with stop also requested', () => {
     const s = play([{ pending: 5 }, { pending: 4, redirectRequested: true, stopRequested: true }]);
     expect(atoms(s)).toMatchObject({ verdict: 'diverging', reason: 'redirect_requested' });

@@ -7,7 +7,7 @@ import { toStateJson } from '../../../src/core/index.js';
 import { Sandbox, expectRefused } from '../../cli/helpers.js';
 import { newSession } from '../../support.js';
 
-describe("forge: seed 002's own unit tests", () => {
+describe("forge: the original detector's own unit tests", () => {
   it('test_calculate_text_similarity: "the quick brown fox" vs "the quick red fox" is above 0.5 and below 1', () => {
     const sim = textSimilarity('the quick brown fox', 'the quick red fox');
     expect(sim > 0.5 && sim < 1).toBe(true);
@@ -23,7 +23,7 @@ describe("forge: seed 002's own unit tests", () => {
   });
 });
 
-describe('forge: the vote parser of RULINGS R17', () => {
+describe('forge: the vote parser of R17', () => {
   it('tolerates case and spacing', () => {
     expect(parseVote('  agrees :  YES\n score :   72 \nconcerns:\n* one\n-   two\n- none', 'a')).toEqual({
       participant: 'a',
@@ -49,7 +49,7 @@ describe('forge: the vote parser of RULINGS R17', () => {
   });
 });
 
-/** Seed 002's is_stalled as written: it compares the scores in the wrong order (RULINGS R16). */
+/** The original detector's stall check as first written: it compares the scores in the wrong order, which R16 corrects. */
 function seedIsStalled(history: number[]): boolean {
   if (history.length < 3) return false;
   const recent = history.slice().reverse().slice(0, 3);
@@ -57,8 +57,8 @@ function seedIsStalled(history: number[]): boolean {
   return !improving;
 }
 
-describe('forge: stall and trend as RULINGS R16 corrects them', () => {
-  it("a rising series is not stalled, where the seed's version calls it stalled", () => {
+describe('forge: stall and trend as R16 corrects them', () => {
+  it('a rising series is not stalled, where the original version calls it stalled', () => {
     const rising = [0.5, 0.6, 0.7];
     expect(seedIsStalled(rising)).toBe(true);
     expect(isStalled(rising)).toBe(false);
@@ -115,7 +115,7 @@ function play(plans: RoundPlan[], settings: Record<string, unknown> = {}): Sessi
 
 const forge = (s: Session) => toStateJson(s.view).policies.find((p) => p.name === 'forge')!;
 
-/** Seed 002's overall score, recomputed here for two rounds with identical drafts and equal critique scores. */
+/** Forge's overall score, recomputed here for two rounds with identical drafts and equal critique scores. */
 function expectedOverall(critiqueScores: number[], issues: number, voteScores: number[], sectionsStable: boolean): number {
   const mean = critiqueScores.reduce((a, b) => a + b, 0) / critiqueScores.length;
   const sd = Math.sqrt(critiqueScores.reduce((a, b) => a + (b - mean) ** 2, 0) / critiqueScores.length);
@@ -127,14 +127,14 @@ function expectedOverall(critiqueScores: number[], issues: number, voteScores: n
   return metric * 0.6 + vote * 0.4;
 }
 
-describe('forge policy: seed 002 convergence, through the library', () => {
+describe('forge policy: convergence, through the library', () => {
   it('before min_rounds (2) a round is not scored: the first counts as progress', () => {
     const s = play([{}]);
     expect(forge(s)).toMatchObject({ verdict: 'progress', reason: 'first_iteration', figures: { score: null } });
     expect(toStateJson(s.view).state).toBe('CONVERGING');
   });
 
-  it('computes the 0.6 metrics / 0.4 votes overall score as the seed does', () => {
+  it('computes the 0.6 metrics / 0.4 votes overall score', () => {
     const critiques = [
       { participant: 'a', score: 70, weaknesses: ['w1', 'w2'] },
       { participant: 'b', score: 90, suggestions: ['s1'] },

@@ -4,7 +4,7 @@ import type { Session } from '../../../src/index.js';
 import { toStateJson } from '../../../src/core/index.js';
 import { newSession } from '../../support.js';
 
-/** Seed 002's calculate_text_similarity, restated: Jaccard over lower-cased words, 0 when there are none. */
+/** Forge's text similarity, restated: Jaccard over lower-cased words, 0 when there are none. */
 function jaccard(a: string, b: string): number {
   const x = new Set(a.toLowerCase().split(/\s+/).filter(Boolean));
   const y = new Set(b.toLowerCase().split(/\s+/).filter(Boolean));
@@ -13,7 +13,7 @@ function jaccard(a: string, b: string): number {
   return union === 0 ? 0 : shared / union;
 }
 
-/** Seed 002's section stability, restated: the last three drafts' `#` lines differ by at most 1 step to step: 0.9, else 0.5. */
+/** Forge's section stability, restated: the last three drafts' `#` lines differ by at most 1 step to step: 0.9, else 0.5. */
 function seedSections(drafts: string[]): number {
   if (drafts.length < 2) return 0;
   const counts = drafts.slice(-3).map((d) => d.split('\n').filter((l) => l.startsWith('#')).length);
@@ -22,7 +22,7 @@ function seedSections(drafts: string[]): number {
 
 const sections = (n: number) => Array.from({ length: n }, (_, i) => `# s${i}\ntext`).join('\n');
 
-describe("forge metrics: seed 002's formulas, branch by branch", () => {
+describe('forge metrics: the formulas, branch by branch', () => {
   it('change velocity is the similarity of the last two drafts: 0 for disjoint ones, Jaccard in between, 0 before two', () => {
     expect(changeVelocity(['alpha beta', 'gamma delta'])).toBe(jaccard('alpha beta', 'gamma delta'));
     expect(jaccard('alpha beta', 'gamma delta')).toBe(0);
@@ -81,7 +81,7 @@ function play(rounds: Record<string, unknown>[], settings: Record<string, unknow
 
 const forge = (s: Session) => toStateJson(s.view).policies.find((p) => p.name === 'forge')!;
 
-/** Seed 002's overall for identical drafts (velocity and similarity 1, sections stable 0.9). */
+/** Forge's overall for identical drafts (velocity and similarity 1, sections stable 0.9). */
 function overall(agreement: number, issues: number, voteScores: number[]): number {
   const metric = agreement * 0.3 + 1 * 0.25 + issues * 0.25 + 1 * 0.1 + 0.9 * 0.1;
   const votes = voteScores.length === 0 ? 0.5 : voteScores.reduce((a, b) => a + b / 100, 0) / voteScores.length;
@@ -103,7 +103,7 @@ describe('forge rounds: critiques, votes and unanimity', () => {
     expect(forge(s).figures.issueCount).toBeCloseTo(1 - 4 / 20, 3);
   });
 
-  it('no round with critiques at all: issue score 0.5 and agreement 0, as the seed says', () => {
+  it('no round with critiques at all: issue score 0.5 and agreement 0', () => {
     const s = play([{ votes: [vote('a', false, 70)] }, { votes: [vote('a', false, 70)] }]);
     expect(forge(s).figures).toMatchObject({ issueCount: 0.5, agreementScore: 0 });
     expect(forge(s).figures.score).toBeCloseTo(overall(0, 0.5, [70]), 3);

@@ -3,9 +3,9 @@ import type { Session } from '../../../src/index.js';
 import { baseline, expectedWeightedNet, newSession, playRound, WEIGHT } from '../../support.js';
 
 /*
- * Seed 003's State Transition Rules table, one test per row, each played from
- * gap events through a session (RULINGS R1 and R2 correct the table's stall
- * and divergence rows). Every net is recomputed from the seed's weights.
+ * The gap rules' state transitions (docs/rules.md#the-verdict-at-a-rounds-close), one test per row, each played from
+ * gap events through a session (the stall row as R1 and the divergence
+ * row as R2 state them). Every net is recomputed from the severity weights.
  */
 
 /** Twelve baseline gaps: H-1…4 (HIGH), M-1…4 (MEDIUM), L-1…4 (LOW); D = 8, N = 2 unless told. */
@@ -20,7 +20,7 @@ function session(settings = {}): Session {
 /** A round whose weighted net is 0: one MEDIUM resolved, one MEDIUM opened. */
 const flat = (id: string) => ({ resolve: [`M-${id}`], open: [[`NM-${id}`, 'MEDIUM']] as [string, 'MEDIUM'][] });
 
-describe('seed 003 transition rules, played from events', () => {
+describe('gap rule transitions, played from events', () => {
   it('CONVERGING -> CONVERGING when weighted_net > 0', () => {
     const s = session();
     const round = playRound(s, { resolve: ['L-1'] });

@@ -7,7 +7,7 @@ import { toStateJson } from '../../../src/core/index.js';
 import { Sandbox, expectRefused } from '../../cli/helpers.js';
 import { newSession } from '../../support.js';
 
-/** Seed 004's Quality Dimensions table, restated: weight in percent. */
+/** The quality dimensions' weights (docs/policies.md#settings), restated: weight in percent. */
 const SEED_WEIGHTS: Record<string, number> = {
   correctness: 15,
   completeness: 10,
@@ -31,8 +31,8 @@ function play(scores: number[], settings: Record<string, unknown> = {}): Session
 
 const quality = (s: Session) => toStateJson(s.view).policies.find((p) => p.name === 'quality')!;
 
-describe('quality policy: seed 004 scoring and thresholds', () => {
-  it("the weights are the seed's table and total 100%", () => {
+describe('quality policy: scoring and thresholds', () => {
+  it('the weights are the documented table and total 100%', () => {
     expect(Object.values(SEED_WEIGHTS).reduce((a, b) => a + b, 0)).toBe(100);
     const dims = Object.fromEntries(Object.keys(SEED_WEIGHTS).map((d, i) => [d, 60 + 3 * i]));
     const expected = Object.entries(SEED_WEIGHTS).reduce((sum, [d, w]) => sum + (w / 100) * dims[d]!, 0);
@@ -41,7 +41,7 @@ describe('quality policy: seed 004 scoring and thresholds', () => {
     expect(quality(s).figures.overall).toBeCloseTo(expected, 2);
   });
 
-  it("the default thresholds are the seed's: minimum 85 overall, 80 test coverage, 100 security; 2, 2 and 10 for the algorithm", () => {
+  it('the default thresholds: minimum 85 overall, 80 test coverage, 100 security; 2, 2 and 10 for the algorithm', () => {
     expect(qualityPolicy.settings.parse({})).toMatchObject({
       minScore: 85,
       minTestCoverage: 80,
@@ -68,7 +68,7 @@ describe('quality policy: seed 004 scoring and thresholds', () => {
   });
 });
 
-describe("quality policy: the stop rule of RULINGS R18 and the issue's verdicts", () => {
+describe("quality policy: the stop rule of R18 and the issue's verdicts", () => {
   it('the first iteration counts as progress', () => {
     const s = play([90]);
     expect(quality(s)).toMatchObject({ verdict: 'progress', reason: 'first_iteration' });
@@ -152,7 +152,7 @@ describe('quality policy through the CLI', () => {
   let box: Sandbox;
   afterEach(() => box.remove());
 
-  it("writes each iteration's scores.json with the seed's fields, one folder per iteration", () => {
+  it("writes each iteration's scores.json with the R18 fields, one folder per iteration", () => {
     box = new Sandbox();
     box.ok('init', '--policy', 'quality', '--quality-min-score', '80');
     const dims = Object.keys(SEED_WEIGHTS).map((d, i) => `--dimension=${d.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}=${80 + (i % 5)}`);

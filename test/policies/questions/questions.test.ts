@@ -5,7 +5,7 @@ import { toStateJson } from '../../../src/core/index.js';
 import { Sandbox } from '../../cli/helpers.js';
 import { newSession } from '../../support.js';
 
-/** Seed 000's Tuning table, restated so the test checks the code against the seed, not against itself. */
+/** The questions presets (docs/policies.md#settings), restated so the test checks the code against the documented table, not against itself. */
 const TUNING = {
   conservative: { minIterations: 3, maxIterations: 7, stabilityThreshold: 3, questionThreshold: 2, confidenceThreshold: 0.9 },
   balanced: { minIterations: 2, maxIterations: 5, stabilityThreshold: 2, questionThreshold: 3, confidenceThreshold: 0.8 },
@@ -22,7 +22,7 @@ function play(iterations: Iteration[], settings: Record<string, unknown> = {}): 
 
 const latest = (s: Session) => toStateJson(s.view).policies.find((p) => p.name === 'questions')!;
 
-describe('questions policy: seed 000 decision flow, in its order', () => {
+describe('questions policy: the decision flow, in its order', () => {
   it('iteration < minimum: continue; the first iteration counts as progress', () => {
     const s = play([[12, 2, 2]]);
     expect(latest(s)).toMatchObject({ verdict: 'progress', reason: 'first_iteration' });
@@ -81,7 +81,7 @@ describe('questions policy: seed 000 decision flow, in its order', () => {
     expect(toStateJson(s.view)).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED' });
   });
 
-  it('all questions resolved early (seed edge case): 0 open at iteration 2 stops', () => {
+  it('all questions resolved early (edge case): 0 open at iteration 2 stops', () => {
     const s = play([
       [8, 1, 1],
       [0, 5, 0],
@@ -158,7 +158,7 @@ describe('questions policy: the stability stop comes before the stall (soloStall
     ]);
     expect(toStateJson(s.view).state).toBe('FLAT');
     s.recordMetrics('questions', { open: 9, high: 1, medium: 1 });
-    // Seed 000: the stable count grows by one per unchanged iteration: 0, 0, 1, 2.
+    // The stable count grows by one per unchanged iteration: 0, 0, 1, 2.
     expect(latest(s)).toMatchObject({ verdict: 'converged', reason: 'questions_stable', figures: { stableCount: TUNING.balanced.stabilityThreshold } });
     expect(toStateJson(s.view)).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED', round: 4 });
     expect(s.view.history.map((h) => h.to)).not.toContain('DIVERGENCE_WARNING');
@@ -186,7 +186,7 @@ describe('questions policy: the stability stop comes before the stall (soloStall
   });
 });
 
-describe('questions policy: figures of seed 000 and the oscillation detector', () => {
+describe('questions policy: its figures and the oscillation detector', () => {
   it('the stable count resets to 0 when the count changed (9, 9, 8: 0; 9, 9, 8, 8: 1)', () => {
     const s = play(
       [
@@ -251,7 +251,7 @@ describe('questions policy: figures of seed 000 and the oscillation detector', (
 });
 
 describe('questions policy: presets', () => {
-  it.each(Object.entries(TUNING))("the %s preset is the seed's Tuning column", (preset, expected) => {
+  it.each(Object.entries(TUNING))('the %s preset is its documented column', (preset, expected) => {
     expect(questionsPolicy.settings.parse({ preset })).toMatchObject(expected);
   });
 
@@ -266,7 +266,7 @@ describe('questions policy: presets', () => {
   });
 });
 
-describe('questions policy: seed 000 verbose log, recomputed', () => {
+describe('questions policy: the verbose log, recomputed', () => {
   it('reproduces the CONVERGENCE CHECK tree for iteration 3 (previous 7, current 5; high 13, medium 4)', () => {
     const s = play([
       [9, 10, 4],
@@ -275,7 +275,7 @@ describe('questions policy: seed 000 verbose log, recomputed', () => {
     ]);
     const settings = s.view.policies.settings.get('questions');
     const history = s.view.policies.records.get('questions')!.map((r) => r.metrics);
-    // Seed 000's formulas: the count resets when the open count changed; ratio = high / (high + medium + open).
+    // The formulas: the count resets when the open count changed; ratio = high / (high + medium + open).
     const ratio = (13 / (13 + 4 + 5)).toFixed(2);
     const stable = 0;
     expect(renderCheckTree(questionsPolicy.check(settings, history))).toBe(
