@@ -44,17 +44,6 @@ export async function runBin(argv: string[], io: CliIO, stop: () => Promise<unkn
   }
   // `state --json` prints its stored output, when current, before anything else loads (src/cli/state-cache.ts).
   if (name === 'state' && short && (await import('./state-cache.js')).answerStateFromStore(rest, callIo(name, rest, io))) return 0;
-  // `gap open|move|severity` decided on a current head, without the schemas (src/cli/gap-quick.ts); else the full command.
-  // Reached through the head's short path module, so both stay one chunk set: a second entry split the modules they
-  // share into more files, which `next` and the hook then paid for on every call.
-  if (name === 'gap' && short) {
-    try {
-      if ((await import('./head-answers.js')).gapFromHead(rest, io)) return 0;
-    } catch (error) {
-      // Only a write whose outcome is not known comes out of the short path (every other failure hands the call on).
-      return (await import('./dispatch.js')).failure(error, io, asksForJson(argv));
-    }
-  }
   let stdin = io.stdin;
   if ((name === 'next' || name === 'hook') && short) {
     const { answerFromHead, replayable } = await import('./head-answers.js');

@@ -84,5 +84,3 @@ export function replayable(read: (limit: InputLimit) => string = readStandardInp
     return outcome.text;
   };
 }
-
-export { gapFromHead } from './gap-quick.js';

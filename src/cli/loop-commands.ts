@@ -27,8 +27,6 @@ import {
   openLoopView,
   peekHead,
   recordDecided,
-  recordOnHead,
-  stamper,
   type BatchRecorded,
   type BatchRequest,
 } from '../session/index.js';
@@ -134,11 +132,8 @@ export const append: Command = (argv, io) => {
   if (requests[0]?.body.type === 'session.started' && !store.exists()) {
     return appendNewSession(requests, where, expectSeq, values, io);
   }
-  // Gap and round lines are decided on the head when it is current (no metrics among them: no policy report to write).
-  // --json prints the whole state, so it opens the whole session.
-  const quick = values.json || gated || !(store instanceof FileLog) ? null : recordOnHead(store, requests, where, { expectSeq }, stamper({}));
-  if (quick !== null) return io.stdout(appendLines(appendedLines(requests, quick), quick.appended.length, [], quick.view));
-  const session = gated?.session ?? open(values, io);
+  // Gap and round lines are decided on the head when it is current; --json prints the whole state, read after the write.
+  const session = gated?.session ?? open(values, io, { head: true });
   const done = gated ? gated.record(where, expectSeq) : session.recordAll(requests, where, { expectSeq });
   // Each policy's reports, however its metrics arrive.
   const reports = writePolicyReports(session, io, values, done.appended);
@@ -154,7 +149,7 @@ export const append: Command = (argv, io) => {
     }));
     return printJson(io, { appended: lines, events: done.appended, reports, state: toStateJson(session.view) });
   }
-  io.stdout(appendLines(appended, done.appended.length, reports, session.view));
+  io.stdout(appendLines(appended, done.appended.length, reports, session.current));
 };
 
 /**

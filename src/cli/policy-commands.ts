@@ -51,7 +51,7 @@ export function policyInitSettings(values: Record<string, unknown>) {
  * written under the session folder. Returns the paths written.
  */
 export function writePolicyReports(session: Session, io: CliIO, where: WhereOptions, events: readonly GapflowEvent[]): string[] {
-  const reports = policyReports(session.view, events);
+  const reports = policyReports(session.current, events);
   // A database session keeps no folder: its reports are written where --dir names, else not at all (status --write too).
   if (reports.length === 0 || (where.dir === undefined && databaseSession(where, io) !== null)) return [];
   const folder = sessionDir(where, io);

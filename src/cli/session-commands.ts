@@ -7,7 +7,6 @@ import {
   gapSplitLine,
   initLines,
   recordedButNotWrittenLine,
-  renderAnnouncement,
   roundClosedLines,
   roundStartedLine,
   severityChangedLine,
@@ -19,7 +18,6 @@ import {
   recordMetricsBody,
   moveGapBody,
   openGapBody,
-  recordOnFileHead,
   renameGapBody,
   Session,
   splitGapBody,
@@ -28,7 +26,7 @@ import {
 import type { BodyOf, EventBodyInput, SessionSettings, Severity } from '../../events/index.js';
 import { DECISION_KIND_WORDS, GAP_STATE_WORDS, PRESET_WORDS, ROUND_KIND_WORDS, SEVERITY_WORDS, shownValue, VERIFY_TIMEOUT_MAX } from '../../events/lean.js';
 import { DECIMAL, dashed, list, parse, unknownVerb, UsageError, wholeNumber, wordOf } from './args.js';
-import { announce, databaseSession, databaseStore, type CliIO, type Command, newSessionDir, open, sessionDir, type WhereOptions } from './common.js';
+import { announce, databaseSession, databaseStore, type CliIO, type Command, newSessionDir, open, type WhereOptions } from './common.js';
 import { policyInitOptions, policyInitSettings } from './policy-commands.js';
 import { WRITE_OPTIONS, writeOptions } from './log-options.js';
 import { gatedBatch, throughGate } from './gate.js';
@@ -208,10 +206,10 @@ function splitParts(id: string, into: string): { id: string; severity: Severity 
 type GapOrRound = EventBodyInput | ((view: SessionView) => EventBodyInput);
 
 /**
- * Records one gap or round request and announces it: on the head
- * checkpoint when it can decide it (a write that costs what changed, not
- * the log's length), else on the whole session. `--json` prints the whole
- * state, so it opens the whole session.
+ * Records one gap or round request and announces it. The session opens from
+ * its head checkpoint when that is current, so a gap or round write costs
+ * what changed, not the log's length; `--json` prints the whole state, which
+ * reads the whole view after the write.
  */
 function recordAndAnnounce(
   io: CliIO,
@@ -219,13 +217,10 @@ function recordAndAnnounce(
   body: GapOrRound,
   line: (before: SessionView, after: SessionView) => string,
 ): void {
-  const write = writeOptions(values);
-  const quick = values.json || databaseSession(values, io) !== null ? null : recordOnFileHead(sessionDir(values, io), body, write);
-  if (quick !== null) return io.stdout(renderAnnouncement(quick, () => line(quick.before, quick.view)));
-  const session = open(values, io);
-  const before = session.view;
-  const recorded = session.record(typeof body === 'function' ? body(before) : body, write);
-  announce(io, session, recorded, values.json, () => line(before, session.view));
+  const session = open(values, io, { head: true });
+  const before = session.current;
+  const recorded = session.record(typeof body === 'function' ? body(before) : body, writeOptions(values));
+  announce(io, session, recorded, values.json, () => line(session.before ?? before, session.current));
 }
 
 export const round: Command = (argv, io) => {

@@ -1,11 +1,7 @@
 import type { GapflowEvent } from '../../events/index.js';
 import { countedMove, formatCount, type MoveEffect, type SessionView } from '../core/lean.js';
 
-/*
- * What a gap command prints after its write, apart from the other command
- * lines: the bin's short path for gap writes (src/cli/gap-quick.ts) prints
- * them without loading the renderers' heavier imports.
- */
+/* What a gap command prints after its write, apart from the other command lines. */
 
 /** What a writing command prints: a retry's "already recorded", else a round it started on the way, then its own line. */
 export function renderAnnouncement(recorded: { events: readonly GapflowEvent[]; duplicate: boolean }, line: () => string): string {

@@ -9,7 +9,6 @@ export type { BatchRequest, RequestNamer, WriteOptions } from './requests.js';
 export { recordDecided } from './record-decided.js';
 export { openLoopView, peekHead } from './loop-view.js';
 export { LiveActor, type ConvergenceActor, type InspectOption } from './live.js';
-export { recordOnFileHead, recordOnHead, type HeadRecorded } from './head-write.js';
 export {
   changeSeverityBody,
   closeRoundBody,

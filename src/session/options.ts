@@ -17,4 +17,13 @@ export interface SessionOptions {
    * open replays the whole log, and no checkpoint is written.
    */
   checkpoints?: boolean;
+  /**
+   * Open from the head checkpoint when it is current (the open gaps, the
+   * last rounds, the machine; closed gaps by lookup in their index): a gap
+   * or round write then reads a few kilobytes and one log line whatever the
+   * log's length, and the whole view is read only when something asks for
+   * it (`view`, `subscribe`, `follow`, a request the head cannot decide). A
+   * damaged line before the head's is then found by the read that needs it.
+   */
+  head?: boolean;
 }

@@ -1,40 +1,33 @@
 import type { DecisionKind, EventBodyInput, GapState, RoundKind, SessionSettings, Severity } from '../../events/index.js';
-import { encodeClosedIndex, encodeHead, encodeView, HEAD_ROUNDS, initialView, type SessionView } from '../core/index.js';
-import { closedIndexFormat, headFormat, viewFormat } from './formats.js';
-import { checkpointsOf, type EventStore, type FollowOptions } from '../log/index.js';
+import type { SessionView } from '../core/index.js';
+import type { EventStore, FollowOptions } from '../log/index.js';
 import { LiveActor, type ConvergenceActor } from './live.js';
 import type { SessionOptions } from './options.js';
-import { replay, resumeView } from './replay.js';
 import * as body from './request-bodies.js';
 import type { BatchRequest, RequestNamer, WriteOptions } from './requests.js';
-import { stamper, type Stamp } from './stamp.js';
-import { ViewFeed, type SessionListener } from './view-feed.js';
-import { catchUp, decideBatch, judgeRequest, startLog, transactBatch, type BatchRecorded, type Recorded } from './writes.js';
+import { stamper } from './stamp.js';
+import { SessionState } from './state.js';
+import type { SessionListener } from './view-feed.js';
+import { catchUp, decideBatch, judgeRequest, startLog, type BatchRecorded, type Recorded } from './writes.js';
+
+const requestN: RequestNamer = (i) => `request ${i + 1}`;
 
 /**
  * A convergence session over an event store: the library API an embedded
- * mediator uses, and all the CLI calls. Requests go in; each is decided
- * against the current view (the core's `decide`), appended whole by the
- * store or refused with nothing written, then folded into the view; what
- * changed goes out to subscribers.
+ * mediator uses, and all the CLI calls. Every write takes one path: each
+ * request is decided against the session's state (the core's `decide`),
+ * appended whole by the store or refused with nothing written, then folded
+ * in; what changed goes out to subscribers, and the checkpoints are kept
+ * (state.ts). The state is the whole view, or, opened with `head`, the head
+ * checkpoint until something needs the whole view.
  */
 export class Session {
   readonly log: EventStore;
-  readonly #feed: ViewFeed;
-  readonly #stamp: Stamp;
-  readonly #live: LiveActor | null;
-  readonly #checkpoints: boolean;
-  /** The checkpoints an open left to write once the caller's turn ends (see `#checkpointSoon`). */
-  #pending: { timer: ReturnType<typeof setImmediate>; now: boolean } | null = null;
+  readonly #state: SessionState;
 
-  private constructor(log: EventStore, view: SessionView, options: SessionOptions, live: LiveActor | null) {
-    this.log = log;
-    this.#feed = new ViewFeed(view);
-    this.#stamp = stamper(options);
-    this.#live = live;
-    this.#checkpoints = options.checkpoints ?? true;
-    live?.sync(view);
-    if (live) this.subscribe((update) => live.hear(update));
+  private constructor(state: SessionState) {
+    this.log = state.log;
+    this.#state = state;
   }
 
   /**
@@ -45,8 +38,7 @@ export class Session {
   static init(store: EventStore, settings: SessionSettings = {}, options: SessionOptions = {}, write: WriteOptions = {}): Recorded & { session: Session } {
     const started = startLog(store, settings, stamper(options), write);
     if (started.duplicate) return { session: Session.open(store, options), ...started };
-    const session = new Session(store, initialView(), options, options.inspect ? new LiveActor(options.inspect) : null);
-    session.#feed.publish(started);
+    const session = new Session(SessionState.started(store, options, options.inspect ? new LiveActor(options.inspect) : null, started));
     return { session, events: started.events, appended: started.appended, duplicate: false };
   }
 
@@ -58,28 +50,32 @@ export class Session {
   /**
    * Opens the session stored in `store`: from its checkpoint and the events
    * after it, or, with none that matches, by replaying every event (then it
-   * writes one, when the log is long enough for one to pay). Inspected, it
-   * replays every event into the live actor.
+   * keeps one, when the log is long enough for one to pay). With `head`,
+   * from the head checkpoint when it is current, reading the whole view only
+   * when asked for it. Inspected, it replays every event into the live actor.
    */
   static open(store: EventStore, options: SessionOptions = {}): Session {
-    const live = options.inspect ? new LiveActor(options.inspect) : null;
-    if (live || options.checkpoints === false) {
-      const view = replay(store.read(), store.location, live ? (before, event) => live.feed(before, event) : undefined);
-      return new Session(store, view, options, live);
-    }
-    const { view, fresh } = resumeView(store);
-    const session = new Session(store, view, options, live);
-    session.#checkpointSoon(fresh);
-    return session;
+    return new Session(SessionState.open(store, options, options.inspect ? new LiveActor(options.inspect) : null));
   }
 
+  /** The whole view (read now when the session was opened from its head). */
   get view(): SessionView {
-    return this.#feed.view;
+    return this.#state.whole().view;
+  }
+
+  /** The state writes are decided on: the whole view once read, else the head (closed gaps only by lookup, the last rounds). */
+  get current(): SessionView {
+    return this.#state.current;
+  }
+
+  /** The state the last write was decided on, as it stood just before it (what a write's line compares with `current`); null before any. */
+  get before(): SessionView | null {
+    return this.#state.before;
   }
 
   /** The live actor mirroring this session, when it was opened with `inspect`; else null. */
   get actor(): ConvergenceActor | null {
-    return this.#live?.actor ?? null;
+    return this.#state.live?.actor ?? null;
   }
 
   /**
@@ -95,84 +91,33 @@ export class Session {
 
   /**
    * Records a batch all-or-nothing, holding the store: each request is
-   * decided against the view the ones before it leave (one working copy for
+   * decided against the state the ones before it leave (one working copy for
    * the batch), then the new events go out in one append; if any one is
    * refused, nothing is written and the Refusal names it (`where(index)`;
    * null: as it is). A request's `id` becomes its own event's id (an
    * automatic `round.started` before it gets a fresh one); a request whose id
    * is already in the log is a retry and records nothing again.
    */
-  recordAll(requests: readonly BatchRequest[], where: RequestNamer = (i) => `request ${i + 1}`, write: Pick<WriteOptions, 'expectSeq'> = {}): BatchRecorded {
-    const done = transactBatch(this.log, this.view.lastSeq, requests, where, write, (fresh) => {
-      if (fresh.length > 0) this.#feed.publish(catchUp(this.view, fresh));
-      return decideBatch(this.view, requests, where, this.log, this.#stamp);
-    });
-    if (done.appended.length > 0) this.#feed.publish({ events: done.appended, view: done.view });
-    this.#checkpoint(false);
-    return { groups: done.groups, appended: done.appended };
+  recordAll(requests: readonly BatchRequest[], where: RequestNamer = requestN, write: Pick<WriteOptions, 'expectSeq'> = {}): BatchRecorded {
+    return this.#state.recordAll(requests, where, write);
   }
 
-  /**
-   * Keeps the store's checkpoints up: the head (what `next` and a stop hook
-   * read, and a gap write decides on) with the closed gaps' index it names,
-   * after every open and write; the whole view when the store says one is
-   * due (or `now`).
-   */
-  #checkpoint(now: boolean): void {
-    if (!this.#checkpoints) return;
-    if (this.#pending !== null) {
-      clearImmediate(this.#pending.timer);
-      now ||= this.#pending.now;
-      this.#pending = null;
-    }
-    const view = this.view;
-    const checkpoints = checkpointsOf(this.log);
-    checkpoints.saveHead(headFormat(), view.lastSeq, () => {
-      // Written first: a head names only an index that is on disk whole.
-      const closed = checkpoints.saveClosedIndex(closedIndexFormat(), view.lastSeq, encodeClosedIndex(view));
-      return encodeHead(view, HEAD_ROUNDS, closed);
-    });
-    if (now || checkpoints.due()) checkpoints.save(viewFormat(), view.lastSeq, () => encodeView(view));
-  }
-
-  /**
-   * Writes now the checkpoints this session's open left for the event
-   * loop's next turn (nothing when none is waiting): for a caller that will
-   * not yield before it exits, or wants them on disk before it goes on.
-   */
+  /** Writes now the checkpoints this session's open left for the event loop's next turn (nothing when none is waiting). */
   saveCheckpoints(): void {
-    if (this.#pending !== null) this.#checkpoint(false);
+    this.#state.saveCheckpoints();
   }
 
   /**
-   * An open writes its checkpoints after the caller's turn (on the event
-   * loop's next turn), so a read pays for reading only; a write before then
-   * saves them itself. A caller that never yields leaves them unwritten,
-   * which loses nothing: the next open replays instead. (A save that
-   * cannot write is a checkpoint not written, as at any time.)
-   */
-  #checkpointSoon(now: boolean): void {
-    if (!this.#checkpoints) return;
-    const timer = setImmediate(() => {
-      this.#pending = null;
-      this.#checkpoint(now);
-    });
-    this.#pending = { timer, now };
-  }
-
-  /**
-   * Judges `input` as `record` would, writing nothing, for an edge that must
-   * do work (run a command) only when the record will go in: 'duplicate' when
-   * `write.eventId` is already in the log (the retry will return it), 'new'
-   * when it would be appended; otherwise refuses as `record` would.
+   * Judges `input` as `record` would, writing nothing, for an edge that must do work (run a command) only when the
+   * record will go in: 'duplicate' when `write.eventId` is already in the log, 'new' when it would be appended.
    */
   dryRun(input: EventBodyInput, write: WriteOptions = {}): 'new' | 'duplicate' {
     return judgeRequest(this.view, this.log, input, write);
   }
 
   /** Judges a batch as `recordAll` would, on the view as it stands, writing nothing; refuses as `recordAll` would. */
-  dryRunAll(requests: readonly BatchRequest[], where: RequestNamer = (i) => `request ${i + 1}`): void {
-    decideBatch(this.view, requests, where, this.log, this.#stamp);
+  dryRunAll(requests: readonly BatchRequest[], where: RequestNamer = requestN): void {
+    decideBatch(this.view, requests, where, this.log, this.#state.stamp);
   }
 
   openGap(id: string, severity: Severity, options: body.OpenGapOptions = {}, write?: WriteOptions) {
@@ -189,11 +134,11 @@ export class Session {
 
   /** Starts the next round: a work round, or (R25) a `review` or `consolidation` one. */
   startRound(write?: WriteOptions, kind?: RoundKind) {
-    return this.record(body.startRoundBody(this.view, kind), write);
+    return this.record(body.startRoundBody(this.current, kind), write);
   }
 
   closeRound(write?: WriteOptions) {
-    return this.record(body.closeRoundBody(this.view), write);
+    return this.record(body.closeRoundBody(this.current), write);
   }
 
   /**
@@ -217,12 +162,13 @@ export class Session {
    * the inspector. Returns the stop; `options` as the store's `follow`.
    */
   follow(options: FollowOptions = {}): () => void {
+    const feed = this.#state.whole();
     return this.log.follow(
-      this.view.lastSeq,
+      feed.view.lastSeq,
       (events) => {
         // This session's own writes come back through the store too: they are in the view already.
-        const fresh = events.filter((event) => event.seq > this.view.lastSeq);
-        if (fresh.length > 0) this.#feed.publish(catchUp(this.view, fresh));
+        const fresh = events.filter((event) => event.seq > feed.view.lastSeq);
+        if (fresh.length > 0) feed.publish(catchUp(feed.view, fresh));
       },
       options,
     );
@@ -230,6 +176,6 @@ export class Session {
 
   /** Calls `listener` after every write and catch-up from now on; returns the unsubscribe. */
   subscribe(listener: SessionListener): () => void {
-    return this.#feed.subscribe(listener);
+    return this.#state.whole().subscribe(listener);
   }
 }

@@ -10,10 +10,9 @@ import { Sandbox } from './helpers.js';
  * surely not there, so the call is exit 1 with the log as it was; when even
  * the cut back fails, whether the event is in the log is not known: exit 4,
  * one line naming the --event-id that makes a retry safe, and that retry
- * leaves the event in the log once. A `gap` write may be decided on the head
- * checkpoint by the bin's short path (no config.json beside the log) or by
- * the full command (a config.json, even one that asks for nothing): both
- * answer so.
+ * leaves the event in the log once. A `gap` write is decided on the head
+ * checkpoint, with no config.json beside the log or with one (even one that
+ * asks for nothing, which the command reads after the write): both answer so.
  */
 
 let box: Sandbox;
@@ -33,23 +32,22 @@ const gapOpens = (gap: string) => events().filter((event) => event.type === 'gap
 
 /** Where the faults the bin met are traced (outside the session folder). */
 const tracePath = () => join(box.root, 'faults.jsonl');
-/** Whether the first fault was met in the bin's short path for gap writes (bundled whole in dist/head-answers.js). */
-function firstFaultInShortPath(): boolean {
-  const [first] = linesOf(readFileSync(tracePath(), 'utf8')).map((line) => JSON.parse(line) as { stack: string });
-  return first!.stack.includes('head-answers.js');
+/** Whether the bin met a fault at all (a test that injected none would prove nothing). */
+function metAFault(): boolean {
+  return linesOf(readFileSync(tracePath(), 'utf8')).length > 0;
 }
 
 const PATHS = [
-  { name: 'the short path (no config.json: decided on the head checkpoint)', config: null, shortPath: true },
-  { name: 'the full command (a config.json that asks for nothing)', config: '{"writeStatus": false}\n', shortPath: false },
+  { name: 'a session folder with no config.json', config: null },
+  { name: 'a session folder with a config.json that asks for nothing', config: '{"writeStatus": false}\n' },
 ] as const;
 
-describe.each(PATHS)('gap open through $name, when fsync of the log fails', ({ config, shortPath }) => {
+describe.each(PATHS)('gap open in $name, when fsync of the log fails', ({ config }) => {
   const GAP_OPEN = ['gap', 'open', 'GAP-B', '--severity', 'HIGH'];
 
   beforeEach(() => {
     box.ok('init');
-    // Through the bin, so the head checkpoint the short path decides on is written as a user's call writes it.
+    // Through the bin, so the head checkpoint the write decides on is written as a user's call writes it.
     expect(bin(['gap', 'open', 'GAP-A', '--severity', 'HIGH', '--dir', box.dir], box.root).code).toBe(0);
     if (config !== null) writeFileSync(join(box.dir, 'config.json'), config);
     expect(existsSync(join(box.dir, 'checkpoint.head.json'))).toBe(true);
@@ -65,7 +63,7 @@ describe.each(PATHS)('gap open through $name, when fsync of the log fails', ({ c
     expect(linesOf(result.stderr), result.stderr).toHaveLength(1);
     expect(result.stderr).toMatch(/^gapflow: .*EIO/);
     expect(Buffer.compare(box.logBytes()!, before), 'events.jsonl changed').toBe(0);
-    expect(firstFaultInShortPath()).toBe(shortPath);
+    expect(metAFault()).toBe(true);
     expect(bin(['verify', '--dir', box.dir], box.root).code).toBe(0);
   });
 
@@ -82,7 +80,7 @@ describe.each(PATHS)('gap open through $name, when fsync of the log fails', ({ c
     expect(id, result.stderr).toBeDefined();
     // This fault lets the write through and only its durability fails: the event named is the one in the log.
     expect(events().at(-1)).toMatchObject({ id, type: 'gap.opened', data: { id: 'GAP-B' } });
-    expect(firstFaultInShortPath()).toBe(shortPath);
+    expect(metAFault()).toBe(true);
 
     const retry = bin([...GAP_OPEN, '--event-id', id!, '--dir', box.dir], box.root);
     expect(retry.code, retry.stderr).toBe(0);

@@ -15,7 +15,7 @@ import { diverge, fixedStamps, tempDirs } from '../support.js';
 
 const tempDir = tempDirs('gapflow-checkpoint-');
 
-/** One call through the bin's loader, which takes its short path (src/cli/gap-quick.ts) for a gap write when it can, in-process. */
+/** One call through the bin's loader, in-process. */
 async function viaBin(argv: string[], cwd: string): Promise<CliResult> {
   const out = { code: 0, stdout: '', stderr: '' };
   out.code = await runBin(argv, { stdout: (text) => void (out.stdout += text), stderr: (text) => void (out.stderr += text), env: {}, cwd }, () =>
