@@ -1,5 +1,6 @@
 import { oneOf, shownValue } from '../../events/index.js';
-import { Refusal } from '../core/index.js';
+import { GATE_DEFAULT_TIMEOUT_SECONDS, GATE_FLAG, GATE_TIMEOUT_FLAG, Refusal, stateFormatNames } from '../core/index.js';
+import { metricPolicies, POLICY_NAMES, type AnyPolicy, type FlagSpec } from '../policies/index.js';
 import {
   environmentErrorLine,
   errorLine,
@@ -12,33 +13,74 @@ import {
   valueRemedy,
   type FailureReport,
 } from '../render/index.js';
-import { LogError, OutcomeUnknown } from '../log/index.js';
+import { LogError, OutcomeUnknown, readStandardInput } from '../log/index.js';
 import { UsageError } from './args.js';
-import { COMMAND_LOADERS } from './commands.js';
 import type { CliIO, Command } from './common.js';
-import { asksForHelp, asksForJson, hoistGlobalOptions } from './hoist.js';
 import { statusAfterWrite } from './status-after-write.js';
 import { unverifiedCode } from './unverified.js';
 import { answerUsageAsHook, handedInput } from './hook-guard.js';
-import { callIo } from './reading.js';
+import type { Entry, Follow, HelpParts } from './table.js';
+import { answerVersion, asksForAllHelp, asksForHelp, asksForJson, callIo, hoistGlobalOptions } from './words.js';
 
-export { readStandardInput } from '../log/index.js';
-
-/**
- * What a call needs besides its words: the command of a name (undefined when
- * there is none) and the `--help` text. `run` has every command at hand; the
- * bin loads only the one it was asked for, and the help text only when asked.
+/*
+ * One call run by the command table: the help and the usage errors drawn
+ * from it, the command run, and every failure reported with its exit code.
+ * The bin hands over the table and the one command it loaded (table.ts,
+ * runBin); `run` hands over the table with every command at hand.
  */
+
+/** What a call needs besides its words: the table, and the command of a name when it is loaded (undefined when there is none). */
 export interface Commands {
+  table: readonly Entry[];
   command: (name: string) => Command | undefined;
-  help: () => string;
 }
 
-/** Runs one CLI call with `commands`; returns the exit code. Never throws for a user's mistake. */
+/** Runs one CLI call with `commands`, in-process; returns the exit code. Never throws for a user's mistake. */
 export function dispatch(argv: string[], io: CliIO, commands: Commands): number {
   const outcome = attempt(argv, io, commands);
   // An in-process caller hands its standard input over whole: it can be looked at without waiting.
-  return outcome instanceof UsageError ? usageFailure(outcome, argv, io, handedInput(io)) : outcome;
+  return outcome instanceof UsageError ? usageFailure(outcome, argv, io, commands.table, handedInput(io)) : outcome;
+}
+
+/** What the bin hands over once its command's short path gave way: the command it loaded, standard input (replayable if the short path read it), and the stop of a command that stays up. */
+export interface BinCall {
+  table: readonly Entry[];
+  entry: Entry | undefined;
+  command: Command | Follow | undefined;
+  stdin: CliIO['stdin'];
+  stop: () => Promise<unknown>;
+}
+
+/**
+ * The bin's call, past its short path: a command that stays up follows the
+ * log until stopped; any other is attempted as `run` attempts it. A usage
+ * error is reported once standard input has said whether it was a person's
+ * mistake or a misconfigured hook's.
+ */
+export async function dispatchBin(argv: string[], io: CliIO, call: BinCall): Promise<number> {
+  const { table, entry, command, stdin } = call;
+  if (entry?.stays && command) return follow(argv, io, call, entry, command as Follow);
+  const outcome = attempt(argv, { ...io, stdin: stdin ?? ((limit) => readStandardInput(limit)) }, { table, command: () => command as Command | undefined });
+  if (typeof outcome === 'number') return outcome;
+  return usageFailure(outcome, argv, io, table, await hookInput(io, stdin));
+}
+
+/** A command that stays up (`inspect`, `watch`, `serve`): Ctrl-C is how it ends, a clean stop, exit 0. */
+async function follow(argv: string[], io: CliIO, { table, stop }: BinCall, entry: Entry, command: Follow): Promise<number> {
+  const words = hoistGlobalOptions(argv, table).slice(1);
+  try {
+    await command(words, callIo(entry, words, { ...io, stdin: (limit) => readStandardInput(limit) }), stop());
+    return 0;
+  } catch (error) {
+    // A mistyped follow under a hook's input is a misconfigured hook's, as for any other command.
+    if (error instanceof UsageError) return usageFailure(error, argv, io, table, await hookInput(io, io.stdin));
+    return failure(error, io, asksForJson(argv, table));
+  }
+}
+
+/** Standard input, when a usage error may be a misconfigured hook's: read without waiting on a pipe for ever. */
+async function hookInput(io: CliIO, stdin: CliIO['stdin']): Promise<string | null> {
+  return io.stdin ? handedInput({ stdin }) : ((await io.pendingStdin?.()) ?? null);
 }
 
 /**
@@ -46,38 +88,38 @@ export function dispatch(argv: string[], io: CliIO, commands: Commands): number 
  * usage error, which comes back unreported: whether it is a person's mistake
  * or a misconfigured hook's depends on standard input (see usageFailure).
  */
-export function attempt(argv: string[], io: CliIO, commands: Commands): number | UsageError {
-  const [name, ...rest] = hoistGlobalOptions(argv);
+export function attempt(argv: string[], io: CliIO, { table, command }: Commands): number | UsageError {
+  const [name, ...words] = hoistGlobalOptions(argv, table);
   try {
     if (name === undefined) throw new UsageError('a command is needed');
-    if (name === '--help' || name === '-h' || name === 'help') {
-      io.stdout(commands.help());
+    if (answerVersion(name, io)) return 0;
+    const entry = table.find((candidate) => candidate.name === name);
+    if (asksForAllHelp(name) || (entry && asksForHelp(words))) {
+      io.stdout(entry ? commandHelp(entry) : helpText(table));
       return 0;
     }
-    if (name === '--version') {
-      io.stdout(`${io.version?.() ?? 'unknown'}\n`);
-      return 0;
-    }
-    if (name === 'inspect' || name === 'watch' || name === 'serve') throw new UsageError(`${name} stays up until interrupted: run it from the gapflow bin`);
-    const command = commands.command(name);
-    if (!command) throw new UsageError(unknownCommand(name));
-    if (asksForHelp(rest)) {
-      io.stdout(commands.help());
-      return 0;
-    }
-    const afterWrite = statusAfterWrite(name, rest, io);
-    try {
-      command(rest, callIo(name, rest, io));
-    } catch (error) {
-      // Also after a refusal that recorded something: a failing verification check's run, which status.md shows.
-      afterWrite?.(true);
-      throw error;
-    }
-    afterWrite?.(false);
+    if (!entry) throw new UsageError(unknownCommand(name, table));
+    const run = command(name);
+    // A command that stays up runs only in the bin, which can stop it (dispatchBin); `run` cannot.
+    if (entry.stays || !run) throw new UsageError(`${name} stays up until interrupted: run it from the gapflow bin`);
+    runWithStatus(entry, words, io, run);
     return 0;
   } catch (error) {
-    return error instanceof UsageError ? error : failure(error, io, asksForJson(argv));
+    return error instanceof UsageError ? error : failure(error, io, asksForJson(argv, table));
   }
+}
+
+/** Runs a command, then rewrites status.md when the session asks for it after a write (status-after-write.ts). */
+function runWithStatus(entry: Entry, words: string[], io: CliIO, run: Command): void {
+  const afterWrite = statusAfterWrite(entry.name, words, io);
+  try {
+    run(words, callIo(entry, words, io));
+  } catch (error) {
+    // Also after a refusal that recorded something: a failing verification check's run, which status.md shows.
+    afterWrite?.(true);
+    throw error;
+  }
+  afterWrite?.(false);
 }
 
 /**
@@ -87,9 +129,15 @@ export function attempt(argv: string[], io: CliIO, commands: Commands): number |
  * line on stderr (JSON with `--json`) and exit 2, or 1 when the words look like the stop hook's
  * (`Hook claude`): its input may not have been readable.
  */
-export function usageFailure(error: UsageError, argv: readonly string[], io: Pick<CliIO, 'stdout' | 'stderr'>, stdin: string | null): number {
+export function usageFailure(
+  error: UsageError,
+  argv: readonly string[],
+  io: Pick<CliIO, 'stdout' | 'stderr'>,
+  table: readonly Entry[],
+  stdin: string | null,
+): number {
   if (answerUsageAsHook(error, stdin, io)) return 0;
-  const code = failure(error, io, asksForJson(argv));
+  const code = failure(error, io, asksForJson(argv, table));
   return looksLikeHook(argv) ? 1 : code;
 }
 
@@ -99,11 +147,151 @@ function looksLikeHook(argv: readonly string[]): boolean {
   return words.some((word, i) => word === 'hook' && (i === 0 || words[i + 1] === 'claude'));
 }
 
-/** `unknown command "stauts" (did you mean status?)`. */
-function unknownCommand(name: string): string {
-  const { suggestion } = oneOf(name, [...Object.keys(COMMAND_LOADERS), 'inspect', 'watch', 'serve']);
+/** `unknown command "stauts" (did you mean status?)`: the nearest name in the table. */
+function unknownCommand(name: string, table: readonly Entry[]): string {
+  const { suggestion } = oneOf(
+    name,
+    table.map((entry) => entry.name),
+  );
   return `unknown command ${shownValue(name)}${suggestion ? ` (did you mean ${suggestion}?)` : ''}`;
 }
+
+const WIDTH = 80;
+
+/** `head`, then `words` wrapped at word breaks to `WIDTH`; each line after the first starts with `indent`. */
+function wrap(head: string, words: readonly string[], indent: string): string[] {
+  const lines = [head];
+  for (const word of words) {
+    const last = lines.at(-1)!;
+    if (last.trim() !== '' && last.length + 1 + word.length > WIDTH) lines.push(`${indent}${word}`);
+    else lines[lines.length - 1] = last.trim() === '' ? `${last}${word}` : `${last} ${word}`;
+  }
+  return lines;
+}
+
+/** A command and what it does, the text in the column the others use when the command leaves room. */
+function column(command: string, text: string): string {
+  return command.length < 34 ? `${command.padEnd(34)}${text}` : `${command}  ${text}`;
+}
+
+function flagUsage(flag: string, spec: FlagSpec): string {
+  if (spec.type === 'boolean') return `--${flag}`;
+  return `--${flag} ${spec.placeholder ?? 'VALUE'}${spec.multiple ? ' ...' : ''}`;
+}
+
+/** `record <policy>`'s flags as --help shows them: alternatives in parentheses, booleans and the command flag in brackets. */
+function recordUsage(policy: AnyPolicy): string[] {
+  const flags = Object.entries(policy.recordFlags);
+  const oneOf = flags.filter(([, spec]) => spec.type === 'string' && spec.oneOf);
+  const parts: string[] = [];
+  for (const [flag, spec] of flags) {
+    if (spec.type === 'string' && spec.oneOf) {
+      if (flag === oneOf[0]![0]) parts.push(`(${oneOf.map(([f, s]) => flagUsage(f, s)).join(' | ')})`);
+    } else parts.push(spec.type === 'boolean' ? `[${flagUsage(flag, spec)}]` : flagUsage(flag, spec));
+  }
+  const command = policy.recordCommand;
+  if (command) parts.push(`[--${command.flag} "CMD"]`, `[--${command.timeoutFlag} S]`);
+  if (parts.length === 0) parts.push('--json FILE|-');
+  return wrap(`  record ${policy.name}`, parts, '       ');
+}
+
+/** Each policy: how to record it, what it is, and the settings `init` takes for it. */
+function policyLines(): string[] {
+  return metricPolicies().flatMap((policy) => {
+    const settings = Object.keys(policy.settingFlags);
+    return [
+      ...recordUsage(policy),
+      ...wrap('     ', policy.summary.split(' '), '     '),
+      ...(settings.length > 0
+        ? wrap(
+            `     init --${policy.name}-SETTING:`,
+            settings.map((s, i) => (i < settings.length - 1 ? `${s},` : s)),
+            '       ',
+          )
+        : []),
+    ];
+  });
+}
+
+/** `round close` with the record flags of each policy that takes them there. */
+function closeLines(): string[] {
+  return metricPolicies()
+    .filter((policy) => policy.recordOnClose)
+    .flatMap((policy) => [
+      ...wrap(
+        '  round close',
+        Object.entries(policy.recordFlags).map(([flag, spec]) => `[${flagUsage(flag, spec)}]`),
+        '       ',
+      ),
+      `                                  with ${policy.name} enabled: its record, appended with the close`,
+    ]);
+}
+
+/** The help's parts that come from the registries: each names the policies, formats and flags as they are. */
+function helpParts(): HelpParts {
+  const formats = stateFormatNames();
+  return {
+    gateFlag: GATE_FLAG,
+    gateTimeoutFlag: GATE_TIMEOUT_FLAG,
+    gateSeconds: GATE_DEFAULT_TIMEOUT_SECONDS,
+    policyNames: POLICY_NAMES,
+    closeLines: closeLines().join('\n'),
+    policyLines: policyLines().join('\n'),
+    stateFormats: formats.length > 0 ? ` [--format ${formats.join('|')}]` : '',
+    row: column,
+  };
+}
+
+/** An entry's lines in the help. */
+export function entryHelp(entry: Entry, parts: HelpParts = helpParts()): string {
+  return typeof entry.help === 'string' ? entry.help : entry.help(parts);
+}
+
+/** The whole `--help` text: every command of the table, under its section's heading, then the options. */
+export function helpText(table: readonly Entry[]): string {
+  const parts = helpParts();
+  const listed = [...table].sort((a, b) => a.section.rank - b.section.rank);
+  const lines = listed.flatMap((entry, i) => [...(entry.section === listed[i - 1]?.section ? [] : [entry.section.heading]), entryHelp(entry, parts)]);
+  return `gapflow: is your refinement loop converging, flat, stalled, diverging, paused or complete?
+
+Usage: gapflow <command> [options]
+
+${lines.join('\n')}
+
+${OPTIONS}`;
+}
+
+/** `gapflow COMMAND --help`: its own lines, then the options every command takes. */
+export function commandHelp(entry: Entry): string {
+  return `Usage: gapflow ${entry.name}${entry.verb ? ' <verb>' : ''} [options]
+
+${entryHelp(entry)}
+
+${OPTIONS}`;
+}
+
+/** The help's closing part: the global options, how words are spelt, the exit codes. */
+const OPTIONS = `Options
+  --dir DIR    session folder (else $GAPFLOW_DIR, else the nearest .gapflow
+               holding a session, from here upward)
+  --store URL|DIR --session NAME
+               a session in a store of many: a PostgreSQL database
+               (postgres://user:pass@host:5432/db) or a folder (NAME's session in
+               DIR/NAME/.gapflow); else $GAPFLOW_STORE and $GAPFLOW_SESSION
+  --expect-seq N  (writing commands) refuse unless the log ends at seq N
+  --event-id ID   (writing commands) an id for the event; if it is already in
+                  the log, nothing is appended and the original is shown
+  --json       machine-readable output; a failure is then one JSON line on
+               stderr: {"code","message","remedy"} (same exit code)
+  -h, --help   this text;  --version  the version
+
+Words from a list (severities, states, decisions, presets, policies) may be
+written in any case, with - or _: in-progress, IN_PROGRESS and In_Progress are
+one state, here and in append.
+
+Exit codes: 0 done; 1 refused or invalid input (one line on stderr, nothing
+written); 2 usage error (unknown command or option, missing argument).
+`;
 
 /**
  * Reports a failed call on stderr and returns its exit code: 2 for usage,

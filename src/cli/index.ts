@@ -1,6 +1,28 @@
-export { run, COMMANDS, type CliIO } from './run.js';
-export { runBin } from './bin.js';
-export { COMMAND_LOADERS } from './commands.js';
-export { HELP } from './help.js';
+import type { CliIO, Command } from './common.js';
+import { dispatch, helpText } from './dispatch.js';
+import { TABLE } from './table.js';
+
+export type { CliIO } from './common.js';
+export { runBin, TABLE, type Entry } from './table.js';
+export { commandHelp, entryHelp } from './dispatch.js';
 export { writePolicyReports } from './policy-commands.js';
 export { ENTER_SCREEN, LEAVE_SCREEN, watch, type Terminal } from './watch.js';
+
+/*
+ * The CLI in-process, for tests and benches: every command of the table
+ * loaded up front (the bin loads only the one a call names, table.ts), so
+ * `run` answers at once, without a promise.
+ */
+
+/** Every command that runs and returns (not one that stays up), by name, loaded from the table. */
+export const COMMANDS: ReadonlyMap<string, Command> = new Map(
+  await Promise.all(TABLE.flatMap((entry) => (entry.stays ? [] : [entry.load().then((command) => [entry.name, command] as const)]))),
+);
+
+/** The whole `--help` text. */
+export const HELP = helpText(TABLE);
+
+/** Runs one CLI call in-process, every command at hand; returns the exit code. Never throws for a user's mistake. */
+export function run(argv: string[], io: CliIO): number {
+  return dispatch(argv, io, { table: TABLE, command: (name) => COMMANDS.get(name) });
+}

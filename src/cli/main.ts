@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { packageVersion } from '../version.js';
-import { runBin } from './bin.js';
+import { runBin } from './table.js';
 import { flushed, write } from './out.js';
 
 // One process, one call: zod's JIT (a `new Function` compiled per object schema on its first parse) costs

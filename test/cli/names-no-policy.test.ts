@@ -17,7 +17,7 @@ const sources = readdirSync(cliDir)
 
 describe('src/cli names no policy', () => {
   it('reads every file of src/cli', () => {
-    expect(sources.map((s) => s.file)).toContain('run.ts');
+    expect(sources.map((s) => s.file)).toContain('table.ts');
   });
 
   it('imports no policy folder by name, only the policies door', () => {

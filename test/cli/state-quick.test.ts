@@ -8,7 +8,7 @@ import { tempDirs } from '../support.js';
 
 /*
  * The bin answers `state --json` from its stored output before it loads
- * the command (src/cli/bin.ts, src/cli/state-cache.ts): the command, and the
+ * the command (src/cli/table.ts, src/cli/state-cache.ts): the command, and the
  * session it opens, are loaded only when the stored output is not current.
  */
 

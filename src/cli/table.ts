@@ -1,0 +1,398 @@
+import type { CliIO, Command } from './common.js';
+import { answerVersion, asksForHelp, asksForJson, callIo, hoistGlobalOptions, namesStore } from './words.js';
+
+/*
+ * The command table, and the bin's reading of a call by it. This file loads
+ * on every call, before the bin knows what it is asked, so it holds only
+ * strings and loaders: each command's module is imported when a call names
+ * it (the bundle splits at those imports, so `next` never evaluates what
+ * `init` or `schema` need), and the help's parts that come from the
+ * registries (policies, state formats, the gate's flags) are filled in by
+ * dispatch.ts, which the help loads. dispatch.ts takes the table as an
+ * argument instead of importing it: a module both chunks imported would
+ * become a shared chunk under dist/chunks, where `./head-answers.js`, the
+ * short path's own bundle beside dist/gapflow.js, is not found.
+ */
+
+/** A call as the bin hands it on: the words after the command's name, and its io. */
+export interface Call {
+  words: string[];
+  io: CliIO;
+}
+
+/** A command that stays up until `stop` settles (the bin wires it to SIGINT and SIGTERM). */
+export type Follow = (argv: string[], io: CliIO, stop: Promise<unknown>) => Promise<void>;
+
+/** What the help takes from the registries, filled in by dispatch.ts (which loads them) when help is asked for. */
+export interface HelpParts {
+  gateFlag: string;
+  gateTimeoutFlag: string;
+  gateSeconds: number;
+  policyNames: readonly string[];
+  /** `round close` with each policy that records on it. */
+  closeLines: string;
+  /** Each policy: how to record it, what it is, its `init` settings. */
+  policyLines: string;
+  /** ` [--format A|B]` for `state`, or nothing when there are no formats. */
+  stateFormats: string;
+  /** A usage and its text, the text in the column the others use when the usage leaves room. */
+  row: (usage: string, text: string) => string;
+}
+
+/**
+ * The help's sections, in the order it shows them, each with its heading.
+ * The table's own order is the one "did you mean" breaks ties by, as it
+ * always has: `--help` groups the commands by section instead.
+ */
+const SECTIONS = {
+  session: { rank: 1, heading: 'Session' },
+  gaps: { rank: 2, heading: 'Gaps (a gap event between rounds starts the next round)' },
+  rounds: { rank: 3, heading: 'Rounds' },
+  decisions: { rank: 4, heading: 'Decisions (between rounds)' },
+  policies: { rank: 5, heading: 'Policies (one record per policy per round; without gaps a round closes itself)' },
+  reading: { rank: 6, heading: 'Reading' },
+  fleet: { rank: 7, heading: 'Fleet (many sessions: DIR or --store URL|DIR, else $GAPFLOW_STORE, else here)' },
+  loops: { rank: 8, heading: 'Loops' },
+  trust: { rank: 9, heading: 'Trust (what runs, and whose folders are used: docs/security.md)' },
+  log: { rank: 10, heading: 'Log' },
+} as const satisfies Record<string, Section>;
+
+/** A heading of `--help` and where it stands among the others. */
+export interface Section {
+  rank: number;
+  heading: string;
+}
+
+interface EntryBase {
+  name: string;
+  /** The heading it stands under in `--help`. */
+  section: Section;
+  /** Its lines in `--help`, indented as they stand there. */
+  help: string | ((parts: HelpParts) => string);
+  /**
+   * The call only reads a session, so it may read a folder someone else owns
+   * or may write (session-dir.ts, ownFolder): nothing from it runs and
+   * nothing is written there. Every other call, the stop hook included (it
+   * tells an agent what to do), uses only the user's own folders.
+   */
+  reads?: true | ((words: readonly string[]) => boolean);
+  /** Its first word is a verb (`gap open`): global options before the verb are moved behind it. */
+  verb?: true;
+  /** `--json FILE` names its input, so only a bare `--json` asks for JSON output (`record POLICY --json FILE|-`). */
+  jsonTakesFile?: true;
+  /**
+   * Tried before the command loads: a short path that answers the call
+   * without the schemas, statechart or immer. Returns null when it answered
+   * (exit 0), else the call to hand to the command (its standard input
+   * replayable when the short path read some). It throws only for a write
+   * whose outcome is not known.
+   */
+  first?: (call: Call) => Promise<Call | null>;
+}
+
+/** A command as the table holds it: loaded when a call names it. */
+export type Entry = (EntryBase & { stays?: undefined; load: () => Promise<Command> }) | (EntryBase & { stays: true; load: () => Promise<Follow> });
+
+/** `state --json` from its stored output, when current (state-cache.ts). */
+async function stateFirst(call: Call): Promise<Call | null> {
+  if (namesStore(call.words, call.io.env)) return call;
+  const { answerStateFromStore } = await import('./state-cache.js');
+  return answerStateFromStore(call.words, call.io) ? null : call;
+}
+
+/**
+ * `next` and `hook claude` from the head checkpoint (head-answers.ts). The
+ * hook works on folders whatever $GAPFLOW_STORE says (see hookSessionDir),
+ * so only its own words can send it to a store.
+ */
+function headFirst(name: 'next' | 'hook'): (call: Call) => Promise<Call | null> {
+  return async (call) => {
+    if (namesStore(call.words, name === 'hook' ? {} : call.io.env)) return call;
+    const { answerFromHead, replayable } = await import('./head-answers.js');
+    const io = { ...call.io, stdin: replayable(call.io.stdin) };
+    return answerFromHead(name, call.words, io) ? null : { words: call.words, io };
+  };
+}
+
+/** Every command. */
+export const TABLE: readonly Entry[] = [
+  {
+    name: 'init',
+    section: SECTIONS.session,
+    help: (p) => `  init [--preset simple|complex|large|auto] [--stall-threshold N]
+       [--divergence-threshold D] [--max-rounds M] [--no-critical-override]
+       [--agent-session ID]       (ID: the agent session whose stop hook drives it)
+       [--write-status]           rewrite status.md after every command that records
+       [--ping-pong N]            name a gap reopened N times after a resolve (2)
+       [--${p.gateFlag} CMD [--${p.gateTimeoutFlag} S]]   CMD must pass (run then, S seconds
+                                  at most, ${p.gateSeconds}) to complete as converged or approved
+       [--policy ${p.policyNames.join('|')}[,...]] [--complete-when all|any]
+       [--<policy>-<setting> VALUE ...]   each policy's settings (under Policies)
+                                  create the session log (refuses if one exists)`,
+    load: async () => (await import('./session-commands.js')).init,
+  },
+  {
+    name: 'gap',
+    section: SECTIONS.gaps,
+    verb: true,
+    help: `  gap open ID --severity CRITICAL|HIGH|MEDIUM|LOW|UNTRIAGED [--title TEXT]
+       [--spawned-by ID] [--non-blocking]   (UNTRIAGED weighs as MEDIUM)
+  gap move ID STATE [--reason TEXT] [--blocked-by ID]
+  gap move ID DUPLICATE --of ID   withdrawn: neither resolved nor new
+  gap severity ID SEVERITY
+  gap split ID --into ID:SEV,ID:SEV[,...] [--reason TEXT]
+  gap rename OLD NEW              counts nothing; OLD is never used again`,
+    load: async () => (await import('./session-commands.js')).gap,
+  },
+  {
+    name: 'round',
+    section: SECTIONS.rounds,
+    verb: true,
+    help: (p) => `  round start [--kind work|review|consolidation]
+                                  open the next round (a flat review or consolidation
+                                  round leaves the flat count as it was)
+  round close                     close it: figures, both nets, the new state and why
+${p.closeLines}`,
+    load: async () => (await import('./session-commands.js')).round,
+  },
+  {
+    name: 'decide',
+    section: SECTIONS.decisions,
+    verb: true,
+    help: `  decide narrow-scope --gaps ID[,ID...]  | accept-complexity
+  decide prioritize-critical [--gaps ID[,ID...]] | pause | resume
+  decide prioritize --gaps ID[,ID...]    focus on any open gaps; moves outside it are flagged
+  decide extend-rounds N          raise max_rounds by N (any time before COMPLETE)
+  decide force-complete | abandon | approve [--accept-critical] [--rationale TEXT]`,
+    load: async () => (await import('./session-commands.js')).decide,
+  },
+  {
+    name: 'state',
+    reads: true,
+    section: SECTIONS.reading,
+    help: (p) => p.row(`  state [--json]${p.stateFormats}`, 'where the session stands'),
+    first: stateFirst,
+    load: async () => (await import('./read-commands.js')).state,
+  },
+  {
+    name: 'status',
+    // Only `status --write` writes (status.md, decisions.md).
+    reads: (words) => !words.some((word) => word === '--write' || word.startsWith('--write=')),
+    section: SECTIONS.reading,
+    help: `  status [--write]                status.md to stdout, or into the session folder
+                                  (with decisions.md beside it)
+  status --decisions              decisions.md: every decision, its gaps, grounds, effect
+  status --format github          a GitHub Actions job summary (chart and round table,
+                                  under GitHub's 1 MiB cap), appended to
+                                  $GITHUB_STEP_SUMMARY when set, else printed`,
+    load: async () => (await import('./read-commands.js')).status,
+  },
+  {
+    name: 'prompt',
+    reads: true,
+    section: SECTIONS.reading,
+    help: '  prompt                          the decision prompt in DIVERGENCE_WARNING',
+    load: async () => (await import('./read-commands.js')).prompt,
+  },
+  {
+    name: 'summary',
+    reads: true,
+    section: SECTIONS.reading,
+    help: '  summary                         the final summary once COMPLETE',
+    load: async () => (await import('./read-commands.js')).summary,
+  },
+  {
+    name: 'replay',
+    reads: true,
+    section: SECTIONS.reading,
+    help: '  replay                          read the whole log; print the event count and state',
+    load: async () => (await import('./read-commands.js')).replay,
+  },
+  {
+    name: 'viz',
+    reads: true,
+    section: SECTIONS.reading,
+    help: "  viz [--format mermaid|dot]      the statechart, with the session's state marked",
+    load: async () => (await import('./viz-commands.js')).viz,
+  },
+  {
+    name: 'next',
+    reads: true,
+    section: SECTIONS.loops,
+    help: `  next [--json]                   continue, ask_user or stop, why, the focus and open gaps;
+                                  --json: the gaps with their state and title, and in
+                                  ask_user the options, each with the line that takes it`,
+    first: headFirst('next'),
+    load: async () => (await import('./loop-commands.js')).next,
+  },
+  {
+    name: 'append',
+    section: SECTIONS.loops,
+    help: `  append [--file F|-]             a JSONL batch ({"type","data","id"?} a line; stdin by
+                                  default; at most 64 MiB), appended whole or not at all;
+                                  a round's number may be left out`,
+    load: async () => (await import('./loop-commands.js')).append,
+  },
+  {
+    name: 'import',
+    section: SECTIONS.loops,
+    help: `  import FILE|DIR|-               a log that export wrote (or a session folder): a new
+                                  session with the same lines and checksums; or a recorded
+                                  session with its dates: append's lines, each with "at"
+                                  (ISO 8601, never going backwards nor in the future);
+                                  made whole or not at all`,
+    load: async () => (await import('./loop-commands.js')).importCommand,
+  },
+  {
+    name: 'schema',
+    section: SECTIONS.loops,
+    help: '  schema                          the JSON Schema of every event (events/schema.json)',
+    load: async () => (await import('./loop-commands.js')).schema,
+  },
+  {
+    name: 'hook',
+    section: SECTIONS.loops,
+    verb: true,
+    help: `  hook claude [--max-blocks N] [--agent-type TYPE[,TYPE...]]
+                                  Claude Code Stop/SubagentStop hook: reads its JSON on
+                                  stdin, prints the decision; always exits 0 (with
+                                  --agent-type, other subagents stop untouched)`,
+    first: headFirst('hook'),
+    load: async () => (await import('./loop-commands.js')).hook,
+  },
+  {
+    name: 'record',
+    section: SECTIONS.policies,
+    verb: true,
+    jsonTakesFile: true,
+    help: (p) => `${p.policyLines}
+  record POLICY --json FILE|-     any policy's metrics as JSON, instead of its flags`,
+    load: async () => (await import('./record.js')).record,
+  },
+  {
+    name: 'check',
+    reads: true,
+    section: SECTIONS.policies,
+    help: `  check [--verbose]               each policy's verdict; --verbose: the CONVERGENCE CHECK trees`,
+    load: async () => (await import('./policy-commands.js')).check,
+  },
+  {
+    name: 'verify',
+    reads: true,
+    section: SECTIONS.log,
+    help: `  verify [--strict]               check every line and the checksum chain (exit 1
+                                  naming the first bad line), then audit the history
+                                  under today's rules (findings listed; exit 3 with
+                                  --strict)`,
+    load: async () => (await import('./log-commands.js')).verify,
+  },
+  {
+    name: 'repair',
+    section: SECTIONS.log,
+    help: '  repair                          cut a torn last line (a copy is kept); nothing else',
+    load: async () => (await import('./log-commands.js')).repair,
+  },
+  {
+    name: 'export',
+    reads: true,
+    section: SECTIONS.log,
+    help: `  export [--out FILE|-]           the log as JSONL, every line as written, once every
+                                  line is checked; from any store (import takes it)`,
+    load: async () => (await import('./log-commands.js')).exportCommand,
+  },
+  {
+    name: 'backtest',
+    reads: true,
+    section: SECTIONS.log,
+    help: `  backtest [DIR...] [--set NAME=V ...] [--grid NAME=A..B ...]
+                                  replay recorded sessions (DIR: a session folder, or
+                                  one holding them; else this session) under other
+                                  settings (init's: stall-threshold, max-rounds, …);
+                                  per session and setting, where it would warn and
+                                  stop against the record; writes nothing`,
+    load: async () => (await import('./backtest.js')).backtest,
+  },
+  {
+    name: 'fleet',
+    reads: true,
+    section: SECTIONS.fleet,
+    help: `  fleet [DIR] [--store URL|DIR] [--json]
+                                  every session under DIR (each .gapflow folder):
+                                  state, round, open and weighted open, forecast,
+                                  age of the last event, last reason; --json:
+                                  {"sessions": [...]}`,
+    load: async () => (await import('./fleet-commands.js')).fleet,
+  },
+  {
+    name: 'trust',
+    reads: true,
+    section: SECTIONS.trust,
+    help: `  trust [--allow|--revoke]        the session's check command as written and whether you
+                                  approved it here; --allow approves it (gapflow runs a
+                                  check only when you set it at init on this machine or
+                                  approved it), --revoke takes that back
+  trust --folder                  use a session folder someone else owns or may write`,
+    load: async () => (await import('./trust.js')).trust,
+  },
+  {
+    name: 'inspect',
+    reads: true,
+    section: SECTIONS.reading,
+    stays: true,
+    help: `  inspect [--port P]              replay into a live actor for the Stately inspector,
+                                  then follow the log (Ctrl-C stops; exit 0)`,
+    load: async () => (await import('./inspect.js')).inspect,
+  },
+  {
+    name: 'watch',
+    reads: true,
+    section: SECTIONS.reading,
+    stays: true,
+    help: `  watch [--json] [--port P]       follow the log: state, round table, last reason,
+                                  redrawn as events arrive; --json: a JSON line per
+                                  update; --port: also to WebSocket clients`,
+    load: async () => (await import('./watch.js')).watch,
+  },
+  {
+    name: 'serve',
+    reads: true,
+    section: SECTIONS.fleet,
+    stays: true,
+    help: `  serve [DIR] [--store URL|DIR] [--port P] [--host H]
+                                  a live dashboard of them on loopback (port 7357),
+                                  their JSON, an event feed and /metrics; prints
+                                  the URL first (Ctrl-C stops; exit 0)`,
+    load: async () => (await import('./fleet-commands.js')).serve,
+  },
+];
+
+/** The entry named `name`, or undefined when there is no such command. */
+function entryOf(name: string): Entry | undefined {
+  return TABLE.find((entry) => entry.name === name);
+}
+
+/**
+ * The bin's call: `--version` answered at once, loading nothing; else the
+ * command's short path tried first (`first`), loading only its own module;
+ * else the command and dispatch.ts, which runs it (or prints the help) and
+ * reports any failure. A command that `stays` up runs until `stop()`
+ * settles. Standard input is the process's unless `io` hands one over.
+ */
+export async function runBin(argv: string[], io: CliIO, stop: () => Promise<unknown>): Promise<number> {
+  const [name, ...words] = hoistGlobalOptions(argv, TABLE);
+  if (answerVersion(name, io)) return 0;
+  const entry = name === undefined ? undefined : entryOf(name);
+  const help = asksForHelp(words);
+  let call: Call | null = { words, io: entry ? callIo(entry, words, io) : io };
+  if (entry?.first && !help) {
+    try {
+      call = await entry.first(call);
+    } catch (error) {
+      // Only a write whose outcome is not known comes out of a short path (every other failure hands the call on).
+      return (await import('./dispatch.js')).failure(error, io, asksForJson(argv, TABLE));
+    }
+    if (call === null) return 0;
+  }
+  const [dispatch, command] = await Promise.all([import('./dispatch.js'), entry && !help ? entry.load() : undefined]);
+  return dispatch.dispatchBin(argv, io, { table: TABLE, entry, command, stdin: call.io.stdin, stop });
+}
