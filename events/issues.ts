@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { nearestWord, oneOf, shownValue } from './spelling.js';
 
 /** Control characters, line and paragraph separators, bidirectional overrides: what must not reach a terminal raw. */
@@ -39,7 +39,7 @@ export interface ReadIssue {
  * Any control character in it is written escaped (`\n`, `\u001b`): the line
  * stays one line, and a hostile key cannot rewrite the terminal.
  */
-export function readIssue(error: z.ZodError, context: IssueContext = {}): ReadIssue {
+export function readIssue(error: z.core.$ZodError, context: IssueContext = {}): ReadIssue {
   const issue = error.issues[0];
   if (!issue) return { message: 'invalid event', bad: { field: '', value: undefined, valid: null, suggestion: null } };
   const read = describe(issue, context);
@@ -51,7 +51,7 @@ export function readIssue(error: z.ZodError, context: IssueContext = {}): ReadIs
 }
 
 /** `readIssue`'s line alone. */
-export function formatIssue(error: z.ZodError, context: IssueContext = {}): string {
+export function formatIssue(error: z.core.$ZodError, context: IssueContext = {}): string {
   return readIssue(error, context).message;
 }
 

@@ -1,6 +1,6 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { EventRequest } from './request.js';
-import { EVENT_VERSION, GapflowEvent } from './schemas.js';
+import { EVENT_VERSION, GapflowEvent, type LazyUnion } from './schemas.js';
 
 /**
  * The JSON Schema of the log and of `gapflow append`'s input, generated from
@@ -8,14 +8,20 @@ import { EVENT_VERSION, GapflowEvent } from './schemas.js';
  * document, committed; a test fails when it is stale (`npm run schema` writes it).
  */
 export interface SchemaParts {
-  event: z.ZodType;
-  request: z.ZodType;
+  /** A schema, or a union built type by type (schemas.ts), whose whole union is built here. */
+  event: z.core.$ZodType | LazyUnion;
+  request: z.core.$ZodType | LazyUnion;
   /** Each policy's own schemas, for the `metrics` of `metrics.recorded` and the `policySettings` of `session.started`. */
-  policies?: Readonly<Record<string, { settings: z.ZodType; metrics: z.ZodType }>>;
+  policies?: Readonly<Record<string, { settings: z.core.$ZodType; metrics: z.core.$ZodType }>>;
+}
+
+/** The schema itself: a union built type by type is built whole. */
+function whole(schema: z.core.$ZodType | LazyUnion): z.core.$ZodType {
+  return '_zod' in schema ? schema : schema.whole();
 }
 
 /** A policy's schema as a request gives it (defaults may be left out); a transform shows as what it accepts. */
-function inputSchema(schema: z.ZodType): Record<string, unknown> {
+function inputSchema(schema: z.core.$ZodType): Record<string, unknown> {
   const { $schema: _, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
   return rest;
 }
@@ -72,8 +78,8 @@ function sealed(options: Node[]): void {
 
 export function eventJsonSchema(schemas: SchemaParts = { event: GapflowEvent, request: EventRequest }) {
   // A stored event has its defaults filled in (output); a request may leave them out (input).
-  const { $schema, ...event } = z.toJSONSchema(schemas.event, { io: 'output' });
-  const { $schema: _, ...request } = z.toJSONSchema(schemas.request, { io: 'input' });
+  const { $schema, ...event } = z.toJSONSchema(whole(schemas.event), { io: 'output' });
+  const { $schema: _, ...request } = z.toJSONSchema(whole(schemas.request), { io: 'input' });
   const policies = schemas.policies ?? {};
   const names = Object.keys(policies).sort();
   sealed(alternatives(event));

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { canonicalWord } from './spelling.js';
 
 /** How many times the schema is asked again: each pass respells the words one parse finds (a union may hide some until its branch is known). */
@@ -13,7 +13,7 @@ const PASSES = 8;
  * Anything else is left as it was, for the schema to refuse; `value` itself
  * is not changed. Costs one parse when every word is spelt right.
  */
-export function respelled(schema: z.ZodType, value: unknown): unknown {
+export function respelled(schema: z.ZodMiniType, value: unknown): unknown {
   let current = value;
   for (let pass = 0; pass < PASSES; pass++) {
     const parsed = schema.safeParse(current, { reportInput: true });

@@ -1,11 +1,13 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import {
   ACKNOWLEDGMENT_WORDS,
   AGENT_SESSION_MAX,
   COMPLETE_WHEN_WORDS,
+  EVENT_TYPES,
   EVENT_VERSION,
   GATES_WORDS,
   REASON_MAX,
+  ROUND_KIND_WORDS,
   SPLIT_PARTS_MAX,
   TITLE_MAX,
   VERIFY_COMMAND_MAX,
@@ -16,6 +18,7 @@ import {
 import {
   ConvergenceState,
   DecisionKind,
+  EventId,
   GapId,
   GapState,
   Outcome,
@@ -45,156 +48,169 @@ import {
  */
 export { AGENT_SESSION_MAX, EVENT_VERSION, REASON_MAX, TITLE_MAX } from './lean.js';
 
-const SessionStartedData = z.strictObject({
-  preset: Preset.optional(),
-  stallThreshold: z.int().min(1).max(1000).optional(),
-  divergenceThreshold: z.int().min(0).max(1_000_000).optional(),
-  maxRounds: z.int().min(1).max(100_000).optional(),
-  criticalOverride: z.boolean().optional(),
-  /** The policies that judge each round (R15); `gaps` alone when absent. Names are checked against the registry at decide time. */
-  policies: z.array(PolicyName).min(1).max(16).optional(),
-  /** Each policy's own settings, validated by that policy's schema at decide time (so replay re-checks them). */
-  policySettings: z.record(PolicyName, z.record(z.string().max(64), z.unknown())).optional(),
-  /** Whether every enabled policy (`all`, the default) or any one (`any`) must have converged to complete. */
-  completeWhen: z.enum(COMPLETE_WHEN_WORDS).optional(),
-  /** Ping-pong: how many reopens after a resolve name a gap as going back and forth (2 when absent). */
-  pingPong: z.int().min(1).max(1000).optional(),
-  /** The verification gate: a shell command that must pass, run when the session would complete as done (converged or approved). */
-  verify: z
-    .strictObject({
-      command: Text(VERIFY_COMMAND_MAX).refine((command) => command.trim() !== '', 'the command is empty'),
-      timeoutSeconds: z.number().gt(0).max(VERIFY_TIMEOUT_MAX),
-    })
-    .optional(),
-});
+/**
+ * A schema built the first time it is asked for, then kept. Every event
+ * type's schema is built this way, so a call that parses one request (or
+ * reads lines of a few types) pays for those types only, not for the whole
+ * vocabulary: a one-shot CLI process starts within its speed goals.
+ */
+function once<T>(build: () => T): () => T {
+  let built: { value: T } | undefined;
+  return () => (built ??= { value: build() }).value;
+}
 
-const RoundData = z.strictObject({ round: z.int().min(1) });
+/** A whole number from `min` (to `max`). */
+const int = (min: number, max?: number) => (max === undefined ? z.int().check(z.minimum(min)) : z.int().check(z.minimum(min), z.maximum(max)));
+/** Text bounded in characters, with no other rule. */
+const upTo = (max: number) => z.string().check(z.maxLength(max));
+
+const SessionStartedData = once(() =>
+  z.strictObject({
+    preset: z.optional(Preset),
+    stallThreshold: z.optional(int(1, 1000)),
+    divergenceThreshold: z.optional(int(0, 1_000_000)),
+    maxRounds: z.optional(int(1, 100_000)),
+    criticalOverride: z.optional(z.boolean()),
+    /** The policies that judge each round (R15); `gaps` alone when absent. Names are checked against the registry at decide time. */
+    policies: z.optional(z.array(PolicyName).check(z.minLength(1), z.maxLength(16))),
+    /** Each policy's own settings, validated by that policy's schema at decide time (so replay re-checks them). */
+    policySettings: z.optional(z.record(PolicyName, z.record(upTo(64), z.unknown()))),
+    /** Whether every enabled policy (`all`, the default) or any one (`any`) must have converged to complete. */
+    completeWhen: z.optional(z.enum(COMPLETE_WHEN_WORDS)),
+    /** Ping-pong: how many reopens after a resolve name a gap as going back and forth (2 when absent). */
+    pingPong: z.optional(int(1, 1000)),
+    /** The verification gate: a shell command that must pass, run when the session would complete as done (converged or approved). */
+    verify: z.optional(
+      z.strictObject({
+        command: Text(VERIFY_COMMAND_MAX).check(z.refine((command) => command.trim() !== '', 'the command is empty')),
+        timeoutSeconds: z.number().check(z.gt(0), z.maximum(VERIFY_TIMEOUT_MAX)),
+      }),
+    ),
+  }),
+);
+
+const RoundData = once(() => z.strictObject({ round: int(1) }));
 /** A request may leave its round out: gapflow numbers it (the next round for a start, the open one for a close). */
-const RoundRequestData = z.strictObject({ round: z.int().min(1).optional() });
+const RoundRequestData = once(() => z.strictObject({ round: z.optional(int(1)) }));
 /** R25: a round starts as `work` unless told; the log records a kind only for a round that is not work. */
-const RoundStartRequestData = RoundRequestData.extend({ kind: RoundKind.optional() });
-const RoundStartData = RoundData.extend({ kind: RoundKind.optional() });
+const RoundStartRequestData = once(() => z.extend(RoundRequestData(), { kind: z.optional(RoundKind) }));
+const RoundStartData = once(() => z.extend(RoundData(), { kind: z.optional(RoundKind) }));
 
-const GapOpenedData = z.strictObject({
-  id: GapId,
-  severity: Severity,
-  title: Text(TITLE_MAX).default(''),
-  spawnedBy: GapId.optional(),
-  blocking: z.boolean().default(true),
-});
+const GapOpenedData = once(() =>
+  z.strictObject({
+    id: GapId,
+    severity: Severity,
+    title: z._default(Text(TITLE_MAX), ''),
+    spawnedBy: z.optional(GapId),
+    blocking: z._default(z.boolean(), true),
+  }),
+);
 
-const GapMovedData = z.strictObject({
-  id: GapId,
-  to: GapState,
-  reason: Text(REASON_MAX).optional(),
-  /** For a move to BLOCKED: the gap it waits on. */
-  blockedBy: GapId.optional(),
-  /** For a move to DUPLICATE: the gap it duplicates. */
-  of: GapId.optional(),
-});
-
-/** One part of a split gap: a new id and its severity (the title, when left out, is the parent's). */
-const SplitPart = z.strictObject({
-  id: GapId,
-  severity: Severity,
-  title: Text(TITLE_MAX).optional(),
-});
+const GapMovedData = once(() =>
+  z.strictObject({
+    id: GapId,
+    to: GapState,
+    reason: z.optional(Text(REASON_MAX)),
+    /** For a move to BLOCKED: the gap it waits on. */
+    blockedBy: z.optional(GapId),
+    /** For a move to DUPLICATE: the gap it duplicates. */
+    of: z.optional(GapId),
+  }),
+);
 
 /** A gap split into parts: it closes as SPLIT and its parts open, in one event. */
-const GapSplitData = z.strictObject({
-  id: GapId,
-  into: z.array(SplitPart).min(2, 'a split has at least two parts').max(SPLIT_PARTS_MAX, `a split has at most ${SPLIT_PARTS_MAX} parts`),
-  reason: Text(REASON_MAX).optional(),
+const GapSplitData = once(() => {
+  /** One part of a split gap: a new id and its severity (the title, when left out, is the parent's). */
+  const SplitPart = z.strictObject({
+    id: GapId,
+    severity: Severity,
+    title: z.optional(Text(TITLE_MAX)),
+  });
+  return z.strictObject({
+    id: GapId,
+    into: z
+      .array(SplitPart)
+      .check(z.minLength(2, 'a split has at least two parts'), z.maxLength(SPLIT_PARTS_MAX, `a split has at most ${SPLIT_PARTS_MAX} parts`)),
+    reason: z.optional(Text(REASON_MAX)),
+  });
 });
 
 /** A gap given a new id: the gap is the same, the old id is retired for good. */
-const GapRenamedData = z.strictObject({ id: GapId, newId: GapId });
+const GapRenamedData = once(() => z.strictObject({ id: GapId, newId: GapId }));
 
-const GapSeverityChangedData = z.strictObject({ id: GapId, to: Severity });
+const GapSeverityChangedData = once(() => z.strictObject({ id: GapId, to: Severity }));
 
 /**
  * One run of the verification gate, as the edge ran it when the session
  * would have completed: recorded so that replay reads it and never runs the
  * command again. `output` is the tail of what it printed, made safe to show.
  */
-const VerificationRanData = z.strictObject({
-  command: Text(VERIFY_COMMAND_MAX),
-  /** null when the command was killed (its time limit, a signal) or could not start. */
-  exitCode: z.int().nullable(),
-  durationMs: z.number().min(0),
-  timedOut: z.boolean(),
-  output: z.string().max(VERIFY_OUTPUT_MAX).regex(VERIFY_OUTPUT_PATTERN, 'printable text, one line per line').default(''),
-  /** What the run was for: the round close or the approval it gates. */
-  gates: z.enum(GATES_WORDS),
-});
+const VerificationRanData = once(() =>
+  z.strictObject({
+    command: Text(VERIFY_COMMAND_MAX),
+    /** null when the command was killed (its time limit, a signal) or could not start. */
+    exitCode: z.nullable(z.int()),
+    durationMs: z.number().check(z.minimum(0)),
+    timedOut: z.boolean(),
+    output: z._default(z.string().check(z.maxLength(VERIFY_OUTPUT_MAX), z.regex(VERIFY_OUTPUT_PATTERN, 'printable text, one line per line')), ''),
+    /** What the run was for: the round close or the approval it gates. */
+    gates: z.enum(GATES_WORDS),
+  }),
+);
 
 /** The agent session (a Claude Code `session_id`) whose stop hook may drive this session. */
-const SessionBoundData = z.strictObject({ agentSession: Text(AGENT_SESSION_MAX).min(1) });
+const SessionBoundData = once(() => z.strictObject({ agentSession: Text(AGENT_SESSION_MAX).check(z.minLength(1)) }));
 /**
  * One policy's metrics for one round. The payload is the policy's own
  * business: its zod schema judges it at decide time and again on replay.
  */
-const MetricsRecordedData = z.strictObject({
-  policy: PolicyName,
-  /** The round the metrics belong to; filled in by decide when the caller leaves it out. */
-  round: z.int().min(1).optional(),
-  // A key an object inherits (`constructor`) is refused, not read through; `__proto__` is refused where JSON is parsed.
-  metrics: z.record(
-    z
-      .string()
-      .max(64)
-      .refine((key) => !['__proto__', 'constructor', 'prototype'].includes(key), 'reserved key name'),
-    z.unknown(),
-  ),
-});
+const MetricsRecordedData = once(() =>
+  z.strictObject({
+    policy: PolicyName,
+    /** The round the metrics belong to; filled in by decide when the caller leaves it out. */
+    round: z.optional(int(1)),
+    // A key an object inherits (`constructor`) is refused, not read through; `__proto__` is refused where JSON is parsed.
+    metrics: z.record(upTo(64).check(z.refine((key) => !['__proto__', 'constructor', 'prototype'].includes(key), 'reserved key name')), z.unknown()),
+  }),
+);
 
-const DecisionMadeData = z.strictObject({
-  kind: DecisionKind,
-  gaps: z.array(GapId).max(10_000).optional(),
-  /** `critical_risk`: the user accepts completing with CRITICAL gaps open. */
-  acknowledgment: z.literal(ACKNOWLEDGMENT_WORDS[0]).optional(),
-  rationale: Text(2000).optional(),
-  /** `extend_rounds` (R24): how many rounds the limit is raised by. */
-  rounds: z.int().min(1).max(100_000).optional(),
-});
+const DecisionMadeData = once(() =>
+  z.strictObject({
+    kind: DecisionKind,
+    gaps: z.optional(z.array(GapId).check(z.maxLength(10_000))),
+    /** `critical_risk`: the user accepts completing with CRITICAL gaps open. */
+    acknowledgment: z.optional(z.literal(ACKNOWLEDGMENT_WORDS[0])),
+    rationale: z.optional(Text(2000)),
+    /** `extend_rounds` (R24): how many rounds the limit is raised by. */
+    rounds: z.optional(int(1, 100_000)),
+  }),
+);
 
 /**
  * The machine's state as a round close or a decision left it: the one small
  * record of it gapflow keeps. `pausedFrom` is the value of the machine's
  * history state while it is PAUSED (where RESUME returns), null otherwise.
  */
-export const MachineState = z.strictObject({
-  state: ConvergenceState,
-  flatCount: z.int().min(0),
-  outcome: Outcome.nullable(),
-  pausedFrom: ResumableState.nullable(),
-});
-export type MachineState = z.infer<typeof MachineState>;
+const MachineStateSchema = once(() =>
+  z.strictObject({
+    state: ConvergenceState,
+    flatCount: int(0),
+    outcome: z.nullable(Outcome),
+    pausedFrom: z.nullable(ResumableState),
+  }),
+);
+export type MachineState = z.infer<ReturnType<typeof MachineStateSchema>>;
 
 /** One state change the machine made (STALLED's pass-through included, R4). */
-const MachineStep = z.strictObject({ from: ConvergenceState, to: ConvergenceState });
+const MachineStep = once(() => z.strictObject({ from: ConvergenceState, to: ConvergenceState }));
 
 /** The longest text a recorded verdict carries (its detail, a figure); longer text is cut to this when it is decided. */
 export const VERDICT_TEXT_MAX = 10_000;
 /** The longest detail of a combined verdict (the deciding policies' details joined). */
 export const COMBINED_TEXT_MAX = 20_000;
 
-const Figure = z.union([z.number(), z.string().max(VERDICT_TEXT_MAX), z.boolean(), z.null()]);
-
-const NamedVerdict = z.strictObject({
-  policy: PolicyName,
-  verdict: Verdict,
-  reason: z.string().max(64),
-  detail: z.string().max(VERDICT_TEXT_MAX),
-  figures: z.record(z.string().max(64), Figure),
-});
-
-const CombinedVerdict = z.strictObject({
-  verdict: Verdict,
-  reason: z.string().max(64),
-  policies: z.array(PolicyName).max(16),
-  detail: z.string().max(COMBINED_TEXT_MAX),
-});
+/** A round's kinds other than `work`: the ones a round close records. */
+const NOT_WORK = ROUND_KIND_WORDS.filter((kind): kind is Exclude<RoundKind, 'work'> => kind !== 'work');
 
 /**
  * What the machine decided when a round closed (R19: history is a
@@ -202,76 +218,164 @@ const CombinedVerdict = z.strictObject({
  * combined verdict that drove the machine (its reason code says why), the
  * state reached and each microstep on the way (STALLED included).
  */
-export const RoundOutcome = z.strictObject({
-  figures: z.strictObject({
-    openEnd: z.number(),
-    weightedOpenEnd: z.number(),
-    resolved: z.int().min(0),
-    new: z.int().min(0),
-    weightedResolved: z.number(),
-    weightedNew: z.number(),
-    /** Gaps withdrawn as duplicates this round (absent: none, as in every line before version 5). */
-    withdrawn: z.int().min(0).optional(),
-    weightedWithdrawn: z.number().optional(),
-    criticalIntroduced: z.array(GapId),
-  }),
-  verdicts: z.array(NamedVerdict).max(16),
-  combined: CombinedVerdict,
-  machine: MachineState,
-  steps: z.array(MachineStep).max(8),
-  /** R25: the round's kind when it was not `work` (a flat round of another kind left flat_count as it was). */
-  kind: RoundKind.exclude(['work']).optional(),
+const RoundOutcomeSchema = once(() => {
+  const Figure = z.union([z.number(), upTo(VERDICT_TEXT_MAX), z.boolean(), z.null()]);
+  const NamedVerdict = z.strictObject({
+    policy: PolicyName,
+    verdict: Verdict,
+    reason: upTo(64),
+    detail: upTo(VERDICT_TEXT_MAX),
+    figures: z.record(upTo(64), Figure),
+  });
+  const CombinedVerdict = z.strictObject({
+    verdict: Verdict,
+    reason: upTo(64),
+    policies: z.array(PolicyName).check(z.maxLength(16)),
+    detail: upTo(COMBINED_TEXT_MAX),
+  });
+  return z.strictObject({
+    figures: z.strictObject({
+      openEnd: z.number(),
+      weightedOpenEnd: z.number(),
+      resolved: int(0),
+      new: int(0),
+      weightedResolved: z.number(),
+      weightedNew: z.number(),
+      /** Gaps withdrawn as duplicates this round (absent: none, as in every line before version 5). */
+      withdrawn: z.optional(int(0)),
+      weightedWithdrawn: z.optional(z.number()),
+      criticalIntroduced: z.array(GapId),
+    }),
+    verdicts: z.array(NamedVerdict).check(z.maxLength(16)),
+    combined: CombinedVerdict,
+    machine: MachineStateSchema(),
+    steps: z.array(MachineStep()).check(z.maxLength(8)),
+    /** R25: the round's kind when it was not `work` (a flat round of another kind left flat_count as it was). */
+    kind: z.optional(z.enum(NOT_WORK)),
+  });
 });
-export type RoundOutcome = z.infer<typeof RoundOutcome>;
+export type RoundOutcome = z.infer<ReturnType<typeof RoundOutcomeSchema>>;
 
 /** What the machine decided on a user decision: the state it left and each step taken. */
-export const DecisionOutcome = z.strictObject({
-  machine: MachineState,
-  steps: z.array(MachineStep).max(8),
-  /** `extend_rounds` (R24): the round limit the decision left. */
-  maxRounds: z.int().min(1).optional(),
-});
-export type DecisionOutcome = z.infer<typeof DecisionOutcome>;
+const DecisionOutcomeSchema = once(() =>
+  z.strictObject({
+    machine: MachineStateSchema(),
+    steps: z.array(MachineStep()).check(z.maxLength(8)),
+    /** `extend_rounds` (R24): the round limit the decision left. */
+    maxRounds: z.optional(int(1)),
+  }),
+);
+export type DecisionOutcome = z.infer<ReturnType<typeof DecisionOutcomeSchema>>;
 
-/** The event bodies: what a caller asks to record, before the log stamps it. */
-export const SessionStarted = z.strictObject({ type: z.literal('session.started'), data: SessionStartedData });
-export const RoundStarted = z.strictObject({ type: z.literal('round.started'), data: RoundStartRequestData });
-export const RoundClosed = z.strictObject({ type: z.literal('round.closed'), data: RoundRequestData });
-export const GapOpened = z.strictObject({ type: z.literal('gap.opened'), data: GapOpenedData });
-export const GapMoved = z.strictObject({ type: z.literal('gap.moved'), data: GapMovedData });
-export const GapSeverityChanged = z.strictObject({
-  type: z.literal('gap.severity_changed'),
-  data: GapSeverityChangedData,
-});
-export const GapSplit = z.strictObject({ type: z.literal('gap.split'), data: GapSplitData });
-export const GapRenamed = z.strictObject({ type: z.literal('gap.renamed'), data: GapRenamedData });
-export const DecisionMade = z.strictObject({ type: z.literal('decision.made'), data: DecisionMadeData });
-export const SessionBound = z.strictObject({ type: z.literal('session.bound'), data: SessionBoundData });
-export const MetricsRecorded = z.strictObject({ type: z.literal('metrics.recorded'), data: MetricsRecordedData });
-export const VerificationRan = z.strictObject({ type: z.literal('verification.ran'), data: VerificationRanData });
+/** An event of one type: its `type` and its data, built on first use. */
+function eventOf<const T extends EventType, D extends z.ZodMiniObject>(type: T, data: () => D) {
+  return once(() => z.strictObject({ type: z.literal(type), data: data() }));
+}
 
-export const EventBody = z.discriminatedUnion('type', [
-  SessionStarted,
-  RoundStarted,
-  RoundClosed,
-  GapOpened,
-  GapMoved,
-  GapSeverityChanged,
-  GapSplit,
-  GapRenamed,
-  DecisionMade,
-  SessionBound,
-  MetricsRecorded,
-  VerificationRan,
-]);
-export type EventBody = z.infer<typeof EventBody>;
+/** The event bodies: what a caller asks to record, before the log stamps it. Each type's data is written once, above. */
+const BODIES = {
+  'session.started': eventOf('session.started', SessionStartedData),
+  'round.started': eventOf('round.started', RoundStartRequestData),
+  'round.closed': eventOf('round.closed', RoundRequestData),
+  'gap.opened': eventOf('gap.opened', GapOpenedData),
+  'gap.moved': eventOf('gap.moved', GapMovedData),
+  'gap.severity_changed': eventOf('gap.severity_changed', GapSeverityChangedData),
+  'gap.split': eventOf('gap.split', GapSplitData),
+  'gap.renamed': eventOf('gap.renamed', GapRenamedData),
+  'decision.made': eventOf('decision.made', DecisionMadeData),
+  'session.bound': eventOf('session.bound', SessionBoundData),
+  'metrics.recorded': eventOf('metrics.recorded', MetricsRecordedData),
+  'verification.ran': eventOf('verification.ran', VerificationRanData),
+};
+
+/** The event types, in the order the unions (and the JSON Schema) list them. */
+type EventType = (typeof EVENT_TYPES)[number];
+
+/** One schema per event type, in EVENT_TYPES' order. */
+type OptionsOf<M, T extends readonly unknown[] = typeof EVENT_TYPES> = {
+  [I in keyof T]: T[I] extends keyof M ? (M[T[I]] extends () => infer O ? O : never) : never;
+};
+/** The whole union of one schema per event type. */
+type UnionOf<M> = OptionsOf<M> extends infer O extends readonly z.core.$ZodType[] ? z.ZodMiniDiscriminatedUnion<O, 'type'> : never;
+
+/**
+ * A discriminated union on `type` that builds only what a parse needs: the
+ * schema of the input's type, the first time that type is parsed. The whole
+ * union (`whole()`, and `options`) is built only when something needs every
+ * type at once: its JSON Schema, a union of a caller's own, or an input
+ * whose type is none of them (so that its refusal is the union's own).
+ * Parsing gives what the whole union gives: a discriminated union hands an
+ * object whose `type` it knows to that type's schema, and nothing else.
+ */
+export interface LazyUnion<U extends z.ZodMiniDiscriminatedUnion = z.ZodMiniDiscriminatedUnion> {
+  /** The whole union, built on first call. */
+  whole(): U;
+  /** The union's options, one per event type (builds the whole union). */
+  readonly options: U['_zod']['def']['options'];
+  /** The schema of one type, built on first use; undefined when `type` is none of the union's. */
+  option(type: unknown): U['_zod']['def']['options'][number] | undefined;
+  safeParse(data: unknown, params?: z.core.ParseContext<z.core.$ZodIssue>): z.core.util.SafeParseResult<z.output<U>>;
+  parse(data: unknown, params?: z.core.ParseContext<z.core.$ZodIssue>): z.output<U>;
+}
+
+function lazyUnion<M extends Record<EventType, () => z.ZodMiniObject>>(byType: M): LazyUnion<UnionOf<M>> {
+  type Option = UnionOf<M>['_zod']['def']['options'][number];
+  const whole = once(
+    () => z.discriminatedUnion('type', EVENT_TYPES.map((type) => byType[type]()) as [z.ZodMiniObject, ...z.ZodMiniObject[]]) as unknown as UnionOf<M>,
+  );
+  const known = (type: unknown): z.ZodMiniObject | undefined =>
+    typeof type === 'string' && Object.hasOwn(byType, type) ? byType[type as EventType]() : undefined;
+  // As the union reads its input: an object (not a list) and its `type`; anything else is the union's to refuse.
+  const schemaFor = (data: unknown): z.ZodMiniType =>
+    (typeof data === 'object' && data !== null && !Array.isArray(data) ? known((data as { type?: unknown }).type) : undefined) ?? whole();
+  return {
+    whole,
+    get options() {
+      return whole()._zod.def.options;
+    },
+    option: (type) => known(type) as Option | undefined,
+    safeParse: (data, params) => schemaFor(data).safeParse(data, params) as z.core.util.SafeParseResult<z.output<UnionOf<M>>>,
+    parse: (data, params) => schemaFor(data).parse(data, params) as z.output<UnionOf<M>>,
+  };
+}
+
+/** The event bodies, as one union: what `decide` parses a request with. */
+export const EventBody = lazyUnion(BODIES);
+export type EventBody = z.infer<ReturnType<(typeof EventBody)['whole']>>;
 /** What a caller may pass: defaults (title, blocking) not yet filled in. */
-export type EventBodyInput = z.input<typeof EventBody>;
-export type EventType = EventBody['type'];
+export type EventBodyInput = z.input<ReturnType<(typeof EventBody)['whole']>>;
 export type EventOf<T extends EventType> = Extract<GapflowEvent, { type: T }>;
 export type BodyOf<T extends EventType> = Extract<EventBody, { type: T }>;
 /** What a caller passes for one type of event, before defaults are filled in. */
 export type BodyInputOf<T extends EventType> = Extract<EventBodyInput, { type: T }>;
+export type { EventType };
+
+/** The schema of one event type's body, built on first use. */
+export function bodySchema<T extends EventType>(type: T): ReturnType<(typeof BODIES)[T]> {
+  return BODIES[type]() as ReturnType<(typeof BODIES)[T]>;
+}
+
+/** When an event happened: an ISO 8601 date-time with its offset (`Z` or `+02:00`). */
+export const EventTime = z.iso.datetime({ offset: true });
+
+const Envelope = once(() => ({
+  v: z.literal(EVENT_VERSION),
+  seq: int(1),
+  // Stored ids keep the older, looser rule (gapflow 0.1 and a library caller's newId may have made any);
+  // ids a caller passes to make an append idempotent are held to EventId where they come in.
+  id: z.string().check(
+    z.minLength(1),
+    z.maxLength(128),
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what the rule keeps out
+    z.regex(/^[^\u0000-\u001f\u007f]+$/, 'an event id has no control characters'),
+  ),
+  at: EventTime,
+}));
+
+/** An event as it is stored: its body in its envelope. */
+function storedOf<O extends z.ZodMiniObject>(event: () => O) {
+  return once(() => z.extend(event(), Envelope()));
+}
 
 /**
  * Rounds as they are stored: numbered. Round closes and decisions as they
@@ -279,43 +383,49 @@ export type BodyInputOf<T extends EventType> = Extract<EventBodyInput, { type: T
  * request's schema has no such field). Lines older than version 3 have
  * none; they are upcast when read.
  */
-const StoredRoundStarted = z.strictObject({ type: z.literal('round.started'), data: RoundStartData });
-const StoredRoundClosed = z.strictObject({ type: z.literal('round.closed'), data: RoundData.extend({ outcome: RoundOutcome.optional() }) });
-const StoredDecisionMade = z.strictObject({ type: z.literal('decision.made'), data: DecisionMadeData.extend({ outcome: DecisionOutcome.optional() }) });
-
-/** When an event happened: an ISO 8601 date-time with its offset (`Z` or `+02:00`). */
-export const EventTime = z.iso.datetime({ offset: true });
-
-const Envelope = {
-  v: z.literal(EVENT_VERSION),
-  seq: z.int().min(1),
-  // Stored ids keep the older, looser rule (gapflow 0.1 and a library caller's newId may have made any);
-  // ids a caller passes to make an append idempotent are held to EventId where they come in.
-  id: z
-    .string()
-    .min(1)
-    .max(128)
-    // eslint-disable-next-line no-control-regex -- control characters are exactly what the rule keeps out
-    .regex(/^[^\u0000-\u001f\u007f]+$/, 'an event id has no control characters'),
-  at: EventTime,
+const STORED = {
+  'session.started': storedOf(BODIES['session.started']),
+  'round.started': storedOf(eventOf('round.started', RoundStartData)),
+  'round.closed': storedOf(eventOf('round.closed', () => z.extend(RoundData(), { outcome: z.optional(RoundOutcomeSchema()) }))),
+  'gap.opened': storedOf(BODIES['gap.opened']),
+  'gap.moved': storedOf(BODIES['gap.moved']),
+  'gap.severity_changed': storedOf(BODIES['gap.severity_changed']),
+  'gap.split': storedOf(BODIES['gap.split']),
+  'gap.renamed': storedOf(BODIES['gap.renamed']),
+  'decision.made': storedOf(eventOf('decision.made', () => z.extend(DecisionMadeData(), { outcome: z.optional(DecisionOutcomeSchema()) }))),
+  'session.bound': storedOf(BODIES['session.bound']),
+  'metrics.recorded': storedOf(BODIES['metrics.recorded']),
+  'verification.ran': storedOf(BODIES['verification.ran']),
 };
 
 /** One line of the log: an event body in its envelope. */
-export const GapflowEvent = z.discriminatedUnion('type', [
-  SessionStarted.extend(Envelope),
-  StoredRoundStarted.extend(Envelope),
-  StoredRoundClosed.extend(Envelope),
-  GapOpened.extend(Envelope),
-  GapMoved.extend(Envelope),
-  GapSeverityChanged.extend(Envelope),
-  GapSplit.extend(Envelope),
-  GapRenamed.extend(Envelope),
-  StoredDecisionMade.extend(Envelope),
-  SessionBound.extend(Envelope),
-  MetricsRecorded.extend(Envelope),
-  VerificationRan.extend(Envelope),
-]);
-export type GapflowEvent = z.infer<typeof GapflowEvent>;
+export const GapflowEvent = lazyUnion(STORED);
+export type GapflowEvent = z.infer<ReturnType<(typeof GapflowEvent)['whole']>>;
+
+/**
+ * One line of a batch given to `gapflow append`: an event body and, if the
+ * caller wants to name its event, an `id`. The writer adds `v`, `seq` and `at`.
+ */
+const withId = once(() => ({ id: z.optional(EventId) }));
+function requestOf<O extends z.ZodMiniObject>(event: () => O) {
+  return once(() => z.extend(event(), withId()));
+}
+
+export const EventRequest = lazyUnion({
+  'session.started': requestOf(BODIES['session.started']),
+  'round.started': requestOf(BODIES['round.started']),
+  'round.closed': requestOf(BODIES['round.closed']),
+  'gap.opened': requestOf(BODIES['gap.opened']),
+  'gap.moved': requestOf(BODIES['gap.moved']),
+  'gap.severity_changed': requestOf(BODIES['gap.severity_changed']),
+  'gap.split': requestOf(BODIES['gap.split']),
+  'gap.renamed': requestOf(BODIES['gap.renamed']),
+  'decision.made': requestOf(BODIES['decision.made']),
+  'session.bound': requestOf(BODIES['session.bound']),
+  'metrics.recorded': requestOf(BODIES['metrics.recorded']),
+  'verification.ran': requestOf(BODIES['verification.ran']),
+});
+export type EventRequest = z.infer<ReturnType<(typeof EventRequest)['whole']>>;
 
 type Settled<E> = E extends { type: 'round.closed'; data: infer D }
   ? Omit<E, 'data'> & { data: D & { outcome: RoundOutcome } }
@@ -330,6 +440,6 @@ export type SettledOf<T extends EventType> = Extract<SettledEvent, { type: T }>;
 /** What `decide` returns: the events a request records, outcomes included, before the log stamps them. */
 export type Decided = SettledEvent extends infer E ? (E extends unknown ? Omit<E, 'v' | 'seq' | 'id' | 'at'> : never) : never;
 
-export type SessionSettings = z.infer<typeof SessionStartedData>;
-export type DecisionData = z.infer<typeof DecisionMadeData>;
-export type MetricsData = z.infer<typeof MetricsRecordedData>;
+export type SessionSettings = z.infer<ReturnType<typeof SessionStartedData>>;
+export type DecisionData = z.infer<ReturnType<typeof DecisionMadeData>>;
+export type MetricsData = z.infer<ReturnType<typeof MetricsRecordedData>>;

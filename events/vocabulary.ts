@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import './zod-locale.js';
 import {
   DECISION_KIND_WORDS,
   GAP_ID_MAX,
@@ -37,8 +38,10 @@ export type RoundKind = z.infer<typeof RoundKind>;
  */
 export const GapId = z
   .string()
-  .max(GAP_ID_MAX, `a gap id has at most ${GAP_ID_MAX} characters`)
-  .regex(GAP_ID_PATTERN, 'a gap id is letters, digits and . _ - (starting with a letter or digit)');
+  .check(
+    z.maxLength(GAP_ID_MAX, `a gap id has at most ${GAP_ID_MAX} characters`),
+    z.regex(GAP_ID_PATTERN, 'a gap id is letters, digits and . _ - (starting with a letter or digit)'),
+  );
 export type GapId = z.infer<typeof GapId>;
 
 /**
@@ -48,9 +51,11 @@ export type GapId = z.infer<typeof GapId>;
  */
 export const EventId = z
   .string()
-  .min(1, 'an event id is not empty')
-  .max(128, 'an event id has at most 128 characters')
-  .regex(/^[A-Za-z0-9._:-]+$/, 'an event id is letters, digits and . _ - :');
+  .check(
+    z.minLength(1, 'an event id is not empty'),
+    z.maxLength(128, 'an event id has at most 128 characters'),
+    z.regex(/^[A-Za-z0-9._:-]+$/, 'an event id is letters, digits and . _ - :'),
+  );
 export type EventId = z.infer<typeof EventId>;
 
 /**
@@ -58,7 +63,8 @@ export type EventId = z.infer<typeof EventId>;
  * (C0, C1, line and paragraph separators, bidirectional overrides), so it can
  * neither break a table nor rewrite a terminal.
  */
-export const Text = (max: number) => z.string().max(max, `at most ${max} characters`).regex(PLAIN_TEXT_PATTERN, 'no control characters (newlines included)');
+export const Text = (max: number) =>
+  z.string().check(z.maxLength(max, `at most ${max} characters`), z.regex(PLAIN_TEXT_PATTERN, 'no control characters (newlines included)'));
 
 /**
  * A policy's name as the log spells it: a short lower-case token. Which
@@ -67,8 +73,7 @@ export const Text = (max: number) => z.string().max(max, `at most ${max} charact
  */
 export const PolicyName = z
   .string()
-  .max(32, 'a policy name has at most 32 characters')
-  .regex(/^[a-z][a-z0-9_]*$/, 'a policy name is lower-case letters, digits and _');
+  .check(z.maxLength(32, 'a policy name has at most 32 characters'), z.regex(/^[a-z][a-z0-9_]*$/, 'a policy name is lower-case letters, digits and _'));
 export type PolicyName = z.infer<typeof PolicyName>;
 
 /** The states a session can be in (docs/rules.md#the-verdict-at-a-rounds-close); a round close records the one it reached. */

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { Refusal } from '../core/index.js';
 import type { CommandRun } from '../policies/index.js';
 import type { CliIO } from './common.js';
@@ -49,7 +49,7 @@ child.on('exit', (code) => {
 });
 `;
 
-const RunnerOutcome = z.strictObject({ exitCode: z.int().nullable(), durationMs: z.number().min(0), timedOut: z.boolean(), output: z.string() });
+const RunnerOutcome = z.strictObject({ exitCode: z.nullable(z.int()), durationMs: z.number().check(z.minimum(0)), timedOut: z.boolean(), output: z.string() });
 
 /** Runs the command a policy's `recordCommand` flag carries, once, here at the edge; the metrics keep what it did, so replay never runs it. */
 export function runRecordCommand(flag: string, command: string, timeoutSeconds: number, io: CliIO): CommandRun {

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import type { ConvergenceConfig, Verdict } from '../../machines/index.js';
 
 export type { Verdict } from '../../machines/index.js';
@@ -73,9 +73,9 @@ export interface Policy<S, M> {
   /** One line for `--help` and the README. */
   summary: string;
   /** Raw settings (as stored in session.started) to resolved settings; presets resolve here. */
-  settings: z.ZodType<S>;
+  settings: z.ZodMiniType<S>;
   /** One iteration's metrics payload. */
-  metrics: z.ZodType<M>;
+  metrics: z.ZodMiniType<M>;
   /** `--<policy>-<flag>` at init: flag suffix to settings key. */
   settingFlags: Readonly<Record<string, string>>;
   /** `record <policy>` flags and how they become a metrics payload (the schema judges it). */
@@ -198,7 +198,7 @@ export function eraseRules<S, M>(rules: PolicyRules<S, M>): AnyPolicyRules {
  * of that policy's own `settings` and `metrics` schemas (the view keeps them
  * by policy name), so no caller ever needs to cast them back.
  */
-export function definePolicy<S, M>(rules: PolicyRules<S, M>, schemas: { settings: () => z.ZodType<S>; metrics: () => z.ZodType<M> }): AnyPolicy {
+export function definePolicy<S, M>(rules: PolicyRules<S, M>, schemas: { settings: () => z.ZodMiniType<S>; metrics: () => z.ZodMiniType<M> }): AnyPolicy {
   const policy: Policy<S, M> = {
     ...rules,
     get settings() {

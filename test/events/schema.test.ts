@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { EventBody, EventRequest, eventJsonSchemaText, GapflowEvent } from '../../events/index.js';
 import { gapflowJsonSchemaText } from '../../src/schema.js';
 import { metricPolicies } from '../../src/policies/index.js';
@@ -16,9 +16,9 @@ describe('events/schema.json', () => {
   });
 
   it('the staleness check sees a changed schema: one more optional field gives a different document', () => {
-    const gapMoved = GapflowEvent.options.find((o) => o.shape.type.value === 'gap.moved')!;
+    const gapMoved = GapflowEvent.option('gap.moved')!;
     const changed = z.discriminatedUnion('type', [
-      gapMoved.extend({ data: gapMoved.shape.data.extend({ note: z.string().optional() }) }),
+      z.extend(gapMoved, { data: z.extend(gapMoved.shape.data, { note: z.optional(z.string()) }) }),
       ...GapflowEvent.options.filter((o) => o !== gapMoved),
     ]);
     const policies = Object.fromEntries(metricPolicies().map((p) => [p.name, { settings: p.settings, metrics: p.metrics }]));
@@ -34,7 +34,7 @@ describe('events/schema.json', () => {
       oneOf: { properties: { type: { const: string } }; required: string[] }[];
       $defs: { EventRequest: { oneOf: { properties: { type: { const: string }; id?: unknown }; required: string[] }[] } };
     };
-    const types = EventBody.options.map((o) => o.shape.type.value).sort();
+    const types = EventBody.options.map((o) => o.shape.type._zod.def.values[0]).sort();
     expect(doc.oneOf.map((s) => s.properties.type.const).sort()).toEqual(types);
     for (const stored of doc.oneOf) expect(stored.required).toEqual(expect.arrayContaining(['v', 'seq', 'id', 'at', 'type', 'data']));
     const requests = doc.$defs.EventRequest.oneOf;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { canonicalRequest, canonicalWord, EventBody, nearestWord, REQUEST_WORDS, shownValue, wordsAt } from '../../events/index.js';
 import { GAP_STATE_WORDS, SEVERITY_WORDS } from '../../events/lean.js';
 
@@ -41,11 +41,11 @@ describe('one vocabulary: any case, `-` or `_`', () => {
   it('the lists it respells by are the schemas own: every field of a request that takes a word from a list is in REQUEST_WORDS, with the same words', () => {
     const found: Record<string, Record<string, string[]>> = {};
     for (const option of EventBody.options) {
-      const type = option.shape.type.value;
+      const type = option.shape.type._zod.def.values[0]!;
       for (const [field, schema] of Object.entries(option.shape.data.shape)) {
-        const inner = schema instanceof z.ZodOptional || schema instanceof z.ZodDefault ? (schema.unwrap() as z.ZodType) : (schema as z.ZodType);
-        if (inner instanceof z.ZodEnum) (found[type] ??= {})[field] = inner.options.map(String);
-        if (inner instanceof z.ZodLiteral) (found[type] ??= {})[field] = [...inner.values].map(String);
+        const inner = schema instanceof z.ZodMiniOptional || schema instanceof z.ZodMiniDefault ? schema._zod.def.innerType : schema;
+        if (inner instanceof z.ZodMiniEnum) (found[type] ??= {})[field] = inner.options.map(String);
+        if (inner instanceof z.ZodMiniLiteral) (found[type] ??= {})[field] = [...inner._zod.values].map(String);
       }
     }
     expect(found).toEqual(

@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import '../../../events/zod-locale.js';
 import { onFirstUse } from '../types.js';
 
 /*
@@ -10,9 +11,9 @@ import { onFirstUse } from '../types.js';
 /** A session's limits, each optional: money (any currency, as the user counts it), tokens, and seconds. */
 export const Settings = onFirstUse(() =>
   z.strictObject({
-    cost: z.number().positive().max(1e12).optional(),
-    tokens: z.int().positive().max(1e15).optional(),
-    seconds: z.number().positive().max(1e12).optional(),
+    cost: z.optional(z.number().check(z.positive(), z.maximum(1e12))),
+    tokens: z.optional(z.int().check(z.positive(), z.maximum(1e15))),
+    seconds: z.optional(z.number().check(z.positive(), z.maximum(1e12))),
   }),
 );
 export type BudgetSettings = z.output<ReturnType<typeof Settings>>;
@@ -21,10 +22,10 @@ export type BudgetSettings = z.output<ReturnType<typeof Settings>>;
 export const Metrics = onFirstUse(() =>
   z
     .strictObject({
-      cost: z.number().min(0).max(1e12).optional(),
-      tokens: z.int().min(0).max(1e15).optional(),
-      seconds: z.number().min(0).max(1e12).optional(),
+      cost: z.optional(z.number().check(z.minimum(0), z.maximum(1e12))),
+      tokens: z.optional(z.int().check(z.minimum(0), z.maximum(1e15))),
+      seconds: z.optional(z.number().check(z.minimum(0), z.maximum(1e12))),
     })
-    .refine((m) => m.cost !== undefined || m.tokens !== undefined || m.seconds !== undefined, 'give cost, tokens or seconds (one or more)'),
+    .check(z.refine((m) => m.cost !== undefined || m.tokens !== undefined || m.seconds !== undefined, 'give cost, tokens or seconds (one or more)')),
 );
 export type BudgetMetrics = z.output<ReturnType<typeof Metrics>>;

@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import '../../../events/zod-locale.js';
 import { onFirstUse } from '../types.js';
 
 /*

@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import '../../../events/zod-locale.js';
 import { onFirstUse } from '../types.js';
 import { QUALITY_DIMENSIONS, type QualityDimension } from './scores.js';
 
@@ -8,23 +9,23 @@ import { QUALITY_DIMENSIONS, type QualityDimension } from './scores.js';
  * only a call that parses settings or metrics reaches this module (policy.ts).
  */
 
-const score = () => z.number().min(0).max(100);
+const score = () => z.number().check(z.minimum(0), z.maximum(100));
 
 /** The quality policy's thresholds and algorithm parameters (docs/policies.md#settings); `dropThreshold` is the issue's "drop of more than 5 points". */
 export const Settings = onFirstUse(() =>
   z
     .strictObject({
-      minScore: score().default(85),
-      minTestCoverage: score().default(80),
-      minSecurity: score().default(100),
-      targetScore: score().default(95),
-      targetTestCoverage: score().default(90),
-      convergenceThreshold: z.number().min(0).max(100).default(2),
-      dropThreshold: z.number().min(0).max(100).default(5),
-      minIterations: z.int().min(1).max(1000).default(2),
-      maxIterations: z.int().min(1).max(1000).default(10),
+      minScore: z._default(score(), 85),
+      minTestCoverage: z._default(score(), 80),
+      minSecurity: z._default(score(), 100),
+      targetScore: z._default(score(), 95),
+      targetTestCoverage: z._default(score(), 90),
+      convergenceThreshold: z._default(z.number().check(z.minimum(0), z.maximum(100)), 2),
+      dropThreshold: z._default(z.number().check(z.minimum(0), z.maximum(100)), 5),
+      minIterations: z._default(z.int().check(z.minimum(1), z.maximum(1000)), 2),
+      maxIterations: z._default(z.int().check(z.minimum(1), z.maximum(1000)), 10),
     })
-    .refine((s) => s.minIterations <= s.maxIterations, 'minIterations must not exceed maxIterations'),
+    .check(z.refine((s) => s.minIterations <= s.maxIterations, 'minIterations must not exceed maxIterations')),
 );
 export type QualitySettings = z.output<ReturnType<typeof Settings>>;
 
@@ -33,7 +34,7 @@ export const Metrics = onFirstUse(() => {
   const one = score();
   const Dimensions = z.strictObject(Object.fromEntries(QUALITY_DIMENSIONS.map((d) => [d, one])) as Record<QualityDimension, typeof one>);
   return z
-    .strictObject({ score: one.optional(), dimensions: Dimensions.optional() })
-    .refine((m) => (m.score === undefined) !== (m.dimensions === undefined), 'give either score or all twelve dimensions, not both');
+    .strictObject({ score: z.optional(one), dimensions: z.optional(Dimensions) })
+    .check(z.refine((m) => (m.score === undefined) !== (m.dimensions === undefined), 'give either score or all twelve dimensions, not both'));
 });
 export type QualityMetrics = z.output<ReturnType<typeof Metrics>>;

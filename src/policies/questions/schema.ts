@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import '../../../events/zod-locale.js';
 import { onFirstUse } from '../types.js';
 import { QUESTIONS_PRESETS } from './index.js';
 
@@ -8,24 +9,26 @@ import { QUESTIONS_PRESETS } from './index.js';
  * only a call that parses settings or metrics reaches this module (policy.ts).
  */
 
-const count = () => z.int().min(0).max(1_000_000);
+const count = () => z.int().check(z.minimum(0), z.maximum(1_000_000));
 
 /** Explicit settings beat the preset (Balanced unless named). */
 export const Settings = onFirstUse(() =>
   z
-    .strictObject({
-      preset: z.enum(['conservative', 'balanced', 'aggressive']).default('balanced'),
-      minIterations: z.int().min(1).max(1000).optional(),
-      maxIterations: z.int().min(1).max(1000).optional(),
-      stabilityThreshold: z.int().min(1).max(1000).optional(),
-      questionThreshold: count().optional(),
-      confidenceThreshold: z.number().min(0).max(1).optional(),
-    })
-    .transform(({ preset, ...explicit }) => {
-      const given = Object.fromEntries(Object.entries(explicit).filter(([, v]) => v !== undefined));
-      return { preset, ...QUESTIONS_PRESETS[preset], ...given };
-    })
-    .refine((s) => s.minIterations <= s.maxIterations, 'minIterations must not exceed maxIterations'),
+    .pipe(
+      z.strictObject({
+        preset: z._default(z.enum(['conservative', 'balanced', 'aggressive']), 'balanced'),
+        minIterations: z.optional(z.int().check(z.minimum(1), z.maximum(1000))),
+        maxIterations: z.optional(z.int().check(z.minimum(1), z.maximum(1000))),
+        stabilityThreshold: z.optional(z.int().check(z.minimum(1), z.maximum(1000))),
+        questionThreshold: z.optional(count()),
+        confidenceThreshold: z.optional(z.number().check(z.minimum(0), z.maximum(1))),
+      }),
+      z.transform(({ preset, ...explicit }) => {
+        const given = Object.fromEntries(Object.entries(explicit).filter(([, v]) => v !== undefined));
+        return { preset, ...QUESTIONS_PRESETS[preset], ...given };
+      }),
+    )
+    .check(z.refine((s) => s.minIterations <= s.maxIterations, 'minIterations must not exceed maxIterations')),
 );
 export type QuestionsSettings = z.output<ReturnType<typeof Settings>>;
 
