@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { fences, readDoc, repoRoot } from './markdown.js';
+import { anchorsIn, prose, readDoc, repoRoot } from './markdown.js';
 
 /*
  * A newcomer reads the code with only the repository at hand. The design
@@ -98,26 +98,6 @@ function codesInComments(dirs: readonly string[]): Map<string, string> {
     for (const comment of commentsOf(file, text)) for (const m of comment.matchAll(RULE_CODE)) if (!cited.has(m[0])) cited.set(m[0], file);
   }
   return cited;
-}
-
-/** Markdown without its fenced blocks. */
-function prose(markdown: string): string {
-  let text = markdown;
-  for (const fence of fences(markdown)) text = text.replace(fence.text, '');
-  return text;
-}
-
-/** GitHub's anchor for a heading (as docs.test.ts computes it): lower case, punctuation dropped (hyphens and underscores kept), spaces as hyphens. */
-function anchorOf(heading: string): string {
-  return heading
-    .trim()
-    .toLowerCase()
-    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
-    .replace(/ /g, '-');
-}
-
-function anchorsIn(file: string): Set<string> {
-  return new Set([...prose(readDoc(file)).matchAll(/^#{1,6} (.+)$/gm)].map((m) => anchorOf(m[1]!)));
 }
 
 /** The rule codes docs/rules.md defines: a `### R12` heading (anchor `r12`) under `## Rule codes`, with text under it. */

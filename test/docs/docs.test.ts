@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fences, readDoc, repoRoot } from './markdown.js';
+import { anchorsIn, prose, readDoc, repoRoot } from './markdown.js';
 
 /** README.md and every page under docs/: the documentation a user reads. */
 const pages = [
@@ -10,26 +10,6 @@ const pages = [
     .filter((f) => f.endsWith('.md'))
     .map((f) => `docs/${f}`),
 ];
-
-/** Markdown without its fenced blocks, where links and headings live. */
-function prose(markdown: string): string {
-  let text = markdown;
-  for (const fence of fences(markdown)) text = text.replace(fence.text, '');
-  return text;
-}
-
-/** GitHub's anchor for a heading: lower case, punctuation dropped (hyphens and underscores kept), spaces as hyphens. */
-function anchorOf(heading: string): string {
-  return heading
-    .trim()
-    .toLowerCase()
-    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
-    .replace(/ /g, '-');
-}
-
-function anchorsIn(file: string): Set<string> {
-  return new Set([...prose(readDoc(file)).matchAll(/^#{1,6} (.+)$/gm)].map((m) => anchorOf(m[1]!)));
-}
 
 describe('the documentation', () => {
   it('the README is at most 200 lines and links every page under docs/', () => {

@@ -46,3 +46,24 @@ export function blocks(file: string, heading: string, language: string): string[
     .filter((f) => f.language === language)
     .map((f) => f.text);
 }
+
+/** Markdown without its fenced blocks, where links and headings live. */
+export function prose(markdown: string): string {
+  let text = markdown;
+  for (const fence of fences(markdown)) text = text.replace(fence.text, '');
+  return text;
+}
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped (hyphens and underscores kept), spaces as hyphens. */
+export function anchorOf(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+    .replace(/ /g, '-');
+}
+
+/** The anchors of a page's headings (`file` as `readDoc` takes it). */
+export function anchorsIn(file: string): Set<string> {
+  return new Set([...prose(readDoc(file)).matchAll(/^#{1,6} (.+)$/gm)].map((m) => anchorOf(m[1]!)));
+}
