@@ -2,39 +2,31 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 /**
- * Code outside a folder imports it only through its door (index.ts), or its
- * second door (lean.ts: the part that loads no zod, xstate or immer, for the
- * bin's short path for `next` and a stop hook).
+ * Code outside a folder imports it only through its door (index.ts). A door
+ * costs the bundle nothing it does not use: package.json's `sideEffects`
+ * names the few modules that do something when loaded, so esbuild drops the
+ * rest of a folder a call does not reach.
  */
 const doors = {
   group: [
     '../**/core/*',
     '!../**/core/index.js',
-    '!../**/core/lean.js',
     '../**/log/*',
     '!../**/log/index.js',
-    '!../**/log/lean.js',
     '../**/render/*',
     '!../**/render/index.js',
-    '!../**/render/lean.js',
     './core/*',
     '!./core/index.js',
-    '!./core/lean.js',
     './log/*',
     '!./log/index.js',
-    '!./log/lean.js',
     './render/*',
     '!./render/index.js',
-    '!./render/lean.js',
     '../**/policies/*',
     '!../**/policies/index.js',
-    '!../**/policies/lean.js',
     './policies/*',
     '!./policies/index.js',
-    '!./policies/lean.js',
     '**/events/*',
     '!**/events/index.js',
-    '!**/events/lean.js',
     // zod/mini's English messages (what the refusals are worded from): imported by every module that builds a schema.
     '!**/events/zod-locale.js',
     '**/machines/*',
@@ -50,7 +42,7 @@ const doors = {
     './listen/*',
     '!./listen/index.js',
   ],
-  message: 'Import a folder through its door (index.ts, or lean.ts for what loads no zod, xstate or immer).',
+  message: 'Import a folder through its door (index.ts).',
 };
 
 /** `import { z } from 'zod/mini'` pulls the whole namespace, every locale included, into the CLI bundle (454 KB against 85 KB). */

@@ -7,3 +7,5 @@ export { eventJsonSchema, eventJsonSchemaText } from './json-schema.js';
 export { OLDEST_VERSION, READ_AS_CURRENT, upcast, versionProblem } from './upcast.js';
 export { respelled } from './respell.js';
 export { codePointName, firstHiddenCharacter, HIDDEN_CHARACTER, hiddenCharacterKind, hiddenTextProblem } from './hidden.js';
+export * from './words.js';
+export * from './limits.js';

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { EventRequest } from './request.js';
-import { EVENT_VERSION, GapflowEvent, type LazyUnion } from './schemas.js';
+import { EVENT_VERSION } from './limits.js';
+import { GapflowEvent, type LazyUnion } from './schemas.js';
 
 /**
  * The JSON Schema of the log and of `gapflow append`'s input, generated from

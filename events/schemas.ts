@@ -1,20 +1,16 @@
 import * as z from 'zod/mini';
+import { ACKNOWLEDGMENT_WORDS, COMPLETE_WHEN_WORDS, EVENT_TYPES, GATES_WORDS, ROUND_KIND_WORDS } from './words.js';
 import {
-  ACKNOWLEDGMENT_WORDS,
   AGENT_SESSION_MAX,
-  COMPLETE_WHEN_WORDS,
-  EVENT_TYPES,
   EVENT_VERSION,
-  GATES_WORDS,
   REASON_MAX,
-  ROUND_KIND_WORDS,
   SPLIT_PARTS_MAX,
   TITLE_MAX,
   VERIFY_COMMAND_MAX,
   VERIFY_OUTPUT_MAX,
   VERIFY_OUTPUT_PATTERN,
   VERIFY_TIMEOUT_MAX,
-} from './lean.js';
+} from './limits.js';
 import {
   ConvergenceState,
   DecisionKind,
@@ -46,7 +42,6 @@ import {
  * checksum chained to the line before. Older lines are upcast on read (see
  * upcast.ts and the core's outcome upcaster).
  */
-export { AGENT_SESSION_MAX, EVENT_VERSION, REASON_MAX, TITLE_MAX } from './lean.js';
 
 /**
  * A schema built the first time it is asked for, then kept. Every event

@@ -1,4 +1,4 @@
-import { EVENT_VERSION } from './schemas.js';
+import { EVENT_VERSION } from './limits.js';
 
 /** The oldest event version this build still reads. */
 export const OLDEST_VERSION = 1;

@@ -1,17 +1,7 @@
 import * as z from 'zod/mini';
 import './zod-locale.js';
-import {
-  DECISION_KIND_WORDS,
-  GAP_ID_MAX,
-  GAP_ID_PATTERN,
-  GAP_STATE_WORDS,
-  PLAIN_TEXT_PATTERN,
-  PRESET_WORDS,
-  ROUND_KIND_WORDS,
-  SEVERITY_WORDS,
-} from './lean.js';
-
-export { GAP_ID_MAX, GAP_ID_PATTERN, PLAIN_TEXT_PATTERN } from './lean.js';
+import { GAP_ID_MAX, GAP_ID_PATTERN, PLAIN_TEXT_PATTERN } from './limits.js';
+import { DECISION_KIND_WORDS, GAP_STATE_WORDS, PRESET_WORDS, ROUND_KIND_WORDS, SEVERITY_WORDS } from './words.js';
 
 /** Gap severities, most severe first (the order every table uses). */
 export const Severity = z.enum(SEVERITY_WORDS);

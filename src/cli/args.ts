@@ -1,6 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { canonicalWord, nearestWord, oneOf, shownValue } from '../../events/lean.js';
-import { Refusal } from '../core/lean.js';
+import { canonicalWord, nearestWord, oneOf, shownValue } from '../../events/index.js';
+import { Refusal } from '../core/index.js';
 import { UsageError } from './usage-error.js';
 
 export { UsageError };

@@ -1,6 +1,6 @@
 import { backtestSettingsProblem, Refusal, type BacktestSettings, type Variant } from '../core/index.js';
 import { metricPolicies } from '../policies/index.js';
-import { oneOf, PRESET_WORDS, shownValue } from '../../events/lean.js';
+import { oneOf, PRESET_WORDS, shownValue } from '../../events/index.js';
 import { wordOf } from './args.js';
 import { settingValue } from './policy-commands.js';
 

@@ -2,7 +2,7 @@ import { relative, resolve } from 'node:path';
 import { backtestSession, Refusal, variantGrid } from '../core/index.js';
 import { inspectLog, LogError, sessionDirsIn } from '../log/index.js';
 import { backtestLines, type NamedBacktest } from '../render/index.js';
-import { shownValue } from '../../events/lean.js';
+import { shownValue } from '../../events/index.js';
 import { parse, UsageError } from './args.js';
 import { gridVariants, MAX_GRID, namesOf, setVariant } from './backtest-settings.js';
 import { printJson, sessionDir, type CliIO, type Command, type WhereOptions } from './common.js';

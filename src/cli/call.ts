@@ -1,4 +1,4 @@
-import { type InputLimit, validateInputText } from '../log/lean.js';
+import { type InputLimit, validateInputText } from '../log/index.js';
 import { UsageError } from './usage-error.js';
 import type { CliIO } from './common.js';
 import { newSessionDir, sessionDir } from './session-dir.js';

@@ -1,5 +1,5 @@
 import { formatSeconds, Refusal } from '../core/index.js';
-import { HIDDEN_CHARACTER, VERIFY_OUTPUT_MAX } from '../../events/lean.js';
+import { HIDDEN_CHARACTER, VERIFY_OUTPUT_MAX } from '../../events/index.js';
 import { peekHead, type BatchRecorded, type BatchRequest, type RequestNamer, type Session } from '../session/index.js';
 import { open, storeOf, type CliIO, type WhereOptions } from './common.js';
 import { runCommand } from './record-command.js';

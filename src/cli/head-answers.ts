@@ -1,6 +1,6 @@
-import { hookStep } from '../core/lean.js';
+import { hookStep } from '../core/index.js';
 import { join } from 'node:path';
-import { EVENT_INPUT, type InputLimit, LOG_FILE, readStandardInput } from '../log/lean.js';
+import { EVENT_INPUT, type InputLimit, LOG_FILE, readStandardInput } from '../log/index.js';
 import { peekHeadIn } from '../session/head.js';
 import { parse } from './args.js';
 import { readStdin, sessionDir } from './call.js';

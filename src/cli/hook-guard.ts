@@ -1,5 +1,5 @@
-import { EVENT_INPUT } from '../log/lean.js';
-import { misfiredHookAnswer, usageErrorLine } from '../render/lean.js';
+import { EVENT_INPUT } from '../log/index.js';
+import { misfiredHookAnswer, usageErrorLine } from '../render/index.js';
 import type { CliIO } from './common.js';
 import type { UsageError } from './usage-error.js';
 

@@ -1,6 +1,6 @@
-import { type HookCall, type HookStep, listedGaps, viewForecast, loopStep, standingStopRequest, Refusal, type SessionView } from '../core/lean.js';
+import { type HookCall, type HookStep, listedGaps, viewForecast, loopStep, standingStopRequest, Refusal, type SessionView } from '../core/index.js';
 import { join } from 'node:path';
-import { commandApproved, findSessionDir, holdsSession, LOG_FILE, readHookBlocks, trustPlace, writeHookBlocks } from '../log/lean.js';
+import { commandApproved, findSessionDir, holdsSession, LOG_FILE, readHookBlocks, trustPlace, writeHookBlocks } from '../log/index.js';
 import {
   claudeHookAnswer,
   gapEntry,
@@ -13,7 +13,7 @@ import {
   optionEntries,
   renderPrompt,
   unapprovedCheckNote,
-} from '../render/lean.js';
+} from '../render/index.js';
 import { list, parse, UsageError, wholeNumber } from './args.js';
 import { printJson } from './call.js';
 import { namedSessionDir, ownFolder } from './session-dir.js';

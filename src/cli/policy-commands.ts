@@ -4,7 +4,7 @@ import { writeSessionFile } from '../log/index.js';
 import { metricPolicies, POLICY_NAMES } from '../policies/index.js';
 import { recordedButNotWrittenLine, renderPolicyCheck } from '../render/index.js';
 import type { Session } from '../session/index.js';
-import { COMPLETE_WHEN_WORDS, spellingKey } from '../../events/lean.js';
+import { COMPLETE_WHEN_WORDS, spellingKey } from '../../events/index.js';
 import { DECIMAL, list, parse, UsageError, wordOf } from './args.js';
 import { databaseSession, type CliIO, type Command, open, printJson, sessionDir, type WhereOptions } from './common.js';
 

@@ -1,6 +1,6 @@
 import { metricPolicies, policyNamed, type AnyPolicy, type FlagSpec, type FlagValues, type RecordCommand } from '../policies/index.js';
 import { Refusal } from '../core/index.js';
-import { spellingKey } from '../../events/lean.js';
+import { spellingKey } from '../../events/index.js';
 import { validateInputText, EVENT_INPUT, readInputFile } from '../log/index.js';
 import { recordedLines, recordPolicyProblem } from '../render/index.js';
 import type { Session, WriteOptions } from '../session/index.js';

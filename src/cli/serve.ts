@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { Refusal } from '../core/lean.js';
+import { Refusal } from '../core/index.js';
 import { wholeNumber } from './args.js';
 
 /*

@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
-import { findSessionDir, folderAllowed, foreignFolder, isPostgresUrl, LOG_FILE, logAt, sessionNameProblem, SESSION_FOLDER } from '../log/lean.js';
-import { Refusal } from '../core/lean.js';
+import { findSessionDir, folderAllowed, foreignFolder, isPostgresUrl, LOG_FILE, logAt, sessionNameProblem, SESSION_FOLDER } from '../log/index.js';
+import { Refusal } from '../core/index.js';
 import { UsageError } from './usage-error.js';
 
 /** Where a call runs; `reading`: it only reads (see ownFolder). */

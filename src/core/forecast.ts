@@ -1,4 +1,4 @@
-import { formatCount } from '../policies/lean.js';
+import { formatCount } from '../policies/index.js';
 
 /*
  * How many more rounds the gaps need, read off the weighted open count at

@@ -28,7 +28,7 @@ export { forecast, FORECAST_ROUNDS, FORECAST_WINDOW, trendLine, type Forecast, t
 export { forecastPastLimit, viewForecast } from './session-forecast.js';
 export { nextStep, type NextAction } from './next.js';
 export { decisionOptions, listedGaps, stalledIn, suggestedDeferrals, type DecisionOption, type Recommendation } from './options.js';
-export { formatCount, signed } from '../policies/lean.js';
+export { formatCount, signed } from '../policies/index.js';
 export { Refusal, type Remedy } from './refusal.js';
 export {
   ALLOWED_MOVES,
@@ -87,3 +87,7 @@ export {
 } from './backtest.js';
 export { compareCourses, type Comparison, type StopShift } from './backtest-compare.js';
 export { backtestSession, backtestSettingsProblem, variantGrid, type BacktestRow, type SessionBacktest, type Variant } from './backtest-run.js';
+
+export { changeSeverity, moveGap, openGap } from './evolve-gaps.js';
+export { decideGapEvent } from './decide-gaps.js';
+export { deepFreeze, freezeNew } from './freeze.js';

@@ -9,7 +9,7 @@ import {
   type SettledEvent,
 } from '../../events/index.js';
 import type { ConvergenceEvent, RoundClosedEvent } from '../../machines/index.js';
-import { policyRulesNamed, type CombinedVerdict, type NamedVerdict } from '../policies/lean.js';
+import { policyRulesNamed, type CombinedVerdict, type NamedVerdict } from '../policies/index.js';
 import { severeUnfinished } from './inventory.js';
 import { alternatingWords, causeWords, closingCauses, pingPongWords, type ClosingCauses } from './ping-pong.js';
 import { judgeRound, type SessionRules } from './policies.js';

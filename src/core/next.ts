@@ -1,6 +1,6 @@
 import { forecastPastLimit } from './session-forecast.js';
 import { closedRoundCount } from './inventory.js';
-import { formatCount } from '../policies/lean.js';
+import { formatCount } from '../policies/index.js';
 import { metricPoliciesOf, missingMetrics, roundLimit, tracksGaps } from './policies.js';
 import { runWords } from './gate.js';
 import type { SessionView } from './view.js';

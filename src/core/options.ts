@@ -1,7 +1,7 @@
 import type { DecisionKind } from '../../events/index.js';
 import { isOpen, lastClosedRound, unfinishedGaps } from './inventory.js';
 import { tracksGaps } from './policies.js';
-import { policyRulesNamed } from '../policies/lean.js';
+import { policyRulesNamed } from '../policies/index.js';
 import type { Gap, RoundFigures, SessionView } from './view.js';
 
 /*

@@ -8,7 +8,7 @@ import {
   type AnyPolicyRules,
   type PolicyVerdict,
   type RoundInput,
-} from '../policies/lean.js';
+} from '../policies/index.js';
 import type { ConvergenceConfig } from '../../machines/index.js';
 import { forecast, FORECAST_WINDOW } from './forecast.js';
 import { lastClosedRound } from './inventory.js';

@@ -1,5 +1,5 @@
 import type { GapState, Preset, Severity } from '../../events/index.js';
-import { SEVERITY_WORDS } from '../../events/lean.js';
+import { SEVERITY_WORDS } from '../../events/index.js';
 import type { ConvergenceConfig } from '../../machines/index.js';
 import type { SessionView } from './view.js';
 

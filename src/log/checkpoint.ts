@@ -3,7 +3,7 @@ import { accessSync, closeSync, constants, openSync, readdirSync, renameSync, rm
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type * as Zlib from 'node:zlib';
-import { crc32 } from '../core/lean.js';
+import { crc32 } from '../core/index.js';
 import { SHARED_FILE_MODE, writeAll } from './durable.js';
 import { CHECKPOINT_LIMIT, LOG_INPUT, type InputLimit } from './limits.js';
 import { withSideFile } from './side-file.js';

@@ -71,3 +71,9 @@ export {
 export { readSideFile } from './side-file.js';
 export { CHECKPOINT_LIMIT, HOOK_STATE_LIMIT, LOCK_FILE_LIMIT, SESSION_CONFIG_LIMIT } from './limits.js';
 export { pauseFor } from './pause.js';
+
+export { holdsSession, readCurrentHead } from './head.js';
+export { appendSealed } from './append.js';
+export { readCurrent, writeCheckpoint } from './checkpoint.js';
+export { openRegularFile, readRange } from './text-file.js';
+export { logAt } from './find-session.js';

@@ -1,9 +1,9 @@
-import { shownValue } from '../../events/lean.js';
+import { shownValue } from '../../events/index.js';
 import { oneLine } from './one-line.js';
 import { terminalSafe, terminalSafeJson } from './terminal.js';
 import type { BadValue, GapflowEvent } from '../../events/index.js';
-import type { Remedy, SessionView, LoopStep } from '../core/lean.js';
-import { formatCount } from '../policies/lean.js';
+import type { Remedy, SessionView, LoopStep } from '../core/index.js';
+import { formatCount } from '../policies/index.js';
 import { counted } from './counted.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { SessionView } from '../core/lean.js';
+import type { SessionView } from '../core/index.js';
 
 /**
  * Whose focus it is: the CRITICAL gaps a prioritize-critical decision named

@@ -1,5 +1,5 @@
 import type { GapflowEvent } from '../../events/index.js';
-import { countedMove, formatCount, type MoveEffect, type SessionView } from '../core/lean.js';
+import { countedMove, formatCount, type MoveEffect, type SessionView } from '../core/index.js';
 
 /* What a gap command prints after its write, apart from the other command lines. */
 

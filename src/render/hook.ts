@@ -9,8 +9,8 @@ import {
   tracksGaps,
   SEVERITIES,
   type SessionView,
-} from '../core/lean.js';
-import { formatCount } from '../policies/lean.js';
+} from '../core/index.js';
+import { formatCount } from '../policies/index.js';
 import { clip, fitLines, itemList, type ItemList, type Line } from './fit.js';
 import { focusIsChosen } from './focus.js';
 import { renderPrompt } from './prompt.js';

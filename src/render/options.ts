@@ -8,8 +8,8 @@ import {
   type Recommendation,
   type RoundFigures,
   type SessionView,
-} from '../core/lean.js';
-import { formatCount, signed } from '../policies/lean.js';
+} from '../core/index.js';
+import { formatCount, signed } from '../policies/index.js';
 import { counted } from './counted.js';
 
 /*

@@ -10,8 +10,8 @@ import {
   STATE_CLASS,
   type RoundFigures,
   type SessionView,
-} from '../core/lean.js';
-import { formatCount, signed, belowDivergence } from '../policies/lean.js';
+} from '../core/index.js';
+import { formatCount, signed, belowDivergence } from '../policies/index.js';
 import { deferralGround, optionEntries } from './options.js';
 import { disagreementNote, netsDisagree } from './sections.js';
 import { counted } from './counted.js';

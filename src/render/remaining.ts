@@ -1,5 +1,5 @@
-import type { SessionView } from '../core/lean.js';
-import { policyRulesNamed, type AnyPolicyRules } from '../policies/lean.js';
+import type { SessionView } from '../core/index.js';
+import { policyRulesNamed, type AnyPolicyRules } from '../policies/index.js';
 
 /** What a policy says is still in dispute after its latest metrics (forge: the concerns of the votes that did not agree); [] for most. */
 export function remainingIssuesOf(view: SessionView, policy: AnyPolicyRules): string[] {

@@ -12,8 +12,8 @@ import {
   type HistoryEntry,
   type RoundFigures,
   type SessionView,
-} from '../core/lean.js';
-import { formatCount, signed } from '../policies/lean.js';
+} from '../core/index.js';
+import { formatCount, signed } from '../policies/index.js';
 import { focusIsChosen } from './focus.js';
 import { escapeMarkdown as md, table } from './markdown.js';
 import { counted } from './counted.js';

@@ -1,4 +1,4 @@
-import { HIDDEN_CHARACTER } from '../../events/lean.js';
+import { HIDDEN_CHARACTER } from '../../events/index.js';
 
 /*
  * Text from a log, a folder name or a database row, as a terminal may be

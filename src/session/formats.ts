@@ -1,4 +1,4 @@
-import { HEAD_ROUNDS, VIEW_SHAPE } from '../core/lean.js';
+import { HEAD_ROUNDS, VIEW_SHAPE } from '../core/index.js';
 import { packageVersion } from '../version.js';
 
 /*

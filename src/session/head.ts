@@ -1,5 +1,5 @@
-import { decodeHead, type SessionView } from '../core/lean.js';
-import { checkpointsOf, readCurrentHead, type EventStore } from '../log/lean.js';
+import { decodeHead, type SessionView } from '../core/index.js';
+import { checkpointsOf, readCurrentHead, type EventStore } from '../log/index.js';
 import { headFormat } from './formats.js';
 
 /*

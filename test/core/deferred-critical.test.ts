@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lastClosedRound } from '../../src/core/lean.js';
+import { lastClosedRound } from '../../src/core/index.js';
 import { WEIGHT } from '../support.js';
 import { closeRound, fact, given, move, open, resolve, round, severity, start, startRound } from './given.js';
 

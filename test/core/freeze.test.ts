@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeView, encodeView } from '../../src/core/index.js';
-import { deepFreeze, freezeNew } from '../../src/core/lean.js';
+import { deepFreeze, freezeNew } from '../../src/core/index.js';
 import { openFileSession } from '../../src/index.js';
 
 /*

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decide } from '../../src/core/index.js';
-import { decisionOptions, listedGaps, type DecisionOption } from '../../src/core/lean.js';
+import { decisionOptions, listedGaps, type DecisionOption } from '../../src/core/index.js';
 import { decision, given, move, open, resolve, round, start, startRound, metrics } from './given.js';
 
 /*

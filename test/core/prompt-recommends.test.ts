@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Severity } from '../../events/index.js';
-import { decisionOptions, lastClosedRound } from '../../src/core/lean.js';
-import { optionEntries, renderPrompt } from '../../src/render/lean.js';
+import { decisionOptions, lastClosedRound } from '../../src/core/index.js';
+import { optionEntries, renderPrompt } from '../../src/render/index.js';
 import { WEIGHT } from '../support.js';
 import { given, move, open, resolve, round, start } from './given.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { canonicalRequest, canonicalWord, EventBody, nearestWord, REQUEST_WORDS, shownValue, wordsAt } from '../../events/index.js';
-import { GAP_STATE_WORDS, SEVERITY_WORDS } from '../../events/lean.js';
+import { GAP_STATE_WORDS, SEVERITY_WORDS } from '../../events/index.js';
 
 describe('one vocabulary: any case, `-` or `_`', () => {
   it.each(['in-progress', 'IN_PROGRESS', 'In_Progress', 'in_progress', ' In-Progress '])('%j is IN_PROGRESS', (spelling) => {

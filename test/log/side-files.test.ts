@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, tr
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readCurrent } from '../../src/log/lean.js';
+import { readCurrent } from '../../src/log/index.js';
 import {
   CHECKPOINT_FILE,
   CHECKPOINT_LIMIT,

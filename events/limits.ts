@@ -1,13 +1,4 @@
-/*
- * The events folder's second door: the vocabulary's words as plain
- * constants, and how any spelling of them is read, with no schema library.
- * The core's tables, the head's readers (`next`, a stop hook) and the CLI's
- * short paths take them from here without loading zod; vocabulary.ts
- * builds its enums from them.
- */
-
-export * from './words.js';
-export { canonicalRequest, canonicalWord, nearestWord, oneOf, REQUEST_WORDS, SHOWN_MAX, shownValue, spellingKey, wordsAt } from './spelling.js';
+/* The limits and patterns of the events' values, as plain constants: vocabulary.ts and schemas.ts build on them. */
 
 /**
  * The version this build writes (schemas.ts says what each version carries).
@@ -43,4 +34,3 @@ export const GAP_ID_MAX = 128;
  */
 // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
 export const PLAIN_TEXT_PATTERN = /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]*$/;
-export { codePointName, firstHiddenCharacter, HIDDEN_CHARACTER, hiddenCharacterKind, hiddenTextProblem } from './hidden.js';
