@@ -1,8 +1,8 @@
 /*
- * The vocabulary's words, as plain constants (events/lean.ts is their door):
+ * The vocabulary's words, as plain constants (events/index.ts is their door):
  * the enums of the schemas are built from them, and the core's tables, the
- * head's readers and the spelling of what callers type take them from here
- * without loading zod.
+ * head's readers and the spelling of what callers type take them without
+ * building a schema.
  */
 
 /**
