@@ -85,7 +85,4 @@ export {
 export type { DecisionKind, GapflowEvent, GapState, SessionSettings, Severity } from '../events/index.js';
 export type { ConvergenceState, Outcome, Verdict } from '../machines/index.js';
 
-export * as render from './api/render.js';
-export * as policies from './api/policies.js';
-export * as machine from './api/machine.js';
-export * as events from './api/events.js';
+export { events, machine, policies, render } from './api/index.js';

@@ -1,4 +1,3 @@
-import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { canonicalRequest, EventId, readIssue } from '../../events/index.js';
 import { gapflowJsonSchemaText } from '../schema.js';
@@ -12,6 +11,7 @@ import {
   FileLog,
   formatBytes,
   importLog,
+  isFolder,
   LOG_FILE,
   LOG_INPUT,
   LogError,
@@ -221,13 +221,8 @@ export const importCommand: Command = (argv, io) => {
 
 /** A folder given to `import`: the log of the one session it holds (itself, its .gapflow, or one folder inside); a file: itself. */
 function logInFolder(path: string): string {
-  let folder: boolean;
-  try {
-    folder = statSync(path).isDirectory();
-  } catch {
-    return path; // reading it names what is wrong
-  }
-  if (!folder) return path;
+  // Not a folder, or not to be seen: reading it names what is wrong.
+  if (isFolder(path) !== true) return path;
   const dirs = sessionDirsIn(path);
   if (dirs.length !== 1)
     throw new Refusal(

@@ -1,7 +1,6 @@
-import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { LOG_FILE, readSessionConfig, writeDecisionsFile, writeStatusFile, writesHere } from '../log/index.js';
+import { fileSizeOf, LOG_FILE, readSessionConfig, writeDecisionsFile, writeStatusFile, writesHere } from '../log/index.js';
 import { renderDecisions, renderStatus, statusNotRewrittenLine } from '../render/index.js';
 import { openFileSession } from '../session/index.js';
 import type { CliIO } from './common.js';
@@ -18,11 +17,7 @@ const RECORDERS: ReadonlySet<string> = new Set(['init', 'gap', 'round', 'decide'
 const ATTEMPTS = 3;
 
 function logSize(dir: string): number {
-  try {
-    return statSync(join(dir, LOG_FILE)).size;
-  } catch {
-    return -1;
-  }
+  return fileSizeOf(join(dir, LOG_FILE));
 }
 
 /** The `--dir`, `--store` and `--session` of a call that its own command parsed without fault (so each is the option). */

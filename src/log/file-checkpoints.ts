@@ -1,4 +1,3 @@
-import { statSync } from 'node:fs';
 import {
   canWriteCheckpoint,
   CLOSED_FILE,
@@ -14,7 +13,7 @@ import {
 import { openCheckpointParts } from './checkpoint-parts.js';
 import { readCurrentHead } from './head.js';
 import { scanBytes, type ChainPoint, type Scan } from './lines.js';
-import { readFrom } from './log-path.js';
+import { fileSizeOf, readFrom } from './log-path.js';
 import { readStateCache } from './state-cache.js';
 import type { Checkpoints, ClosedAt, EventSink, HeadForWrite, Resumed } from './types.js';
 
@@ -31,15 +30,6 @@ export interface FileCursor {
   known: Known | null;
   readWhole(sink?: () => EventSink): Scan;
   exists(): boolean;
-}
-
-/** The size of the file at `path` now, or -1 when it cannot be seen. */
-function fileSizeOf(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return -1;
-  }
 }
 
 /**

@@ -77,3 +77,4 @@ export { appendSealed } from './append.js';
 export { readCurrent, writeCheckpoint } from './checkpoint.js';
 export { openRegularFile, readRange } from './text-file.js';
 export { logAt } from './find-session.js';
+export { fileSizeOf, isFolder } from './log-path.js';

@@ -1,4 +1,4 @@
-import { closeSync, linkSync, lstatSync, renameSync } from 'node:fs';
+import { closeSync, linkSync, lstatSync, renameSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { PARALLEL_CHAIN_BYTES } from './chain-check.js';
 import { formatBytes, formatSize, MAX_LOG_BYTES } from './limits.js';
@@ -66,5 +66,23 @@ export function holdsNoSession(path: string): boolean {
   } catch (error) {
     if (isCode(error, 'ENOENT')) return true;
     throw error;
+  }
+}
+
+/** The size of the file at `path` now, or -1 when it cannot be seen. */
+export function fileSizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return -1;
+  }
+}
+
+/** Whether `path` is a folder: true or false, or null when it cannot be seen (reading it then names what is wrong). */
+export function isFolder(path: string): boolean | null {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return null;
   }
 }
