@@ -81,11 +81,10 @@ interface EntryBase {
   /** `--json FILE` names its input, so only a bare `--json` asks for JSON output (`record POLICY --json FILE|-`). */
   jsonTakesFile?: true;
   /**
-   * Tried before the command loads: a short path that answers the call
-   * without the schemas, statechart or immer. Returns null when it answered
-   * (exit 0), else the call to hand to the command (its standard input
-   * replayable when the short path read some). It throws only for a write
-   * whose outcome is not known.
+   * Tried before the command loads: a short path that answers a read from
+   * the head without the schemas, statechart or immer. Returns null when it
+   * answered (exit 0), else the call to hand to the command (its standard
+   * input replayable when the short path read some).
    */
   first?: (call: Call) => Promise<Call | null>;
 }

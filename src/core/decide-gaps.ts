@@ -1,5 +1,4 @@
 import type { BodyOf, Decided } from '../../events/index.js';
-import { hiddenTextProblem } from '../../events/index.js';
 import { refusePaused, refuser, refuseRoundStart, type Refuse } from './refuse.js';
 import { ALLOWED_MOVES, STATE_CLASS } from './rules.js';
 import type { Gap, SessionView } from './view.js';
@@ -12,9 +11,6 @@ type GapBody = BodyOf<'gap.opened'> | BodyOf<'gap.moved'> | BodyOf<'gap.severity
  */
 export function decideGapEvent(view: SessionView, body: GapBody): Decided[] {
   const refuse = refuser(body);
-  // decide checked this already (parseBody); the bin's short path for gap writes comes here straight.
-  const hidden = hiddenTextProblem(body.data);
-  if (hidden !== null) refuse(hidden);
   const startsRound = view.rounds.length > 0 && !view.roundOpen;
   if (startsRound) refuseRoundStart(view, refuse);
   refusePaused(view, refuse);

@@ -88,6 +88,4 @@ export {
 export { compareCourses, type Comparison, type StopShift } from './backtest-compare.js';
 export { backtestSession, backtestSettingsProblem, variantGrid, type BacktestRow, type SessionBacktest, type Variant } from './backtest-run.js';
 
-export { changeSeverity, moveGap, openGap } from './evolve-gaps.js';
-export { decideGapEvent } from './decide-gaps.js';
 export { deepFreeze, freezeNew } from './freeze.js';

@@ -18,8 +18,7 @@ export interface LogEnd {
  * holding the lock (`lease`): the seqs must run on, no line or the log may
  * pass its limit, and the log must still end at `after.end`; then one write,
  * fsynced, or none (a failed write is cut back). Returns the new end and the
- * last line written. Apart from FileLog so a writer that needs no reader (the
- * bin's short path for gap writes) appends the same way.
+ * last line written.
  */
 export function appendSealed(location: string, after: LogEnd, events: readonly GapflowEvent[], lease: Lease): { end: LogEnd; lastLine: Buffer } {
   continues(events, after.seq, location);

@@ -3,8 +3,7 @@ import type { GapflowEvent } from '../../events/index.js';
 
 /*
  * Sealing lines (the line format is described in lines.ts): apart from the
- * reader's schemas, so a writer that appends an event it has already
- * checked (the bin's short path for gap writes) loads no schema library.
+ * reader's schemas, since a writer appends events it has already checked.
  */
 
 /** The chained checksum of a line's content (its JSON without `sum`). */
