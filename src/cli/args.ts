@@ -1,9 +1,12 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { canonicalWord, nearestWord, oneOf, shownValue } from '../../events/index.js';
 import { Refusal } from '../core/index.js';
-import { UsageError } from './usage-error.js';
+import type { WriteOptions } from '../session/index.js';
 
-export { UsageError };
+/** A call whose words are off: exit 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -119,4 +122,15 @@ export function list(value: string | undefined): string[] | undefined {
         .split(',')
         .map((s) => s.trim())
         .filter(Boolean);
+}
+
+/** The options every command that appends to the log takes. */
+export const WRITE_OPTIONS = {
+  'expect-seq': { type: 'string' },
+  'event-id': { type: 'string' },
+} as const;
+
+/** `--expect-seq N` (refuse unless the log ends at seq N) and `--event-id ID` (a retry appends nothing twice). */
+export function writeOptions(values: { 'expect-seq'?: string | undefined; 'event-id'?: string | undefined }): WriteOptions {
+  return { expectSeq: wholeNumber('expect-seq', values['expect-seq']), eventId: values['event-id'] };
 }

@@ -15,8 +15,7 @@ import {
 } from '../render/index.js';
 import { LogError, OutcomeUnknown, readStandardInput } from '../log/index.js';
 import { UsageError } from './args.js';
-import type { CliIO, Command } from './common.js';
-import { statusAfterWrite } from './status-after-write.js';
+import { type CliIO, type Command, statusAfterWrite } from './common.js';
 import { unverifiedCode } from './unverified.js';
 import { answerUsageAsHook, handedInput } from './hook-guard.js';
 import type { Entry, Follow, HelpParts } from './table.js';
@@ -109,7 +108,7 @@ export function attempt(argv: string[], io: CliIO, { table, command }: Commands)
   }
 }
 
-/** Runs a command, then rewrites status.md when the session asks for it after a write (status-after-write.ts). */
+/** Runs a command, then rewrites status.md when the session asks for it after a write (statusAfterWrite, common.ts). */
 function runWithStatus(entry: Entry, words: string[], io: CliIO, run: Command): void {
   const afterWrite = statusAfterWrite(entry.name, words, io);
   try {

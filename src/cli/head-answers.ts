@@ -3,8 +3,7 @@ import { join } from 'node:path';
 import { EVENT_INPUT, type InputLimit, LOG_FILE, readStandardInput } from '../log/index.js';
 import { peekHeadIn } from '../session/head.js';
 import { parse } from './args.js';
-import { readStdin, sessionDir } from './call.js';
-import type { CliIO } from './common.js';
+import { readStdin, sessionDir, type CliIO } from './common.js';
 import { blocksBefore, claudeStop, hookAnswer, hookOptions, printHookAnswer, printNext } from './loop-answers.js';
 
 /*

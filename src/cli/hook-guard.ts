@@ -1,7 +1,7 @@
 import { EVENT_INPUT } from '../log/index.js';
 import { misfiredHookAnswer, usageErrorLine } from '../render/index.js';
 import type { CliIO } from './common.js';
-import type { UsageError } from './usage-error.js';
+import type { UsageError } from './args.js';
 
 /*
  * A command line gapflow cannot run, called as a Claude Code hook (a typo

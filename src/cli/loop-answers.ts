@@ -15,9 +15,7 @@ import {
   unapprovedCheckNote,
 } from '../render/index.js';
 import { list, parse, UsageError, wholeNumber } from './args.js';
-import { printJson } from './call.js';
-import { namedSessionDir, ownFolder } from './session-dir.js';
-import type { CliIO } from './common.js';
+import { printJson, namedSessionDir, ownFolder, type CliIO } from './common.js';
 
 /*
  * What `next` and `gapflow hook claude` make of a call and of the view they

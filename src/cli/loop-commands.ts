@@ -3,7 +3,7 @@ import { canonicalRequest, EventId, readIssue } from '../../events/index.js';
 import { gapflowJsonSchemaText } from '../schema.js';
 import { hookStep, Refusal, toStateJson } from '../core/index.js';
 import { appendLines, type AppendedLine, type HookVerdict } from '../render/index.js';
-import { WRITE_OPTIONS, writeOptions } from './log-options.js';
+import { WRITE_OPTIONS, writeOptions, parse } from './args.js';
 import { writePolicyReports } from './policy-commands.js';
 import {
   BATCH_INPUT,
@@ -30,10 +30,20 @@ import {
   type BatchRecorded,
   type BatchRequest,
 } from '../session/index.js';
-import { parse } from './args.js';
 import { gatedBatch, type GatedRequest } from './gate.js';
-import { readStdin } from './call.js';
-import { databaseSession, type CliIO, type Command, newStoreOf, open, parseUserJson, printJson, sessionDir, storeOf, type WhereOptions } from './common.js';
+import {
+  readStdin,
+  databaseSession,
+  type CliIO,
+  type Command,
+  newStoreOf,
+  open,
+  parseUserJson,
+  printJson,
+  sessionDir,
+  storeOf,
+  type WhereOptions,
+} from './common.js';
 import { blocksBefore, claudeStop, hookAnswer, hookOptions, printHookAnswer, printNext, type ClaudeStop } from './loop-answers.js';
 
 /**

@@ -25,10 +25,9 @@ import {
 } from '../session/index.js';
 import type { BodyOf, EventBodyInput, SessionSettings, Severity } from '../../events/index.js';
 import { DECISION_KIND_WORDS, GAP_STATE_WORDS, PRESET_WORDS, ROUND_KIND_WORDS, SEVERITY_WORDS, shownValue, VERIFY_TIMEOUT_MAX } from '../../events/index.js';
-import { DECIMAL, dashed, list, parse, unknownVerb, UsageError, wholeNumber, wordOf } from './args.js';
+import { DECIMAL, dashed, list, parse, unknownVerb, UsageError, wholeNumber, wordOf, WRITE_OPTIONS, writeOptions } from './args.js';
 import { announce, databaseSession, databaseStore, type CliIO, type Command, newSessionDir, open, type WhereOptions } from './common.js';
 import { policyInitOptions, policyInitSettings } from './policy-commands.js';
-import { WRITE_OPTIONS, writeOptions } from './log-options.js';
 import { gatedBatch, throughGate } from './gate.js';
 import { keepTypedCommand } from './trust.js';
 import { validateFlagValues } from './record.js';

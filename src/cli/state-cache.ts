@@ -1,8 +1,7 @@
 // eslint-disable-next-line no-restricted-imports -- past the door on purpose: src/log/index.ts loads the schema (zod), which this quick path must not
 import { readStateCache } from '../log/state-cache.js';
 import { stateFormat } from '../session/state-format.js';
-import type { CliIO } from './common.js';
-import { sessionDir } from './session-dir.js';
+import { type CliIO, sessionDir } from './common.js';
 
 /*
  * `gapflow state --json` from its stored output (FileCheckpoints.saveState

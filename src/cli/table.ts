@@ -71,7 +71,7 @@ interface EntryBase {
   help: string | ((parts: HelpParts) => string);
   /**
    * The call only reads a session, so it may read a folder someone else owns
-   * or may write (session-dir.ts, ownFolder): nothing from it runs and
+   * or may write (common.ts, ownFolder): nothing from it runs and
    * nothing is written there. Every other call, the stop hook included (it
    * tells an agent what to do), uses only the user's own folders.
    */

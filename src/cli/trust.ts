@@ -3,8 +3,7 @@ import { allowFolder, approveCommand, commandApproved, foreignFolder, revokeComm
 import { terminalSafeLines } from '../render/index.js';
 import type { Session } from '../session/index.js';
 import { parse, UsageError } from './args.js';
-import { databaseSession, foundSessionDir, type WhereOptions } from './session-dir.js';
-import { open, printJson, type CliIO, type Command } from './common.js';
+import { databaseSession, foundSessionDir, type WhereOptions, open, printJson, type CliIO, type Command } from './common.js';
 
 /*
  * The one door through which a session's check command reaches a shell: it
