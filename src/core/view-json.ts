@@ -6,7 +6,7 @@ import type { Gap, MetricsRecord, SessionView } from './view.js';
  * it by the log line it covers, and whatever does not decode here is
  * dropped and rebuilt from the log.
  *
- * The format (src/session/formats.ts) names this shape and the version of
+ * The format (viewFormat, src/session/state.ts) names this shape and the version of
  * gapflow that folded the view. Bump VIEW_SHAPE when SessionView changes
  * shape between releases' builds.
  */

@@ -1,6 +1,6 @@
 import { decodeHead, type SessionView } from '../core/index.js';
 import { checkpointsOf, readCurrentHead, type EventStore } from '../log/index.js';
-import { headFormat } from './formats.js';
+import { headFormat } from './state.js';
 
 /*
  * The head checkpoint as a view, for the loop's questions (`next`, a stop

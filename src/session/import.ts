@@ -2,7 +2,7 @@ import { EventTime, type BodyOf, type GapflowEvent } from '../../events/index.js
 import { Refusal, type SessionView } from '../core/index.js';
 import { MemoryLog } from '../log/index.js';
 import type { SessionOptions } from './options.js';
-import type { BatchRequest, RequestNamer } from './requests.js';
+import type { BatchRequest, RequestNamer } from './writes.js';
 import { Session } from './session.js';
 
 /** One line of a recorded session: a request as `append` takes it, and when it happened. */

@@ -1,14 +1,22 @@
 import type { DecisionKind, EventBodyInput, GapState, RoundKind, SessionSettings, Severity } from '../../events/index.js';
 import type { SessionView } from '../core/index.js';
-import type { EventStore, FollowOptions } from '../log/index.js';
+import { type EventStore, type FollowOptions, FileLog, MemoryLog } from '../log/index.js';
 import { LiveActor, type ConvergenceActor } from './live.js';
 import type { SessionOptions } from './options.js';
-import * as body from './request-bodies.js';
-import type { BatchRequest, RequestNamer, WriteOptions } from './requests.js';
-import { stamper } from './stamp.js';
-import { SessionState } from './state.js';
-import type { SessionListener } from './view-feed.js';
-import { catchUp, decideBatch, judgeRequest, startLog, type BatchRecorded, type Recorded } from './writes.js';
+import * as body from './writes.js';
+import {
+  type BatchRequest,
+  type RequestNamer,
+  type WriteOptions,
+  stamper,
+  catchUp,
+  decideBatch,
+  judgeRequest,
+  startLog,
+  type BatchRecorded,
+  type Recorded,
+} from './writes.js';
+import { SessionState, type SessionListener } from './state.js';
 
 const requestN: RequestNamer = (i) => `request ${i + 1}`;
 
@@ -178,4 +186,18 @@ export class Session {
   subscribe(listener: SessionListener): () => void {
     return this.#state.whole().subscribe(listener);
   }
+}
+
+/** A session in `<dir>/events.jsonl`, the embedded default. */
+export function createFileSession(dir: string, settings: SessionSettings = {}, options?: SessionOptions, write?: WriteOptions): Session {
+  return Session.create(new FileLog(dir), settings, options, write);
+}
+
+export function openFileSession(dir: string, options?: SessionOptions): Session {
+  return Session.open(new FileLog(dir), options);
+}
+
+/** A session held in memory, for embedding. */
+export function createMemorySession(settings: SessionSettings = {}, options?: SessionOptions): Session {
+  return Session.create(new MemoryLog(), settings, options);
 }

@@ -11,7 +11,7 @@ export const STATE_JSON_SHAPE = 'state-json-3';
 /**
  * The format the stored `state --json` output is written and read under:
  * its shape and the version of gapflow that rendered it (as for the
- * checkpoints, src/session/formats.ts, another release's output is not
+ * checkpoints, src/session/state.ts (viewFormat), another release's output is not
  * printed as this one's). Imports no more than the version: the bin reads
  * it without loading the session.
  */

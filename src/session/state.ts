@@ -1,15 +1,47 @@
-import type { GapflowEvent } from '../../events/index.js';
-import { initialView, type SessionView } from '../core/index.js';
-import { checkpointsOf, type EventStore } from '../log/index.js';
-import { headWorking, loadHead, saveHead, type Head } from './head-state.js';
-import { Keeper } from './keep.js';
+import type { GapflowEvent, EventBodyInput, SettledEvent } from '../../events/index.js';
+import {
+  initialView,
+  type SessionView,
+  closedIndexLines,
+  closedIndexLookUp,
+  DamagedIndex,
+  decodeMarkedHead,
+  encodeHead,
+  extendClosedIndex,
+  HEAD_ROUNDS,
+  type ClosedGap,
+  type ClosedIndexParts,
+  type Gap,
+  type IndexMark,
+  encodeClosedIndex,
+  encodeView,
+  auditHistory,
+  decodeView,
+  fold,
+  settle,
+  startFold,
+  type Finding,
+  type Folding,
+  type HistoryEntry,
+  VIEW_SHAPE,
+} from '../core/index.js';
+import { checkpointsOf, type EventStore, type Checkpoints, checkLogText, linesOf, inspectLog, LogError, type LogInspection } from '../log/index.js';
 import type { LiveActor } from './live.js';
 import type { SessionOptions } from './options.js';
-import { replay, resumeView } from './replay.js';
-import type { BatchRequest, RequestNamer, WriteOptions } from './requests.js';
-import { stamper, type Stamp } from './stamp.js';
-import { ViewFeed } from './view-feed.js';
-import { catchUp, decideBatch, transactBatch, type BatchRecorded, type DecidedBatch, type Started } from './writes.js';
+import {
+  type BatchRequest,
+  type RequestNamer,
+  type WriteOptions,
+  stamper,
+  type Stamp,
+  catchUp,
+  decideBatch,
+  transactBatch,
+  type BatchRecorded,
+  type DecidedBatch,
+  type Started,
+} from './writes.js';
+import { packageVersion } from '../version.js';
 
 /** Thrown holding the store when the state a write was to be decided on is not the log's (another writer appended): nothing is written. */
 class NotOnThisState extends Error {}
@@ -146,3 +178,335 @@ export class SessionState {
     return this.#head;
   }
 }
+
+/*
+ * The head: how a session decides gap and round writes cheaply. Deciding a
+ * gap event or a round's start or close needs the open gaps, the last
+ * rounds, the machine, the session's rules and the policies' records (all
+ * in the head checkpoint), and of the closed gaps only whether an id is
+ * taken or known (the closed gaps' index answers that by lookup). So such a
+ * write reads a few kilobytes and one log line, appends, and writes the new
+ * head, whatever the log's length. What the head cannot decide goes to the
+ * whole view: a move of a closed gap (reopening needs its whole record), a
+ * split or a rename (rare, and a rename rewrites what the index lists), any
+ * other kind of request (a decision may name closed gaps; metrics and
+ * bindings are rare), a head or index that is not current, or a log another
+ * writer appended to meanwhile.
+ */
+
+const ON_HEAD: readonly string[] = ['gap.opened', 'gap.moved', 'gap.severity_changed', 'round.started', 'round.closed'];
+
+/** A current head, with the closed gaps' index it names (read in parts) and what names it. */
+export interface Head {
+  view: SessionView;
+  index: ClosedIndexParts;
+  mark: IndexMark;
+}
+
+/** The head `checkpoints` keep, when it covers the log's last line and the index it names is whole; null otherwise. */
+export function loadHead(checkpoints: Checkpoints): Head | null {
+  const found = checkpoints.headForWrite(headFormat(), closedIndexFormat());
+  const marked = found === null ? null : decodeMarkedHead(found.head);
+  if (found?.index == null || marked?.closed == null || !sameMark(marked.closed, found.index.at)) return null;
+  return { view: marked.view, index: found.index.parts, mark: marked.closed };
+}
+
+/**
+ * The working copy a batch is decided on, on `head`: the head with the
+ * closed gaps the requests name put back; null when the head cannot decide
+ * the batch (see above).
+ */
+export function headWorking(head: Head, requests: readonly BatchRequest[]): SessionView | null {
+  if (!requests.every((request) => ON_HEAD.includes(request.body.type))) return null;
+  const lookUp = closedIndexLookUp(head.index);
+  return lookUp === null
+    ? null
+    : withClosedGaps(
+        head.view,
+        requests.map((request) => request.body),
+        lookUp,
+      );
+}
+
+/**
+ * Writes the head a batch leaves, with the index it goes with: the same
+ * index when no gap closed, else the index with the newly closed gaps added,
+ * written first and only when the head is (a head never names an index that
+ * does not hold its closed gaps; if the index cannot be written the head
+ * names none).
+ */
+export function saveHead(checkpoints: Checkpoints, head: Head, view: SessionView, appended: readonly GapflowEvent[]): void {
+  const added = newlyClosedLines(view, appended);
+  checkpoints.saveHead(headFormat(), view.lastSeq, () => {
+    if (added === '') return encodeHead(view, HEAD_ROUNDS, head.mark);
+    const body = extendedIndex(head.index, added);
+    const next = body === null ? null : checkpoints.saveClosedIndex(closedIndexFormat(), view.lastSeq, body);
+    return encodeHead(view, HEAD_ROUNDS, next);
+  });
+}
+
+function sameMark(a: IndexMark, b: IndexMark): boolean {
+  return a.seq === b.seq && a.sum === b.sum;
+}
+
+/**
+ * The head with the closed gaps the requests name put back as the index
+ * (`lookUp`) knows them (id, severity, state), so the rules judge them as
+ * the whole view would; null when a request moves a closed gap (a reopen
+ * needs the gap whole), names as the gap it duplicates one withdrawn or
+ * split (the refusal names where that one went), or the index turns out
+ * damaged where it is read.
+ */
+function withClosedGaps(head: SessionView, bodies: readonly EventBodyInput[], lookUp: (id: string) => ClosedGap | null): SessionView | null {
+  try {
+    return namingClosedGaps(head, bodies, lookUp);
+  } catch (error) {
+    if (error instanceof DamagedIndex) return null;
+    throw error;
+  }
+}
+
+function namingClosedGaps(head: SessionView, bodies: readonly EventBodyInput[], lookUp: (id: string) => ClosedGap | null): SessionView | null {
+  const named = new Map<string, Gap>();
+  for (const body of bodies) {
+    const data = (body as { data?: Record<string, unknown> }).data ?? {};
+    for (const key of ['id', 'spawnedBy', 'blockedBy', 'of']) {
+      const id = data[key];
+      if (typeof id !== 'string' || head.gaps.has(id)) continue;
+      const closed = named.get(id) ?? lookUp(id);
+      if (closed === null) continue;
+      // Checked for every request that names it, not only the first: a batch may name a closed gap, then move it.
+      if (body.type === 'gap.moved' && key === 'id') return null;
+      // A duplicate of a gap itself withdrawn or split is refused naming where that gap went, which the index does not keep.
+      if (key === 'of' && (closed.state === 'DUPLICATE' || closed.state === 'SPLIT')) return null;
+      named.set(id, { title: '', spawnedBy: null, blocking: false, openedInRound: 0, reason: null, blockedBy: null, ...closed });
+    }
+  }
+  return named.size === 0 ? head : { ...head, gaps: new Map([...head.gaps, ...named]) };
+}
+
+/**
+ * The index `parts` hold with `lines` added: the bytes an index write
+ * takes. Reads it whole (a write that closes a gap rewrites it whole);
+ * null when it can no longer be read as it was, or a bucket it changes is
+ * damaged (the head then names no index, and the next write rebuilds one).
+ */
+function extendedIndex(parts: ClosedIndexParts, lines: string): Buffer | null {
+  const body = parts.range(0, parts.bodyBytes);
+  return body === null ? null : extendClosedIndex(body, lines);
+}
+
+/** The index lines for the gaps `appended` moved that end the batch closed (none was listed before: a listed gap is never moved on the head). */
+function newlyClosedLines(view: SessionView, appended: readonly GapflowEvent[]): string {
+  const moved = [...new Set(appended.flatMap((event) => (event.type === 'gap.moved' ? [event.data.id] : [])))];
+  return closedIndexLines(moved.map((id) => view.gaps.get(id)).filter((gap): gap is Gap => gap !== undefined));
+}
+
+/**
+ * Keeps a session's checkpoints up from its whole view: the head (what
+ * `next` and a stop hook read, and a gap write decides on) with the closed
+ * gaps' index it names, after every open and write; the whole view when the
+ * store says one is due (or `now`). An open keeps them after its caller's
+ * turn (on the event loop's next turn), so a read pays for reading only; a
+ * write before then keeps them itself. A caller that never yields leaves
+ * them unwritten, which loses nothing: the next open replays instead.
+ */
+export class Keeper {
+  readonly #checkpoints: Checkpoints;
+  /** What an open left to keep once the caller's turn ends. */
+  #pending: { timer: ReturnType<typeof setImmediate>; now: boolean; view: () => SessionView } | null = null;
+
+  constructor(checkpoints: Checkpoints) {
+    this.#checkpoints = checkpoints;
+  }
+
+  /** Keeps the checkpoints of `view` now (with whatever an open left waiting). */
+  keep(view: SessionView, now = false): void {
+    if (this.#pending !== null) {
+      clearImmediate(this.#pending.timer);
+      now ||= this.#pending.now;
+      this.#pending = null;
+    }
+    const checkpoints = this.#checkpoints;
+    checkpoints.saveHead(headFormat(), view.lastSeq, () => {
+      // Written first: a head names only an index that is on disk whole.
+      const closed = checkpoints.saveClosedIndex(closedIndexFormat(), view.lastSeq, encodeClosedIndex(view));
+      return encodeHead(view, HEAD_ROUNDS, closed);
+    });
+    if (now || checkpoints.due()) checkpoints.save(viewFormat(), view.lastSeq, () => encodeView(view));
+  }
+
+  /** Keeps them on the event loop's next turn, from the view as it then stands. */
+  soon(view: () => SessionView, now: boolean): void {
+    const timer = setImmediate(() => {
+      this.#pending = null;
+      this.keep(view(), now);
+    });
+    this.#pending = { timer, now, view };
+  }
+
+  /** Keeps now what an open left waiting (nothing when none is). */
+  flush(): void {
+    if (this.#pending !== null) this.keep(this.#pending.view());
+  }
+}
+
+/** What a reader says of an empty log: which holds no session, and both ways out. */
+function emptyLog(where: string): string {
+  return `${where} line 1: the log is empty, so no session lives there: \`gapflow init\` starts one (or \`gapflow repair\` removes the file)`;
+}
+
+/**
+ * Rebuilds the view from stored events. History is a fact (R19):
+ * the lines were checked when they were read (whole, chained, in schema),
+ * and each event is applied as it was recorded, never judged again by
+ * today's rules (`verify` audits them). `observe` sees each event, settled,
+ * with the view just before it.
+ */
+export function replay(events: readonly GapflowEvent[], where = 'log', observe?: (view: SessionView, event: SettledEvent) => void): SessionView {
+  if (events.length === 0) throw new LogError(emptyLog(where), 1);
+  return fold(events, (view, event) => {
+    const settled = settle(view, event);
+    if (settled) observe?.(view, settled);
+    return settled;
+  });
+}
+
+/**
+ * The view a store holds, read from its checkpoint and the events after it
+ * (a replay of every event when it has none that matches, or one that does
+ * not decode). `fresh`: no checkpoint was used, so one is worth writing.
+ * With no checkpoint at all, a store that can fold the events as it reads
+ * them does (`resume`'s `fold`), so a long log is never held as a list.
+ */
+export function resumeView(store: EventStore): { view: SessionView; fresh: boolean } {
+  const folded: { by: Folding<GapflowEvent> | null } = { by: null };
+  const startReplay = () => {
+    folded.by = startFold((view, event: GapflowEvent) => settle(view, event));
+    return (event: GapflowEvent) => folded.by!.take(event);
+  };
+  // A store without checkpoints (memory, a caller's own) is read whole.
+  const { checkpoint, events } = checkpointsOf(store).resume(viewFormat(), startReplay);
+  if (checkpoint === null && folded.by !== null) {
+    if (folded.by.taken === 0) throw new LogError(emptyLog(store.location), 1);
+    return { view: folded.by.finish(), fresh: false };
+  }
+  const base = checkpoint === null ? null : decodeView(checkpoint.body);
+  if (base !== null && base.lastSeq === checkpoint?.seq) {
+    return { view: events.length > 0 ? catchUp(base, events).view : base, fresh: false };
+  }
+  return { view: replay(checkpoint === null ? events : store.read(), store.location), fresh: checkpoint !== null };
+}
+
+/**
+ * What `verifyFileSession` found: `problem` names the first damaged line
+ * (`line`), or is null; `findings` are where today's rules part ways with
+ * the recorded history (an audit: the log stands as it is).
+ */
+export interface Verification extends Omit<LogInspection, 'message'> {
+  problem: string | null;
+  line: number | null;
+  findings: Finding[];
+}
+
+/**
+ * Checks a session's log without changing it: every line's bytes, JSON,
+ * version, seq, schema and checksum chain (damage: the first bad line), then
+ * an audit of every event under today's rules (findings, which never make
+ * the log unreadable). Never throws for a bad line.
+ */
+export function verifyFileSession(dir: string): Verification {
+  return verified(inspectLog(dir));
+}
+
+/** `verifyFileSession` for a session in any store that keeps sealed lines (a database stream). */
+export function verifyStoreSession(store: EventStore): Verification {
+  const lines = linesOf(store);
+  if (lines === null) throw new LogError(`${store.location} keeps events, not sealed lines: there is no chain to verify`);
+  const text = lines.text();
+  const checked = checkLogText(text);
+  const { fault } = checked;
+  const message = fault === null ? null : `${store.location} line ${fault.line}: ${fault.reason}`;
+  return verified({ location: store.location, bytes: Buffer.byteLength(text), ...checked, message });
+}
+
+function verified({ message, ...found }: LogInspection): Verification {
+  if (message !== null) return { ...found, problem: message, line: found.fault?.line ?? null, findings: [] };
+  if (found.events.length === 0) return { ...found, problem: emptyLog(found.location), line: 1, findings: [] };
+  return { ...found, problem: null, line: null, findings: auditHistory(found.events).findings };
+}
+
+/** A state change, as a subscriber hears of it. */
+export type StateChange = HistoryEntry;
+
+/** What subscribers hear after each write or catch-up: the new events (outcomes included), the state changes they made, the view now. */
+export interface SessionUpdate {
+  events: readonly SettledEvent[];
+  changes: readonly StateChange[];
+  view: SessionView;
+}
+export type SessionListener = (update: SessionUpdate) => void;
+
+/** A session's view now, and the listeners that hear each time it moves on. */
+export class ViewFeed {
+  #view: SessionView;
+  readonly #listeners = new Set<SessionListener>();
+
+  constructor(view: SessionView) {
+    this.#view = view;
+  }
+
+  get view(): SessionView {
+    return this.#view;
+  }
+
+  /** Returns the unsubscribe. */
+  subscribe(listener: SessionListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Moves the view on and tells subscribers what changed. */
+  publish({ events, view }: { events: readonly SettledEvent[]; view: SessionView }): void {
+    const before = this.#view;
+    this.#view = view;
+    if (this.#listeners.size === 0) return;
+    const changes = stateChanges(before, view);
+    for (const listener of this.#listeners) listener({ events, changes, view });
+  }
+}
+
+/** The steps `next` added to `before`'s history that moved the state, as subscribers hear them. */
+export function stateChanges(before: SessionView, next: SessionView): StateChange[] {
+  return next.history.slice(before.history.length).filter((entry) => entry.from !== entry.to);
+}
+
+/*
+ * The formats a session's checkpoints are written and read under: the
+ * view's shape and the version of gapflow that folded it (read from
+ * package.json here, at the edge, not in the core). A checkpoint written
+ * under another format is ignored, so a release never reads another
+ * release's cache as its own: a fold that words a reason differently, or
+ * mends a bug, shows its own figures at once.
+ */
+
+/** The whole view's checkpoint format. */
+export function viewFormat(): string {
+  return `${VIEW_SHAPE}/gapflow-${packageVersion() ?? 'unknown'}`;
+}
+
+/** The head checkpoint's format (`closed-2`: it names the closed gaps' index it goes with). */
+export function headFormat(): string {
+  return `${viewFormat()}/head-${HEAD_ROUNDS}-closed-2`;
+}
+
+/**
+ * The closed gaps' index format (the index goes with heads of `headFormat`):
+ * `closed-2` spreads its lines over buckets behind a table line; an index of
+ * `closed-1` (the lines alone) is ignored, and rebuilt by the next write.
+ */
+export function closedIndexFormat(): string {
+  return `${viewFormat()}/closed-2`;
+}
+
+export { stateFormat } from './state-format.js';

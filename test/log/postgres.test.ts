@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closePostgresStores, PgLog, Session } from '../../src/index.js';
 import { toStateJson } from '../../src/core/index.js';
-import { viewFormat } from '../../src/session/formats.js';
+import { viewFormat } from '../../src/session/index.js';
 import { stateFormat } from '../../src/session/state-format.js';
 import { runCli } from '../cli/helpers.js';
 import { postgresServer } from '../postgres.js';

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ALLOWED_MOVES, closedIndexLookUp, decodeHead, decodeMarkedHead, encodeClosedIndex, Refusal, type SessionView } from '../../src/core/index.js';
 import { CLOSED_FILE, FileLog, HEAD_FILE, openCheckpointParts } from '../../src/log/index.js';
-import { closedIndexFormat } from '../../src/session/formats.js';
+import { closedIndexFormat } from '../../src/session/index.js';
 import { Session, type BatchRequest } from '../../src/session/index.js';
 import type { GapState, Severity } from '../../events/index.js';
 import { roundClosedLines, roundStartedLine } from '../../src/render/index.js';
