@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Refusal, toStateJson } from '../core/index.js';
+import { Refusal } from '../core/index.js';
 import {
   type EventStore,
   FileLog,
@@ -21,7 +21,7 @@ import {
   writeStatusFile,
   writesHere,
 } from '../log/index.js';
-import { renderAnnouncement, renderDecisions, renderStatus, statusNotRewrittenLine } from '../render/index.js';
+import { announcementJson, renderAnnouncement, renderDecisions, renderStatus, statusNotRewrittenLine } from '../render/index.js';
 import { openFileSession, type Recorded, Session, type SessionOptions } from '../session/index.js';
 import { UsageError } from './args.js';
 
@@ -74,10 +74,8 @@ export function newStoreOf(values: WhereOptions, io: CliIO): EventStore {
 
 /** Prints what one writing command recorded: the data with `--json`, else the renderer's lines ending with `line()`. */
 export function announce(io: CliIO, session: Session, recorded: Pick<Recorded, 'events' | 'duplicate'>, json: boolean | undefined, line: () => string): void {
-  if (!json) return io.stdout(renderAnnouncement(recorded, line));
-  const { events, duplicate } = recorded;
-  const state = toStateJson(session.view);
-  printJson(io, duplicate ? { events, duplicate, state } : { events, state });
+  if (json) printJson(io, announcementJson(recorded, session.view));
+  else io.stdout(renderAnnouncement(recorded, line));
 }
 
 /**

@@ -29,8 +29,6 @@ export function initLines(dir: string, view: SessionView, writeStatus = false): 
   ].join('\n');
 }
 
-export { gapMovedLine, gapOpenedLine, gapRenamedLine, gapSplitLine, renderAnnouncement, severityChangedLine } from './gap-lines.js';
-
 export function roundStartedLine(view: SessionView): string {
   const r = view.rounds.at(-1)!;
   return `Round ${r.round}${r.kind === 'work' ? '' : ` (${r.kind})`} started: open count ${formatCount(r.openStart)} (weighted ${formatCount(r.weightedOpenStart)})`;

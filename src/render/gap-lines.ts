@@ -1,7 +1,7 @@
 import type { GapflowEvent } from '../../events/index.js';
-import { countedMove, formatCount, type MoveEffect, type SessionView } from '../core/index.js';
+import { countedMove, formatCount, type MoveEffect, type SessionView, toStateJson } from '../core/index.js';
 
-/* What a gap command prints after its write, apart from the other command lines. */
+/* What a writing command answers: the lines a gap command prints, and the JSON every writing command prints with `--json`. */
 
 /** What a writing command prints: a retry's "already recorded", else a round it started on the way, then its own line. */
 export function renderAnnouncement(recorded: { events: readonly GapflowEvent[]; duplicate: boolean }, line: () => string): string {
@@ -12,6 +12,13 @@ export function renderAnnouncement(recorded: { events: readonly GapflowEvent[]; 
   }
   const started = events.flatMap((e) => (e.type === 'round.started' && events.length > 1 ? [`Round ${e.data.round} started.\n`] : []));
   return `${started.join('')}${line()}\n`;
+}
+
+/** What a writing command prints with `--json`: the events it recorded (marked when a retry appended none) and the state they leave. */
+export function announcementJson(recorded: { events: readonly GapflowEvent[]; duplicate: boolean }, view: SessionView): object {
+  const { events, duplicate } = recorded;
+  const state = toStateJson(view);
+  return duplicate ? { events, duplicate, state } : { events, state };
 }
 
 export function gapOpenedLine(view: SessionView, id: string): string {

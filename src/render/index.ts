@@ -11,19 +11,22 @@ export { chartSample, MAX_CHART_POINTS, renderGithubSummary, STEP_SUMMARY_HEADRO
 export { diagramModel, toDot, toMermaid, type DiagramEdge, type DiagramModel } from './diagram.js';
 export { policySections, renderPolicyCheck } from './policies.js';
 export {
-  decidedLine,
+  announcementJson,
   gapMovedLine,
   gapOpenedLine,
   gapRenamedLine,
   gapSplitLine,
+  renderAnnouncement,
+  severityChangedLine,
+} from './gap-lines.js';
+export {
+  decidedLine,
   initLines,
   nothingToDecideLine,
   recordedLines,
-  renderAnnouncement,
   replayLine,
   roundClosedLines,
   roundStartedLine,
-  severityChangedLine,
   stateLines,
   summaryNotDue,
   wroteLine,
