@@ -18,8 +18,7 @@ import { UsageError } from './args.js';
 import { type CliIO, type Command, statusAfterWrite } from './common.js';
 import { unverifiedCode } from './unverified.js';
 import { answerUsageAsHook, handedInput } from './hook-guard.js';
-import type { Entry, Follow, HelpParts } from './table.js';
-import { answerVersion, asksForAllHelp, asksForHelp, asksForJson, callIo, hoistGlobalOptions } from './words.js';
+import type { Entry, Follow, HelpParts, Reading } from './table.js';
 
 /*
  * One call run by the command table: the help and the usage errors drawn
@@ -28,23 +27,18 @@ import { answerVersion, asksForAllHelp, asksForHelp, asksForJson, callIo, hoistG
  * runBin); `run` hands over the table with every command at hand.
  */
 
-/** What a call needs besides its words: the table, and the command of a name when it is loaded (undefined when there is none). */
-export interface Commands {
-  table: readonly Entry[];
-  command: (name: string) => Command | undefined;
-}
+/** The command of a name, when it is loaded (undefined when there is none). */
+export type Commands = (name: string) => Command | undefined;
 
-/** Runs one CLI call with `commands`, in-process; returns the exit code. Never throws for a user's mistake. */
-export function dispatch(argv: string[], io: CliIO, commands: Commands): number {
-  const outcome = attempt(argv, io, commands);
+/** Runs one CLI call, as read by the table, with `commands`, in-process; returns the exit code. Never throws for a user's mistake. */
+export function dispatch(read: Reading, io: CliIO, commands: Commands): number {
+  const outcome = attempt(read, io, commands);
   // An in-process caller hands its standard input over whole: it can be looked at without waiting.
-  return outcome instanceof UsageError ? usageFailure(outcome, argv, io, commands.table, handedInput(io)) : outcome;
+  return outcome instanceof UsageError ? usageFailure(outcome, read, io, handedInput(io)) : outcome;
 }
 
 /** What the bin hands over once its command's short path gave way: the command it loaded, standard input (replayable if the short path read it), and the stop of a command that stays up. */
 export interface BinCall {
-  table: readonly Entry[];
-  entry: Entry | undefined;
   command: Command | Follow | undefined;
   stdin: CliIO['stdin'];
   stop: () => Promise<unknown>;
@@ -56,24 +50,23 @@ export interface BinCall {
  * error is reported once standard input has said whether it was a person's
  * mistake or a misconfigured hook's.
  */
-export async function dispatchBin(argv: string[], io: CliIO, call: BinCall): Promise<number> {
-  const { table, entry, command, stdin } = call;
-  if (entry?.stays && command) return follow(argv, io, call, entry, command as Follow);
-  const outcome = attempt(argv, { ...io, stdin: stdin ?? ((limit) => readStandardInput(limit)) }, { table, command: () => command as Command | undefined });
+export async function dispatchBin(read: Reading, io: CliIO, call: BinCall): Promise<number> {
+  const { command, stdin } = call;
+  if (read.entry?.stays && command) return follow(read, io, call.stop, command as Follow);
+  const outcome = attempt(read, { ...io, stdin: stdin ?? ((limit) => readStandardInput(limit)) }, () => command as Command | undefined);
   if (typeof outcome === 'number') return outcome;
-  return usageFailure(outcome, argv, io, table, await hookInput(io, stdin));
+  return usageFailure(outcome, read, io, await hookInput(io, stdin));
 }
 
 /** A command that stays up (`inspect`, `watch`, `serve`): Ctrl-C is how it ends, a clean stop, exit 0. */
-async function follow(argv: string[], io: CliIO, { table, stop }: BinCall, entry: Entry, command: Follow): Promise<number> {
-  const words = hoistGlobalOptions(argv, table).slice(1);
+async function follow(read: Reading, io: CliIO, stop: () => Promise<unknown>, command: Follow): Promise<number> {
   try {
-    await command(words, callIo(entry, words, { ...io, stdin: (limit) => readStandardInput(limit) }), stop());
+    await command(read.words, read.callIo({ ...io, stdin: (limit) => readStandardInput(limit) }), stop());
     return 0;
   } catch (error) {
     // A mistyped follow under a hook's input is a misconfigured hook's, as for any other command.
-    if (error instanceof UsageError) return usageFailure(error, argv, io, table, await hookInput(io, io.stdin));
-    return failure(error, io, asksForJson(argv, table));
+    if (error instanceof UsageError) return usageFailure(error, read, io, await hookInput(io, io.stdin));
+    return failure(error, io, read.json);
   }
 }
 
@@ -87,13 +80,11 @@ async function hookInput(io: CliIO, stdin: CliIO['stdin']): Promise<string | nul
  * usage error, which comes back unreported: whether it is a person's mistake
  * or a misconfigured hook's depends on standard input (see usageFailure).
  */
-export function attempt(argv: string[], io: CliIO, { table, command }: Commands): number | UsageError {
-  const [name, ...words] = hoistGlobalOptions(argv, table);
+export function attempt(read: Reading, io: CliIO, command: Commands): number | UsageError {
+  const { name, entry, table } = read;
   try {
     if (name === undefined) throw new UsageError('a command is needed');
-    if (answerVersion(name, io)) return 0;
-    const entry = table.find((candidate) => candidate.name === name);
-    if (asksForAllHelp(name) || (entry && asksForHelp(words))) {
+    if (read.help === 'all' || (entry && read.help === 'command')) {
       io.stdout(entry ? commandHelp(entry) : helpText(table));
       return 0;
     }
@@ -101,18 +92,18 @@ export function attempt(argv: string[], io: CliIO, { table, command }: Commands)
     const run = command(name);
     // A command that stays up runs only in the bin, which can stop it (dispatchBin); `run` cannot.
     if (entry.stays || !run) throw new UsageError(`${name} stays up until interrupted: run it from the gapflow bin`);
-    runWithStatus(entry, words, io, run);
+    runWithStatus(read, io, run);
     return 0;
   } catch (error) {
-    return error instanceof UsageError ? error : failure(error, io, asksForJson(argv, table));
+    return error instanceof UsageError ? error : failure(error, io, read.json);
   }
 }
 
 /** Runs a command, then rewrites status.md when the session asks for it after a write (statusAfterWrite, common.ts). */
-function runWithStatus(entry: Entry, words: string[], io: CliIO, run: Command): void {
-  const afterWrite = statusAfterWrite(entry.name, words, io);
+function runWithStatus(read: Reading, io: CliIO, run: Command): void {
+  const afterWrite = statusAfterWrite(read.entry!.name, read.words, io);
   try {
-    run(words, callIo(entry, words, io));
+    run(read.words, read.callIo(io));
   } catch (error) {
     // Also after a refusal that recorded something: a failing verification check's run, which status.md shows.
     afterWrite?.(true);
@@ -128,16 +119,10 @@ function runWithStatus(entry: Entry, words: string[], io: CliIO, run: Command): 
  * line on stderr (JSON with `--json`) and exit 2, or 1 when the words look like the stop hook's
  * (`Hook claude`): its input may not have been readable.
  */
-export function usageFailure(
-  error: UsageError,
-  argv: readonly string[],
-  io: Pick<CliIO, 'stdout' | 'stderr'>,
-  table: readonly Entry[],
-  stdin: string | null,
-): number {
+export function usageFailure(error: UsageError, read: Pick<Reading, 'argv' | 'json'>, io: Pick<CliIO, 'stdout' | 'stderr'>, stdin: string | null): number {
   if (answerUsageAsHook(error, stdin, io)) return 0;
-  const code = failure(error, io, asksForJson(argv, table));
-  return looksLikeHook(argv) ? 1 : code;
+  const code = failure(error, io, read.json);
+  return looksLikeHook(read.argv) ? 1 : code;
 }
 
 /** `hook claude` however mistyped (`Hook claude`, `--dir hook claude`): a stop hook's command line. */

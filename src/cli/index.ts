@@ -1,6 +1,6 @@
 import type { CliIO, Command } from './common.js';
 import { dispatch, helpText } from './dispatch.js';
-import { TABLE } from './table.js';
+import { answerVersion, readCall, TABLE } from './table.js';
 
 export type { CliIO } from './common.js';
 export { runBin, TABLE, type Entry } from './table.js';
@@ -24,5 +24,6 @@ export const HELP = helpText(TABLE);
 
 /** Runs one CLI call in-process, every command at hand; returns the exit code. Never throws for a user's mistake. */
 export function run(argv: string[], io: CliIO): number {
-  return dispatch(argv, io, { table: TABLE, command: (name) => COMMANDS.get(name) });
+  const read = readCall(argv);
+  return answerVersion(read.name, io) ? 0 : dispatch(read, io, (name) => COMMANDS.get(name));
 }

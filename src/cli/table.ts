@@ -1,5 +1,5 @@
 import type { CliIO, Command } from './common.js';
-import { answerVersion, asksForHelp, asksForJson, callIo, hoistGlobalOptions, namesStore } from './words.js';
+import type { BinCall } from './dispatch.js';
 
 /*
  * The command table, and the bin's reading of a call by it. This file loads
@@ -8,10 +8,11 @@ import { answerVersion, asksForHelp, asksForJson, callIo, hoistGlobalOptions, na
  * it (the bundle splits at those imports, so `next` never evaluates what
  * `init` or `schema` need), and the help's parts that come from the
  * registries (policies, state formats, the gate's flags) are filled in by
- * dispatch.ts, which the help loads. dispatch.ts takes the table as an
- * argument instead of importing it: a module both chunks imported would
- * become a shared chunk under dist/chunks, where `./head-answers.js`, the
- * short path's own bundle beside dist/gapflow.js, is not found.
+ * dispatch.ts, which the help loads. dispatch.ts takes the call as this file
+ * read it (Reading, with the table) and imports nothing from here but types:
+ * a module both chunks imported would become a shared chunk under
+ * dist/chunks, where `./head-answers.js`, the short path's own bundle beside
+ * dist/gapflow.js, is not found.
  */
 
 /** A call as the bin hands it on: the words after the command's name, and its io. */
@@ -365,9 +366,34 @@ ${p.closeLines}`,
   },
 ];
 
-/** The entry named `name`, or undefined when there is no such command. */
-function entryOf(name: string): Entry | undefined {
-  return TABLE.find((entry) => entry.name === name);
+/** A call as the table reads it, before anything is loaded. */
+export interface Reading {
+  /** The call's words as given. */
+  argv: readonly string[];
+  /** Its command's name: the first word once the global options before it are moved behind it (hoistGlobalOptions). */
+  name: string | undefined;
+  /** The words after the name. */
+  words: string[];
+  /** The command named, or undefined when there is none. */
+  entry: Entry | undefined;
+  /** It asks for JSON output (asksForJson). */
+  json: boolean;
+  /** It asks for the whole help (`gapflow --help`), or its command's (`gapflow gap --help`); null: neither. */
+  help: 'all' | 'command' | null;
+  /** `io` for this call: marked when the call only reads, so it may read a folder someone else owns (Entry.reads). */
+  callIo: <T extends CliIO>(io: T) => T;
+  /** The table it was read by. */
+  table: readonly Entry[];
+}
+
+/** Reads a call's words by `table`. */
+export function readCall(argv: readonly string[], table: readonly Entry[] = TABLE): Reading {
+  const [name, ...words] = hoistGlobalOptions(argv, table);
+  const entry = name === undefined ? undefined : table.find((candidate) => candidate.name === name);
+  const reads = entry?.reads;
+  const reading = typeof reads === 'function' ? reads(words) : reads === true;
+  const help = asksForAllHelp(name) ? 'all' : asksForHelp(words) ? 'command' : null;
+  return { argv, name, words, entry, json: asksForJson(argv, table), help, callIo: (io) => (reading ? { ...io, reading } : io), table };
 }
 
 /**
@@ -378,20 +404,102 @@ function entryOf(name: string): Entry | undefined {
  * settles. Standard input is the process's unless `io` hands one over.
  */
 export async function runBin(argv: string[], io: CliIO, stop: () => Promise<unknown>): Promise<number> {
-  const [name, ...words] = hoistGlobalOptions(argv, TABLE);
-  if (answerVersion(name, io)) return 0;
-  const entry = name === undefined ? undefined : entryOf(name);
-  const help = asksForHelp(words);
-  let call: Call | null = { words, io: entry ? callIo(entry, words, io) : io };
+  const read = readCall(argv);
+  if (answerVersion(read.name, io)) return 0;
+  const { entry } = read;
+  const help = read.help !== null;
+  let call: Call | null = { words: read.words, io: read.callIo(io) };
   if (entry?.first && !help) {
     try {
       call = await entry.first(call);
     } catch (error) {
       // Only a write whose outcome is not known comes out of a short path (every other failure hands the call on).
-      return (await import('./dispatch.js')).failure(error, io, asksForJson(argv, TABLE));
+      return (await import('./dispatch.js')).failure(error, io, read.json);
     }
     if (call === null) return 0;
   }
   const [dispatch, command] = await Promise.all([import('./dispatch.js'), entry && !help ? entry.load() : undefined]);
-  return dispatch.dispatchBin(argv, io, { table: TABLE, entry, command, stdin: call.io.stdin, stop });
+  const bin: BinCall = { command, stdin: call.io.stdin, stop };
+  return dispatch.dispatchBin(read, io, bin);
+}
+
+/*
+ * How a call's words are read by the command table, before anything is
+ * loaded: the bin reads them here (readCall), and the in-process `run` the same way.
+ */
+/**
+ * Whether a call may name a store (`--store`, `--session`, or
+ * `$GAPFLOW_STORE` where no folder is named by `--dir` or `$GAPFLOW_DIR`,
+ * which beat it): the short paths read only a session folder's head, so
+ * such a call goes to the full command, which opens whatever store it names.
+ */
+export function namesStore(words: readonly string[], env: Record<string, string | undefined>): boolean {
+  const has = (option: string) => words.some((word) => word === option || word.startsWith(`${option}=`));
+  if (has('--store') || has('--session')) return true;
+  return Boolean(env.GAPFLOW_STORE) && !has('--dir') && !env.GAPFLOW_DIR;
+}
+
+/** The global options that take a value: where the session lives. */
+const VALUED: ReadonlySet<string> = new Set(['--dir', '--store', '--session']);
+
+/**
+ * Global options may stand anywhere, also before the command or between it
+ * and its verb (`gapflow --dir D gap open …`); those are moved behind the
+ * verb, where the command's own parser reads them.
+ */
+export function hoistGlobalOptions(argv: readonly string[], table: readonly Entry[]): string[] {
+  const globals: string[] = [];
+  const words: string[] = [];
+  let i = 0;
+  const wanted = () => (words.length > 0 && table.some((entry) => entry.name === words[0] && entry.verb) ? 2 : 1);
+  while (i < argv.length && words.length < wanted()) {
+    const word = argv[i]!;
+    if (VALUED.has(word) && i + 1 < argv.length) {
+      globals.push(word, argv[i + 1]!);
+      i += 2;
+    } else if ([...VALUED].some((option) => word.startsWith(`${option}=`)) || word === '--json') {
+      globals.push(word);
+      i += 1;
+    } else if (words.length === 1 && word.startsWith('-')) {
+      break; // an option where the verb should be: the command reports the missing verb
+    } else {
+      words.push(word);
+      i += 1;
+    }
+  }
+  return words.length === 0 ? [] : [...words, ...globals, ...argv.slice(i)];
+}
+
+/**
+ * Whether a call (its words, global options anywhere) asks for JSON output:
+ * a `--json` before any `--`; only a bare one where `--json` names a file
+ * (`record POLICY --json FILE|-`).
+ */
+export function asksForJson(argv: readonly string[], table: readonly Entry[]): boolean {
+  const end = argv.indexOf('--');
+  const words = end === -1 ? argv : argv.slice(0, end);
+  const name = hoistGlobalOptions(words, table)[0];
+  const takesFile = table.some((entry) => entry.name === name && entry.jsonTakesFile);
+  return words.some((word, i) => {
+    if (word !== '--json') return false;
+    const next = words[i + 1];
+    return !takesFile || next === undefined || (next.startsWith('-') && next !== '-');
+  });
+}
+
+/** A command's words (after its name) asking for `--help` instead. */
+function asksForHelp(words: readonly string[]): boolean {
+  return words.includes('--help') || words.includes('-h');
+}
+
+/** The call's first word asking for the whole help text. */
+function asksForAllHelp(name: string | undefined): boolean {
+  return name === '--help' || name === '-h' || name === 'help';
+}
+
+/** Answers `--version` (wherever the global options put it): the one place it is answered, for the bin (runBin) and for `run` (index.ts). */
+export function answerVersion(name: string | undefined, io: Pick<CliIO, 'stdout' | 'version'>): boolean {
+  if (name !== '--version') return false;
+  io.stdout(`${io.version?.() ?? 'unknown'}\n`);
+  return true;
 }
