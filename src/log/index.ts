@@ -9,7 +9,7 @@ export { chainSum, eventContent, formatLines, parseLines, scanBytes, sealLine } 
 export { chainLinks, PARALLEL_CHAIN_BYTES } from './chain-check.js';
 export { readAsWritten } from './trusted.js';
 export { STALE_AFTER_MS, WAIT_FOR_LOCK_MS, withLock, type Lease, type LockTiming } from './lock.js';
-export { mayBeWriting } from './lock-holder.js';
+export { mayBeWriting } from './lock.js';
 export { MemoryLog } from './memory-log.js';
 export { writeDecisionsFile, writeStatusFile } from './status-file.js';
 export { appendStepSummary, stepSummarySize } from './step-summary.js';

@@ -5,8 +5,7 @@ import type { GapflowEvent } from '../../events/index.js';
 import { fsyncFolder, writeNewFile } from './durable.js';
 import { LOG_FILE } from './log-path.js';
 import { CHAIN_START, faultMessage, scanBytes, type LineFault, type Scan } from './lines.js';
-import { withLock } from './lock.js';
-import { waitForWriter } from './lock-holder.js';
+import { waitForWriter, withLock } from './lock.js';
 import { readLogBytes } from './log-path.js';
 import { LogError } from './types.js';
 
