@@ -3,6 +3,7 @@ import {
   CLOSED_FILE,
   HEAD_FILE,
   keyLineEnd,
+  openCheckpointParts,
   readCheckpoint,
   readCheckpointKey,
   readCurrent,
@@ -10,7 +11,6 @@ import {
   STATE_FILE,
   writeCheckpoint,
 } from './checkpoint.js';
-import { openCheckpointParts } from './checkpoint-parts.js';
 import { readCurrentHead } from './head.js';
 import { scanBytes, type ChainPoint, type Scan } from './lines.js';
 import { fileSizeOf, readFrom } from './log-path.js';

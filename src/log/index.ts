@@ -2,7 +2,7 @@ export { CHECKPOINT_MIN_TAIL_BYTES, FileLog, LOG_FILE, writesHere } from './file
 export { FileCheckpoints } from './file-checkpoints.js';
 export { FOLLOW_INTERVAL_MS, type FollowOptions } from './follow.js';
 export { CHECKPOINT_FILE, CLOSED_FILE, HEAD_FILE, STATE_FILE } from './checkpoint.js';
-export { openCheckpointParts, type CheckpointParts } from './checkpoint-parts.js';
+export { checkpointsOf, noCheckpoints, openCheckpointParts, type CheckpointParts } from './checkpoint.js';
 export { readStateCache } from './state-cache.js';
 export { BATCH_INPUT, EVENT_INPUT, LOG_INPUT, formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES, type InputLimit } from './limits.js';
 export { chainSum, eventContent, formatLines, parseLines, scanBytes, sealLine } from './lines.js';
@@ -15,9 +15,7 @@ export { writeDecisionsFile, writeStatusFile } from './status-file.js';
 export { appendStepSummary, stepSummarySize } from './step-summary.js';
 export { CONFIG_FILE, hasSessionConfig, readSessionConfig, writeSessionConfig, type SessionConfig } from './session-config.js';
 export {
-  checkpointsOf,
   linesOf,
-  noCheckpoints,
   LogError,
   OutcomeUnknown,
   VersionConflict,

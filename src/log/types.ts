@@ -105,7 +105,8 @@ export interface EventStore {
  * head names, and a stored `state --json`. Each is a cache keyed by the
  * line it covers: one that no longer matches is not used, one that cannot
  * be written is not written (never an error). `checkpointsOf(store)` gives
- * a store's own, or none (`noCheckpoints`) for a store that keeps none.
+ * a store's own, or none (`noCheckpoints`) for a store that keeps none
+ * (checkpoint.ts).
  */
 export interface Checkpoints {
   /**
@@ -160,38 +161,14 @@ export interface SealedLines {
   create(text: string, events: readonly GapflowEvent[]): void;
 }
 
-/** A store with checkpoints and sealed lines of its own (FileLog, PgLog). */
-export interface KeepsCheckpoints {
-  readonly checkpoints: Checkpoints;
-}
-
+/** A store with sealed lines of its own (FileLog, PgLog). */
 export interface KeepsLines {
   readonly lines: SealedLines;
-}
-
-/** The checkpoints `store` keeps, or, for one that keeps none, a stand-in that keeps nothing and reads every event. */
-export function checkpointsOf(store: EventStore): Checkpoints {
-  return 'checkpoints' in store ? (store as EventStore & KeepsCheckpoints).checkpoints : noCheckpoints(store);
 }
 
 /** The sealed lines `store` keeps, or null when it keeps events, not lines. */
 export function linesOf(store: EventStore): SealedLines | null {
   return 'lines' in store ? (store as EventStore & KeepsLines).lines : null;
-}
-
-/** Checkpoints that keep nothing: every read starts from the first event. */
-export function noCheckpoints(store: Pick<EventStore, 'read'>): Checkpoints {
-  return {
-    resume: () => ({ checkpoint: null, events: store.read() }),
-    save: () => undefined,
-    due: () => false,
-    head: () => null,
-    saveHead: () => undefined,
-    headForWrite: () => null,
-    saveClosedIndex: () => null,
-    saveState: () => undefined,
-    state: () => null,
-  };
 }
 
 /** Which closed gaps' index a head goes with: the seq and checksum of the event it was written at. */
