@@ -1,5 +1,4 @@
-export { CHECKPOINT_MIN_TAIL_BYTES, FileLog, LOG_FILE, writesHere } from './file-log.js';
-export { FileCheckpoints } from './file-checkpoints.js';
+export { appendSealed, CHECKPOINT_MIN_TAIL_BYTES, FileCheckpoints, FileLog, LOG_FILE, writesHere } from './file-log.js';
 export { FOLLOW_INTERVAL_MS, type FollowOptions } from './follow.js';
 export { CHECKPOINT_FILE, CLOSED_FILE, HEAD_FILE, STATE_FILE } from './checkpoint.js';
 export { checkpointsOf, noCheckpoints, openCheckpointParts, type CheckpointParts } from './checkpoint.js';
@@ -71,7 +70,6 @@ export { CHECKPOINT_LIMIT, HOOK_STATE_LIMIT, LOCK_FILE_LIMIT, SESSION_CONFIG_LIM
 export { pauseFor } from './pause.js';
 
 export { holdsSession, readCurrentHead } from './head.js';
-export { appendSealed } from './append.js';
 export { readCurrent, writeCheckpoint } from './checkpoint.js';
 export { openRegularFile, readRange } from './text-file.js';
 export { logAt } from './find-session.js';

@@ -1,8 +1,7 @@
-import { closeSync, linkSync, lstatSync, renameSync, statSync } from 'node:fs';
+import { closeSync, lstatSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { PARALLEL_CHAIN_BYTES } from './chain-check.js';
 import { formatBytes, formatSize, MAX_LOG_BYTES } from './limits.js';
-import { withLock } from './lock.js';
 import { openRegularFile, readRange, type OpenedFile } from './text-file.js';
 import { isCode, LogError } from './types.js';
 
@@ -38,24 +37,6 @@ export function readLogBytes(path: string, dir: string, start = 0): Buffer {
 /** What was added to the log after byte `start`, read as the whole log is (same refusals). */
 export function readFrom(path: string, start: number): Buffer {
   return readLogBytes(path, dirname(path), start);
-}
-
-/**
- * Links the finished log at `aside` into place. A log is never empty while
- * gapflow writes it, so an empty file there is debris (the log deleted under
- * a writer): under the lock it is replaced, since it holds nothing to lose.
- */
-export function placeNewLog(aside: string, location: string): void {
-  try {
-    linkSync(aside, location);
-    return;
-  } catch (error) {
-    if (!isCode(error, 'EEXIST')) throw error;
-  }
-  withLock(location, () => {
-    if (!holdsNoSession(location)) throw new LogError(`${location} already exists; a session lives there`);
-    renameSync(aside, location);
-  });
 }
 
 /** Nothing at `path`, or an empty regular file (a symlink, a FIFO or a folder is something: reading it refuses it). */
