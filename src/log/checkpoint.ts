@@ -4,11 +4,8 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type * as Zlib from 'node:zlib';
 import { crc32 } from '../core/index.js';
-import { SHARED_FILE_MODE, writeAll } from './durable.js';
-import { CHECKPOINT_LIMIT, LOG_INPUT, type InputLimit } from './limits.js';
-import { withSideFile } from './side-file.js';
+import { CHECKPOINT_LIMIT, type InputLimit, LOG_INPUT, type OpenedFile, readRange, SHARED_FILE_MODE, withSideFile, writeAll } from './files.js';
 import { storedSum } from './sum-field.js';
-import { readRange, type OpenedFile } from './text-file.js';
 import type { BodyParts, Checkpoints, EventStore } from './types.js';
 
 /*
@@ -125,7 +122,7 @@ function readCheckpointBytes(path: string): Buffer | null {
 
 /**
  * `read` on the file at `path` (a checkpoint, or the log's last line), opened
- * as a side file within `limit` (side-file.ts) and closed after; null when
+ * as a side file within `limit` (withSideFile, files.ts) and closed after; null when
  * it is not there or is refused, or the read fails: a cache that cannot be
  * read is passed over (nothing is read from it, and the next write replaces
  * it), and a log that cannot is not the one it was keyed to.

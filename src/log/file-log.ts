@@ -15,20 +15,17 @@ import {
   STATE_FILE,
   writeCheckpoint,
 } from './checkpoint.js';
-import { fsyncFolder, makeFolder, writeAll, writeNewFile } from './durable.js';
+import { fileSizeOf, fsyncFolder, holdsNoSession, makeFolder, readFrom, readLogBytes, sealedBytes, writeAll, writeNewFile, isCode } from './files.js';
 import { followLog, type FollowOptions } from './follow.js';
 import { readCurrentHead } from './head.js';
 import { IdIndex } from './id-index.js';
-import { sealedBytes } from './limits.js';
 import { CHAIN_START, faultMessage, formatLines, scanBytes, storedSum, type ChainPoint, type Scan } from './lines.js';
 import { waitForWriter, withLock, type Lease } from './lock.js';
 import { LOG_FILE } from './log-name.js';
-import { fileSizeOf, holdsNoSession, readFrom, readLogBytes } from './log-path.js';
 import { readStateCache } from './state-cache.js';
 import {
   assertExpected,
   continues,
-  isCode,
   LogError,
   OutcomeUnknown,
   type Batch,

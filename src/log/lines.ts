@@ -1,6 +1,6 @@
 import { isAscii, isUtf8 } from 'node:buffer';
 import { formatIssue, GapflowEvent, READ_AS_CURRENT, upcast, versionProblem } from '../../events/index.js';
-import { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './limits.js';
+import { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './files.js';
 import { readAsWritten } from './trusted.js';
 import { startChainCheck } from './chain-check.js';
 import { chainSum, sumMatches } from './seal.js';

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, futimesSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { LOCK_FILE_LIMIT } from './limits.js';
+import { LOCK_FILE_LIMIT, sideText, withSideFile, isCode } from './files.js';
 import { pauseFor } from './pause.js';
-import { sideText, withSideFile } from './side-file.js';
-import { isCode, LogError } from './types.js';
+import { LogError } from './types.js';
 
 /*
  * One writer at a time across processes: `<log>.lock`, created with O_EXCL

@@ -49,10 +49,6 @@ export class OutcomeUnknown extends LogError {
   }
 }
 
-export function isCode(error: unknown, code: string): boolean {
-  return error instanceof Error && 'code' in error && error.code === code;
-}
-
 /** What a writer decides once it holds the stream: the events to append (maybe none) and what to hand back. */
 export interface Batch<T> {
   events: readonly GapflowEvent[];

@@ -15,7 +15,7 @@ import {
   type SealedLines,
 } from '../types.js';
 import { CHECKPOINT_MIN_TAIL_BYTES } from '../file-log.js';
-import { sealedBytes } from '../limits.js';
+import { sealedBytes } from '../files.js';
 import { DatabaseError, type Bridge, type Notice } from './bridge.js';
 import { bridgeTo } from './bridges.js';
 import { sessionNameProblem, shownDatabase } from './names.js';
