@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import type * as Zlib from 'node:zlib';
 import { crc32 } from '../core/index.js';
 import { CHECKPOINT_LIMIT, type InputLimit, LOG_INPUT, type OpenedFile, readRange, SHARED_FILE_MODE, withSideFile, writeAll } from './files.js';
-import { storedSum } from './sum-field.js';
+import { storedSum } from './chain.js';
 import type { BodyParts, Checkpoints, EventStore } from './types.js';
 
 /*

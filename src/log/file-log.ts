@@ -19,13 +19,12 @@ import { fileSizeOf, fsyncFolder, holdsNoSession, makeFolder, readFrom, readLogB
 import { followLog, type FollowOptions } from './follow.js';
 import { readCurrentHead } from './head.js';
 import { IdIndex } from './id-index.js';
-import { CHAIN_START, faultMessage, formatLines, scanBytes, storedSum, type ChainPoint, type Scan } from './lines.js';
+import { formatLines, storedSum } from './chain.js';
+import { assertExpected, CHAIN_START, continues, faultMessage, scanBytes, type ChainPoint, type Scan } from './lines.js';
 import { waitForWriter, withLock, type Lease } from './lock.js';
 import { LOG_FILE } from './log-name.js';
 import { readStateCache } from './state-cache.js';
 import {
-  assertExpected,
-  continues,
   LogError,
   OutcomeUnknown,
   type Batch,

@@ -16,7 +16,7 @@ import {
   type Stats,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { PARALLEL_CHAIN_BYTES } from './chain-check.js';
+import { PARALLEL_CHAIN_BYTES } from './chain.js';
 import { LOG_FILE } from './log-name.js';
 import { LogError } from './types.js';
 
@@ -222,7 +222,7 @@ export function readUpTo(fd: number, maxBytes: number, start: number | null = nu
 
 /** `length` bytes of `fd` from `start`, fewer if the file is shorter by now. */
 export function readRange(fd: number, start: number, length: number, shared = false): Buffer {
-  // Shared: memory a worker thread can read too, with no copy (chain-check.ts).
+  // Shared: memory a worker thread can read too, with no copy (chain.ts).
   const bytes = shared ? Buffer.from(new SharedArrayBuffer(Math.max(0, length))) : Buffer.allocUnsafe(Math.max(0, length));
   let read = 0;
   while (read < bytes.length) {

@@ -32,9 +32,8 @@ export {
   validateInputText,
   writeSessionConfig,
 } from './files.js';
-export { chainSum, eventContent, formatLines, parseLines, scanBytes, sealLine } from './lines.js';
-export { chainLinks, PARALLEL_CHAIN_BYTES } from './chain-check.js';
-export { readAsWritten } from './trusted.js';
+export { chainLinks, chainSum, eventContent, formatLines, PARALLEL_CHAIN_BYTES, sealLine } from './chain.js';
+export { parseLines, readAsWritten, scanBytes } from './lines.js';
 export { mayBeWriting, STALE_AFTER_MS, WAIT_FOR_LOCK_MS, withLock, type Lease, type LockTiming } from './lock.js';
 export { MemoryLog } from './memory-log.js';
 export { writeDecisionsFile, writeStatusFile } from './status-file.js';

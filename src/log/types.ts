@@ -199,18 +199,3 @@ export interface Resumed {
 
 /** The version a write expects the stream to end at, or how to work it out from the version it ends at. */
 export type Expected = number | ((version: number) => number | undefined);
-
-/** Refuses (VersionConflict) unless the stream, at `version`, ends where `expected` says. */
-export function assertExpected(location: string, expected: Expected | undefined, version: number): void {
-  const want = typeof expected === 'function' ? expected(version) : expected;
-  if (want !== undefined && want !== version) throw new VersionConflict(location, want, version);
-}
-
-/** The check every store makes: the batch continues the stream's seq. */
-export function continues(events: readonly GapflowEvent[], lastSeq: number, where: string): void {
-  events.forEach((event, index) => {
-    if (event.seq !== lastSeq + 1 + index) {
-      throw new LogError(`${where}: seq ${event.seq} does not follow the log's last seq ${lastSeq + index}; nothing was written`);
-    }
-  });
-}

@@ -1,9 +1,8 @@
 import type { GapflowEvent } from '../../../events/index.js';
-import { CHAIN_START, formatLines, scanBytes, storedSum, type ChainPoint, type Scan } from '../lines.js';
+import { formatLines, storedSum } from '../chain.js';
+import { assertExpected, CHAIN_START, continues, scanBytes, type ChainPoint, type Scan } from '../lines.js';
 import { FOLLOW_INTERVAL_MS, type FollowOptions } from '../follow.js';
 import {
-  assertExpected,
-  continues,
   LogError,
   OutcomeUnknown,
   type Batch,
