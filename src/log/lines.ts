@@ -25,7 +25,6 @@ import {
 } from '../../events/index.js';
 import { chainSum, startChainCheck, storedSum, sumMatches, SUM_PREFIX, SUM_SUFFIX_LENGTH } from './chain.js';
 import { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './files.js';
-
 import { LogError, VersionConflict, type EventSink, type Expected } from './types.js';
 
 /*
