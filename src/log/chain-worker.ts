@@ -1,8 +1,8 @@
 import { workerData } from 'node:worker_threads';
-import { chainLinks, type ChainCheckData } from './chain-check.js';
+import { chainLinks, type ChainCheckData } from './chain.js';
 
 /*
- * The worker thread of chain-check.ts: walks the checksum chain of the log
+ * The worker thread of startChainCheck (chain.ts): walks the checksum chain of the log
  * bytes it shares with the reader, and answers in the shared words (a
  * failure too, so the reader never waits on a worker that died).
  */

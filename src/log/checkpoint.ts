@@ -1,14 +1,12 @@
 import { hash, randomBytes } from 'node:crypto';
-import { accessSync, closeSync, constants, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, fstatSync, openSync, readdirSync, renameSync, rmSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type * as Zlib from 'node:zlib';
 import { crc32 } from '../core/index.js';
-import { SHARED_FILE_MODE, writeAll } from './durable.js';
-import { CHECKPOINT_LIMIT, LOG_INPUT, type InputLimit } from './limits.js';
-import { withSideFile } from './side-file.js';
-import { storedSum } from './sum-field.js';
-import { readRange, type OpenedFile } from './text-file.js';
+import { CHECKPOINT_LIMIT, type InputLimit, LOG_INPUT, type OpenedFile, readRange, SHARED_FILE_MODE, withSideFile, writeAll } from './files.js';
+import { storedSum } from './chain.js';
+import type { BodyParts, Checkpoints, EventStore } from './types.js';
 
 /*
  * A checkpoint: a snapshot of what a reader builds from the log (the
@@ -124,7 +122,7 @@ function readCheckpointBytes(path: string): Buffer | null {
 
 /**
  * `read` on the file at `path` (a checkpoint, or the log's last line), opened
- * as a side file within `limit` (side-file.ts) and closed after; null when
+ * as a side file within `limit` (withSideFile, files.ts) and closed after; null when
  * it is not there or is refused, or the read fails: a cache that cannot be
  * read is passed over (nothing is read from it, and the next write replaces
  * it), and a log that cannot is not the one it was keyed to.
@@ -316,4 +314,96 @@ function removeStaleTemps(dir: string): void {
 /** Removes the checkpoints, the pre-rendered state with them (a new session starting in the folder of an old one). */
 export function removeCheckpoint(dir: string): void {
   for (const file of CACHE_FILES) rmSync(join(dir, file), { force: true });
+}
+
+/*
+ * A checkpoint read in parts, for one whose header sums its body's first
+ * line alone (the closed gaps' index, whose first line is a table of what
+ * follows, each part with its own crc): one read takes the header and that
+ * line, and the rest is read by range when it is asked for, from the same
+ * file. What the parts hold is the caller's to check.
+ */
+
+/**
+ * A checkpoint's header and first body line (checked), and its body's bytes
+ * by range, read from the file the header was read from: null when they
+ * cannot be read, or the file at that path is no longer that file
+ * (replaced, grown, touched).
+ */
+export interface CheckpointParts extends BodyParts {
+  key: CheckpointKey;
+}
+
+/** The first read takes this much (the closed gaps' index's header and table line fit in it); a longer first line is read in reads twice as long each. */
+const FIRST_READ_BYTES = 8 * 1024;
+/** A first line longer than this is no sound one. */
+const MAX_FIRST_BYTES = 1024 * 1024;
+
+/**
+ * The checkpoint of `format` in `file` under `dir`, when its header is sound,
+ * its body as long as it says and its first line matches the header's sum;
+ * null otherwise (never throws). Reads the header and that line only.
+ */
+export function openCheckpointParts(dir: string, format: string, file: string): CheckpointParts | null {
+  const path = join(dir, file);
+  return withCheckpointFile(path, (opened) => {
+    let start = readRange(opened.fd, 0, Math.min(opened.size, FIRST_READ_BYTES));
+    const newline = start.indexOf(0x0a);
+    const header = newline === -1 || newline > MAX_HEADER_BYTES ? null : parseHeader(start.toString('utf8', 0, newline));
+    if (header === null || header.format !== format || header.bodyBytes !== opened.size - newline - 1) return null;
+    let lineEnd = start.indexOf(0x0a, newline + 1);
+    while (lineEnd === -1 && start.length < opened.size && start.length < MAX_HEADER_BYTES + MAX_FIRST_BYTES) {
+      const longer = readRange(opened.fd, 0, Math.min(opened.size, start.length * 2));
+      // A file cut short under the reader gives no more bytes: no table line, no index.
+      if (longer.length <= start.length) return null;
+      start = longer;
+      lineEnd = start.indexOf(0x0a, newline + 1);
+    }
+    if (lineEnd === -1 || bodySum(start.subarray(newline + 1, lineEnd + 1), file) !== header.bodySum) return null;
+    const first = Buffer.from(start.subarray(newline + 1));
+    const seen = fstatSync(opened.fd);
+    const bodyStart = newline + 1;
+    const { seq, end, lineBytes, sum } = header;
+    return {
+      key: { format, seq, end, lineBytes, sum },
+      bodyBytes: header.bodyBytes,
+      first,
+      range: (offset, length) =>
+        withCheckpointFile(path, (again) => {
+          if (!sameFile(fstatSync(again.fd), seen) || offset < 0 || offset + length > header.bodyBytes) return null;
+          const bytes = readRange(again.fd, bodyStart + offset, length);
+          return bytes.length === length ? bytes : null;
+        }),
+    };
+  });
+}
+
+/** Whether two stats are of one file as it was (a rename over it, a rewrite or an append shows). */
+function sameFile(now: Stats, then: Stats): boolean {
+  return now.dev === then.dev && now.ino === then.ino && now.size === then.size && now.mtimeMs === then.mtimeMs;
+}
+
+/** A store with checkpoints of its own (FileLog, PgLog). */
+export interface KeepsCheckpoints {
+  readonly checkpoints: Checkpoints;
+}
+
+/** The checkpoints `store` keeps, or, for one that keeps none, a stand-in that keeps nothing and reads every event. */
+export function checkpointsOf(store: EventStore): Checkpoints {
+  return 'checkpoints' in store ? (store as EventStore & KeepsCheckpoints).checkpoints : noCheckpoints(store);
+}
+
+/** Checkpoints that keep nothing: every read starts from the first event. */
+export function noCheckpoints(store: Pick<EventStore, 'read'>): Checkpoints {
+  return {
+    resume: () => ({ checkpoint: null, events: store.read() }),
+    save: () => undefined,
+    due: () => false,
+    head: () => null,
+    saveHead: () => undefined,
+    headForWrite: () => null,
+    saveClosedIndex: () => null,
+    saveState: () => undefined,
+    state: () => null,
+  };
 }

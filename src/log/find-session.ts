@@ -12,7 +12,7 @@ import { LOG_FILE } from './log-name.js';
 /** The name of a session folder that no `--dir` or `$GAPFLOW_DIR` names. */
 export const SESSION_FOLDER = '.gapflow';
 
-/** Whether a log is at `path`: anything there but an empty regular file (see holdsNoSession in log-path.ts). */
+/** Whether a log is at `path`: anything there but an empty regular file (see holdsNoSession in files.ts). */
 export function logAt(path: string): boolean {
   try {
     const stat = lstatSync(path);

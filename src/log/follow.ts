@@ -2,8 +2,8 @@ import { statSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type { GapflowEvent } from '../../events/index.js';
 import { CHAIN_START, faultMessage, scanBytes, type ChainPoint, type Scan } from './lines.js';
-import { holdsNoSession, readFrom, readLogBytes } from './log-path.js';
-import { isCode, LogError } from './types.js';
+import { holdsNoSession, readFrom, readLogBytes, isCode } from './files.js';
+import { LogError } from './types.js';
 
 /** How a store's `follow` goes about it. */
 export interface FollowOptions {

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { HEAD_FILE, readCurrentBody } from './checkpoint.js';
-import { holdsNoSession, LOG_FILE } from './log-path.js';
+import { holdsNoSession } from './files.js';
+import { LOG_FILE } from './log-name.js';
 
 /*
  * What `next` and a stop hook read of a session folder when the head

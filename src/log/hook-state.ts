@@ -1,10 +1,8 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { LOG_FILE } from './log-path.js';
+import { HOOK_STATE_LIMIT, PRIVATE_FILE_MODE, readSideFile, writeWhole } from './files.js';
+import { LOG_FILE } from './log-name.js';
 import { withLock } from './lock.js';
-import { PRIVATE_FILE_MODE, writeWhole } from './durable.js';
-import { HOOK_STATE_LIMIT } from './limits.js';
-import { readSideFile } from './side-file.js';
 import { LogError } from './types.js';
 
 /**

@@ -1,6 +1,6 @@
+import { isCode } from './files.js';
 import { statSync } from 'node:fs';
 import type { GapflowEvent } from '../../events/index.js';
-import { isCode } from './types.js';
 
 /** A log's events by id, up to `version`, kept up to date with the events its FileLog reads and writes. */
 export class IdIndex {

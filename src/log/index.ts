@@ -1,23 +1,45 @@
-export { CHECKPOINT_MIN_TAIL_BYTES, FileLog, LOG_FILE, writesHere } from './file-log.js';
-export { FileCheckpoints } from './file-checkpoints.js';
+export { appendSealed, CHECKPOINT_MIN_TAIL_BYTES, FileCheckpoints, FileLog, LOG_FILE, writesHere } from './file-log.js';
 export { FOLLOW_INTERVAL_MS, type FollowOptions } from './follow.js';
-export { CHECKPOINT_FILE, CLOSED_FILE, HEAD_FILE, STATE_FILE } from './checkpoint.js';
-export { openCheckpointParts, type CheckpointParts } from './checkpoint-parts.js';
+export { CHECKPOINT_FILE, checkpointsOf, CLOSED_FILE, HEAD_FILE, noCheckpoints, openCheckpointParts, STATE_FILE, type CheckpointParts } from './checkpoint.js';
 export { readStateCache } from './state-cache.js';
-export { BATCH_INPUT, EVENT_INPUT, LOG_INPUT, formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES, type InputLimit } from './limits.js';
-export { chainSum, eventContent, formatLines, parseLines, scanBytes, sealLine } from './lines.js';
-export { chainLinks, PARALLEL_CHAIN_BYTES } from './chain-check.js';
-export { readAsWritten } from './trusted.js';
-export { STALE_AFTER_MS, WAIT_FOR_LOCK_MS, withLock, type Lease, type LockTiming } from './lock.js';
-export { mayBeWriting } from './lock-holder.js';
+export {
+  BATCH_INPUT,
+  CHECKPOINT_LIMIT,
+  CONFIG_FILE,
+  decodeUtf8,
+  EVENT_INPUT,
+  fileSizeOf,
+  foreignFolder,
+  type ForeignFolder,
+  formatBytes,
+  hasSessionConfig,
+  HOOK_STATE_LIMIT,
+  type InputLimit,
+  isFolder,
+  LOCK_FILE_LIMIT,
+  LOG_INPUT,
+  MAX_LINE_BYTES,
+  MAX_LOG_BYTES,
+  openRegularFile,
+  placeNewFile,
+  readRange,
+  readSessionConfig,
+  readSideFile,
+  readStandardInput,
+  readTextFile,
+  SESSION_CONFIG_LIMIT,
+  type SessionConfig,
+  validateInputText,
+  writeSessionConfig,
+} from './files.js';
+export { chainLinks, chainSum, eventContent, formatLines, PARALLEL_CHAIN_BYTES, sealLine } from './chain.js';
+export { parseLines, readAsWritten, scanBytes } from './lines.js';
+export { mayBeWriting, STALE_AFTER_MS, WAIT_FOR_LOCK_MS, withLock, type Lease, type LockTiming } from './lock.js';
 export { MemoryLog } from './memory-log.js';
 export { writeDecisionsFile, writeStatusFile } from './status-file.js';
 export { appendStepSummary, stepSummarySize } from './step-summary.js';
-export { CONFIG_FILE, hasSessionConfig, readSessionConfig, writeSessionConfig, type SessionConfig } from './session-config.js';
 export {
-  checkpointsOf,
   linesOf,
-  noCheckpoints,
   LogError,
   OutcomeUnknown,
   VersionConflict,
@@ -37,7 +59,6 @@ export { readHookBlocks, writeHookBlocks } from './hook-state.js';
 export { findSessionDir, SESSION_FOLDER } from './find-session.js';
 export { sessionDirsIn } from './session-dirs.js';
 export { sessionFoldersUnder, type SessionFolder } from './session-tree.js';
-export { validateInputText, decodeUtf8, readStandardInput, readTextFile } from './text-file.js';
 export { readInputFile, writeSessionFile } from './session-files.js';
 export {
   closePostgresStores,
@@ -56,25 +77,17 @@ export {
   type GlobalEvent,
 } from './pg/index.js';
 export { checkLogText, exportLog, importLog, looksLikeLog, type CheckedLog } from './transfer.js';
-export { placeNewFile } from './durable.js';
 export {
   allowFolder,
   approveCommand,
   commandApproved,
   folderAllowed,
-  foreignFolder,
   revokeCommand,
   trustFolder,
   trustPlace,
-  type ForeignFolder,
 } from './trust-store.js';
-export { readSideFile } from './side-file.js';
-export { CHECKPOINT_LIMIT, HOOK_STATE_LIMIT, LOCK_FILE_LIMIT, SESSION_CONFIG_LIMIT } from './limits.js';
 export { pauseFor } from './pause.js';
 
 export { holdsSession, readCurrentHead } from './head.js';
-export { appendSealed } from './append.js';
 export { readCurrent, writeCheckpoint } from './checkpoint.js';
-export { openRegularFile, readRange } from './text-file.js';
 export { logAt } from './find-session.js';
-export { fileSizeOf, isFolder } from './log-path.js';

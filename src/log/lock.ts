@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, futimesSync, openSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { breakStale, readHolder, type Holder } from './lock-holder.js';
-import { currentOwner, onThisMachine, ownerRuns } from './lock-owner.js';
-import { isCode, LogError } from './types.js';
+import { closeSync, fstatSync, futimesSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { LOCK_FILE_LIMIT, sideText, withSideFile, isCode } from './files.js';
 import { pauseFor } from './pause.js';
+import { LogError } from './types.js';
 
 /*
  * One writer at a time across processes: `<log>.lock`, created with O_EXCL
@@ -16,7 +16,7 @@ import { pauseFor } from './pause.js';
  *   another moment (pid reuse). Age alone breaks nothing: a waiter gives up
  *   after WAIT_FOR_LOCK_MS with one line and nothing written.
  * - A lock from another host (a shared folder), or from another boot (a
- *   reboot, or a second machine of the same name: see lock-owner.ts), cannot
+ *   reboot, or a second machine of the same name: see Owner below), cannot
  *   be asked about its pid, so its holder renews it (bumps its mtime) each
  *   time it confirms its lease; a waiter breaks it only once it has seen no
  *   change for STALE_AFTER_MS of its own clock. Clocks of two hosts are
@@ -42,7 +42,7 @@ import { pauseFor } from './pause.js';
  * heart (its sync API neither retries nor refreshes the lock) and judges
  * staleness by mtime alone, while the CLI is synchronous and, on one host,
  * whether the holder still runs is the sure sign. The lock reads `process`
- * (in lock-owner.ts and lock-holder.ts): a lock must name its holder.
+ * (its owner and holder, below): a lock must name its holder.
  */
 
 /** A lock from another host that shows no renewal for this long (by the waiter's clock) is stale. */
@@ -194,5 +194,198 @@ function dropUnfilled(path: string, fd: number): void {
     // gone already, or out of reach: the grace for unreadable locks breaks it
   } finally {
     closeSync(fd);
+  }
+}
+
+/*
+ * The lock file as it stands: its holder, read without taking the lock (a
+ * reader waits on a writer that may be at work), and a stale one broken.
+ */
+
+/** A lock file as read: its text (the holder's token), which file it is, its last renewal, and who it names. */
+export interface Holder {
+  raw: string;
+  dev: number;
+  ino: number;
+  mtimeMs: number;
+  /** Null when the file does not hold a readable owner. */
+  owner: Owner | null;
+}
+
+/**
+ * The lock at `path` as it stands; null when there is none. Anything but a
+ * regular file within LOCK_FILE_LIMIT is refused (LogError, naming it): no
+ * writer made it, and waiting on it (a FIFO) or reading it (a symlink to
+ * /dev/zero) would outlast any lock wait.
+ */
+export function readHolder(path: string): Holder | null {
+  return withSideFile(path, LOCK_FILE_LIMIT, (file) => {
+    // fstat after open: a network file system revalidates on open, so the mtime read is the server's.
+    const { dev, ino, mtimeMs } = fstatSync(file.fd);
+    const raw = sideText(file, path, LOCK_FILE_LIMIT);
+    return { raw, dev, ino, mtimeMs, owner: parseOwner(raw) };
+  });
+}
+
+/**
+ * Whether the lock at `path` may belong to a writer still at work, judged
+ * without touching it (readers need no write access): false when there is
+ * none or its owner on this machine is gone; a lock from elsewhere, or one
+ * not yet filled, may be live.
+ */
+export function mayBeWriting(path: string): boolean {
+  const holder = readHolder(path);
+  if (holder === null) return false;
+  if (holder.owner === null || !onThisMachine(holder.owner)) return true;
+  return ownerRuns(holder.owner);
+}
+
+/** How long a reader that finds a torn tail waits for a writer still holding the lock before it reports the tear. */
+const READER_WAIT_MS = 2_000;
+
+/**
+ * A reader's wait for a write under way, without the lock (a reader needs
+ * no write access): while `<log>.lock` may belong to a live writer, up to
+ * READER_WAIT_MS (a lock a killed writer left is not waited on). True when
+ * there was a writer to wait for, so the log is worth a second look.
+ */
+export function waitForWriter(location: string): boolean {
+  const lockPath = `${location}.lock`;
+  if (!mayBeWriting(lockPath)) return false;
+  const deadline = Date.now() + READER_WAIT_MS;
+  while (mayBeWriting(lockPath) && Date.now() < deadline) Atomics.wait(pause, 0, 0, 10);
+  return true;
+}
+
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Moves the stale lock aside and checks it is the one judged stale, unchanged
+ * (a renewal since means its holder lives). If not, it is put back (unless
+ * yet another lock was taken meanwhile: then the one put aside is dropped,
+ * and its holder, finding its token gone when it confirms, writes nothing).
+ */
+export function breakStale(path: string, holder: Holder): void {
+  const aside = `${path}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
+  try {
+    renameSync(path, aside);
+  } catch (error) {
+    if (isCode(error, 'ENOENT')) return;
+    throw error;
+  }
+  try {
+    const moved = readHolder(aside);
+    if (moved !== null && moved.dev === holder.dev && moved.ino === holder.ino && moved.mtimeMs === holder.mtimeMs && moved.raw === holder.raw) return;
+    try {
+      linkSync(aside, path);
+    } catch {
+      // a newer lock stands there now
+    }
+  } finally {
+    unlinkSync(aside);
+  }
+}
+
+/*
+ * Who holds a lock, and whether that holder still runs. A pid alone is a
+ * weak name: pids are reused, and a lock left before a reboot names a pid
+ * that may run again as something else. So the lock also records the
+ * process's start time (field 22 of /proc/<pid>/stat, in clock ticks since
+ * boot) and the boot id. A pid that runs but started at another moment names
+ * a holder that is gone. A lock from another boot id is not asked about its
+ * pid at all: it was written before a reboot, or by another machine that has
+ * the same host name, and the two cannot be told apart, so it is judged like
+ * any other host's lock (by its renewals). Where /proc is missing (macOS)
+ * only `kill(pid, 0)` can be asked. Like reading the holder, this reads `process`: a
+ * lock must name its holder and ask after another.
+ */
+
+/** The identity a lock records for its holder. `start` and `boot` are null where /proc cannot tell. */
+export interface Owner {
+  pid: number;
+  host: string;
+  start: string | null;
+  boot: string | null;
+}
+
+let self: Owner | null = null;
+
+/** This process, as a lock names it (read once: it cannot change while the process runs). */
+export function currentOwner(): Owner {
+  if (self === null) {
+    const seen = processStart(process.pid);
+    self = { pid: process.pid, host: hostname(), start: seen.kind === 'running' ? seen.start : null, boot: bootId() };
+  }
+  return self;
+}
+
+/** Whether its pid means anything here: same host name, and the same boot where both know theirs. */
+export function onThisMachine(owner: Pick<Owner, 'host' | 'boot'>): boolean {
+  const me = currentOwner();
+  return owner.host === me.host && (owner.boot === null || me.boot === null || owner.boot === me.boot);
+}
+
+/** Whether the holder a lock on this machine names still runs: the same process, not a later one given its pid. */
+export function ownerRuns(owner: Pick<Owner, 'pid' | 'start'>): boolean {
+  const seen = processStart(owner.pid);
+  if (seen.kind === 'exited') return false;
+  if (seen.kind === 'running' && owner.start !== null) return seen.start === owner.start;
+  return pidRuns(owner.pid);
+}
+
+/** The owner a lock's text names, or null while it names none readable. */
+export function parseOwner(raw: string): Owner | null {
+  let owner: Partial<Record<keyof Owner, unknown>>;
+  try {
+    owner = JSON.parse(raw) as typeof owner;
+  } catch {
+    return null; // being written, or left empty by a writer killed at once
+  }
+  if (typeof owner !== 'object' || owner === null || typeof owner.host !== 'string') return null;
+  const pid = owner.pid;
+  // A pid of 0 or below names a process group or every process (kill(-1, 0) succeeds): no holder, so the lock is broken as an unfilled one.
+  if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0) return null;
+  // Locks written before start times were recorded still name a pid: kill(pid, 0) judges those.
+  const text = (value: unknown) => (typeof value === 'string' ? value : null);
+  return { pid, host: owner.host, start: text(owner.start), boot: text(owner.boot) };
+}
+
+type Seen = { kind: 'running'; start: string } | { kind: 'exited' } | { kind: 'unknown' };
+
+/**
+ * What /proc says of `pid`. `unknown` when /proc is missing, or hides other
+ * users' processes (hidepid), or the pid is not there: kill(pid, 0) decides.
+ */
+function processStart(pid: number): Seen {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return { kind: 'unknown' };
+  }
+  // The command name (field 2) is in parentheses and may hold spaces or parentheses itself: count from the last one.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const state = fields[0];
+  const start = fields[19];
+  // A zombie has exited, its pid only waits for its parent to collect it; it writes nothing more.
+  if (state === 'Z' || state === 'X') return { kind: 'exited' };
+  return start ? { kind: 'running', start } : { kind: 'unknown' };
+}
+
+function pidRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return !(error instanceof Error && 'code' in error && error.code === 'ESRCH');
+  }
+}
+
+function bootId(): string | null {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || null;
+  } catch {
+    return null;
   }
 }

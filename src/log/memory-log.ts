@@ -1,5 +1,6 @@
 import type { GapflowEvent } from '../../events/index.js';
-import { assertExpected, continues, LogError, VersionConflict, type Batch, type EventStore, type Expected } from './types.js';
+import { assertExpected, continues } from './lines.js';
+import { LogError, VersionConflict, type Batch, type EventStore, type Expected } from './types.js';
 
 /** A stream held in memory, for a mediator that embeds gapflow and keeps its own storage, and for tests. */
 export class MemoryLog implements EventStore {

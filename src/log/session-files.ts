@@ -1,7 +1,5 @@
-import { makeFolder, writeWhole } from './durable.js';
+import { type InputLimit, makeFolder, readTextFile, writeWhole } from './files.js';
 import { dirname, join, resolve } from 'node:path';
-import type { InputLimit } from './limits.js';
-import { readTextFile } from './text-file.js';
 
 /** Writes `<dir>/<relative>` whole (temp file, fsync, rename, folder fsync), making its folders: a reader never sees half a report. */
 export function writeSessionFile(dir: string, relative: string, text: string): string {

@@ -1,7 +1,5 @@
 import { closeSync, fstatSync, openSync } from 'node:fs';
-import { writeAll } from './durable.js';
-import { readRange } from './text-file.js';
-import { isCode } from './types.js';
+import { readRange, writeAll, isCode } from './files.js';
 
 /*
  * The GitHub Actions step summary: a Markdown file the runner names in

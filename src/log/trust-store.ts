@@ -1,12 +1,8 @@
 import { createHash } from 'node:crypto';
-import { fstatSync, lstatSync, mkdirSync, realpathSync, rmSync, type Stats } from 'node:fs';
+import { fstatSync, mkdirSync, realpathSync, rmSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import { PRIVATE_FILE_MODE, writeWhole } from './durable.js';
-import { LOG_FILE } from './log-name.js';
-import { APPROVAL_LIMIT } from './limits.js';
-import { sideText, withSideFile } from './side-file.js';
-import { isCode } from './types.js';
+import { APPROVAL_LIMIT, currentUid, openToOthers, PRIVATE_FILE_MODE, sideText, withSideFile, writeWhole } from './files.js';
 
 /*
  * What this user chose on this machine: the check commands they set (`init
@@ -88,59 +84,8 @@ export function revokeCommand(env: TrustEnv, place: string, command: string): vo
   rmSync(choiceFile(env, { kind: 'command', place, command }), { force: true });
 }
 
-/** Who may write a session folder when it is not this user's alone. */
-export interface ForeignFolder {
-  /** The folder or file that is not the user's alone. */
-  path: string;
-  /** Its owner's uid. */
-  owner: number;
-  /** Why it is not the user's alone, in words: `owned by uid 65534`, `writable by others`. */
-  why: string;
-}
-
 function ownedSafely(stats: Stats, folder: boolean, uid = currentUid()): boolean {
   return uid === null || (stats.uid === uid && !openToOthers(stats, folder));
-}
-
-/** Group or others may write it; a folder with the sticky bit (as /tmp) lets them add entries, never replace the owner's. */
-function openToOthers(stats: Stats, folder: boolean): boolean {
-  return (stats.mode & 0o022) !== 0 && !(folder && (stats.mode & 0o1000) !== 0);
-}
-
-function currentUid(): number | null {
-  return typeof process.getuid === 'function' ? process.getuid() : null;
-}
-
-/**
- * Whether the session folder `dir` (or its log) is someone else's to change:
- * owned by another user, or writable by group or others (a folder with the
- * sticky bit aside). Null when it is this user's alone, when it does not
- * exist, or on a system without uids. `uid` stands in for this process's
- * own in tests.
- */
-export function foreignFolder(dir: string, uid = currentUid()): ForeignFolder | null {
-  if (uid === null) return null;
-  for (const [path, folder] of [
-    [dir, true],
-    [join(dir, LOG_FILE), false],
-  ] as const) {
-    let stats: Stats;
-    try {
-      stats = lstatSync(path);
-    } catch (error) {
-      if (isCode(error, 'ENOENT') || isCode(error, 'ENOTDIR')) continue;
-      throw error;
-    }
-    if (stats.uid !== uid) return { path, owner: stats.uid, why: `owned by uid ${stats.uid}, not by you (uid ${uid})` };
-    // A symlink's own mode means nothing (reads refuse one at the log's path anyway).
-    if (!stats.isSymbolicLink() && openToOthers(stats, folder))
-      return {
-        path,
-        owner: stats.uid,
-        why: `writable by ${(stats.mode & 0o020) !== 0 ? 'its group' : 'others'} (mode ${(stats.mode & 0o7777).toString(8).padStart(4, '0')})`,
-      };
-  }
-  return null;
 }
 
 /** Whether this user allowed the session folder `dir` although `owner` owns it or others may write it. */

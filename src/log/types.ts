@@ -49,10 +49,6 @@ export class OutcomeUnknown extends LogError {
   }
 }
 
-export function isCode(error: unknown, code: string): boolean {
-  return error instanceof Error && 'code' in error && error.code === code;
-}
-
 /** What a writer decides once it holds the stream: the events to append (maybe none) and what to hand back. */
 export interface Batch<T> {
   events: readonly GapflowEvent[];
@@ -105,7 +101,8 @@ export interface EventStore {
  * head names, and a stored `state --json`. Each is a cache keyed by the
  * line it covers: one that no longer matches is not used, one that cannot
  * be written is not written (never an error). `checkpointsOf(store)` gives
- * a store's own, or none (`noCheckpoints`) for a store that keeps none.
+ * a store's own, or none (`noCheckpoints`) for a store that keeps none
+ * (checkpoint.ts).
  */
 export interface Checkpoints {
   /**
@@ -160,38 +157,14 @@ export interface SealedLines {
   create(text: string, events: readonly GapflowEvent[]): void;
 }
 
-/** A store with checkpoints and sealed lines of its own (FileLog, PgLog). */
-export interface KeepsCheckpoints {
-  readonly checkpoints: Checkpoints;
-}
-
+/** A store with sealed lines of its own (FileLog, PgLog). */
 export interface KeepsLines {
   readonly lines: SealedLines;
-}
-
-/** The checkpoints `store` keeps, or, for one that keeps none, a stand-in that keeps nothing and reads every event. */
-export function checkpointsOf(store: EventStore): Checkpoints {
-  return 'checkpoints' in store ? (store as EventStore & KeepsCheckpoints).checkpoints : noCheckpoints(store);
 }
 
 /** The sealed lines `store` keeps, or null when it keeps events, not lines. */
 export function linesOf(store: EventStore): SealedLines | null {
   return 'lines' in store ? (store as EventStore & KeepsLines).lines : null;
-}
-
-/** Checkpoints that keep nothing: every read starts from the first event. */
-export function noCheckpoints(store: Pick<EventStore, 'read'>): Checkpoints {
-  return {
-    resume: () => ({ checkpoint: null, events: store.read() }),
-    save: () => undefined,
-    due: () => false,
-    head: () => null,
-    saveHead: () => undefined,
-    headForWrite: () => null,
-    saveClosedIndex: () => null,
-    saveState: () => undefined,
-    state: () => null,
-  };
 }
 
 /** Which closed gaps' index a head goes with: the seq and checksum of the event it was written at. */
@@ -226,18 +199,3 @@ export interface Resumed {
 
 /** The version a write expects the stream to end at, or how to work it out from the version it ends at. */
 export type Expected = number | ((version: number) => number | undefined);
-
-/** Refuses (VersionConflict) unless the stream, at `version`, ends where `expected` says. */
-export function assertExpected(location: string, expected: Expected | undefined, version: number): void {
-  const want = typeof expected === 'function' ? expected(version) : expected;
-  if (want !== undefined && want !== version) throw new VersionConflict(location, want, version);
-}
-
-/** The check every store makes: the batch continues the stream's seq. */
-export function continues(events: readonly GapflowEvent[], lastSeq: number, where: string): void {
-  events.forEach((event, index) => {
-    if (event.seq !== lastSeq + 1 + index) {
-      throw new LogError(`${where}: seq ${event.seq} does not follow the log's last seq ${lastSeq + index}; nothing was written`);
-    }
-  });
-}

@@ -2,12 +2,10 @@ import { closeSync, constants, fsyncSync, ftruncateSync, openSync, unlinkSync } 
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { GapflowEvent } from '../../events/index.js';
-import { fsyncFolder, writeNewFile } from './durable.js';
-import { LOG_FILE } from './log-path.js';
+import { fsyncFolder, readLogBytes, writeNewFile } from './files.js';
+import { LOG_FILE } from './log-name.js';
 import { CHAIN_START, faultMessage, scanBytes, type LineFault, type Scan } from './lines.js';
-import { withLock } from './lock.js';
-import { waitForWriter } from './lock-holder.js';
-import { readLogBytes } from './log-path.js';
+import { waitForWriter, withLock } from './lock.js';
 import { LogError } from './types.js';
 
 /** What `inspectLog` found: the good events, and the first bad line if any. */

@@ -6,7 +6,7 @@ import { chainLinks, scanBytes } from '../../src/log/index.js';
 import { baseline, tempDirs } from '../support.js';
 
 /*
- * A long log's checksum chain is walked on a worker thread (chain-check.ts)
+ * A long log's checksum chain is walked on a worker thread (src/log/chain.ts)
  * while `verify` (depth `schema`) parses the lines; a read walks no chain
  * (it checks the sum of the line it ends on), so it starts no worker. The
  * worker runs the built code (a worker cannot load TypeScript); `npm test`

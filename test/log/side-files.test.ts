@@ -28,7 +28,7 @@ import {
 
 /*
  * Every file gapflow reads beside the log goes through one bounded, typed
- * open (src/log/side-file.ts): a regular file at the path itself, within
+ * open (withSideFile, src/log/files.ts): a regular file at the path itself, within
  * its limit. A symlink is refused, not followed; a FIFO, a device or a
  * folder is refused without waiting on it or reading it; a file past its
  * limit is refused before it is read. Each refusal is a LogError naming the

@@ -1,9 +1,8 @@
 import type { GapflowEvent } from '../../../events/index.js';
-import { CHAIN_START, formatLines, scanBytes, storedSum, type ChainPoint, type Scan } from '../lines.js';
+import { formatLines, storedSum } from '../chain.js';
+import { assertExpected, CHAIN_START, continues, scanBytes, type ChainPoint, type Scan } from '../lines.js';
 import { FOLLOW_INTERVAL_MS, type FollowOptions } from '../follow.js';
 import {
-  assertExpected,
-  continues,
   LogError,
   OutcomeUnknown,
   type Batch,
@@ -15,7 +14,7 @@ import {
   type SealedLines,
 } from '../types.js';
 import { CHECKPOINT_MIN_TAIL_BYTES } from '../file-log.js';
-import { sealedBytes } from '../limits.js';
+import { sealedBytes } from '../files.js';
 import { DatabaseError, type Bridge, type Notice } from './bridge.js';
 import { bridgeTo } from './bridges.js';
 import { sessionNameProblem, shownDatabase } from './names.js';

@@ -1,14 +1,87 @@
+import { hash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type * as Os from 'node:os';
 import type * as Threads from 'node:worker_threads';
-import { chainSum } from './seal.js';
-import { storedSum, SUM_SUFFIX_LENGTH } from './sum-field.js';
+import type { GapflowEvent } from '../../events/index.js';
+
+/*
+ * The checksum chain of the log's lines: sealing a line, the sum a line
+ * ends with, and walking a long log's chain on a worker thread. Nothing
+ * here loads the event schemas (lines.ts, which reads lines, does): the
+ * worker (chain-worker.ts) loads this module alone, and a writer seals
+ * events it has already checked.
+ */
+
+/*
+ * Sealing lines (the line format is described in lines.ts): apart from the
+ * reader's schemas, since a writer appends events it has already checked.
+ */
+
+/** The chained checksum of a line's content (its JSON without `sum`). */
+export function chainSum(previous: string, content: string): string {
+  return hash('sha256', previous + content, 'hex').slice(0, 16);
+}
+
+/**
+ * Whether the 16 characters of `line` at `at` are the chained checksum of
+ * `content`: `chainSum` compared where it stands, cutting nothing out (a
+ * cold read compares one per line).
+ */
+export function sumMatches(previous: string, content: string, line: string, at: number): boolean {
+  const digest = hash('sha256', previous + content, 'hex');
+  for (let i = 0; i < 16; i++) if (line.charCodeAt(at + i) !== digest.charCodeAt(i)) return false;
+  return true;
+}
+
+/** Seals a line's content (a JSON object without `sum`): the line to write, newline included, and its checksum. */
+export function sealLine(content: string, previous: string): { line: string; sum: string } {
+  const sum = chainSum(previous, content);
+  return { line: `${content.slice(0, -1)},"sum":"${sum}"}\n`, sum };
+}
+
+/** One event's content: its JSON with the envelope fields first. */
+export function eventContent(event: GapflowEvent): string {
+  const { v, seq, id, at, type, data } = event;
+  return JSON.stringify({ v, seq, id, at, type, data });
+}
+
+/** Events as sealed lines continuing a chain; returns the text and the last checksum. */
+export function formatLines(events: readonly GapflowEvent[], previous = ''): { text: string; sum: string; lines: string[] } {
+  let sum = previous;
+  const lines = events.map((event) => {
+    const sealed = sealLine(eventContent(event), sum);
+    sum = sealed.sum;
+    return sealed.line;
+  });
+  return { text: lines.join(''), sum, lines };
+}
+
+/*
+ * A line's checksum field, as sealLine writes it: read here apart from the
+ * line format's schemas, so a reader that only compares a stored sum (the
+ * head checkpoint's key, checkpoint.ts) loads no event schema.
+ */
+
+/** `,"sum":"` + 16 digits + `"}`. */
+export const SUM_SUFFIX_LENGTH = 26;
+export const SUM_PREFIX = ',"sum":"';
+
+/**
+ * The checksum a line ends with, as written (`…,"sum":"<16 characters>"}`),
+ * or null. Whether they are the right 16 hex digits is for the caller to
+ * find, by comparing them with the sum it computes.
+ */
+export function storedSum(line: string): string | null {
+  const at = line.length - SUM_SUFFIX_LENGTH;
+  if (at < 0 || !line.startsWith(SUM_PREFIX, at) || !line.endsWith('"}')) return null;
+  return line.slice(at + SUM_PREFIX.length, -2);
+}
 
 /*
  * The checksum chain of a long log, walked on a second thread while the
  * reader parses and folds the same bytes on its own. Each line's sum is a
- * sha256 (seal.ts), a fixed cost per line that is a quarter to two fifths of
+ * sha256 (chainSum), a fixed cost per line that is a quarter to two fifths of
  * what JSON.parse costs for the same line; on two cores it runs beside the
  * parse instead of after it. A worker takes 20 to 30 ms to start, so only a
  * log of a few MiB is worth one (PARALLEL_CHAIN_BYTES).
@@ -26,6 +99,7 @@ const load = createRequire(import.meta.url);
 
 /** A log at least this long has its chain walked on a worker thread. */
 export const PARALLEL_CHAIN_BYTES = 4 * 1024 * 1024;
+
 /** A worker that has not moved on in this long is given up on (the reader walks the chain itself). */
 const QUIET_MS = 5_000;
 
