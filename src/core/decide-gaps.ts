@@ -1,5 +1,5 @@
 import type { BodyOf, Decided } from '../../events/index.js';
-import { refusePaused, refuser, refuseRoundStart, type Refuse } from './refuse.js';
+import { refusePaused, refuser, refuseRoundStart, type Refuse } from './refusal.js';
 import { ALLOWED_MOVES, STATE_CLASS } from './rules.js';
 import type { Gap, SessionView } from './view.js';
 

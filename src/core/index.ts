@@ -1,4 +1,4 @@
-export { decide, parseBody } from './decide.js';
+export { decide } from './decide.js';
 export { whyNoMetricPolicy } from './decide-rounds.js';
 export { policyReports, policyStateFormat, stateFormatNames } from './policy-outputs.js';
 export { evolve, evolveMany, fold, initialView, startFold, type Folding } from './evolve.js';
@@ -29,7 +29,7 @@ export { forecastPastLimit, viewForecast } from './session-forecast.js';
 export { nextStep, type NextAction } from './next.js';
 export { decisionOptions, listedGaps, stalledIn, suggestedDeferrals, type DecisionOption, type Recommendation } from './options.js';
 export { formatCount, signed } from '../policies/index.js';
-export { Refusal, type Remedy } from './refusal.js';
+export { parseBody, Refusal, type Remedy } from './refusal.js';
 export {
   ALLOWED_MOVES,
   countedMove,
