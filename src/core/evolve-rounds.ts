@@ -6,15 +6,13 @@ import { setState, settleTakenBack } from './evolve-gaps.js';
 import { decisionEffect, describeDecision, describeRoundStep, settledExtensionEffect } from './explain.js';
 import { closedRoundCount, unfinishedGaps } from './inventory.js';
 import { resolveConfig, roundLimitProvisional } from './policy-settings.js';
-import { openingFigures } from './round-figures.js';
+import { openingFigures } from './view-codec.js';
 import type { SessionView } from './view.js';
 
 /*
  * Folding rounds, metrics and decisions: what the machine decided is applied
  * as recorded (R19). Called on a working copy of the view (evolve.ts).
  */
-
-export { openingFigures } from './round-figures.js';
 
 export function startRound(view: SessionView, event: EventOf<'round.started'>): void {
   if (event.data.round === 1 && view.settings) {

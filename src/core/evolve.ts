@@ -1,6 +1,6 @@
 import { enableMapSet, Immer, produce } from 'immer';
 import type { SettledEvent } from '../../events/index.js';
-import { freezeNew } from './freeze.js';
+import { freezeNew } from './view-codec.js';
 import { changeSeverity, moveGap, openGap, splitGap } from './evolve-gaps.js';
 import { renameGap } from './evolve-rename.js';
 import { applyDecision, closeRound, recordMetrics, startRound } from './evolve-rounds.js';

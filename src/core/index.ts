@@ -4,9 +4,19 @@ export { policyReports, policyStateFormat, stateFormatNames } from './policy-out
 export { evolve, evolveMany, fold, initialView, startFold, type Folding } from './evolve.js';
 export { judgeDecision, judgeRoundClose, machineEventOf } from './judge.js';
 export { settle } from './settle.js';
-export { decodeView, encodeView, VIEW_SHAPE } from './view-codec.js';
-export { decodeHead, decodeMarkedHead, encodeHead, HEAD_ROUNDS, headOf, type IndexMark } from './view-head.js';
 export {
+  decodeView,
+  encodeView,
+  VIEW_SHAPE,
+  decodeHead,
+  decodeMarkedHead,
+  encodeHead,
+  HEAD_ROUNDS,
+  headOf,
+  type IndexMark,
+  crc32,
+  deepFreeze,
+  freezeNew,
   CLOSED_BUCKETS,
   checkedBucket,
   closedBucketOf,
@@ -21,7 +31,7 @@ export {
   type ClosedBucket,
   type ClosedGap,
   type ClosedIndexParts,
-} from './closed-index.js';
+} from './view-codec.js';
 export { auditHistory, type Finding } from './audit.js';
 export { closedRoundCount, closedRounds, isOpen, lastClosedRound, openCount, severeUnfinished, unfinishedGaps } from './inventory.js';
 export { forecast, FORECAST_ROUNDS, FORECAST_WINDOW, trendLine, type Forecast, type ForecastReason } from './forecast.js';
@@ -60,7 +70,6 @@ export {
   type PolicyState,
 } from './policies.js';
 export { enabledPolicies, resolveConfig } from './policy-settings.js';
-export { crc32 } from './crc32.js';
 export {
   ALTERNATING_ROUNDS,
   alternatingOpenCount,
@@ -87,5 +96,3 @@ export {
 } from './backtest.js';
 export { compareCourses, type Comparison, type StopShift } from './backtest-compare.js';
 export { backtestSession, backtestSettingsProblem, variantGrid, type BacktestRow, type SessionBacktest, type Variant } from './backtest-run.js';
-
-export { deepFreeze, freezeNew } from './freeze.js';
