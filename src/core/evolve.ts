@@ -1,10 +1,11 @@
 import { enableMapSet, Immer, produce } from 'immer';
-import type { EventOf, SettledEvent, SettledOf, Severity } from '../../events/index.js';
+import type { EventOf, GapflowEvent, SettledEvent, SettledOf, Severity } from '../../events/index.js';
 import { policyNamed } from '../policies/index.js';
 import { renameGap } from './evolve-rename.js';
 import { decisionEffect, describeDecision, describeRoundStep, settledExtensionEffect } from './explain.js';
 import { FORECAST_ROUNDS } from './forecast.js';
 import { closedRoundCount, lastClosedRound, unfinishedGaps } from './inventory.js';
+import { judgeDecision, judgeRoundClose } from './judge.js';
 import { initialPolicies } from './policies.js';
 import { ALTERNATING_ROUNDS, verificationPassed } from './ping-pong.js';
 import { policiesFor, resolveConfig, roundLimitProvisional } from './policy-settings.js';
@@ -117,6 +118,26 @@ export function fold<E extends { seq: number }>(events: Iterable<E>, settle: (vi
   const folding = startFold(settle);
   for (const event of events) folding.take(event);
   return folding.finish();
+}
+
+/**
+ * The upcaster of outcomes: a stored event as the view folds it. A round
+ * close or a decision written since version 3 carries what the machine
+ * decided, and that is applied as it is. One written before has none: its
+ * outcome is computed once, from the view just before it, by the session
+ * rules of the versions that wrote it (R12 then bound only sessions without
+ * the gap policy). Null for an old round close with no round open to judge
+ * (nothing to apply; `verify` names it).
+ */
+export function settle(view: SessionView, event: GapflowEvent): SettledEvent | null {
+  if (event.type === 'round.closed' && event.data.outcome === undefined) {
+    const outcome = judgeRoundClose(view, 'before-v4');
+    return outcome === null ? null : { ...event, data: { ...event.data, outcome } };
+  }
+  if (event.type === 'decision.made' && event.data.outcome === undefined) {
+    return { ...event, data: { ...event.data, outcome: judgeDecision(view, event.data) } };
+  }
+  return event as SettledEvent;
 }
 
 /** Mutates `view` by one event: called on an immer draft, or on the private working copy of `fold`. */

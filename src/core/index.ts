@@ -1,9 +1,8 @@
 export { decide } from './decide.js';
 export { whyNoMetricPolicy } from './decide-rounds.js';
 export { policyReports, policyStateFormat, stateFormatNames } from './policy-outputs.js';
-export { evolve, evolveMany, fold, initialView, startFold, type Folding } from './evolve.js';
+export { evolve, evolveMany, fold, initialView, settle, startFold, type Folding } from './evolve.js';
 export { judgeDecision, judgeRoundClose, machineEventOf } from './judge.js';
-export { settle } from './settle.js';
 export {
   decodeView,
   encodeView,
