@@ -1,6 +1,6 @@
 import { formatIssue, oneOf, respelled, shownValue, type SessionSettings } from '../../events/index.js';
 import type { ConvergenceConfig } from '../../machines/index.js';
-import { DEFAULT_POLICIES, POLICY_NAMES, policyNamed } from '../policies/index.js';
+import { DEFAULT_POLICIES, POLICY_NAMES, policyNamed, policyRulesNamed } from '../policies/index.js';
 import { metricPoliciesOf, readsGapEvents } from './policies.js';
 import type { Remedy } from './refusal.js';
 import { DEFAULT_CONFIG, PRESETS, presetForBaseline } from './rules.js';
@@ -88,9 +88,10 @@ export function unknownPolicy(name: string): string {
 /** The session's stall threshold when one metric policy runs alone and names one (atoms' max_stall_count). */
 export function soloStallThreshold(settings: SessionSettings): number | undefined {
   const enabled = enabledPolicies(settings);
-  const only = enabled.length === 1 ? policyNamed(enabled[0]!) : undefined;
+  // The rules say whether the one policy names a threshold; only then are its settings (and so its schema) read.
+  const only = enabled.length === 1 ? policyRulesNamed(enabled[0]!) : undefined;
   if (!only?.soloStallThreshold) return undefined;
-  const parsed = only.settings.safeParse(settings.policySettings?.[only.name] ?? {});
+  const parsed = policyNamed(only.name)!.settings.safeParse(settings.policySettings?.[only.name] ?? {});
   return parsed.success ? only.soloStallThreshold(parsed.data) : undefined;
 }
 
