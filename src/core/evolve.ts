@@ -1,17 +1,17 @@
 import { enableMapSet, Immer, produce } from 'immer';
-import type { EventOf, GapflowEvent, SettledEvent, SettledOf, Severity } from '../../events/index.js';
-import { policyNamed } from '../policies/index.js';
+import type { EventOf, GapflowEvent, SessionSettings, SettledEvent, SettledOf, Severity } from '../../events/index.js';
+import type { ConvergenceConfig } from '../../machines/index.js';
+import { DEFAULT_POLICIES, policyNamed, policyRulesNamed } from '../policies/index.js';
 import { renameGap } from './evolve-rename.js';
 import { decisionEffect, describeDecision, describeRoundStep, settledExtensionEffect } from './explain.js';
 import { FORECAST_ROUNDS } from './forecast.js';
 import { closedRoundCount, lastClosedRound, unfinishedGaps } from './inventory.js';
 import { judgeDecision, judgeRoundClose } from './judge.js';
-import { initialPolicies } from './policies.js';
+import { initialPolicies, metricPoliciesOf } from './policies.js';
 import { ALTERNATING_ROUNDS, verificationPassed } from './ping-pong.js';
-import { policiesFor, resolveConfig, roundLimitProvisional } from './policy-settings.js';
-import { CLASS_FACTOR, DEFAULT_CONFIG, moveEffect, SEVERITY_WEIGHT, STATE_CLASS } from './rules.js';
+import { CLASS_FACTOR, DEFAULT_CONFIG, moveEffect, PRESETS, presetForBaseline, roundLimitProvisional, SEVERITY_WEIGHT, STATE_CLASS } from './rules.js';
 import { freezeNew, openingFigures } from './view-codec.js';
-import type { Gap, RoundFigures, SessionView } from './view.js';
+import type { Gap, PolicyView, RoundFigures, SessionView } from './view.js';
 
 enableMapSet();
 
@@ -118,6 +118,63 @@ export function fold<E extends { seq: number }>(events: Iterable<E>, settle: (vi
   const folding = startFold(settle);
   for (const event of events) folding.take(event);
   return folding.finish();
+}
+
+// What session.started makes of the policies and thresholds.
+
+/*
+ * What a session's settings make of its policies and thresholds: each
+ * policy's settings parsed by its schema, and the thresholds the session
+ * runs under. The fold reads them when a session starts or replays; a
+ * reader of the head checkpoint never does.
+ */
+
+/** The policies a session runs: the ones it named, else the default (the gap policy alone). */
+export function enabledPolicies(settings: SessionSettings | null): string[] {
+  return [...(settings?.policies ?? DEFAULT_POLICIES)];
+}
+
+/**
+ * The view's policies once session.started is known. Settings were judged
+ * when the session was decided; an old line's settings that today's schema
+ * cannot read fall back to the policy's defaults (and `verify` names them).
+ */
+export function policiesFor(settings: SessionSettings): PolicyView {
+  const enabled = enabledPolicies(settings);
+  const view: PolicyView = { enabled, completeWhen: settings.completeWhen ?? 'all', settings: new Map(), records: new Map() };
+  for (const { name } of metricPoliciesOf(enabled)) {
+    const policy = policyNamed(name)!;
+    const parsed = policy.settings.safeParse(settings.policySettings?.[policy.name] ?? {});
+    view.settings.set(policy.name, parsed.success ? parsed.data : policy.settings.parse({}));
+    view.records.set(policy.name, []);
+  }
+  return view;
+}
+
+/** The session's stall threshold when one metric policy runs alone and names one (atoms' max_stall_count). */
+export function soloStallThreshold(settings: SessionSettings): number | undefined {
+  const enabled = enabledPolicies(settings);
+  // The rules say whether the one policy names a threshold; only then are its settings (and so its schema) read.
+  const only = enabled.length === 1 ? policyRulesNamed(enabled[0]!) : undefined;
+  if (!only?.soloStallThreshold) return undefined;
+  const parsed = policyNamed(only.name)!.settings.safeParse(settings.policySettings?.[only.name] ?? {});
+  return parsed.success ? only.soloStallThreshold(parsed.data) : undefined;
+}
+
+/**
+ * The thresholds a session runs under. `auto` is resolved from the baseline
+ * gap count (known once the first round starts); a metric policy running
+ * alone may name the stall threshold (atoms' max_stall_count); explicit
+ * settings always win.
+ */
+export function resolveConfig(settings: SessionSettings, baselineGaps: number): ConvergenceConfig {
+  const preset = settings.preset === 'auto' ? presetForBaseline(baselineGaps) : settings.preset;
+  const fromPreset = preset ? PRESETS[preset] : {};
+  const autoMaxRounds = settings.preset === 'auto' ? { maxRounds: Math.max(10, Math.ceil(0.6 * baselineGaps)) } : {};
+  const keys = Object.keys(DEFAULT_CONFIG) as (keyof ConvergenceConfig)[];
+  const explicit = Object.fromEntries(keys.filter((key) => settings[key] !== undefined).map((key) => [key, settings[key]]));
+  const solo = soloStallThreshold(settings);
+  return { ...DEFAULT_CONFIG, ...fromPreset, ...autoMaxRounds, ...(solo === undefined ? {} : { stallThreshold: solo }), ...explicit };
 }
 
 /**

@@ -1,7 +1,7 @@
 export { decide } from './decide.js';
 export { whyNoMetricPolicy } from './decide-rounds.js';
 export { policyReports, policyStateFormat, stateFormatNames } from './policy-outputs.js';
-export { evolve, evolveMany, fold, initialView, settle, startFold, type Folding } from './evolve.js';
+export { enabledPolicies, evolve, evolveMany, fold, initialView, resolveConfig, settle, startFold, type Folding } from './evolve.js';
 export { judgeDecision, judgeRoundClose, machineEventOf } from './judge.js';
 export {
   decodeView,
@@ -68,7 +68,6 @@ export {
   tracksGaps,
   type PolicyState,
 } from './policies.js';
-export { enabledPolicies, resolveConfig } from './policy-settings.js';
 export {
   ALTERNATING_ROUNDS,
   alternatingOpenCount,
