@@ -1,13 +1,12 @@
 import { enableMapSet, Immer, produce } from 'immer';
 import type { EventOf, GapflowEvent, SessionSettings, SettledEvent, SettledOf, Severity } from '../../events/index.js';
 import type { ConvergenceConfig } from '../../machines/index.js';
-import { DEFAULT_POLICIES, policyNamed, policyRulesNamed } from '../policies/index.js';
+import { DEFAULT_POLICIES, policyNamed } from '../policies/index.js';
 import { renameGap } from './evolve-rename.js';
 import { decisionEffect, describeDecision, describeRoundStep, settledExtensionEffect } from './explain.js';
 import { FORECAST_ROUNDS } from './forecast.js';
 import { closedRoundCount, lastClosedRound, unfinishedGaps } from './inventory.js';
 import { judgeDecision, judgeRoundClose } from './judge.js';
-import { initialPolicies, metricPoliciesOf } from './policies.js';
 import { ALTERNATING_ROUNDS, verificationPassed } from './ping-pong.js';
 import { CLASS_FACTOR, DEFAULT_CONFIG, moveEffect, PRESETS, presetForBaseline, roundLimitProvisional, SEVERITY_WEIGHT, STATE_CLASS } from './rules.js';
 import { freezeNew, openingFigures } from './view-codec.js';
@@ -33,7 +32,8 @@ export function initialView(): SessionView {
     roundsExtended: 0,
     baseline: null,
     agentSession: null,
-    policies: initialPolicies(),
+    // Until session.started names them: the default policies, with no settings or records.
+    policies: { enabled: [...DEFAULT_POLICIES], completeWhen: 'all', settings: new Map(), records: new Map() },
     openEnds: [],
     verification: null,
     lastSeq: 0,
@@ -142,8 +142,10 @@ export function enabledPolicies(settings: SessionSettings | null): string[] {
 export function policiesFor(settings: SessionSettings): PolicyView {
   const enabled = enabledPolicies(settings);
   const view: PolicyView = { enabled, completeWhen: settings.completeWhen ?? 'all', settings: new Map(), records: new Map() };
-  for (const { name } of metricPoliciesOf(enabled)) {
-    const policy = policyNamed(name)!;
+  for (const name of enabled) {
+    const policy = policyNamed(name);
+    // Only a policy that records metrics has settings and records of its own (the gap policy reads the session's).
+    if (!policy || policy.readsGapEvents) continue;
     const parsed = policy.settings.safeParse(settings.policySettings?.[policy.name] ?? {});
     view.settings.set(policy.name, parsed.success ? parsed.data : policy.settings.parse({}));
     view.records.set(policy.name, []);
@@ -154,10 +156,9 @@ export function policiesFor(settings: SessionSettings): PolicyView {
 /** The session's stall threshold when one metric policy runs alone and names one (atoms' max_stall_count). */
 export function soloStallThreshold(settings: SessionSettings): number | undefined {
   const enabled = enabledPolicies(settings);
-  // The rules say whether the one policy names a threshold; only then are its settings (and so its schema) read.
-  const only = enabled.length === 1 ? policyRulesNamed(enabled[0]!) : undefined;
+  const only = enabled.length === 1 ? policyNamed(enabled[0]!) : undefined;
   if (!only?.soloStallThreshold) return undefined;
-  const parsed = policyNamed(only.name)!.settings.safeParse(settings.policySettings?.[only.name] ?? {});
+  const parsed = only.settings.safeParse(settings.policySettings?.[only.name] ?? {});
   return parsed.success ? only.soloStallThreshold(parsed.data) : undefined;
 }
 
