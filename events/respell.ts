@@ -1,5 +1,5 @@
 import type * as z from 'zod/mini';
-import { canonicalWord } from './spelling.js';
+import { canonicalWord } from './request.js';
 
 /** How many times the schema is asked again: each pass respells the words one parse finds (a union may hide some until its branch is known). */
 const PASSES = 8;

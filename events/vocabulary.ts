@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import './zod-locale.js';
-import { GAP_ID_MAX, GAP_ID_PATTERN, PLAIN_TEXT_PATTERN } from './limits.js';
+import { GAP_ID_MAX, GAP_ID_PATTERN } from './limits.js';
 import { DECISION_KIND_WORDS, GAP_STATE_WORDS, PRESET_WORDS, ROUND_KIND_WORDS, SEVERITY_WORDS } from './words.js';
 
 /** Gap severities, most severe first (the order every table uses). */
@@ -47,14 +47,6 @@ export const EventId = z
     z.regex(/^[A-Za-z0-9._:-]+$/, 'an event id is letters, digits and . _ - :'),
   );
 export type EventId = z.infer<typeof EventId>;
-
-/**
- * Free text shown to people: one line, bounded, with no control characters
- * (C0, C1, line and paragraph separators, bidirectional overrides), so it can
- * neither break a table nor rewrite a terminal.
- */
-export const Text = (max: number) =>
-  z.string().check(z.maxLength(max, `at most ${max} characters`), z.regex(PLAIN_TEXT_PATTERN, 'no control characters (newlines included)'));
 
 /**
  * A policy's name as the log spells it: a short lower-case token. Which

@@ -49,7 +49,21 @@ export type ConvergenceEvent =
   | { type: 'ABANDON' }
   | { type: 'APPROVE'; openCriticalOrHigh: number };
 
-const complete = (outcome: Outcome) => ({ target: '#COMPLETE', actions: { type: 'recordOutcome', params: { outcome } } }) as const;
+/**
+ * The transition to COMPLETE that records each outcome. A table, not a
+ * helper that builds one: the machine is made when this module loads, and
+ * loading it should run none of gapflow's own functions (a gap write loads
+ * it and never steps it).
+ */
+const complete = {
+  CONVERGED: { target: '#COMPLETE', actions: { type: 'recordOutcome', params: { outcome: 'CONVERGED' } } },
+  STOPPED: { target: '#COMPLETE', actions: { type: 'recordOutcome', params: { outcome: 'STOPPED' } } },
+  MAX_ROUNDS: { target: '#COMPLETE', actions: { type: 'recordOutcome', params: { outcome: 'MAX_ROUNDS' } } },
+  GOOD_ENOUGH: { target: '#COMPLETE', actions: { type: 'recordOutcome', params: { outcome: 'GOOD_ENOUGH' } } },
+  USER_APPROVED: { target: '#COMPLETE', actions: { type: 'recordOutcome', params: { outcome: 'USER_APPROVED' } } },
+  STALL_EXIT: { target: '#COMPLETE', actions: { type: 'recordOutcome', params: { outcome: 'STALL_EXIT' } } },
+  ABANDONED: { target: '#COMPLETE', actions: { type: 'recordOutcome', params: { outcome: 'ABANDONED' } } },
+} as const satisfies Record<Outcome, { target: '#COMPLETE'; actions: { type: 'recordOutcome'; params: { outcome: Outcome } } }>;
 
 /**
  * How a round close goes, from its verdict alone: the policies (src/policies)
@@ -57,9 +71,9 @@ const complete = (outcome: Outcome) => ({ target: '#COMPLETE', actions: { type: 
  * machine's own count.
  */
 const roundClosed = [
-  { guard: 'roundConverged', ...complete('CONVERGED') },
-  { guard: 'stopRequested', ...complete('STOPPED') },
-  { guard: 'roundLimitReached', ...complete('MAX_ROUNDS') },
+  { guard: 'roundConverged', ...complete.CONVERGED },
+  { guard: 'stopRequested', ...complete.STOPPED },
+  { guard: 'roundLimitReached', ...complete.MAX_ROUNDS },
   { guard: 'roundDiverged', target: '#DIVERGENCE_WARNING' },
   { guard: 'roundProgressed', target: '#CONVERGING', actions: 'resetFlatCount' },
   // R25: a flat review or consolidation round neither raises nor resets flat_count: the state stays.
@@ -109,7 +123,7 @@ export const convergenceMachine = setup({
   states: {
     ONGOING: {
       initial: 'ACTIVE',
-      on: { ABANDON: complete('ABANDONED'), EXTEND_ROUNDS: { actions: 'keepState' } },
+      on: { ABANDON: complete.ABANDONED, EXTEND_ROUNDS: { actions: 'keepState' } },
       states: {
         ACTIVE: {
           initial: 'LOOPING',
@@ -119,7 +133,7 @@ export const convergenceMachine = setup({
               initial: 'CONVERGING',
               on: {
                 ROUND_CLOSED: roundClosed,
-                APPROVE: [{ guard: 'nothingSevereOpen', ...complete('GOOD_ENOUGH') }, complete('USER_APPROVED')],
+                APPROVE: [{ guard: 'nothingSevereOpen', ...complete.GOOD_ENOUGH }, complete.USER_APPROVED],
                 PRIORITIZE: { actions: 'keepState' },
               },
               states: {
@@ -140,7 +154,7 @@ export const convergenceMachine = setup({
                 ACCEPT_COMPLEXITY: recover,
                 PRIORITIZE_CRITICAL: recover,
                 PRIORITIZE: recover,
-                FORCE_COMPLETE: complete('STALL_EXIT'),
+                FORCE_COMPLETE: complete.STALL_EXIT,
               },
             },
             RESUMED: { id: 'RESUMED', type: 'history', history: 'deep' },

@@ -16,7 +16,7 @@ import { refuseUnapproved } from './trust.js';
  * runs only when this user set or approved it here (trust.ts).
  */
 
-/** Every invisible or direction-changing character (events/hidden.ts), for a run's output to drop. */
+/** Every invisible or direction-changing character (events/request.ts), for a run's output to drop. */
 const HIDDEN_CHARACTERS = new RegExp(HIDDEN_CHARACTER.source, 'gu');
 
 /** What a run gates: the round close or the approval that would complete the session. */

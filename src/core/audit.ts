@@ -1,9 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { DecisionOutcome, GapflowEvent, RoundOutcome, SettledEvent } from '../../events/index.js';
 import { decide } from './decide.js';
-import { fold } from './evolve.js';
+import { fold, settle } from './evolve.js';
 import { Refusal } from './refusal.js';
-import { settle } from './settle.js';
 import type { SessionView } from './view.js';
 
 /** Where today's rules and the recorded history part ways: never damage, never a reason to refuse the log. */

@@ -1,9 +1,7 @@
-import { formatIssue, type GapflowEvent } from '../../events/index.js';
+import { formatIssue, parseRequest, type GapflowEvent } from '../../events/index.js';
 import { policyNamed } from '../policies/index.js';
 import { counterfactual, recordedCourse, withSettings, type BacktestSettings, type Counterfactual, type Course } from './backtest.js';
 import { compareCourses, type Comparison } from './backtest-compare.js';
-import { parseBody } from './decide.js';
-import { Refusal } from './refusal.js';
 
 /** One setting to replay under, with the words that name it (`stall-threshold=3`). */
 export interface Variant {
@@ -53,12 +51,8 @@ function mergeVariants(a: Variant, b: Variant): Variant {
 /** Why `settings` could start no session, in the schema's words (`0 is too small: at least 1`); null when they could. */
 export function backtestSettingsProblem(settings: BacktestSettings): string | null {
   const { policySettings, ...thresholds } = settings;
-  try {
-    parseBody({ type: 'session.started', data: thresholds });
-  } catch (error) {
-    if (!(error instanceof Refusal)) throw error;
-    return error.message.replace(/^session\.started: data\.\w+: /, '');
-  }
+  const started = parseRequest({ type: 'session.started', data: thresholds });
+  if (started.message !== undefined) return started.message.replace(/^session\.started: data\.\w+: /, '');
   for (const [name, values] of Object.entries(policySettings ?? {})) {
     const policy = policyNamed(name);
     if (!policy) return `no policy is named ${name}`;

@@ -1,10 +1,9 @@
 import { EVENT_VERSION, type Decided, type EventBody, type GapflowEvent, type Outcome, type SessionSettings, type SettledEvent } from '../../events/index.js';
 import type { ConvergenceState } from '../../machines/index.js';
 import { decide } from './decide.js';
-import { fold, initialView } from './evolve.js';
+import { fold, initialView, settle } from './evolve.js';
 import { closedRoundCount } from './inventory.js';
 import { Refusal } from './refusal.js';
-import { settle } from './settle.js';
 import type { SessionView } from './view.js';
 
 /*

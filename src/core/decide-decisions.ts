@@ -1,7 +1,7 @@
 import { DecisionKind, type BodyOf, type Decided } from '../../events/index.js';
 import { isOpen, severeUnfinished } from './inventory.js';
 import { decisionEvent, judgeDecision } from './judge.js';
-import { refuser, type Refuse } from './refuse.js';
+import { refuser, type Refuse } from './refusal.js';
 import { machineAccepts } from './step.js';
 import { roundLimit } from './policies.js';
 import type { SessionView } from './view.js';

@@ -4,8 +4,7 @@ import { foresee } from './evolve.js';
 import { unknownPolicy } from './policy-settings.js';
 import { judgeRoundClose } from './judge.js';
 import { missingMetrics, tracksGaps } from './policies.js';
-import { refusePaused, refuser, refuseRoundStart, whyNoRoundCanStart, type Refuse } from './refuse.js';
-import type { Remedy } from './refusal.js';
+import { refusePaused, refuser, refuseRoundStart, whyNoRoundCanStart, type Refuse, type Remedy } from './refusal.js';
 import type { SessionView } from './view.js';
 
 /** R8: the next round starts explicitly, only where one can; a request that leaves its number out is given the next one. */

@@ -1,12 +1,21 @@
-export { decide, parseBody } from './decide.js';
+export { decide } from './decide.js';
 export { whyNoMetricPolicy } from './decide-rounds.js';
 export { policyReports, policyStateFormat, stateFormatNames } from './policy-outputs.js';
-export { evolve, evolveMany, fold, initialView, startFold, type Folding } from './evolve.js';
+export { enabledPolicies, evolve, evolveMany, fold, initialView, resolveConfig, settle, startFold, type Folding } from './evolve.js';
 export { judgeDecision, judgeRoundClose, machineEventOf } from './judge.js';
-export { settle } from './settle.js';
-export { decodeView, encodeView, VIEW_SHAPE } from './view-codec.js';
-export { decodeHead, decodeMarkedHead, encodeHead, HEAD_ROUNDS, headOf, type IndexMark } from './view-head.js';
 export {
+  decodeView,
+  encodeView,
+  VIEW_SHAPE,
+  decodeHead,
+  decodeMarkedHead,
+  encodeHead,
+  HEAD_ROUNDS,
+  headOf,
+  type IndexMark,
+  crc32,
+  deepFreeze,
+  freezeNew,
   CLOSED_BUCKETS,
   checkedBucket,
   closedBucketOf,
@@ -21,7 +30,7 @@ export {
   type ClosedBucket,
   type ClosedGap,
   type ClosedIndexParts,
-} from './closed-index.js';
+} from './view-codec.js';
 export { auditHistory, type Finding } from './audit.js';
 export { closedRoundCount, closedRounds, isOpen, lastClosedRound, openCount, severeUnfinished, unfinishedGaps } from './inventory.js';
 export { forecast, FORECAST_ROUNDS, FORECAST_WINDOW, trendLine, type Forecast, type ForecastReason } from './forecast.js';
@@ -29,7 +38,7 @@ export { forecastPastLimit, viewForecast } from './session-forecast.js';
 export { nextStep, type NextAction } from './next.js';
 export { decisionOptions, listedGaps, stalledIn, suggestedDeferrals, type DecisionOption, type Recommendation } from './options.js';
 export { formatCount, signed } from '../policies/index.js';
-export { Refusal, type Remedy } from './refusal.js';
+export { parseBody, Refusal, type Remedy } from './refusal.js';
 export {
   ALLOWED_MOVES,
   countedMove,
@@ -59,8 +68,6 @@ export {
   tracksGaps,
   type PolicyState,
 } from './policies.js';
-export { enabledPolicies, resolveConfig } from './policy-settings.js';
-export { crc32 } from './crc32.js';
 export {
   ALTERNATING_ROUNDS,
   alternatingOpenCount,
@@ -87,5 +94,3 @@ export {
 } from './backtest.js';
 export { compareCourses, type Comparison, type StopShift } from './backtest-compare.js';
 export { backtestSession, backtestSettingsProblem, variantGrid, type BacktestRow, type SessionBacktest, type Variant } from './backtest-run.js';
-
-export { deepFreeze, freezeNew } from './freeze.js';

@@ -10,7 +10,7 @@ export function closedRounds(view: Pick<SessionView, 'rounds'>): RoundFigures[] 
  * How many rounds have closed: `closedRounds(view).length`, without copying
  * them. Only the last round is open, save in a hand-made log; a head stands
  * in for its earlier rounds with closed placeholders numbered NaN
- * (view-head.ts), all before its real rounds, so the look back stops at the
+ * (view-codec.ts), all before its real rounds, so the look back stops at the
  * first one: next and a stop hook do not walk 40,000 stand-ins to count them.
  */
 export function closedRoundCount(view: Pick<SessionView, 'rounds'>): number {

@@ -13,7 +13,7 @@ import { policyRulesNamed, type CombinedVerdict, type NamedVerdict } from '../po
 import { severeUnfinished } from './inventory.js';
 import { alternatingWords, causeWords, closingCauses, pingPongWords, type ClosingCauses } from './ping-pong.js';
 import { judgeRound, type SessionRules } from './policies.js';
-import { roundLimitProvisional } from './policy-settings.js';
+import { roundLimitProvisional } from './rules.js';
 import { stepMachine } from './step.js';
 import type { RoundFigures, SessionView } from './view.js';
 

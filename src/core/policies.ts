@@ -3,7 +3,6 @@ import {
   withSessionRules,
   type CombinedVerdict,
   type NamedVerdict,
-  DEFAULT_POLICIES,
   policyRulesNamed,
   type AnyPolicyRules,
   type PolicyVerdict,
@@ -12,18 +11,14 @@ import {
 import type { ConvergenceConfig } from '../../machines/index.js';
 import { forecast, FORECAST_WINDOW } from './forecast.js';
 import { lastClosedRound } from './inventory.js';
-import type { PolicyView, RoundFigures, SessionView } from './view.js';
+import type { RoundFigures, SessionView } from './view.js';
 
 /*
  * What a session's policies say of its view: which run, which record
  * metrics, their verdicts, how a round is judged. From the policies' rules
  * alone (no schema is parsed here, so no zod is loaded: `next` and a stop
- * hook read these); what settings make of them is in policy-settings.ts.
+ * hook read these); what settings make of them is the fold's (evolve.ts).
  */
-
-export function initialPolicies(): PolicyView {
-  return { enabled: [...DEFAULT_POLICIES], completeWhen: 'all', settings: new Map(), records: new Map() };
-}
 
 function policiesOf(enabled: readonly string[]): AnyPolicyRules[] {
   return enabled.map(policyRulesNamed).filter((p): p is AnyPolicyRules => p !== undefined);

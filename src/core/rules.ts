@@ -1,4 +1,4 @@
-import type { GapState, Preset, Severity } from '../../events/index.js';
+import type { GapState, Preset, SessionSettings, Severity } from '../../events/index.js';
 import { SEVERITY_WORDS } from '../../events/index.js';
 import type { ConvergenceConfig } from '../../machines/index.js';
 import type { SessionView } from './view.js';
@@ -98,4 +98,13 @@ export function presetForBaseline(baselineGaps: number): Exclude<Preset, 'auto'>
   if (baselineGaps < 10) return 'simple';
   if (baselineGaps < 30) return 'complex';
   return 'large';
+}
+
+/**
+ * The round limit is not known yet: preset `auto` sets it from the baseline
+ * when round 1 starts, unless the session gave max_rounds itself. Until then
+ * an extension (R24) can only say how many rounds it adds to that limit.
+ */
+export function roundLimitProvisional(view: { settings: SessionSettings | null; rounds: readonly unknown[] }): boolean {
+  return view.rounds.length === 0 && view.settings?.preset === 'auto' && view.settings.maxRounds === undefined;
 }

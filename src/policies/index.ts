@@ -42,6 +42,7 @@ export { renderCheckTree } from './tree.js';
 export {
   definePolicy,
   eraseRules,
+  formatCount,
   policyRules,
   type AgentRequest,
   type AnyPolicy,
@@ -59,5 +60,5 @@ export {
   type RecordCommand,
   type RoundInput,
   type Verdict,
+  signed,
 } from './types.js';
-export { formatCount, signed } from './numbers.js';

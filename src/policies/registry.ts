@@ -11,7 +11,9 @@ export { DEFAULT_POLICIES, POLICY_NAMES } from './rules.js';
 /** Every policy a session may enable, whole (schemas included), in the order of rules.ts. */
 const POLICIES: readonly AnyPolicy[] = [gapsPolicy, questionsPolicy, atomsPolicy, forgePolicy, qualityPolicy, budgetPolicy];
 
-const BY_NAME = new Map(POLICIES.map((p) => [p.name, p]));
+// A loop rather than `map` with a callback: loading the registry (every command does) calls no function of this module.
+const BY_NAME = new Map<string, AnyPolicy>();
+for (const policy of POLICIES) BY_NAME.set(policy.name, policy);
 
 export function allPolicies(): readonly AnyPolicy[] {
   return POLICIES;

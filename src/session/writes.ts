@@ -56,7 +56,7 @@ export function startLog(store: EventStore, settings: SessionSettings, stamp: St
   if (store.exists()) return retriedStart(store, eventId);
   if (expectSeq !== undefined && expectSeq !== 0) throw new Refusal(movedOn(expectSeq, 0));
   const view = initialView();
-  const started = stampAll(stamp, view, decide(view, { type: 'session.started', data: settings }), eventId);
+  const started = stampAll(stamp, view, decide(view, parseBody({ type: 'session.started', data: settings })), eventId);
   try {
     store.create(started.events);
   } catch (error) {
@@ -115,7 +115,7 @@ export function decideBatch(
       try {
         const original = request.id === undefined ? undefined : store.byId(request.id);
         if (original) return void groups.push([sameRequest(original, request.body)]);
-        const events = stamp(decide(working, request.body), request.id, working, step);
+        const events = stamp(decide(working, parseBody(request.body)), request.id, working, step);
         groups.push(events);
         for (const event of events) appended.push(event);
       } catch (error) {
@@ -152,7 +152,7 @@ export function judgeRequest(view: SessionView, store: Pick<EventStore, 'byId'>,
     return 'duplicate';
   }
   if (expectSeq !== undefined && expectSeq !== view.lastSeq) throw new Refusal(movedOn(expectSeq, view.lastSeq));
-  decide(view, input);
+  decide(view, parseBody(input));
   return 'new';
 }
 

@@ -86,7 +86,7 @@ function build(view: SessionView, log: readonly GapflowEvent[], items: readonly 
     if (isFact(item)) return fold(item.fact);
     let decided: Decided[];
     try {
-      decided = decide(current, item);
+      decided = decide(current, parseBody(item));
     } catch (error) {
       throw new Error(`given item ${i + 1} (${item.type}) was refused: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
@@ -107,7 +107,7 @@ export function given(...items: GivenItem[]): Given {
 function whenDeciding(view: SessionView, request: EventBodyInput): When {
   const decided = (): Decided[] => {
     try {
-      return decide(view, request);
+      return decide(view, parseBody(request));
     } catch (error) {
       if (error instanceof Refusal) expect.fail(`expected ${request.type} to be decided, but it was refused: ${error.message}`);
       throw error;
@@ -116,7 +116,7 @@ function whenDeciding(view: SessionView, request: EventBodyInput): When {
   const refusal = (): Refusal => {
     let facts: Decided[];
     try {
-      facts = decide(view, request);
+      facts = decide(view, parseBody(request));
     } catch (error) {
       if (error instanceof Refusal) return error;
       throw error;

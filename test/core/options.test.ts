@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decide } from '../../src/core/index.js';
+import { decide, parseBody } from '../../src/core/index.js';
 import { decisionOptions, listedGaps, type DecisionOption } from '../../src/core/index.js';
 import { decision, given, move, open, resolve, round, start, startRound, metrics } from './given.js';
 
@@ -131,7 +131,7 @@ describe('decision options', () => {
     );
     const options = decisionOptions(view);
     expect(options.every((o) => o.event !== null)).toBe(true);
-    for (const option of options) expect(() => decide(view, option.event!), option.kind).not.toThrow();
+    for (const option of options) expect(() => decide(view, parseBody(option.event!)), option.kind).not.toThrow();
   });
 
   it('a session whose policies judge metrics, stalled: accept and continue, pause (recommended), force complete, abandon', () => {

@@ -1,5 +1,4 @@
-import { formatCount as count, signed } from '../numbers.js';
-import type { RoundInput } from '../types.js';
+import { formatCount as count, signed, type RoundInput } from '../types.js';
 
 /**
  * A round's step in the wording of status.md's State History, from the gap verdict's

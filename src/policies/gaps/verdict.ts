@@ -1,8 +1,7 @@
 import type { ConvergenceConfig } from '../../../machines/index.js';
-import { signed } from '../numbers.js';
 import { lastRoundClosed } from '../round-limit.js';
 import { yesNo } from '../tree.js';
-import type { CheckLine, CheckTree, GapRoundFigures, PolicyVerdict, Verdict } from '../types.js';
+import { signed, type CheckLine, type CheckTree, type GapRoundFigures, type PolicyVerdict, type Verdict } from '../types.js';
 
 type Round = GapRoundFigures;
 
