@@ -15,6 +15,7 @@ export {
   importedSession,
   LiveActor,
   openFileSession,
+  parseBody,
   recordDecided,
   replay,
   Session,

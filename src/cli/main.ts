@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import { packageVersion } from '../version.js';
 import { runBin } from './table.js';
 import { flushed, write } from './out.js';
 
@@ -21,7 +20,6 @@ const code = await runBin(
     stderr: (text) => write(2, text),
     env: process.env,
     cwd: process.cwd(),
-    version: packageVersion,
     pendingStdin: async () => (await import('./hook-guard.js')).pendingInput(),
   },
   interrupted,

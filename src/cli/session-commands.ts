@@ -1,4 +1,4 @@
-import { GATE_DEFAULT_TIMEOUT_SECONDS, GATE_FLAG, GATE_TIMEOUT_FLAG, parseBody, Refusal, type SessionView } from '../core/index.js';
+import { GATE_DEFAULT_TIMEOUT_SECONDS, GATE_FLAG, GATE_TIMEOUT_FLAG, Refusal, type SessionView } from '../core/index.js';
 import {
   decidedLine,
   gapMovedLine,
@@ -18,6 +18,7 @@ import {
   recordMetricsBody,
   moveGapBody,
   openGapBody,
+  parseBody,
   renameGapBody,
   Session,
   splitGapBody,

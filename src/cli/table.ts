@@ -397,15 +397,17 @@ export function readCall(argv: readonly string[], table: readonly Entry[] = TABL
 }
 
 /**
- * The bin's call: `--version` answered at once, loading nothing; else the
- * command's short path tried first (`first`), loading only its own module;
- * else the command and dispatch.ts, which runs it (or prints the help) and
- * reports any failure. A command that `stays` up runs until `stop()`
+ * The bin's call: `--version` answered at once, loading only the log's
+ * file reader; else the command's short path tried first (`first`), loading
+ * only its own module; else the command and dispatch.ts, which runs it (or
+ * prints the help) and reports any failure. A command that `stays` up runs until `stop()`
  * settles. Standard input is the process's unless `io` hands one over.
  */
 export async function runBin(argv: string[], io: CliIO, stop: () => Promise<unknown>): Promise<number> {
   const read = readCall(argv);
-  if (answerVersion(read.name, io)) return 0;
+  // The package's version is read by the log, which reads files; the bin loads it only when asked.
+  const version = read.name === '--version' && io.version === undefined ? (await import('../log/index.js')).packageVersion : io.version;
+  if (answerVersion(read.name, { ...io, version })) return 0;
   const { entry } = read;
   const help = read.help !== null;
   let call: Call | null = { words: read.words, io: read.callIo(io) };

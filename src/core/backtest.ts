@@ -2,7 +2,7 @@ import { EVENT_VERSION, type Decided, type EventBody, type GapflowEvent, type Ou
 import type { ConvergenceState } from '../../machines/index.js';
 import { decide } from './decide.js';
 import { fold, initialView, settle } from './evolve.js';
-import { closedRoundCount } from './inventory.js';
+import { closedRoundCount } from './read-model.js';
 import { Refusal } from './refusal.js';
 import type { SessionView } from './view.js';
 

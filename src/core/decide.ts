@@ -1,11 +1,14 @@
-import type { BodyOf, Decided, EventBody } from '../../events/index.js';
-import { decideDecision } from './decide-decisions.js';
-import { decideMetrics, decideRoundClose, decideRoundStart } from './decide-rounds.js';
-import { policySettingsProblem, respelledPolicySettings } from './policy-settings.js';
+import { type BodyOf, type Decided, type EventBody, EVENT_VERSION, formatIssue, respelled, type SettledEvent, DecisionKind } from '../../events/index.js';
+import { policySettingsProblem, respelledPolicySettings, unknownPolicy } from './policy-settings.js';
 import { decideVerification, refuseUnverified, withoutUnverifiedClose } from './gate.js';
-import { refusePaused, refuser, refuseRoundStart, type Refuse } from './refusal.js';
+import { Refusal, type Remedy } from './refusal.js';
 import { ALLOWED_MOVES, STATE_CLASS } from './rules.js';
 import type { Gap, SessionView } from './view.js';
+import { policyNamed } from '../policies/index.js';
+import { foresee } from './evolve.js';
+import { judgeRoundClose, decisionEvent, judgeDecision } from './judge.js';
+import { missingMetrics, tracksGaps, roundLimit, isOpen, severeUnfinished } from './read-model.js';
+import { machineAccepts } from './step.js';
 
 /**
  * The Decider's `decide`: turns a request into the events that record it,
@@ -175,4 +178,243 @@ function splitGap(view: SessionView, body: BodyOf<'gap.split'>, refuse: Refuse):
     seen.add(part.id);
     refuseTaken(view, part.id, refuse);
   }
+}
+
+/** R8: the next round starts explicitly, only where one can; a request that leaves its number out is given the next one. */
+export function decideRoundStart(view: SessionView, body: BodyOf<'round.started'>): Decided[] {
+  const refuse = refuser(body);
+  refuseRoundStart(view, refuse);
+  const expected = view.rounds.length + 1;
+  const round = body.data.round ?? expected;
+  if (round !== expected) refuse(`the next round is ${expected}, not ${round}`);
+  // R25: a work round is the default, so the log names a kind only for the others.
+  const kind = body.data.kind;
+  return [{ type: 'round.started', data: kind === undefined || kind === 'work' ? { round } : { round, kind } }];
+}
+
+/**
+ * Closing the open round (the one a request names, or that one when it
+ * names none), once every enabled policy has recorded for it; the machine
+ * judges it here (R19).
+ */
+export function decideRoundClose(view: SessionView, body: BodyOf<'round.closed'>): Decided[] {
+  const refuse = refuser(body);
+  if (!view.roundOpen) refuse('no round is open; start one first', 'start_round');
+  refusePaused(view, refuse);
+  const round = body.data.round ?? view.rounds.length;
+  if (round !== view.rounds.length) refuse(`the open round is ${view.rounds.length}, not ${round}`);
+  const missing = missingMetrics(view, round);
+  if (missing.length > 0) {
+    refuse(`round ${round} has no ${missing.join(' or ')} metrics yet; every enabled policy records before the round closes`, 'record_metrics');
+  }
+  return [{ type: 'round.closed', data: { round, outcome: judgeRoundClose(view)! } }];
+}
+
+/**
+ * Metrics belong to a round: with none open, they start the next one (as a
+ * gap event does under R8). In a session without the gap policy, the round
+ * closes itself once every enabled policy has recorded for it, so one
+ * `record` per iteration is the whole loop. The payload is stored as the
+ * policy's schema reads it (defaults filled in).
+ */
+export function decideMetrics(view: SessionView, asked: BodyOf<'metrics.recorded'>): Decided[] {
+  const body = withPolicyWords(asked);
+  const refuse = refuser(body);
+  const decided: Decided[] = [];
+  let round = view.rounds.length;
+  if (!view.roundOpen && body.data.round === undefined) {
+    refuseRoundStart(view, refuse);
+    round += 1;
+    decided.push({ type: 'round.started', data: { round } });
+  }
+  const policy = validateMetrics(view, body, round, decided.length > 0, refuse);
+  const metrics = policy.metrics.parse(body.data.metrics) as Record<string, unknown>;
+  decided.push({ type: body.type, data: { ...body.data, round: body.data.round ?? round, metrics } });
+  if (tracksGaps(view) || missingMetrics(view, round).some((name) => name !== policy.name)) return decided;
+  // The round closes with these metrics in it: judged on the view as they leave it.
+  const recorded = foresee(
+    view,
+    decided.map((fact, i) => stamped(fact, view.lastSeq + 1 + i)),
+  );
+  return [...decided, { type: 'round.closed', data: { round, outcome: judgeRoundClose(recorded)! } }];
+}
+
+/** The metrics with their policy's own words (from its schema's lists) in the spelling the schema has. */
+function withPolicyWords(body: BodyOf<'metrics.recorded'>): BodyOf<'metrics.recorded'> {
+  const policy = policyNamed(body.data.policy);
+  if (!policy) return body;
+  return { ...body, data: { ...body.data, metrics: respelled(policy.metrics, body.data.metrics) as Record<string, unknown> } };
+}
+
+/** A decided fact in an envelope, for a view that is judged and thrown away. */
+function stamped(fact: Decided, seq: number): SettledEvent {
+  return { v: EVENT_VERSION, seq, id: `pending-${seq}`, at: '1970-01-01T00:00:00.000Z', ...fact } as SettledEvent;
+}
+
+/** Why `name` names no policy that records metrics, and what to do instead; null when it names one. */
+export function whyNoMetricPolicy(name: string): [why: string, remedy?: Remedy] | null {
+  const policy = policyNamed(name);
+  if (!policy) return [unknownPolicy(name)];
+  return policy.readsGapEvents ? [`the ${name} policy records gap events, not metrics`, 'record_gap_events'] : null;
+}
+
+/** Judges one policy's metrics for `round` (`starting`: the request starts that round); returns the policy. */
+function validateMetrics(view: SessionView, body: BodyOf<'metrics.recorded'>, round: number, starting: boolean, refuse: Refuse) {
+  const { policy: name } = body.data;
+  const notMetric = whyNoMetricPolicy(name);
+  if (notMetric) refuse(...notMetric);
+  const policy = policyNamed(name)!;
+  if (!view.policies.enabled.includes(name)) {
+    refuse(
+      `policy ${name} is not enabled in this session (enabled: ${view.policies.enabled.join(', ')}); policies are chosen at init`,
+      'choose_policies_at_init',
+    );
+  }
+  refusePaused(view, refuse);
+  if (!view.roundOpen && !starting) {
+    const [why, remedy] = whyNoRoundCanStart(view) ?? ['no round is open; metrics between rounds must follow round.started'];
+    refuse(why, remedy);
+  }
+  if (body.data.round !== undefined && body.data.round !== round) refuse(`the open round is ${round}, not ${body.data.round}`);
+  if ((view.policies.records.get(name) ?? []).some((r) => r.round === round)) {
+    refuse(`${name} metrics for round ${round} are already recorded; one record per policy per round`);
+  }
+  const parsed = policy.metrics.safeParse(body.data.metrics, { reportInput: true });
+  if (!parsed.success) {
+    const where = parsed.error.issues[0]?.path.length ? 'metrics.' : 'metrics: ';
+    refuse(`${where}${formatIssue(parsed.error)}`);
+  }
+  return policy;
+}
+
+type DecisionBody = BodyOf<'decision.made'>;
+type Kind = DecisionBody['data']['kind'];
+
+/** A decision as people say it: `narrow_scope` is "narrow scope". */
+const wordFor = (kind: Kind): string => kind.replaceAll('_', ' ');
+
+/**
+ * A user decision (R11): completed with what the view knows (the CRITICAL
+ * gaps to focus on, the severe gaps an approval accepts), judged, and
+ * recorded with the machine's steps.
+ */
+export function decideDecision(view: SessionView, body: DecisionBody): Decided[] {
+  const completed = complete(view, body);
+  refuseImpossibleDecision(view, completed, refuser(completed));
+  return [{ type: 'decision.made', data: { ...completed.data, outcome: judgeDecision(view, completed.data) } }];
+}
+
+function complete(view: SessionView, body: DecisionBody): DecisionBody {
+  const { kind } = body.data;
+  if (kind === 'prioritize_critical' && !body.data.gaps?.length) {
+    const critical = [...view.gaps.values()].filter((g) => g.severity === 'CRITICAL' && isOpen(g)).map((g) => g.id);
+    return { type: body.type, data: { ...body.data, gaps: critical } };
+  }
+  if (kind === 'approve' && body.data.gaps === undefined) {
+    const severe = severeUnfinished(view);
+    return severe.length > 0 ? { type: body.type, data: { ...body.data, gaps: severe } } : body;
+  }
+  return body;
+}
+
+function refuseImpossibleDecision(view: SessionView, body: DecisionBody, refuse: Refuse): void {
+  const { kind, gaps = [] } = body.data;
+  const word = wordFor(kind);
+  // Pause (and so resume) may interrupt a round; every other decision is made between rounds (R8),
+  // so a round's work is always counted before the session moves on or ends.
+  // An extension of the round limit may come while the last round is open: it changes no figure of it.
+  if (view.roundOpen && kind !== 'pause' && kind !== 'resume' && kind !== 'extend_rounds') {
+    refuse(`round ${view.rounds.length} is open; decisions are made between rounds (close it first)`, 'close_round');
+  }
+  if (body.data.acknowledgment !== undefined && kind !== 'approve') refuse('an acknowledgment goes only with approve');
+  if (!machineAccepts(view.machine, view.config, decisionEvent(view, kind))) {
+    const possible = DecisionKind.options.filter((k) => machineAccepts(view.machine, view.config, decisionEvent(view, k))).map(wordFor);
+    refuse(`${word} is not possible in ${view.machine.state}; possible now: ${possible.join(', ') || 'none'}`);
+  }
+  if (kind === 'extend_rounds') refuseBadExtension(view, body, refuse);
+  else if (body.data.rounds !== undefined) refuse('a number of rounds goes only with extend rounds');
+  const needsGaps = kind === 'narrow_scope' || kind === 'prioritize_critical' || kind === 'prioritize';
+  if (!needsGaps && kind !== 'approve' && gaps.length > 0) refuse(`${word} takes no gaps`);
+  if (new Set(gaps).size !== gaps.length) refuse('a gap is named twice');
+  for (const id of gaps) {
+    const gap = view.gaps.get(id) ?? refuse(`unknown gap ${id}`);
+    if (kind === 'narrow_scope' && !isOpen(gap)) refuse(`gap ${id} is ${gap.state}; only open gaps can be deferred`);
+    if (kind === 'prioritize_critical' && (gap.severity !== 'CRITICAL' || !isOpen(gap))) {
+      refuse(`gap ${id} is ${gap.severity}, ${gap.state}; only open CRITICAL gaps can be prioritized`);
+    }
+    if (kind === 'prioritize' && !isOpen(gap)) refuse(`gap ${id} is ${gap.state}; only open gaps can be the focus`);
+  }
+  if (kind === 'prioritize' && gaps.length === 0) refuse('name the gaps to focus on', 'name_gaps');
+  if (kind === 'narrow_scope' && gaps.length === 0) refuse('name the gaps to defer', 'name_gaps');
+  if (kind === 'prioritize_critical' && gaps.length === 0) refuse('no CRITICAL gap is open');
+  if (kind === 'approve') refuseUnacknowledgedApproval(view, body, refuse);
+}
+
+/** R24: an extension names how many rounds it adds, to a session whose rounds have a limit. */
+function refuseBadExtension(view: SessionView, body: DecisionBody, refuse: Refuse): void {
+  if (body.data.rounds === undefined) refuse('extend rounds needs the number of rounds to add');
+  if (roundLimit(view) === null) refuse("this session has no round limit of its own (each policy's own maximum applies); there is none to extend");
+}
+
+/**
+ * R11: approving over CRITICAL gaps needs the risk acknowledged, over HIGH
+ * gaps a rationale. A deferred gap is not closed, so it counts here. The
+ * event records the gaps it accepted; a caller cannot name others.
+ */
+function refuseUnacknowledgedApproval(view: SessionView, body: DecisionBody, refuse: Refuse): void {
+  const severe = severeUnfinished(view);
+  const critical = severe.filter((id) => view.gaps.get(id)?.severity === 'CRITICAL');
+  const high = severe.filter((id) => view.gaps.get(id)?.severity === 'HIGH');
+  if (critical.length > 0 && body.data.acknowledgment !== 'critical_risk') {
+    refuse(`CRITICAL gaps are not closed (${critical.join(', ')}); approving needs an explicit acknowledgment of that risk`, 'acknowledge_risk');
+  }
+  if (high.length > 0 && !body.data.rationale?.trim()) {
+    refuse(`HIGH gaps are not closed (${high.join(', ')}); approving needs a rationale`, 'give_rationale');
+  }
+  const recorded = body.data.gaps ?? [];
+  if (recorded.length !== severe.length || recorded.some((id, i) => id !== severe[i])) {
+    refuse(`approve records the CRITICAL and HIGH gaps it accepts itself (${severe.join(', ') || 'none'}); do not name gaps`);
+  }
+}
+
+/** What a refusal names: `gap.opened GAP-1`, `decision.made pause`, `metrics.recorded atoms`. */
+export function label(body: EventBody): string {
+  if ('id' in body.data) return `${body.type} ${body.data.id}`;
+  if ('policy' in body.data) return `${body.type} ${body.data.policy}`;
+  return 'kind' in body.data ? `${body.type} ${body.data.kind}` : body.type;
+}
+
+export type Refuse = (why: string, remedy?: Remedy) => never;
+
+/** A refusal of `body`, named by it. */
+export function refuser(body: EventBody): Refuse {
+  return (why, remedy) => {
+    throw new Refusal(`${label(body)}: ${why}`, remedy);
+  };
+}
+
+type Why = [why: string, remedy?: Remedy];
+
+/** Why no round can start now, and what would let one, or null when one can. */
+export function whyNoRoundCanStart(view: SessionView): Why | null {
+  switch (view.machine.state) {
+    case 'DIVERGENCE_WARNING':
+      return ['no round can start in DIVERGENCE_WARNING: a decision is due first', 'decide'];
+    case 'PAUSED':
+      return ['no round can start while the session is PAUSED: resume it first', 'resume'];
+    case 'COMPLETE':
+      return [`the session is COMPLETE (${view.machine.outcome}); nothing more can be recorded`];
+    default:
+      return view.roundOpen ? [`round ${view.rounds.length} is already open; close it first`, 'close_round'] : null;
+  }
+}
+
+export function refuseRoundStart(view: SessionView, refuse: Refuse): void {
+  const why = whyNoRoundCanStart(view);
+  if (why) refuse(...why);
+}
+
+/** A paused session takes no gap event, metrics, round close or binding: resume first. */
+export function refusePaused(view: SessionView, refuse: Refuse): void {
+  if (view.machine.state === 'PAUSED') refuse('the session is PAUSED; resume it first', 'resume');
 }

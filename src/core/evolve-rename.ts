@@ -1,5 +1,5 @@
 import type { EventOf } from '../../events/index.js';
-import { closedRoundCount } from './inventory.js';
+import { closedRoundCount } from './read-model.js';
 import type { RoundFigures, SessionView } from './view.js';
 
 /*

@@ -4,10 +4,8 @@ import type { ConvergenceConfig } from '../../machines/index.js';
 import { DEFAULT_POLICIES, policyNamed } from '../policies/index.js';
 import { renameGap } from './evolve-rename.js';
 import { decisionEffect, describeDecision, describeRoundStep, settledExtensionEffect } from './explain.js';
-import { FORECAST_ROUNDS } from './forecast.js';
-import { closedRoundCount, lastClosedRound, unfinishedGaps } from './inventory.js';
+import { FORECAST_ROUNDS, closedRoundCount, currentRound, lastClosedRound, unfinishedGaps, ALTERNATING_ROUNDS, verificationPassed } from './read-model.js';
 import { judgeDecision, judgeRoundClose } from './judge.js';
-import { ALTERNATING_ROUNDS, verificationPassed } from './ping-pong.js';
 import { CLASS_FACTOR, DEFAULT_CONFIG, moveEffect, PRESETS, presetForBaseline, roundLimitProvisional, SEVERITY_WEIGHT, STATE_CLASS } from './rules.js';
 import { freezeNew, openingFigures } from './view-codec.js';
 import type { Gap, PolicyView, RoundFigures, SessionView } from './view.js';
@@ -238,11 +236,6 @@ function apply(view: SessionView, event: SettledEvent): void {
  * Folding gap events: the inventory, R9's open counts, and the open round's
  * tallies (R5, R6, R7). Called on a working copy of the view (`apply`).
  */
-
-/** The open round, or null for a baseline event (before round 1). */
-function currentRound(view: SessionView): RoundFigures | null {
-  return view.roundOpen ? (view.rounds.at(-1) ?? null) : null;
-}
 
 /**
  * R19: a close recorded by the build before R20's take-back counted a

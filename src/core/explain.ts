@@ -1,7 +1,7 @@
 import type { DecisionData, DecisionOutcome } from '../../events/index.js';
 import type { ConvergenceConfig, MachineState } from '../../machines/index.js';
 import { formatCount, type CombinedVerdict } from '../policies/index.js';
-import { roundInput, soleNarrator } from './policies.js';
+import { roundInput, soleNarrator } from './read-model.js';
 import type { Step } from './step.js';
 import type { PolicyView, RoundFigures } from './view.js';
 

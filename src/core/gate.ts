@@ -1,5 +1,5 @@
 import type { BodyOf, Decided, Outcome } from '../../events/index.js';
-import type { Refuse } from './refusal.js';
+import type { Refuse } from './decide.js';
 import type { SessionView } from './view.js';
 
 /*

@@ -1,5 +1,5 @@
 export { decide } from './decide.js';
-export { whyNoMetricPolicy } from './decide-rounds.js';
+export { whyNoMetricPolicy } from './decide.js';
 export { policyReports, policyStateFormat, stateFormatNames } from './policy-outputs.js';
 export { enabledPolicies, evolve, evolveMany, fold, initialView, resolveConfig, settle, startFold, type Folding } from './evolve.js';
 export { judgeDecision, judgeRoundClose, machineEventOf } from './judge.js';
@@ -32,13 +32,13 @@ export {
   type ClosedIndexParts,
 } from './view-codec.js';
 export { auditHistory, type Finding } from './audit.js';
-export { closedRoundCount, closedRounds, isOpen, lastClosedRound, openCount, severeUnfinished, unfinishedGaps } from './inventory.js';
-export { forecast, FORECAST_ROUNDS, FORECAST_WINDOW, trendLine, type Forecast, type ForecastReason } from './forecast.js';
-export { forecastPastLimit, viewForecast } from './session-forecast.js';
-export { nextStep, type NextAction } from './next.js';
+export { closedRoundCount, closedRounds, isOpen, lastClosedRound, openCount, severeUnfinished, unfinishedGaps } from './read-model.js';
+export { forecast, FORECAST_ROUNDS, FORECAST_WINDOW, trendLine, type Forecast, type ForecastReason } from './read-model.js';
+export { forecastPastLimit, viewForecast } from './read-model.js';
+export { nextStep, type NextAction } from './read-model.js';
 export { decisionOptions, listedGaps, stalledIn, suggestedDeferrals, type DecisionOption, type Recommendation } from './options.js';
 export { formatCount, signed } from '../policies/index.js';
-export { parseBody, Refusal, type Remedy } from './refusal.js';
+export { Refusal, type Remedy } from './refusal.js';
 export {
   ALLOWED_MOVES,
   countedMove,
@@ -52,7 +52,7 @@ export {
   STATE_CLASS,
 } from './rules.js';
 export { stepMachine } from './step.js';
-export { toStateJson, type StateJson } from './state-json.js';
+export { toStateJson, type StateJson } from './read-model.js';
 export type * from './view.js';
 export { agentStopRequest, loopStep, openGapsBySeverity, standingStopRequest, type LoopStep, type StopRequest } from './loop.js';
 export { hookDecision, hookStep, type HookCall, type HookContext, type HookDecision, type HookRule, type HookStep } from './hook.js';
@@ -67,7 +67,7 @@ export {
   soleNarrator,
   tracksGaps,
   type PolicyState,
-} from './policies.js';
+} from './read-model.js';
 export {
   ALTERNATING_ROUNDS,
   alternatingOpenCount,
@@ -79,7 +79,7 @@ export {
   standingCauses,
   type AlternatingOpenCount,
   type PingPongGap,
-} from './ping-pong.js';
+} from './read-model.js';
 export { formatSeconds, freshRun, GATE_DEFAULT_TIMEOUT_SECONDS, GATE_FLAG, GATE_TIMEOUT_FLAG, GATED_OUTCOMES, gatedCompletion, runWords } from './gate.js';
 export {
   counterfactual,

@@ -10,9 +10,16 @@ import {
 } from '../../events/index.js';
 import type { ConvergenceEvent, RoundClosedEvent } from '../../machines/index.js';
 import { policyRulesNamed, type CombinedVerdict, type NamedVerdict } from '../policies/index.js';
-import { severeUnfinished } from './inventory.js';
-import { alternatingWords, causeWords, closingCauses, pingPongWords, type ClosingCauses } from './ping-pong.js';
-import { judgeRound, type SessionRules } from './policies.js';
+import {
+  severeUnfinished,
+  alternatingWords,
+  causeWords,
+  closingCauses,
+  pingPongWords,
+  type ClosingCauses,
+  judgeRound,
+  type SessionRules,
+} from './read-model.js';
 import { roundLimitProvisional } from './rules.js';
 import { stepMachine } from './step.js';
 import type { RoundFigures, SessionView } from './view.js';

@@ -1,12 +1,21 @@
 import type { Severity } from '../../events/index.js';
 import type { ConvergenceState, Outcome } from '../../machines/index.js';
-import { closedRoundCount, isOpen } from './inventory.js';
-import { nextRoundIsLast, nextStep, type NextAction } from './next.js';
+import {
+  closedRoundCount,
+  isOpen,
+  nextRoundIsLast,
+  nextStep,
+  type NextAction,
+  metricPoliciesOf,
+  roundLimit,
+  alternatingOpenCount,
+  pingPongGaps,
+  type AlternatingOpenCount,
+  type PingPongGap,
+} from './read-model.js';
 import { SEVERITIES } from './rules.js';
 import type { SessionView } from './view.js';
 import type { AgentRequest } from '../policies/index.js';
-import { metricPoliciesOf, roundLimit } from './policies.js';
-import { alternatingOpenCount, pingPongGaps, type AlternatingOpenCount, type PingPongGap } from './ping-pong.js';
 
 /** An agent's own request to end the loop (atoms' redirect or stop request), as a policy's metrics carry it. */
 export type StopRequest = AgentRequest;

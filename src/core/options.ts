@@ -1,6 +1,5 @@
 import type { DecisionKind } from '../../events/index.js';
-import { isOpen, lastClosedRound, unfinishedGaps } from './inventory.js';
-import { tracksGaps } from './policies.js';
+import { isOpen, lastClosedRound, unfinishedGaps, tracksGaps } from './read-model.js';
 import { policyRulesNamed } from '../policies/index.js';
 import type { Gap, RoundFigures, SessionView } from './view.js';
 

@@ -1,7 +1,7 @@
 import { formatIssue, oneOf, respelled, shownValue, type SessionSettings } from '../../events/index.js';
 import { POLICY_NAMES, policyNamed } from '../policies/index.js';
 import { enabledPolicies } from './evolve.js';
-import { readsGapEvents } from './policies.js';
+import { readsGapEvents } from './read-model.js';
 import type { Remedy } from './refusal.js';
 
 /*

@@ -1,5 +1,4 @@
-import type { GapState, Preset, SessionSettings, Severity } from '../../events/index.js';
-import { SEVERITY_WORDS } from '../../events/index.js';
+import { type GapState, type Preset, type SessionSettings, type Severity, SEVERITY_WORDS } from '../../events/index.js';
 import type { ConvergenceConfig } from '../../machines/index.js';
 import type { SessionView } from './view.js';
 

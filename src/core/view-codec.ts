@@ -1,6 +1,7 @@
 import type { GapState, Severity } from '../../events/index.js';
 import { SEVERITIES, STATE_CLASS } from './rules.js';
 import type { Gap, MetricsRecord, RoundFigures, SessionView } from './view.js';
+import { policyRulesNamed } from '../policies/index.js';
 
 /*
  * The view as the checkpoints keep it: whole (what replay leaves), its head
@@ -68,9 +69,11 @@ export function readView(text: string): SessionView | null {
 
 /**
  * The shape checks that keep a damaged cache from reaching the fold: the
- * containers are what the view needs. The store has already checked the
- * text's checksum, so this guards against a checkpoint written by another
- * build under the same format, not against edits.
+ * containers are what the view needs, and every policy it enables is one
+ * this build has (a policy it lacks would fail the first read that asks
+ * it). The store has already checked the text's checksum, so this guards
+ * against a checkpoint written by another build under the same format, not
+ * against edits.
  */
 function looksStored(value: unknown): value is StoredView {
   if (!isObject(value)) return false;
@@ -84,6 +87,7 @@ function looksStored(value: unknown): value is StoredView {
     Number.isSafeInteger(lastSeq) &&
     isObject(policies) &&
     Array.isArray(policies.enabled) &&
+    policies.enabled.every((name) => typeof name === 'string' && policyRulesNamed(name) !== undefined) &&
     Array.isArray(policies.settings) &&
     Array.isArray(policies.records)
   );

@@ -8,6 +8,7 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
+  readFileSync,
   readSync,
   renameSync,
   rmSync,
@@ -593,4 +594,28 @@ export function foreignFolder(dir: string, uid = currentUid()): ForeignFolder | 
       };
   }
   return null;
+}
+
+let cachedVersion: { version: string | undefined } | null = null;
+
+/**
+ * This package's version, from the package.json above the module that asks
+ * (the bundle's entry, a chunk beside it, tsc's output or the sources), read
+ * once; undefined when none is found. Here because it reads a file.
+ */
+export function packageVersion(): string | undefined {
+  cachedVersion ??= { version: findVersion() };
+  return cachedVersion.version;
+}
+
+function findVersion(): string | undefined {
+  for (const up of ['../package.json', '../../package.json', '../../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(up, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'gapflow') return pkg.version;
+    } catch {
+      // not this level; try the next one up
+    }
+  }
+  return undefined;
 }

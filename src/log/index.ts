@@ -21,6 +21,7 @@ export {
   MAX_LINE_BYTES,
   MAX_LOG_BYTES,
   openRegularFile,
+  packageVersion,
   placeNewFile,
   readRange,
   readSessionConfig,

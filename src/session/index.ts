@@ -6,6 +6,7 @@ export {
   closeRoundBody,
   moveGapBody,
   openGapBody,
+  parseBody,
   recordMetricsBody,
   renameGapBody,
   splitGapBody,

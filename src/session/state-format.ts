@@ -1,4 +1,4 @@
-import { packageVersion } from '../version.js';
+import { packageVersion } from '../log/index.js';
 
 /**
  * The shape of what `gapflow state --json` prints (toStateJson, laid out

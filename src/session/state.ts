@@ -25,7 +25,17 @@ import {
   type HistoryEntry,
   VIEW_SHAPE,
 } from '../core/index.js';
-import { checkpointsOf, type EventStore, type Checkpoints, checkLogText, linesOf, inspectLog, LogError, type LogInspection } from '../log/index.js';
+import {
+  checkpointsOf,
+  type EventStore,
+  type Checkpoints,
+  checkLogText,
+  linesOf,
+  inspectLog,
+  LogError,
+  type LogInspection,
+  packageVersion,
+} from '../log/index.js';
 import type { LiveActor } from './live.js';
 import type { SessionOptions } from './options.js';
 import {
@@ -41,7 +51,6 @@ import {
   type DecidedBatch,
   type Started,
 } from './writes.js';
-import { packageVersion } from '../version.js';
 
 /** Thrown holding the store when the state a write was to be decided on is not the log's (another writer appended): nothing is written. */
 class NotOnThisState extends Error {}

@@ -1,4 +1,6 @@
 import {
+  parseRequest,
+  type EventBody,
   type EventBodyInput,
   type SessionSettings,
   type SettledEvent,
@@ -14,7 +16,7 @@ import {
   formatIssue,
   GapflowEvent,
 } from '../../events/index.js';
-import { decide, evolveMany, initialView, Refusal, settle, type SessionView, parseBody } from '../core/index.js';
+import { decide, evolveMany, initialView, Refusal, settle, type SessionView } from '../core/index.js';
 import { LogError, OutcomeUnknown, VersionConflict, type Batch, type EventStore } from '../log/index.js';
 import { nanoid } from 'nanoid';
 import type { SessionOptions } from './options.js';
@@ -44,6 +46,18 @@ export interface DecidedBatch {
 
 /** A session's start as written, with the view it leaves; or, for a retried start, the event the first one wrote. */
 export type Started = { events: SettledEvent[]; appended: SettledEvent[]; duplicate: false; view: SessionView } | (Recorded & { duplicate: true });
+
+/**
+ * What a caller sent, as the typed body `decide` takes: parsed where the
+ * text enters (events' `parseRequest`: any spelling of a word, hidden
+ * characters, the schema), a malformed one refused naming the field, the
+ * value given, what the field takes and the nearest valid word.
+ */
+export function parseBody(input: unknown): EventBody {
+  const parsed = parseRequest(input);
+  if (parsed.message === undefined) return parsed.body;
+  throw new Refusal(parsed.message, undefined, parsed.bad);
+}
 
 /**
  * Writes a new session's first event into `store`. A store that already

@@ -1,7 +1,8 @@
 import { expect } from 'vitest';
 import { decide, evolve, initialView, Refusal, type GapflowEvent, type Remedy, type SessionView } from '../../src/index.js';
 import { EVENT_VERSION, type BodyInputOf, type Decided, type EventBodyInput, type RoundOutcome, type SettledEvent, type Severity } from '../../events/index.js';
-import { parseBody, settle } from '../../src/core/index.js';
+import { settle } from '../../src/core/index.js';
+import { parseBody } from '../../src/session/index.js';
 
 /*
  * Given/when/then for the Decider, the way every Decider test is written: `given` builds a view

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decide, parseBody } from '../../src/core/index.js';
+import { decide } from '../../src/core/index.js';
+import { parseBody } from '../../src/session/index.js';
 import { decisionOptions, listedGaps, type DecisionOption } from '../../src/core/index.js';
 import { decision, given, move, open, resolve, round, start, startRound, metrics } from './given.js';
 
