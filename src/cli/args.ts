@@ -10,7 +10,7 @@ export class UsageError extends Error {
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
-export const GLOBAL_OPTIONS = {
+const GLOBAL_OPTIONS = {
   dir: { type: 'string' },
   store: { type: 'string' },
   session: { type: 'string' },
@@ -202,7 +202,7 @@ export function wordOf<W extends string>(field: string, value: string, words: re
 }
 
 /** A command's verb that is not one of its `verbs` (a usage error): `unknown gap command "sevrity" (open, move, severity; did you mean severity?)`. */
-export function unknownVerb(command: string, verb: string, verbs: readonly string[]): UsageError {
+function unknownVerb(command: string, verb: string, verbs: readonly string[]): UsageError {
   const suggestion = nearestWord(verb, verbs);
   return new UsageError(`unknown ${command} command ${shownValue(verb)} (${verbs.join(', ')}${suggestion ? `; did you mean ${suggestion}?` : ''})`);
 }

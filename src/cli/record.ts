@@ -12,9 +12,10 @@ import { throughGate } from './gate.js';
 
 /** `record POLICY …`: one iteration's metrics, from the policy's own flags or `--json FILE|-` (its words: WordParts.record). */
 export const record = command<ParsedCall<typeof WRITE_OPTIONS> & { verb: string }>((call, io) => {
+  // The verb is the policy's name as the registry spells it (WordParts.record).
   const policy = policyNamed(call.verb)!;
   const input = call.jsonInput;
-  const command = policy.recordCommand;
+  const recordCommand = policy.recordCommand;
   // The policy's record flags come from the registry.
   const values = call.values as typeof call.values & Record<string, unknown>;
   const given = Object.keys(policy.recordFlags).filter((flag) => values[flag] !== undefined);
@@ -36,7 +37,7 @@ export const record = command<ParsedCall<typeof WRITE_OPTIONS> & { verb: string 
     'round_close',
     values.json,
     () => {
-      const withRun = command ? withCommandRun(command, values, { session, policy: policy.name, metrics, write }, io) : metrics;
+      const withRun = recordCommand ? withCommandRun(recordCommand, values, { session, policy: policy.name, metrics, write }, io) : metrics;
       return session.recordMetrics(policy.name, withRun, write);
     },
   );
