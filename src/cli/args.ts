@@ -10,7 +10,7 @@ export class UsageError extends Error {
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
-export const GLOBAL_OPTIONS = {
+const GLOBAL_OPTIONS = {
   dir: { type: 'string' },
   store: { type: 'string' },
   session: { type: 'string' },
@@ -20,8 +20,106 @@ export const GLOBAL_OPTIONS = {
 
 type Parsed<T extends Options> = ReturnType<typeof parseArgs<{ args: string[]; options: T & typeof GLOBAL_OPTIONS; allowPositionals: true; strict: true }>>;
 
+/** An option as parseArgs takes it. */
+export interface Flag {
+  type: 'string' | 'boolean';
+  multiple?: boolean;
+  short?: string;
+}
+
+/** A command's options, by name (`severity` for `--severity`). */
+export type Flags = Readonly<Record<string, Readonly<Flag>>>;
+
+/** A command's words: its options, and its positionals' names as `parse` takes them (`ID`; a last `DIR...` takes any number, none included; absent: none). */
+export interface Words<F extends Flags = Flags> {
+  flags: F;
+  args?: readonly string[];
+}
+
+/** The words of a command whose first word is a verb (`gap open`): each verb's own. */
+export interface VerbWords {
+  verbs: Readonly<Record<string, Words>>;
+  /** The usage error when no verb is given (nothing, or an option where it stands). */
+  needs: string;
+  /** The verb a word names, in the command's own terms (any spelling; its own error when none); else only a verb's own name, an unknown one refused by unknownVerb. */
+  verbOf?: (word: string) => string;
+  /** The usage error for a word that names no verb, where the command words it its own way (unknownVerb's otherwise). */
+  unknown?: (word: string) => string;
+}
+
+/** What an entry of the command table says its words are. */
+export type WordSpec = Words | VerbWords;
+
+/** The values of a command's options (theirs and the global ones), as parseArgs gives them. */
+export type Values<F extends Flags> = Parsed<F>['values'];
+
+/**
+ * A call's words as its command gets them, parsed by its entry in the
+ * table: the verb (for a command with verbs), the options' values, the
+ * positionals; `jsonInput` the file (or `-`) that `--json FILE` names where
+ * `--json` takes one (Entry.jsonTakesFile); `problem` the usage error of a
+ * command that answers its own (Entry.answersUsage).
+ */
+export interface ParsedCall<F extends Flags = Flags> {
+  verb: string | undefined;
+  values: Values<F>;
+  args: string[];
+  jsonInput?: string;
+  problem?: UsageError;
+}
+
+/** The call of a command with verbs `V` (an entry's `verbs`, by type): one per verb, told apart by `verb`. */
+export type VerbCall<V extends Readonly<Record<string, Words>>> = { [K in keyof V & string]: ParsedCall<V[K]['flags']> & { verb: K } }[keyof V & string];
+
+/**
+ * Parses a call's words (after its command's name) by its entry's `spec`:
+ * the verb first, where it takes one, then `--json FILE` taken out where
+ * `--json` names a file (`jsonTakesFile`), then the verb's options and
+ * positionals. Every mistake is a usage error, worded as each command
+ * always worded it (`gap needs open, …`, `unknown gap command "…"`,
+ * `missing ID`, `unknown option --sevrity (did you mean --severity?)`).
+ */
+export function parseWords(command: string, words: readonly string[], spec: WordSpec, jsonTakesFile = false): ParsedCall {
+  let verb: string | undefined;
+  let own: Words;
+  let rest = [...words];
+  if ('verbs' in spec) {
+    const [word, ...after] = words;
+    if (word === undefined || word.startsWith('-')) throw new UsageError(spec.needs);
+    verb = spec.verbOf ? spec.verbOf(word) : knownVerb(command, word, spec);
+    own = spec.verbs[verb]!;
+    rest = after;
+  } else own = spec;
+  const { rest: left, input } = jsonTakesFile ? takeJsonInput(rest) : { rest, input: undefined };
+  const { values, args } = parse(left, own.flags, own.args ?? []);
+  return input === undefined ? { verb, values, args } : { verb, values, args, jsonInput: input };
+}
+
+/** A word that is one of `spec`'s verbs as it spells it; an empty one is no verb given. */
+function knownVerb(command: string, word: string, spec: VerbWords): string {
+  if (Object.hasOwn(spec.verbs, word)) return word;
+  if (word === '') throw new UsageError(spec.needs);
+  throw spec.unknown ? new UsageError(spec.unknown(word)) : unknownVerb(command, word, Object.keys(spec.verbs));
+}
+
+/** `record POLICY --json FILE|-` names the input; a bare `--json` (or one before another option) asks for JSON output. */
+function takeJsonInput(argv: readonly string[]): { rest: string[]; input: string | undefined } {
+  const rest: string[] = [];
+  let input: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    const next = argv[i + 1];
+    if (word.startsWith('--json=')) input = word.slice('--json='.length);
+    else if (word === '--json' && next !== undefined && (next === '-' || !next.startsWith('-'))) {
+      input = next;
+      i += 1;
+    } else rest.push(word);
+  }
+  return { rest, input };
+}
+
 /** Parses one command's options and positionals; unknown options are usage errors. */
-export function parse<T extends Options>(argv: string[], options: T, positionals: readonly string[]): { values: Parsed<T>['values']; args: string[] } {
+function parse<T extends Options>(argv: readonly string[], options: T, positionals: readonly string[]): { values: Parsed<T>['values']; args: string[] } {
   let parsed: Parsed<T>;
   try {
     parsed = parseArgs({
@@ -104,7 +202,7 @@ export function wordOf<W extends string>(field: string, value: string, words: re
 }
 
 /** A command's verb that is not one of its `verbs` (a usage error): `unknown gap command "sevrity" (open, move, severity; did you mean severity?)`. */
-export function unknownVerb(command: string, verb: string, verbs: readonly string[]): UsageError {
+function unknownVerb(command: string, verb: string, verbs: readonly string[]): UsageError {
   const suggestion = nearestWord(verb, verbs);
   return new UsageError(`unknown ${command} command ${shownValue(verb)} (${verbs.join(', ')}${suggestion ? `; did you mean ${suggestion}?` : ''})`);
 }
@@ -123,12 +221,6 @@ export function list(value: string | undefined): string[] | undefined {
         .map((s) => s.trim())
         .filter(Boolean);
 }
-
-/** The options every command that appends to the log takes. */
-export const WRITE_OPTIONS = {
-  'expect-seq': { type: 'string' },
-  'event-id': { type: 'string' },
-} as const;
 
 /** `--expect-seq N` (refuse unless the log ends at seq N) and `--event-id ID` (a retry appends nothing twice). */
 export function writeOptions(values: { 'expect-seq'?: string | undefined; 'event-id'?: string | undefined }): WriteOptions {

@@ -3,9 +3,10 @@ import { backtestSession, Refusal, variantGrid } from '../core/index.js';
 import { inspectLog, LogError, sessionDirsIn } from '../log/index.js';
 import { backtestLines, type NamedBacktest } from '../render/index.js';
 import { shownValue } from '../../events/index.js';
-import { parse, UsageError } from './args.js';
+import { type ParsedCall, UsageError } from './args.js';
 import { gridVariants, MAX_GRID, namesOf, setVariant } from './backtest-settings.js';
-import { printJson, sessionDir, type CliIO, type Command, type WhereOptions } from './common.js';
+import { printJson, sessionDir, type CliIO, type WhereOptions, command } from './common.js';
+import type { BACKTEST_FLAGS } from './table.js';
 
 /**
  * `gapflow backtest [DIR...] [--set NAME=V ...] [--grid NAME=A..B ...]`:
@@ -13,8 +14,7 @@ import { printJson, sessionDir, type CliIO, type Command, type WhereOptions } fr
  * did. Reads the logs and nothing else: no lock, no checkpoint, no
  * status.md.
  */
-export const backtest: Command = (argv, io) => {
-  const { values, args } = parse(argv, { set: { type: 'string', multiple: true }, grid: { type: 'string', multiple: true } }, ['DIR...']);
+export const backtest = command<ParsedCall<typeof BACKTEST_FLAGS>>(({ values, args }, io) => {
   const sets = values.set ?? [];
   const grids = values.grid ?? [];
   refuseRepeats([...namesOf(sets), ...namesOf(grids)]);
@@ -31,7 +31,7 @@ export const backtest: Command = (argv, io) => {
   }));
   if (values.json) return printJson(io, { settings: variants.map((v) => v.label), sessions });
   io.stdout(backtestLines(sessions));
-};
+});
 
 function refuseRepeats(names: readonly string[]): void {
   const twice = names.find((name, i) => names.indexOf(name) !== i);

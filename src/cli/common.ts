@@ -1,5 +1,4 @@
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { Refusal } from '../core/index.js';
 import {
   type EventStore,
@@ -23,7 +22,7 @@ import {
 } from '../log/index.js';
 import { announcementJson, renderAnnouncement, renderDecisions, renderStatus, statusNotRewrittenLine } from '../render/index.js';
 import { openFileSession, type Recorded, Session, type SessionOptions } from '../session/index.js';
-import { UsageError } from './args.js';
+import { type ParsedCall, UsageError } from './args.js';
 
 /** Everything the CLI takes from the process, so tests can run it in-process. */
 export interface CliIO {
@@ -47,7 +46,17 @@ export interface CliIO {
   pendingStdin?: () => Promise<string | null>;
 }
 
-export type Command = (argv: string[], io: CliIO) => void;
+/** A command: its call's words parsed by its entry in the table (table.ts, dispatch.ts), and its io. */
+export type Command = (call: ParsedCall, io: CliIO) => void;
+
+/**
+ * A command whose call is typed by its words in the table (`ParsedCall<typeof
+ * STATE_FLAGS>`, `VerbCall<typeof GAP_VERBS>`): dispatch.ts parsed the call by
+ * those very words, which this one cast takes on trust.
+ */
+export function command<C extends ParsedCall>(run: (call: C, io: CliIO) => void): Command {
+  return run as unknown as Command;
+}
 
 /** The session the call names, opened: in its database (`--store postgres://…`), else in its folder. */
 export function open(values: WhereOptions, io: CliIO, options?: SessionOptions): Session {
@@ -231,13 +240,6 @@ function folderStoreSession(root: string, name: string): string {
   return logAt(join(own, LOG_FILE)) ? own : join(own, SESSION_FOLDER);
 }
 
-/**
- * The commands that record events in the session `--dir` names (the stop
- * hook records only a binding, which status.md does not show, in a session
- * its input names).
- */
-const RECORDERS: ReadonlySet<string> = new Set(['init', 'gap', 'round', 'decide', 'append', 'record']);
-
 /** How many times status.md is rendered again when other writers moved the log on meanwhile. */
 const ATTEMPTS = 3;
 
@@ -245,20 +247,8 @@ function logSize(dir: string): number {
   return fileSizeOf(join(dir, LOG_FILE));
 }
 
-/** The `--dir`, `--store` and `--session` of a call that its own command parsed without fault (so each is the option). */
-function whereOptions(argv: readonly string[]): WhereOptions {
-  const { values } = parseArgs({
-    args: [...argv],
-    options: { dir: { type: 'string' }, store: { type: 'string' }, session: { type: 'string' } },
-    strict: false,
-    allowPositionals: true,
-  });
-  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
-  return { dir: text(values.dir), store: text(values.store), session: text(values.session) };
-}
-
 /**
- * For a recording command (`name`, with its words `argv`): a step to run
+ * For a recording command (`records`, its entry's: Entry.records in table.ts; with its call's `--dir`, `--store` and `--session` in `where`): a step to run
  * once it has ended, which rewrites status.md when the session asks for it
  * (`init --write-status`) and the call itself wrote to the log (another
  * writer's append beside it is not this call's to show); null for any other
@@ -269,15 +259,14 @@ function whereOptions(argv: readonly string[]): WhereOptions {
  * call still succeeds (running it again would record it twice); after a
  * refusal, the refusal is the call's one line.
  */
-export function statusAfterWrite(name: string, argv: readonly string[], io: CliIO): ((failed: boolean) => void) | null {
-  if (!RECORDERS.has(name)) return null;
+export function statusAfterWrite(records: true | 'new' | undefined, where: WhereOptions, io: CliIO): ((failed: boolean) => void) | null {
+  if (records === undefined) return null;
   let dir: string;
   try {
     // `init` makes its session where it is asked to, not in the nearest one above.
-    const where = whereOptions(argv);
     // A database session keeps no folder to rewrite status.md in (init refuses --write-status for one).
     if (databaseSession(where, io) !== null) return null;
-    dir = (name === 'init' ? newSessionDir : sessionDir)(where, io);
+    dir = (records === 'new' ? newSessionDir : sessionDir)(where, io);
   } catch {
     return null; // the command words the bad --dir itself
   }

@@ -1,6 +1,6 @@
-import { oneOf, shownValue } from '../../events/index.js';
+import { DECISION_KIND_WORDS, oneOf, shownValue, spellingKey } from '../../events/index.js';
 import { GATE_DEFAULT_TIMEOUT_SECONDS, GATE_FLAG, GATE_TIMEOUT_FLAG, Refusal, stateFormatNames } from '../core/index.js';
-import { metricPolicies, POLICY_NAMES, type AnyPolicy, type FlagSpec } from '../policies/index.js';
+import { metricPolicies, POLICY_NAMES, policyNamed, type AnyPolicy, type FlagSpec } from '../policies/index.js';
 import {
   environmentErrorLine,
   errorLine,
@@ -10,19 +10,21 @@ import {
   unknownOutcome,
   USAGE_HINT,
   usageErrorLine,
+  recordPolicyProblem,
   valueRemedy,
   type FailureReport,
 } from '../render/index.js';
 import { LogError, OutcomeUnknown, readStandardInput } from '../log/index.js';
-import { UsageError } from './args.js';
+import { dashed, type Flags, type ParsedCall, parseWords, UsageError, wordOf } from './args.js';
 import { type CliIO, type Command, statusAfterWrite } from './common.js';
 import { unverifiedCode } from './unverified.js';
 import { answerUsageAsHook, handedInput } from './hook-guard.js';
-import type { Entry, Follow, HelpParts, Reading } from './table.js';
+import type { Entry, Follow, HelpParts, Reading, WordParts } from './table.js';
 
 /*
  * One call run by the command table: the help and the usage errors drawn
- * from it, the command run, and every failure reported with its exit code.
+ * from it, the call's words parsed by its entry, the command run, and every
+ * failure reported with its exit code.
  * The bin hands over the table and the one command it loaded (table.ts,
  * runBin); `run` hands over the table with every command at hand.
  */
@@ -61,7 +63,7 @@ export async function dispatchBin(read: Reading, io: CliIO, call: BinCall): Prom
 /** A command that stays up (`inspect`, `watch`, `serve`): Ctrl-C is how it ends, a clean stop, exit 0. */
 async function follow(read: Reading, io: CliIO, stop: () => Promise<unknown>, command: Follow): Promise<number> {
   try {
-    await command(read.words, read.callIo({ ...io, stdin: (limit) => readStandardInput(limit) }), stop());
+    await command(parseCall(read), read.callIo({ ...io, stdin: (limit) => readStandardInput(limit) }), stop());
     return 0;
   } catch (error) {
     // A mistyped follow under a hook's input is a misconfigured hook's, as for any other command.
@@ -99,11 +101,28 @@ export function attempt(read: Reading, io: CliIO, command: Commands): number | U
   }
 }
 
-/** Runs a command, then rewrites status.md when the session asks for it after a write (statusAfterWrite, common.ts). */
-function runWithStatus(read: Reading, io: CliIO, run: Command): void {
-  const afterWrite = statusAfterWrite(read.entry!.name, read.words, io);
+/**
+ * A call's words parsed by its entry (its words from the registries read
+ * first, where they come from there); a usage error thrown, or handed to a
+ * command that answers its own (Entry.answersUsage).
+ */
+function parseCall(read: Reading): ParsedCall {
+  const entry = read.entry!;
+  const spec = typeof entry.words === 'function' ? entry.words(wordParts()) : entry.words;
   try {
-    run(read.words, read.callIo(io));
+    return parseWords(entry.name, read.words, spec, entry.jsonTakesFile);
+  } catch (error) {
+    if (!(error instanceof UsageError && entry.answersUsage)) throw error;
+    return { verb: undefined, values: {}, args: [], problem: error };
+  }
+}
+
+/** Runs a command on its parsed call, then rewrites status.md when the session asks for it after a write (statusAfterWrite, common.ts). */
+function runWithStatus(read: Reading, io: CliIO, run: Command): void {
+  const call = parseCall(read);
+  const afterWrite = statusAfterWrite(read.entry!.records, call.values, io);
+  try {
+    run(call, read.callIo(io));
   } catch (error) {
     // Also after a refusal that recorded something: a failing verification check's run, which status.md shows.
     afterWrite?.(true);
@@ -224,6 +243,60 @@ function helpParts(): HelpParts {
     stateFormats: formats.length > 0 ? ` [--format ${formats.join('|')}]` : '',
     row: column,
   };
+}
+
+/** The words of `init`, `round`, `decide` and `record` that come from the registries (WordParts). */
+function wordParts(): WordParts {
+  return {
+    initFlags: () => ({ [GATE_FLAG]: { type: 'string' }, [GATE_TIMEOUT_FLAG]: { type: 'string' }, ...policyInitOptions() }),
+    closeFlags: () =>
+      Object.fromEntries(
+        metricPolicies()
+          .filter((policy) => policy.recordOnClose)
+          .flatMap((policy) => Object.keys(policy.recordFlags).map((flag) => [flag, { type: 'string' as const }])),
+      ),
+    decide: {
+      kinds: DECISION_KIND_WORDS,
+      kindOf: (word) => wordOf('decide', word, DECISION_KIND_WORDS, { shown: dashed }),
+      needs: `decide needs one of ${DECISION_KIND_WORDS.map(dashed).join(', ')}`,
+    },
+    record: {
+      flags: () => Object.fromEntries(metricPolicies().map((policy) => [policy.name, recordFlags(policy)])),
+      policyOf: (word) => policyArgument(word).name,
+      needs: recordPolicyProblem(
+        undefined,
+        metricPolicies().map((p) => p.name),
+        undefined,
+      ),
+    },
+  };
+}
+
+/** `--<policy>-<setting>` for every metric policy, plus `--policy` and `--complete-when`, for `init`. */
+function policyInitOptions(): Record<string, { type: 'string' }> {
+  const options: Record<string, { type: 'string' }> = { policy: { type: 'string' }, 'complete-when': { type: 'string' } };
+  for (const policy of metricPolicies()) {
+    for (const flag of Object.keys(policy.settingFlags)) options[`${policy.name}-${flag}`] = { type: 'string' };
+  }
+  return options;
+}
+
+/** `record POLICY`'s flags: the policy's record flags and its record command's, as parseArgs takes them (it knows only type and multiple). */
+function recordFlags(policy: AnyPolicy): Flags {
+  const command = policy.recordCommand;
+  const commandFlags: Record<string, FlagSpec> = command ? { [command.flag]: { type: 'string' }, [command.timeoutFlag]: { type: 'string' } } : {};
+  const flags: Record<string, FlagSpec> = { ...policy.recordFlags, ...commandFlags };
+  return Object.fromEntries(
+    Object.entries(flags).map(([flag, spec]) => [flag, spec.type === 'string' && spec.multiple ? { type: spec.type, multiple: true } : { type: spec.type }]),
+  );
+}
+
+/** The policy `record` names, in any spelling: a word that names no metric policy is invalid input (exit 1). */
+function policyArgument(name: string): AnyPolicy {
+  const known = metricPolicies().map((p) => p.name);
+  const policy = policyNamed(spellingKey(name));
+  if (policy?.readsGapEvents) throw new Refusal(recordPolicyProblem(name, known, 'record_gap_events'), 'record_gap_events');
+  return policy ?? policyNamed(wordOf('POLICY', name, known))!;
 }
 
 /** An entry's lines in the help. */

@@ -1,15 +1,13 @@
 import { dashboardServer, Fleet, fleetSource, fleetTable } from '../fleet/index.js';
 import { boundOf, exposureNotice } from '../listen/index.js';
 import { terminalSafe, terminalSafeJson } from '../render/index.js';
-import { parse, UsageError } from './args.js';
+import { type ParsedCall, UsageError } from './args.js';
 import { jsonText, type CliIO } from './common.js';
+import type { FLEET_FLAGS, SERVE_FLAGS } from './table.js';
 import { listen, LOOPBACK, portOption } from './serve.js';
 
 /** The port `serve` listens on without `--port`. */
 export const SERVE_PORT = 7357;
-
-/** The options `fleet` and `serve` share: where the sessions are. */
-const WHERE = { store: { type: 'string' } } as const;
 
 /**
  * Where the fleet is: `--store URL|DIR` or a DIR word (one of them), else
@@ -34,8 +32,7 @@ function target(values: { store?: string | undefined; dir?: string | undefined; 
  * succeeds. A read that failed for a passing cause is retried for up to
  * two seconds first (Fleet.settle).
  */
-export function fleet(argv: string[], io: CliIO): void {
-  const { values, args } = parse(argv, WHERE, ['DIR...']);
+export function fleet({ values, args }: ParsedCall<typeof FLEET_FLAGS>, io: CliIO): void {
   const source = fleetSource(target(values, args, io), io);
   try {
     const read = new Fleet(source);
@@ -57,8 +54,7 @@ export function fleet(argv: string[], io: CliIO): void {
  * other processes write, until `stop` settles (Ctrl-C). The first line on
  * stdout is the dashboard's URL.
  */
-export async function serve(argv: string[], io: CliIO, stop: Promise<unknown>): Promise<void> {
-  const { values, args } = parse(argv, { ...WHERE, port: { type: 'string' }, host: { type: 'string' } }, ['DIR...']);
+export async function serve({ values, args }: ParsedCall<typeof SERVE_FLAGS>, io: CliIO, stop: Promise<unknown>): Promise<void> {
   const port = portOption(values.port) ?? SERVE_PORT;
   const host = values.host ?? LOOPBACK;
   if (host === '') throw new UsageError('--host needs an address to listen on');

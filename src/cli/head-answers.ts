@@ -2,9 +2,9 @@ import { hookStep } from '../core/index.js';
 import { join } from 'node:path';
 import { EVENT_INPUT, type InputLimit, LOG_FILE, readStandardInput } from '../log/index.js';
 import { peekHeadIn } from '../session/head.js';
-import { parse } from './args.js';
-import { readStdin, sessionDir, type CliIO } from './common.js';
-import { blocksBefore, claudeStop, hookAnswer, hookOptions, printHookAnswer, printNext } from './loop-answers.js';
+import { parseWords, type WordSpec } from './args.js';
+import { readStdin, sessionDir, type CliIO, type WhereOptions } from './common.js';
+import { blocksBefore, claudeStop, hookAnswer, type HookCommandCall, hookOptions, printHookAnswer, printNext } from './loop-answers.js';
 
 /*
  * The bin's short path for `gapflow next` and `gapflow hook claude`, which
@@ -19,22 +19,23 @@ import { blocksBefore, claudeStop, hookAnswer, hookOptions, printHookAnswer, pri
  */
 
 /**
- * Answers `next` or `hook` (their words after the name in `argv`) from the
- * head checkpoint; false, having written nothing, when the full command
- * must answer instead (then with the same `io`: read standard input through
- * `replayable` so the full command reads what this one did).
+ * Answers `next` or `hook` (their words after the name in `argv`, parsed by
+ * their entry's `spec`) from the head checkpoint; false, having written
+ * nothing, when the full command must answer instead (then with the same
+ * `io`: read standard input through `replayable` so the full command reads
+ * what this one did).
  */
-export function answerFromHead(name: 'next' | 'hook', argv: string[], io: CliIO): boolean {
+export function answerFromHead(name: 'next' | 'hook', argv: readonly string[], spec: WordSpec, io: CliIO): boolean {
   try {
-    return name === 'next' ? nextFromHead(argv, io) : hookFromHead(argv, io);
+    const call = parseWords(name, argv, spec);
+    return name === 'next' ? nextFromHead(call.values, io) : hookFromHead(call as HookCommandCall, io);
   } catch {
     // A mistake in the call, or a folder the head cannot be read from: the full command finds it again and words it.
     return false;
   }
 }
 
-function nextFromHead(argv: string[], io: CliIO): boolean {
-  const { values } = parse(argv, {}, []);
+function nextFromHead(values: WhereOptions & { json?: boolean | undefined }, io: CliIO): boolean {
   const dir = sessionDir(values, io);
   const head = peekHeadIn(dir);
   if (head === null) return false;
@@ -42,8 +43,8 @@ function nextFromHead(argv: string[], io: CliIO): boolean {
   return true;
 }
 
-function hookFromHead(argv: string[], io: CliIO): boolean {
-  const options = hookOptions(argv);
+function hookFromHead(call: HookCommandCall, io: CliIO): boolean {
+  const options = hookOptions(call);
   const stop = claudeStop(readStdin(io, EVENT_INPUT), options, io);
   if (stop.dir === null) {
     printHookAnswer(io, () => null);

@@ -1,4 +1,5 @@
-import { parse } from './args.js';
+import type { ParsedCall } from './args.js';
+import type { PORT_FLAGS } from './table.js';
 import type { StatelyInspectionEvent } from '@statelyai/inspect';
 import { configure } from 'safe-stable-stringify';
 import { Backlog, broadcastServer } from '../listen/index.js';
@@ -82,8 +83,7 @@ async function startRelay(port: number): Promise<Relay> {
  * follows the log (what other processes append is played to the actor as it
  * comes) until `stop` settles (SIGINT or SIGTERM in the bin).
  */
-export async function inspect(argv: string[], io: CliIO, stop: Promise<unknown>): Promise<void> {
-  const { values } = parse(argv, { port: { type: 'string' } }, []);
+export async function inspect({ values }: ParsedCall<typeof PORT_FLAGS>, io: CliIO, stop: Promise<unknown>): Promise<void> {
   const port = portOption(values.port) ?? 8080;
   // Read the log once before anything listens, so a bad log fails with its one line and nothing to shut down.
   const { log } = open(values, io);

@@ -2,8 +2,9 @@ import { resolve } from 'node:path';
 import { exportLog, LogError, placeNewFile, repairLog } from '../log/index.js';
 import { repairedLine, verifiedLines } from '../render/index.js';
 import { verifyFileSession, verifyStoreSession } from '../session/index.js';
-import { parse, UsageError } from './args.js';
-import { databaseSession, databaseStore, printJson, sessionDir, storeOf, type Command } from './common.js';
+import { type ParsedCall, UsageError } from './args.js';
+import { databaseSession, databaseStore, printJson, sessionDir, storeOf, command } from './common.js';
+import type { EXPORT_FLAGS, VERIFY_FLAGS } from './table.js';
 import { Unverified } from './unverified.js';
 
 /**
@@ -12,8 +13,7 @@ import { Unverified } from './unverified.js';
  * nothing. Exit 0 when the log is whole (audit findings are listed, not
  * failed on, unless `--strict`: then exit 3), 1 naming the first damaged line.
  */
-export const verify: Command = (argv, io) => {
-  const { values } = parse(argv, { strict: { type: 'boolean' } }, []);
+export const verify = command<ParsedCall<typeof VERIFY_FLAGS>>(({ values }, io) => {
   const database = databaseSession(values, io);
   const result = database === null ? verifyFileSession(sessionDir(values, io)) : verifyStoreSession(databaseStore(database));
   const last = result.events.at(-1);
@@ -35,19 +35,18 @@ export const verify: Command = (argv, io) => {
   }
   if (result.problem !== null) throw new Unverified(1);
   if (values.strict && result.findings.length > 0) throw new Unverified(AUDIT_FINDINGS_EXIT);
-};
+});
 
 /** `verify --strict`'s exit code for a whole log whose history today's rules would not all have recorded. */
 const AUDIT_FINDINGS_EXIT = 3;
 
 /** `gapflow repair`: cuts a torn last line (keeping a copy); refuses any other damage untouched. */
-export const repair: Command = (argv, io) => {
-  const { values } = parse(argv, {}, []);
+export const repair = command<ParsedCall>(({ values }, io) => {
   const dir = sessionDir(values, io);
   const report = repairLog(dir);
   if (values.json) return printJson(io, report);
   io.stdout(repairedLine(report));
-};
+});
 
 /**
  * `gapflow export [--out FILE]`: the session's log as JSONL, every line as
@@ -56,8 +55,7 @@ export const repair: Command = (argv, io) => {
  * into FILE, made whole and never over another file. `gapflow import FILE`
  * brings it into another store.
  */
-export const exportCommand: Command = (argv, io) => {
-  const { values } = parse(argv, { out: { type: 'string' } }, []);
+export const exportCommand = command<ParsedCall<typeof EXPORT_FLAGS>>(({ values }, io) => {
   const out = values.out === '-' ? undefined : values.out;
   if (out === undefined && values.json)
     throw new UsageError('export --json reports on a file it wrote: give --out FILE (without it, the log itself goes to standard output)');
@@ -79,4 +77,4 @@ export const exportCommand: Command = (argv, io) => {
   io.stdout(
     `exported ${events.length} ${events.length === 1 ? 'event' : 'events'} (seq 1-${last.seq}, ${bytes.length.toLocaleString('en-US')} bytes) from ${store.location} to ${path}\n`,
   );
-};
+});

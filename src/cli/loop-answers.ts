@@ -14,8 +14,9 @@ import {
   renderPrompt,
   unapprovedCheckNote,
 } from '../render/index.js';
-import { list, parse, UsageError, wholeNumber } from './args.js';
+import { list, UsageError, type VerbCall, wholeNumber } from './args.js';
 import { printJson, namedSessionDir, ownFolder, type CliIO } from './common.js';
+import type { HOOK_WORDS } from './table.js';
 
 /*
  * What `next` and `gapflow hook claude` make of a call and of the view they
@@ -68,11 +69,13 @@ export interface HookOptions {
   agentTypes: string[] | null;
 }
 
-/** The hook's words after `hook`: `claude`, `--dir`, `--max-blocks` and `--agent-type`. */
-export function hookOptions(argv: string[]): HookOptions {
-  const [verb, ...rest] = argv;
-  if (verb !== 'claude') throw new UsageError(verb && !verb.startsWith('-') ? `unknown hook "${verb}" (claude)` : 'hook needs claude');
-  const { values } = parse(rest, { 'max-blocks': { type: 'string' }, 'agent-type': { type: 'string' } }, []);
+/** The hook's call: `claude`, `--dir`, `--max-blocks` and `--agent-type` (its entry's words, HOOK_WORDS). */
+export type HookCommandCall = VerbCall<(typeof HOOK_WORDS)['verbs']>;
+
+/** What the hook's call asks; a mistake in its words (`call.problem`) is thrown here, where the hook answers it. */
+export function hookOptions(call: HookCommandCall): HookOptions {
+  if (call.problem) throw call.problem;
+  const { values } = call;
   const maxBlocks = wholeNumber('max-blocks', values['max-blocks']) ?? DEFAULT_MAX_BLOCKS;
   if (maxBlocks < 0) throw new Refusal('--max-blocks takes a whole number of 0 or more');
   const agentTypes = list(values['agent-type']) ?? null;

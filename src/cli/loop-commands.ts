@@ -3,7 +3,7 @@ import { canonicalRequest, EventId, readIssue } from '../../events/index.js';
 import { gapflowJsonSchemaText } from '../schema.js';
 import { hookStep, Refusal, toStateJson } from '../core/index.js';
 import { appendLines, type AppendedLine, type HookVerdict } from '../render/index.js';
-import { WRITE_OPTIONS, writeOptions, parse } from './args.js';
+import { type ParsedCall, writeOptions } from './args.js';
 import { writePolicyReports } from './policy-commands.js';
 import {
   BATCH_INPUT,
@@ -35,7 +35,6 @@ import {
   readStdin,
   databaseSession,
   type CliIO,
-  type Command,
   newStoreOf,
   open,
   parseUserJson,
@@ -43,8 +42,10 @@ import {
   sessionDir,
   storeOf,
   type WhereOptions,
+  command,
 } from './common.js';
-import { blocksBefore, claudeStop, hookAnswer, hookOptions, printHookAnswer, printNext, type ClaudeStop } from './loop-answers.js';
+import type { APPEND_FLAGS } from './table.js';
+import { blocksBefore, claudeStop, hookAnswer, hookOptions, type HookCommandCall, printHookAnswer, printNext, type ClaudeStop } from './loop-answers.js';
 
 /**
  * `gapflow hook claude`: the Stop and SubagentStop hook. It always exits 0
@@ -52,12 +53,12 @@ import { blocksBefore, claudeStop, hookAnswer, hookOptions, printHookAnswer, pri
  * lets the agent stop and tells the user why, so a broken hook never traps
  * the user nor switches the loop off unseen.
  */
-export const hook: Command = (argv, io) => {
+export const hook = command<HookCommandCall>((call, io) => {
   printHookAnswer(io, () => {
-    const options = hookOptions(argv);
+    const options = hookOptions(call);
     return answerClaude(claudeStop(readStdin(io, EVENT_INPUT), options, io), options.maxBlocks, io);
   });
-};
+});
 
 /** The hook's verdict for this Stop call, with its binding recorded and its block count kept; null when no session here is this hook's business. */
 function answerClaude(stop: ClaudeStop, maxBlocks: number, io: CliIO): HookVerdict | null {
@@ -74,8 +75,7 @@ function answerClaude(stop: ClaudeStop, maxBlocks: number, io: CliIO): HookVerdi
 }
 
 /** `gapflow next`: the loop's next move for any framework. */
-export const next: Command = (argv, io) => {
-  const { values } = parse(argv, {}, []);
+export const next = command<ParsedCall>(({ values }, io) => {
   // The head is enough here: the next step and the prompt read the open gaps and the last rounds, not the history.
   if (databaseSession(values, io) !== null) {
     const session = open(values, io);
@@ -83,7 +83,7 @@ export const next: Command = (argv, io) => {
   }
   const dir = sessionDir(values, io);
   printNext(io, openLoopView(dir), values.json, join(dir, LOG_FILE));
-};
+});
 
 interface BatchLine extends GatedRequest {
   /** The line's own `at`, kept apart from its body (only an import reads it). */
@@ -124,8 +124,7 @@ function parseBatch(text: string, source: string, timed = false): BatchLine[] {
 }
 
 /** `gapflow append [--file F|-]`: a batch of events from any language, appended whole or not at all. */
-export const append: Command = (argv, io) => {
-  const { values } = parse(argv, { file: { type: 'string' }, 'expect-seq': WRITE_OPTIONS['expect-seq'] }, []);
+export const append = command<ParsedCall<typeof APPEND_FLAGS>>(({ values }, io) => {
   const file = values.file === '-' ? undefined : values.file;
   const source = file ?? 'stdin';
   const text = file !== undefined ? readTextFile(resolve(io.cwd, file), BATCH_INPUT) : readStdin(io, BATCH_INPUT);
@@ -160,7 +159,7 @@ export const append: Command = (argv, io) => {
     return printJson(io, { appended: lines, events: done.appended, reports, state: toStateJson(session.view) });
   }
   io.stdout(appendLines(appended, done.appended.length, reports, session.current));
-};
+});
 
 /**
  * `append` of a batch that starts a session: decided whole on a session in
@@ -201,8 +200,7 @@ function appendNewSession(
  * log, so a refused line (or a time that goes backwards or lies in the
  * future) leaves nothing behind.
  */
-export const importCommand: Command = (argv, io) => {
-  const { values, args } = parse(argv, {}, ['FILE']);
+export const importCommand = command<ParsedCall>(({ values, args }, io) => {
   const file = args[0] === '-' ? undefined : args[0];
   const path = file === undefined ? undefined : logInFolder(resolve(io.cwd, file));
   const source = path ?? 'stdin';
@@ -227,7 +225,7 @@ export const importCommand: Command = (argv, io) => {
   store.create(events);
   if (values.json) return printJson(io, { events, state: toStateJson(view) });
   io.stdout(`imported ${events.length} ${events.length === 1 ? 'event' : 'events'} into ${where}, ${events[0]!.at} to ${events.at(-1)!.at}\n`);
-};
+});
 
 /** A folder given to `import`: the log of the one session it holds (itself, its .gapflow, or one folder inside); a file: itself. */
 function logInFolder(path: string): string {
@@ -254,7 +252,6 @@ function appendedLines(requests: readonly BatchLine[], { groups, appended }: Bat
 }
 
 /** `gapflow schema`: the JSON Schema of every event (the same text as events/schema.json). */
-export const schema: Command = (argv, io) => {
-  parse(argv, {}, []);
+export const schema = command((_, io) => {
   io.stdout(gapflowJsonSchemaText());
-};
+});

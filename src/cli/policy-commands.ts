@@ -5,17 +5,9 @@ import { metricPolicies, POLICY_NAMES } from '../policies/index.js';
 import { recordedButNotWrittenLine, renderPolicyCheck } from '../render/index.js';
 import type { Session } from '../session/index.js';
 import { COMPLETE_WHEN_WORDS, spellingKey } from '../../events/index.js';
-import { DECIMAL, list, parse, UsageError, wordOf } from './args.js';
-import { databaseSession, type CliIO, type Command, open, printJson, sessionDir, type WhereOptions } from './common.js';
-
-/** `--<policy>-<setting>` for every metric policy, plus `--policy` and `--complete-when`, for `init`. */
-export function policyInitOptions(): Record<string, { type: 'string' }> {
-  const options: Record<string, { type: 'string' }> = { policy: { type: 'string' }, 'complete-when': { type: 'string' } };
-  for (const policy of metricPolicies()) {
-    for (const flag of Object.keys(policy.settingFlags)) options[`${policy.name}-${flag}`] = { type: 'string' };
-  }
-  return options;
-}
+import { DECIMAL, list, type ParsedCall, UsageError, wordOf } from './args.js';
+import { databaseSession, type CliIO, open, printJson, sessionDir, type WhereOptions, command } from './common.js';
+import type { CHECK_FLAGS } from './table.js';
 
 /** A flag's word as the schemas want it: a number, a boolean, or a lower-cased word (they judge the rest). */
 export function settingValue(raw: string): unknown {
@@ -67,9 +59,8 @@ export function writePolicyReports(session: Session, io: CliIO, where: WhereOpti
 }
 
 /** `check [--verbose]`: each policy's current verdict; verbose adds each policy's CONVERGENCE CHECK tree. */
-export const check: Command = (argv, io) => {
-  const { values } = parse(argv, { verbose: { type: 'boolean' } }, []);
+export const check = command<ParsedCall<typeof CHECK_FLAGS>>(({ values }, io) => {
   const session = open(values, io);
   if (values.json) return printJson(io, { policies: policyStates(session.view), state: session.view.machine.state });
   io.stdout(renderPolicyCheck(session.view, values.verbose === true));
-};
+});

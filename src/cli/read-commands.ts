@@ -21,8 +21,9 @@ import {
 import { appendStepSummary, checkpointsOf, stepSummarySize, writeDecisionsFile, writeStatusFile, type EventStore } from '../log/index.js';
 import { openFileSession, Session } from '../session/index.js';
 import { stateFormat } from '../session/state-format.js';
-import { parse, UsageError, wordOf } from './args.js';
-import { databaseSession, databaseStore, type CliIO, type Command, jsonText, open, printJson, sessionDir } from './common.js';
+import { type ParsedCall, UsageError, wordOf } from './args.js';
+import { databaseSession, databaseStore, type CliIO, jsonText, open, printJson, sessionDir, command } from './common.js';
+import type { STATE_FLAGS, STATUS_FLAGS } from './table.js';
 import { printStoredState } from './state-cache.js';
 
 /**
@@ -41,8 +42,7 @@ function printMarkdown(io: CliIO, text: string): void {
  * policy offers. `--json` prints its stored output when that is current, and
  * otherwise stores what it prints for the next call.
  */
-export const state: Command = (argv, io) => {
-  const { values } = parse(argv, { format: { type: 'string' } }, []);
+export const state = command<ParsedCall<typeof STATE_FLAGS>>(({ values }, io) => {
   if (values.json && values.format === undefined) {
     const database = databaseSession(values, io);
     return database === null ? stateJson(sessionDir(values, io), io) : storedStateJson(databaseStore(database), io);
@@ -56,7 +56,7 @@ export const state: Command = (argv, io) => {
     return io.stdout(found.text);
   }
   io.stdout(stateLines(session.view));
-};
+});
 
 function stateJson(dir: string, io: CliIO): void {
   if (printStoredState(dir, io)) return;
@@ -83,8 +83,7 @@ const STATUS_FORMATS = ['markdown', 'github'] as const;
  * stdout or into the session folder; or a GitHub Actions job summary,
  * appended to $GITHUB_STEP_SUMMARY when it is set, else printed.
  */
-export const status: Command = (argv, io) => {
-  const { values } = parse(argv, { write: { type: 'boolean' }, format: { type: 'string' }, decisions: { type: 'boolean' } }, []);
+export const status = command<ParsedCall<typeof STATUS_FLAGS>>(({ values }, io) => {
   // A format is a value (exit 1 with the valid ones and the nearest), as every other word the CLI takes.
   const format = values.format === undefined ? 'markdown' : wordOf('--format', values.format, STATUS_FORMATS);
   if (format === 'github') {
@@ -107,7 +106,7 @@ export const status: Command = (argv, io) => {
   const path = writeStatusFile(dir, text);
   const decisions = writeDecisionsFile(dir, renderDecisions(session.view));
   io.stdout(values.json ? `${JSON.stringify({ written: path, decisions })}\n` : `${wroteLine(path)}${wroteLine(decisions)}`);
-};
+});
 
 function jobSummary(values: { dir?: string | undefined; json?: boolean | undefined }, io: CliIO): void {
   const session = open(values, io);
@@ -123,26 +122,23 @@ function jobSummary(values: { dir?: string | undefined; json?: boolean | undefin
   io.stdout(values.json ? `${JSON.stringify({ written: path })}\n` : appendedSummaryLine(path));
 }
 
-export const prompt: Command = (argv, io) => {
-  const { values } = parse(argv, {}, []);
+export const prompt = command<ParsedCall>(({ values }, io) => {
   const session = open(values, io);
   const text = renderPrompt(session.view);
   if (values.json) return printJson(io, { due: text !== null, prompt: text, state: session.view.machine.state });
   io.stdout(text ?? nothingToDecideLine(session.view));
-};
+});
 
-export const summary: Command = (argv, io) => {
-  const { values } = parse(argv, {}, []);
+export const summary = command<ParsedCall>(({ values }, io) => {
   const session = open(values, io);
   const text = renderSummary(session.view);
   if (text === null) throw new Refusal(summaryNotDue(session.view));
   return values.json ? io.stdout(`${JSON.stringify({ summary: text })}\n`) : printMarkdown(io, text);
-};
+});
 
-export const replay: Command = (argv, io) => {
-  const { values } = parse(argv, {}, []);
+export const replay = command<ParsedCall>(({ values }, io) => {
   // Every line, from the first: no checkpoint read, none written.
   const session = open(values, io, { checkpoints: false });
   if (values.json) return printJson(io, { events: session.view.lastSeq, state: toStateJson(session.view) });
   io.stdout(replayLine(session.view));
-};
+});

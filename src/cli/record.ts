@@ -1,28 +1,23 @@
-import { metricPolicies, policyNamed, type AnyPolicy, type FlagSpec, type FlagValues, type RecordCommand } from '../policies/index.js';
+import { policyNamed, type FlagSpec, type FlagValues, type RecordCommand } from '../policies/index.js';
 import { Refusal } from '../core/index.js';
-import { spellingKey } from '../../events/index.js';
 import { validateInputText, EVENT_INPUT, readInputFile } from '../log/index.js';
-import { recordedLines, recordPolicyProblem } from '../render/index.js';
+import { recordedLines } from '../render/index.js';
 import type { Session, WriteOptions } from '../session/index.js';
-import { DECIMAL, parse, UsageError, wordOf, WRITE_OPTIONS, writeOptions } from './args.js';
-import { announce, type CliIO, type Command, open, parseUserJson } from './common.js';
+import { DECIMAL, type ParsedCall, UsageError, writeOptions } from './args.js';
+import { announce, type CliIO, command, open, parseUserJson } from './common.js';
+import type { WRITE_OPTIONS } from './table.js';
 import { writePolicyReports } from './policy-commands.js';
 import { runRecordCommand } from './record-command.js';
 import { throughGate } from './gate.js';
 
-/** `record POLICY …`: one iteration's metrics, from the policy's own flags or `--json FILE|-`. */
-export const record: Command = (argv, io) => {
-  const [name, ...words] = argv;
-  const policy = policyArgument(name);
-  const { rest, input } = takeJsonInput(words);
-  const command = policy.recordCommand;
-  const commandFlags: Record<string, FlagSpec> = command ? { [command.flag]: { type: 'string' }, [command.timeoutFlag]: { type: 'string' } } : {};
-  const flags: Record<string, FlagSpec> = { ...policy.recordFlags, ...commandFlags, ...WRITE_OPTIONS };
-  // parseArgs knows only type and multiple.
-  const options = Object.fromEntries(
-    Object.entries(flags).map(([flag, spec]) => [flag, spec.type === 'string' && spec.multiple ? { type: spec.type, multiple: true } : { type: spec.type }]),
-  );
-  const { values } = parse(rest, options as Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>, []);
+/** `record POLICY …`: one iteration's metrics, from the policy's own flags or `--json FILE|-` (its words: WordParts.record). */
+export const record = command<ParsedCall<typeof WRITE_OPTIONS> & { verb: string }>((call, io) => {
+  // The verb is the policy's name as the registry spells it (WordParts.record).
+  const policy = policyNamed(call.verb)!;
+  const input = call.jsonInput;
+  const recordCommand = policy.recordCommand;
+  // The policy's record flags come from the registry.
+  const values = call.values as typeof call.values & Record<string, unknown>;
   const given = Object.keys(policy.recordFlags).filter((flag) => values[flag] !== undefined);
   if (input !== undefined && given.length > 0) throw new UsageError(`give ${policy.name}'s metrics as flags or as --json, not both`);
   if (input === undefined && given.length === 0) {
@@ -34,46 +29,21 @@ export const record: Command = (argv, io) => {
   validateFlagValues(policy.recordFlags, values);
   const metrics = input !== undefined ? readMetricsJson(input, io) : policy.fromFlags(values as FlagValues);
   const session = open(values, io);
-  const write = writeOptions(values as Parameters<typeof writeOptions>[0]);
+  const write = writeOptions(values);
   // Metrics that would close the round and complete a session with a verification check run the check first (gate.ts).
   const recorded = throughGate(
     io,
     () => session,
     'round_close',
-    values.json as boolean | undefined,
+    values.json,
     () => {
-      const withRun = command ? withCommandRun(command, values, { session, policy: policy.name, metrics, write }, io) : metrics;
+      const withRun = recordCommand ? withCommandRun(recordCommand, values, { session, policy: policy.name, metrics, write }, io) : metrics;
       return session.recordMetrics(policy.name, withRun, write);
     },
   );
   const written = writePolicyReports(session, io, values, recorded.events);
   announce(io, session, recorded, values.json, () => recordedLines(session.view, policy.name, recorded.events, written));
-};
-
-/** The policy `record` names, in any spelling: none is a usage error (exit 2), a word that names no metric policy invalid input (exit 1). */
-function policyArgument(name: string | undefined): AnyPolicy {
-  const known = metricPolicies().map((p) => p.name);
-  if (name === undefined || name.startsWith('-')) throw new UsageError(recordPolicyProblem(undefined, known, undefined));
-  const policy = policyNamed(spellingKey(name));
-  if (policy?.readsGapEvents) throw new Refusal(recordPolicyProblem(name, known, 'record_gap_events'), 'record_gap_events');
-  return policy ?? policyNamed(wordOf('POLICY', name, known))!;
-}
-
-/** `record POLICY --json FILE|-` names the input; a bare `--json` (or one before another option) asks for JSON output. */
-function takeJsonInput(argv: string[]): { rest: string[]; input: string | undefined } {
-  const rest: string[] = [];
-  let input: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const word = argv[i]!;
-    const next = argv[i + 1];
-    if (word.startsWith('--json=')) input = word.slice('--json='.length);
-    else if (word === '--json' && next !== undefined && (next === '-' || !next.startsWith('-'))) {
-      input = next;
-      i += 1;
-    } else rest.push(word);
-  }
-  return { rest, input };
-}
+});
 
 function readMetricsJson(input: string, io: CliIO): Record<string, unknown> {
   let text: string;

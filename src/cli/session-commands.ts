@@ -24,36 +24,21 @@ import {
   splitGapBody,
   startRoundBody,
 } from '../session/index.js';
-import type { BodyOf, EventBodyInput, SessionSettings, Severity } from '../../events/index.js';
-import { DECISION_KIND_WORDS, GAP_STATE_WORDS, PRESET_WORDS, ROUND_KIND_WORDS, SEVERITY_WORDS, shownValue, VERIFY_TIMEOUT_MAX } from '../../events/index.js';
-import { DECIMAL, dashed, list, parse, unknownVerb, UsageError, wholeNumber, wordOf, WRITE_OPTIONS, writeOptions } from './args.js';
-import { announce, databaseSession, databaseStore, type CliIO, type Command, newSessionDir, open, type WhereOptions } from './common.js';
-import { policyInitOptions, policyInitSettings } from './policy-commands.js';
+import type { BodyOf, DecisionKind, EventBodyInput, SessionSettings, Severity } from '../../events/index.js';
+import { GAP_STATE_WORDS, PRESET_WORDS, ROUND_KIND_WORDS, SEVERITY_WORDS, shownValue, VERIFY_TIMEOUT_MAX } from '../../events/index.js';
+import { DECIMAL, dashed, list, type ParsedCall, UsageError, type VerbCall, wholeNumber, wordOf, writeOptions } from './args.js';
+import { announce, command, databaseSession, databaseStore, type CliIO, newSessionDir, open, type WhereOptions } from './common.js';
+import { policyInitSettings } from './policy-commands.js';
+import type { DECIDE_FLAGS, GAP_VERBS, INIT_FLAGS, ROUND_START, WRITE_OPTIONS } from './table.js';
 import { gatedBatch, throughGate } from './gate.js';
 import { keepTypedCommand } from './trust.js';
 import { validateFlagValues } from './record.js';
 import { metricPolicies, type FlagValues } from '../policies/index.js';
 
 /** `gapflow init`: a new session with its settings (and, with `--agent-session`, bound to that agent). */
-export const init: Command = (argv, io) => {
-  const { values } = parse(
-    argv,
-    {
-      preset: { type: 'string' },
-      'stall-threshold': { type: 'string' },
-      'divergence-threshold': { type: 'string' },
-      'max-rounds': { type: 'string' },
-      'no-critical-override': { type: 'boolean' },
-      'agent-session': { type: 'string' },
-      'write-status': { type: 'boolean' },
-      'ping-pong': { type: 'string' },
-      [GATE_FLAG]: { type: 'string' },
-      [GATE_TIMEOUT_FLAG]: { type: 'string' },
-      ...policyInitOptions(),
-      ...WRITE_OPTIONS,
-    },
-    [],
-  );
+export const init = command<ParsedCall<typeof INIT_FLAGS & typeof WRITE_OPTIONS>>(({ values }, io) => {
+  // The gate's and the policies' flags come from the registries (WordParts.initFlags).
+  const registered = values as Record<string, string | undefined>;
   const settings = {
     preset: values.preset === undefined ? undefined : wordOf('--preset', values.preset, PRESET_WORDS),
     stallThreshold: wholeNumber('stall-threshold', values['stall-threshold']),
@@ -61,7 +46,7 @@ export const init: Command = (argv, io) => {
     maxRounds: wholeNumber('max-rounds', values['max-rounds']),
     criticalOverride: values['no-critical-override'] ? false : undefined,
     pingPong: wholeNumber('ping-pong', values['ping-pong']),
-    verify: gateSetting(values[GATE_FLAG], values[GATE_TIMEOUT_FLAG]),
+    verify: gateSetting(registered[GATE_FLAG], registered[GATE_TIMEOUT_FLAG]),
     ...policyInitSettings(values),
   };
   const database = databaseSession(values, io);
@@ -85,7 +70,7 @@ export const init: Command = (argv, io) => {
   if (dir !== null) keepConfig(dir, writeStatus, events[0]!.id, io);
   if (settings.verify !== undefined) keepTypedCommand(session, settings.verify.command, io);
   announce(io, session, { events, duplicate: made.duplicate }, values.json, () => initLines(dir ?? session.log.location, session.view, writeStatus));
-};
+});
 
 /**
  * The session's config.json, once its log exists: one that cannot be written
@@ -122,21 +107,10 @@ function gateSetting(command: string | undefined, timeout: string | undefined): 
   return { command, timeoutSeconds: seconds };
 }
 
-export const gap: Command = (argv, io) => {
-  const [verb, ...rest] = argv;
-  switch (verb) {
+export const gap = command<VerbCall<typeof GAP_VERBS>>((call, io) => {
+  switch (call.verb) {
     case 'open': {
-      const { values, args } = parse(
-        rest,
-        {
-          severity: { type: 'string' },
-          title: { type: 'string' },
-          'spawned-by': { type: 'string' },
-          'non-blocking': { type: 'boolean' },
-          ...WRITE_OPTIONS,
-        },
-        ['ID'],
-      );
+      const { values, args } = call;
       if (values.severity === undefined) throw new UsageError('gap open needs --severity CRITICAL|HIGH|MEDIUM|LOW|UNTRIAGED');
       const body = openGapBody(args[0]!, wordOf('--severity', values.severity, SEVERITY_WORDS, { about: `gap open ${args[0]!}` }), {
         title: values.title,
@@ -146,36 +120,29 @@ export const gap: Command = (argv, io) => {
       return recordAndAnnounce(io, values, body, (_, after) => gapOpenedLine(after, args[0]!));
     }
     case 'move': {
-      const { values, args } = parse(rest, { reason: { type: 'string' }, 'blocked-by': { type: 'string' }, of: { type: 'string' }, ...WRITE_OPTIONS }, [
-        'ID',
-        'STATE',
-      ]);
+      const { values, args } = call;
       const to = wordOf('STATE', args[1]!, GAP_STATE_WORDS, { about: `gap move ${args[0]!}` });
       if (to === 'DUPLICATE' && values.of === undefined) throw new UsageError(`gap move ${args[0]!} DUPLICATE needs --of ID (the gap it duplicates)`);
       const body = moveGapBody(args[0]!, to, { reason: values.reason, blockedBy: values['blocked-by'], of: values.of });
       return recordAndAnnounce(io, values, body, (before, after) => gapMovedLine(before, after, args[0]!));
     }
     case 'severity': {
-      const { values, args } = parse(rest, { ...WRITE_OPTIONS }, ['ID', 'SEVERITY']);
+      const { values, args } = call;
       const body = changeSeverityBody(args[0]!, wordOf('SEVERITY', args[1]!, SEVERITY_WORDS, { about: `gap severity ${args[0]!}` }));
       return recordAndAnnounce(io, values, body, (before, after) => severityChangedLine(before, after, args[0]!));
     }
     case 'split': {
-      const { values, args } = parse(rest, { into: { type: 'string' }, reason: { type: 'string' }, ...WRITE_OPTIONS }, ['ID']);
+      const { values, args } = call;
       if (values.into === undefined) throw new UsageError(`gap split ${args[0]!} needs --into ID:SEVERITY,ID:SEVERITY[,...]`);
       const body = splitGapBody(args[0]!, splitParts(args[0]!, values.into), { reason: values.reason });
       return recordAndAnnounce(io, values, body, (_, after) => gapSplitLine(after, args[0]!));
     }
     case 'rename': {
-      const { values, args } = parse(rest, { ...WRITE_OPTIONS }, ['OLD', 'NEW']);
+      const { values, args } = call;
       return recordAndAnnounce(io, values, renameGapBody(args[0]!, args[1]!), () => gapRenamedLine(args[0]!, args[1]!));
     }
-    default:
-      throw verb && !verb.startsWith('-') ? unknownVerb('gap', verb, GAP_VERBS) : new UsageError('gap needs open, move, severity, split or rename');
   }
-};
-
-const GAP_VERBS = ['open', 'move', 'severity', 'split', 'rename'];
+});
 
 /**
  * `--into A:HIGH,B:low`: each part's id and severity (any spelling); a part
@@ -223,13 +190,12 @@ function recordAndAnnounce(
   announce(io, session, recorded, values.json, () => line(session.before ?? before, session.current));
 }
 
-export const round: Command = (argv, io) => {
-  const [verb, ...rest] = argv;
-  if (verb !== 'start' && verb !== 'close') {
-    throw verb && !verb.startsWith('-') ? unknownVerb('round', verb, ['start', 'close']) : new UsageError('round needs start or close');
-  }
-  if (verb === 'start') {
-    const { values } = parse(rest, { kind: { type: 'string' }, ...WRITE_OPTIONS }, []);
+/** `round close`'s call: the write options, and the record flags of the policies that record on the close (WordParts.closeFlags). */
+type RoundClose = ParsedCall<typeof WRITE_OPTIONS> & { verb: 'close' };
+
+export const round = command<(ParsedCall<(typeof ROUND_START)['flags']> & { verb: 'start' }) | RoundClose>((call, io) => {
+  if (call.verb === 'start') {
+    const { values } = call;
     const kind = values.kind === undefined ? undefined : wordOf('--kind', values.kind, ROUND_KIND_WORDS, { about: 'round start' });
     return recordAndAnnounce(
       io,
@@ -238,9 +204,8 @@ export const round: Command = (argv, io) => {
       (_, after) => roundStartedLine(after),
     );
   }
+  const { values } = call;
   const closers = metricPolicies().filter((policy) => policy.recordOnClose);
-  const flags = Object.fromEntries(closers.flatMap((policy) => Object.keys(policy.recordFlags).map((flag) => [flag, { type: 'string' as const }])));
-  const { values } = parse(rest, { ...flags, ...WRITE_OPTIONS }, []);
   const given = values as Record<string, unknown>;
   const records = closers.filter((policy) => Object.keys(policy.recordFlags).some((flag) => given[flag] !== undefined));
   for (const policy of records) validateFlagValues(policy.recordFlags, given);
@@ -258,7 +223,7 @@ export const round: Command = (argv, io) => {
     values.json,
     () => recordAndAnnounce(io, values, closeRoundBody, (_, after) => roundClosedLines(after)),
   );
-};
+});
 
 /**
  * `round close` with the record flags of a policy that takes them there
@@ -298,16 +263,8 @@ function closeWithRecords(
  * spells it or with `-` (`narrow-scope`, `NARROW_SCOPE`); a word that is no
  * decision is invalid input (exit 1), none at all a usage error (exit 2).
  */
-export const decide: Command = (argv, io) => {
-  const [word, ...rest] = argv;
-  if (word === undefined || word.startsWith('-')) throw new UsageError(`decide needs one of ${DECISION_KIND_WORDS.map(dashed).join(', ')}`);
-  const kind = wordOf('decide', word, DECISION_KIND_WORDS, { shown: dashed });
-  // R24: `decide extend-rounds N` names how many rounds it adds; no other decision takes a number.
-  const { values, args } = parse(
-    rest,
-    { gaps: { type: 'string' }, 'accept-critical': { type: 'boolean' }, rationale: { type: 'string' }, ...WRITE_OPTIONS },
-    kind === 'extend_rounds' ? ['N'] : [],
-  );
+export const decide = command<ParsedCall<typeof DECIDE_FLAGS> & { verb: DecisionKind }>(({ verb: kind, values, args }, io) => {
+  // The kind as the log spells it (WordParts.decide), and its N for `extend-rounds` (R24).
   const rounds = kind === 'extend_rounds' ? roundsToAdd(args[0]!) : undefined;
   const session = open(values, io);
   let before = session.view;
@@ -327,7 +284,7 @@ export const decide: Command = (argv, io) => {
     },
   );
   announce(io, session, events, values.json, () => decidedLine(dashed(kind), before, session.view));
-};
+});
 
 /** The N of `decide extend-rounds N`: a whole number of rounds, 1 or more. */
 function roundsToAdd(value: string): number {

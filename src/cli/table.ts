@@ -1,3 +1,4 @@
+import type { Flags, ParsedCall, VerbWords, Words, WordSpec } from './args.js';
 import type { CliIO, Command } from './common.js';
 import type { BinCall } from './dispatch.js';
 
@@ -8,7 +9,13 @@ import type { BinCall } from './dispatch.js';
  * it (the bundle splits at those imports, so `next` never evaluates what
  * `init` or `schema` need), and the help's parts that come from the
  * registries (policies, state formats, the gate's flags) are filled in by
- * dispatch.ts, which the help loads. dispatch.ts takes the call as this file
+ * dispatch.ts, which the help loads. Each entry declares its words (its
+ * options and positionals, or each verb's), by which dispatch.ts parses a
+ * call before its command runs: the flag objects are exported here as
+ * values, so a command module types its call by them (`import type`,
+ * `typeof`); the words that come from the registries (a policy's flags, the
+ * decision kinds) are a function of what dispatch.ts reads from them
+ * (WordParts). dispatch.ts takes the call as this file
  * read it (Reading, with the table) and imports nothing from here but types:
  * a module both chunks imported would become a shared chunk under
  * dist/chunks, where `./head-answers.js`, the short path's own bundle beside
@@ -22,7 +29,97 @@ export interface Call {
 }
 
 /** A command that stays up until `stop` settles (the bin wires it to SIGINT and SIGTERM). */
-export type Follow = (argv: string[], io: CliIO, stop: Promise<unknown>) => Promise<void>;
+export type Follow = (call: ParsedCall, io: CliIO, stop: Promise<unknown>) => Promise<void>;
+
+/**
+ * What the words of `init`, `round`, `decide` and `record` take from the
+ * registries, filled in by dispatch.ts (which loads them) before it parses
+ * one of their calls.
+ */
+export interface WordParts {
+  /** `init`'s: the verification gate's command and time limit, `--policy`, `--complete-when` and each policy's `--<policy>-<setting>`. */
+  initFlags: () => Flags;
+  /** `round close`'s: the record flags of each policy that records on the close. */
+  closeFlags: () => Flags;
+  /** `decide`'s kinds as the log spells them, the kind a word names (in any spelling; else refused), and the usage error when none is given. */
+  decide: { kinds: readonly string[]; kindOf: (word: string) => string; needs: string };
+  /** `record`'s: each metric policy's flags (its record flags and its record command's), by name; the policy a word names (else refused); the usage error when none is given. */
+  record: { flags: () => Readonly<Record<string, Flags>>; policyOf: (word: string) => string; needs: string };
+}
+
+/*
+ * Each command's words: its options (as parseArgs takes them) and its
+ * positionals' names. They load with the table on every call, so each is
+ * written short: an option that takes a value is STRING, a switch BOOLEAN.
+ */
+const STRING = { type: 'string' } as const;
+const BOOLEAN = { type: 'boolean' } as const;
+
+/** The options every command that appends to the log takes. */
+export const WRITE_OPTIONS = {
+  'expect-seq': STRING,
+  'event-id': STRING,
+} as const satisfies Flags;
+
+/** `init`'s own options; the registries add theirs (WordParts.initFlags). */
+export const INIT_FLAGS = {
+  preset: STRING,
+  'stall-threshold': STRING,
+  'divergence-threshold': STRING,
+  'max-rounds': STRING,
+  'no-critical-override': BOOLEAN,
+  'agent-session': STRING,
+  'write-status': BOOLEAN,
+  'ping-pong': STRING,
+} as const satisfies Flags;
+
+/** `gap`'s verbs. */
+export const GAP_VERBS = {
+  open: {
+    flags: { severity: STRING, title: STRING, 'spawned-by': STRING, 'non-blocking': BOOLEAN, ...WRITE_OPTIONS },
+    args: ['ID'],
+  },
+  move: { flags: { reason: STRING, 'blocked-by': STRING, of: STRING, ...WRITE_OPTIONS }, args: ['ID', 'STATE'] },
+  severity: { flags: { ...WRITE_OPTIONS }, args: ['ID', 'SEVERITY'] },
+  split: { flags: { into: STRING, reason: STRING, ...WRITE_OPTIONS }, args: ['ID'] },
+  rename: { flags: { ...WRITE_OPTIONS }, args: ['OLD', 'NEW'] },
+} as const satisfies Record<string, Words>;
+
+/** `round start`'s words (`round close` takes the write options and its policies' record flags). */
+export const ROUND_START = { flags: { kind: STRING, ...WRITE_OPTIONS } } as const satisfies Words;
+
+/** Every decision's options (`decide extend-rounds` takes an N besides). */
+export const DECIDE_FLAGS = {
+  gaps: STRING,
+  'accept-critical': BOOLEAN,
+  rationale: STRING,
+  ...WRITE_OPTIONS,
+} as const satisfies Flags;
+
+export const STATE_FLAGS = { format: STRING } as const satisfies Flags;
+export const STATUS_FLAGS = { write: BOOLEAN, format: STRING, decisions: BOOLEAN } as const satisfies Flags;
+export const VIZ_FLAGS = { format: STRING } as const satisfies Flags;
+export const APPEND_FLAGS = { file: STRING, 'expect-seq': WRITE_OPTIONS['expect-seq'] } as const satisfies Flags;
+export const CHECK_FLAGS = { verbose: BOOLEAN } as const satisfies Flags;
+export const VERIFY_FLAGS = { strict: BOOLEAN } as const satisfies Flags;
+export const EXPORT_FLAGS = { out: STRING } as const satisfies Flags;
+export const BACKTEST_FLAGS = { set: { type: 'string', multiple: true }, grid: { type: 'string', multiple: true } } as const satisfies Flags;
+/** Where `fleet` and `serve` find the sessions. */
+export const FLEET_FLAGS = { store: STRING } as const satisfies Flags;
+export const SERVE_FLAGS = { ...FLEET_FLAGS, port: STRING, host: STRING } as const satisfies Flags;
+export const TRUST_FLAGS = { allow: BOOLEAN, revoke: BOOLEAN, folder: BOOLEAN } as const satisfies Flags;
+/** `inspect`'s and `watch`'s. */
+export const PORT_FLAGS = { port: STRING } as const satisfies Flags;
+
+/** `hook`'s one verb, worded as the stop hook's own mistakes always were. */
+export const HOOK_WORDS = {
+  verbs: { claude: { flags: { 'max-blocks': STRING, 'agent-type': STRING } } },
+  needs: 'hook needs claude',
+  unknown: (verb: string) => `unknown hook "${verb}" (claude)`,
+} as const satisfies VerbWords;
+
+/** A command that takes only the global options. */
+const NO_WORDS = { flags: {} } as const satisfies Words;
 
 /** What the help takes from the registries, filled in by dispatch.ts (which loads them) when help is asked for. */
 export interface HelpParts {
@@ -70,6 +167,10 @@ interface EntryBase {
   section: Section;
   /** Its lines in `--help`, indented as they stand there. */
   help: string | ((parts: HelpParts) => string);
+  /** Its words, by which its calls are parsed before it runs (args.ts, parseWords). */
+  words: WordSpec | ((parts: WordParts) => WordSpec);
+  /** Its usage errors are its own to answer (the stop hook answers every failure as Claude Code reads it): handed to it (ParsedCall.problem), not reported. */
+  answersUsage?: true;
   /**
    * The call only reads a session, so it may read a folder someone else owns
    * or may write (common.ts, ownFolder): nothing from it runs and
@@ -77,6 +178,14 @@ interface EntryBase {
    * tells an agent what to do), uses only the user's own folders.
    */
   reads?: true | ((words: readonly string[]) => boolean);
+  /**
+   * It records events in the session its call names (`'new'`: in the one it
+   * makes, where it is asked to, not in the nearest one above), so status.md
+   * is rewritten after it when the session asks for it (common.ts,
+   * statusAfterWrite). The stop hook records only a binding, which status.md
+   * does not show, in a session its input names.
+   */
+  records?: true | 'new';
   /** Its first word is a verb (`gap open`): global options before the verb are moved behind it. */
   verb?: true;
   /** `--json FILE` names its input, so only a bare `--json` asks for JSON output (`record POLICY --json FILE|-`). */
@@ -105,19 +214,28 @@ async function stateFirst(call: Call): Promise<Call | null> {
  * hook works on folders whatever $GAPFLOW_STORE says (see hookSessionDir),
  * so only its own words can send it to a store.
  */
-function headFirst(name: 'next' | 'hook'): (call: Call) => Promise<Call | null> {
+function headFirst(name: 'next' | 'hook', spec: WordSpec): (call: Call) => Promise<Call | null> {
   return async (call) => {
     if (namesStore(call.words, name === 'hook' ? {} : call.io.env)) return call;
     const { answerFromHead, replayable } = await import('./head-answers.js');
     const io = { ...call.io, stdin: replayable(call.io.stdin) };
-    return answerFromHead(name, call.words, io) ? null : { words: call.words, io };
+    return answerFromHead(name, call.words, spec, io) ? null : { words: call.words, io };
   };
 }
+
+/**
+ * Where a help line's text stands when it goes on under its usage: written
+ * `${COLUMN}` in each entry's help (the table loads on every call, and 40
+ * runs of 34 spaces are a kilobyte of it).
+ */
+const COLUMN = ' '.repeat(34);
 
 /** Every command. */
 export const TABLE: readonly Entry[] = [
   {
     name: 'init',
+    records: 'new',
+    words: (p) => ({ flags: { ...INIT_FLAGS, ...p.initFlags(), ...WRITE_OPTIONS } }),
     section: SECTIONS.session,
     help: (p) => `  init [--preset simple|complex|large|auto] [--stall-threshold N]
        [--divergence-threshold D] [--max-rounds M] [--no-critical-override]
@@ -125,14 +243,16 @@ export const TABLE: readonly Entry[] = [
        [--write-status]           rewrite status.md after every command that records
        [--ping-pong N]            name a gap reopened N times after a resolve (2)
        [--${p.gateFlag} CMD [--${p.gateTimeoutFlag} S]]   CMD must pass (run then, S seconds
-                                  at most, ${p.gateSeconds}) to complete as converged or approved
+${COLUMN}at most, ${p.gateSeconds}) to complete as converged or approved
        [--policy ${p.policyNames.join('|')}[,...]] [--complete-when all|any]
        [--<policy>-<setting> VALUE ...]   each policy's settings (under Policies)
-                                  create the session log (refuses if one exists)`,
+${COLUMN}create the session log (refuses if one exists)`,
     load: async () => (await import('./session-commands.js')).init,
   },
   {
     name: 'gap',
+    records: true,
+    words: { verbs: GAP_VERBS, needs: 'gap needs open, move, severity, split or rename' },
     section: SECTIONS.gaps,
     verb: true,
     help: `  gap open ID --severity CRITICAL|HIGH|MEDIUM|LOW|UNTRIAGED [--title TEXT]
@@ -146,17 +266,28 @@ export const TABLE: readonly Entry[] = [
   },
   {
     name: 'round',
+    records: true,
+    words: (p) => ({ verbs: { start: ROUND_START, close: { flags: { ...p.closeFlags(), ...WRITE_OPTIONS } } }, needs: 'round needs start or close' }),
     section: SECTIONS.rounds,
     verb: true,
     help: (p) => `  round start [--kind work|review|consolidation]
-                                  open the next round (a flat review or consolidation
-                                  round leaves the flat count as it was)
+${COLUMN}open the next round (a flat review or consolidation
+${COLUMN}round leaves the flat count as it was)
   round close                     close it: figures, both nets, the new state and why
 ${p.closeLines}`,
     load: async () => (await import('./session-commands.js')).round,
   },
   {
     name: 'decide',
+    records: true,
+    // R24: `decide extend-rounds N` names how many rounds it adds; no other decision takes a number.
+    words: (p) => ({
+      verbs: Object.fromEntries(
+        p.decide.kinds.map((kind) => [kind, kind === 'extend_rounds' ? { flags: DECIDE_FLAGS, args: ['N'] } : { flags: DECIDE_FLAGS }]),
+      ),
+      needs: p.decide.needs,
+      verbOf: p.decide.kindOf,
+    }),
     section: SECTIONS.decisions,
     verb: true,
     help: `  decide narrow-scope --gaps ID[,ID...]  | accept-complexity
@@ -168,6 +299,7 @@ ${p.closeLines}`,
   },
   {
     name: 'state',
+    words: { flags: STATE_FLAGS },
     reads: true,
     section: SECTIONS.reading,
     help: (p) => p.row(`  state [--json]${p.stateFormats}`, 'where the session stands'),
@@ -176,19 +308,21 @@ ${p.closeLines}`,
   },
   {
     name: 'status',
+    words: { flags: STATUS_FLAGS },
     // Only `status --write` writes (status.md, decisions.md).
     reads: (words) => !words.some((word) => word === '--write' || word.startsWith('--write=')),
     section: SECTIONS.reading,
     help: `  status [--write]                status.md to stdout, or into the session folder
-                                  (with decisions.md beside it)
+${COLUMN}(with decisions.md beside it)
   status --decisions              decisions.md: every decision, its gaps, grounds, effect
   status --format github          a GitHub Actions job summary (chart and round table,
-                                  under GitHub's 1 MiB cap), appended to
-                                  $GITHUB_STEP_SUMMARY when set, else printed`,
+${COLUMN}under GitHub's 1 MiB cap), appended to
+${COLUMN}$GITHUB_STEP_SUMMARY when set, else printed`,
     load: async () => (await import('./read-commands.js')).status,
   },
   {
     name: 'prompt',
+    words: NO_WORDS,
     reads: true,
     section: SECTIONS.reading,
     help: '  prompt                          the decision prompt in DIVERGENCE_WARNING',
@@ -196,6 +330,7 @@ ${p.closeLines}`,
   },
   {
     name: 'summary',
+    words: NO_WORDS,
     reads: true,
     section: SECTIONS.reading,
     help: '  summary                         the final summary once COMPLETE',
@@ -203,6 +338,7 @@ ${p.closeLines}`,
   },
   {
     name: 'replay',
+    words: NO_WORDS,
     reads: true,
     section: SECTIONS.reading,
     help: '  replay                          read the whole log; print the event count and state',
@@ -210,6 +346,7 @@ ${p.closeLines}`,
   },
   {
     name: 'viz',
+    words: { flags: VIZ_FLAGS },
     reads: true,
     section: SECTIONS.reading,
     help: "  viz [--format mermaid|dot]      the statechart, with the session's state marked",
@@ -217,51 +354,64 @@ ${p.closeLines}`,
   },
   {
     name: 'next',
+    words: NO_WORDS,
     reads: true,
     section: SECTIONS.loops,
     help: `  next [--json]                   continue, ask_user or stop, why, the focus and open gaps;
-                                  --json: the gaps with their state and title, and in
-                                  ask_user the options, each with the line that takes it`,
-    first: headFirst('next'),
+${COLUMN}--json: the gaps with their state and title, and in
+${COLUMN}ask_user the options, each with the line that takes it`,
+    first: headFirst('next', NO_WORDS),
     load: async () => (await import('./loop-commands.js')).next,
   },
   {
     name: 'append',
+    records: true,
+    words: { flags: APPEND_FLAGS },
     section: SECTIONS.loops,
     help: `  append [--file F|-]             a JSONL batch ({"type","data","id"?} a line; stdin by
-                                  default; at most 64 MiB), appended whole or not at all;
-                                  a round's number may be left out`,
+${COLUMN}default; at most 64 MiB), appended whole or not at all;
+${COLUMN}a round's number may be left out`,
     load: async () => (await import('./loop-commands.js')).append,
   },
   {
     name: 'import',
+    words: { flags: {}, args: ['FILE'] },
     section: SECTIONS.loops,
     help: `  import FILE|DIR|-               a log that export wrote (or a session folder): a new
-                                  session with the same lines and checksums; or a recorded
-                                  session with its dates: append's lines, each with "at"
-                                  (ISO 8601, never going backwards nor in the future);
-                                  made whole or not at all`,
+${COLUMN}session with the same lines and checksums; or a recorded
+${COLUMN}session with its dates: append's lines, each with "at"
+${COLUMN}(ISO 8601, never going backwards nor in the future);
+${COLUMN}made whole or not at all`,
     load: async () => (await import('./loop-commands.js')).importCommand,
   },
   {
     name: 'schema',
+    words: NO_WORDS,
     section: SECTIONS.loops,
     help: '  schema                          the JSON Schema of every event (events/schema.json)',
     load: async () => (await import('./loop-commands.js')).schema,
   },
   {
     name: 'hook',
+    words: HOOK_WORDS,
+    answersUsage: true,
     section: SECTIONS.loops,
     verb: true,
     help: `  hook claude [--max-blocks N] [--agent-type TYPE[,TYPE...]]
-                                  Claude Code Stop/SubagentStop hook: reads its JSON on
-                                  stdin, prints the decision; always exits 0 (with
-                                  --agent-type, other subagents stop untouched)`,
-    first: headFirst('hook'),
+${COLUMN}Claude Code Stop/SubagentStop hook: reads its JSON on
+${COLUMN}stdin, prints the decision; always exits 0 (with
+${COLUMN}--agent-type, other subagents stop untouched)`,
+    first: headFirst('hook', HOOK_WORDS),
     load: async () => (await import('./loop-commands.js')).hook,
   },
   {
     name: 'record',
+    records: true,
+    words: (p) => ({
+      verbs: Object.fromEntries(Object.entries(p.record.flags()).map(([policy, flags]) => [policy, { flags: { ...flags, ...WRITE_OPTIONS } }])),
+      needs: p.record.needs,
+      verbOf: p.record.policyOf,
+    }),
     section: SECTIONS.policies,
     verb: true,
     jsonTakesFile: true,
@@ -271,6 +421,7 @@ ${p.closeLines}`,
   },
   {
     name: 'check',
+    words: { flags: CHECK_FLAGS },
     reads: true,
     section: SECTIONS.policies,
     help: `  check [--verbose]               each policy's verdict; --verbose: the CONVERGENCE CHECK trees`,
@@ -278,90 +429,99 @@ ${p.closeLines}`,
   },
   {
     name: 'verify',
+    words: { flags: VERIFY_FLAGS },
     reads: true,
     section: SECTIONS.log,
     help: `  verify [--strict]               check every line and the checksum chain (exit 1
-                                  naming the first bad line), then audit the history
-                                  under today's rules (findings listed; exit 3 with
-                                  --strict)`,
+${COLUMN}naming the first bad line), then audit the history
+${COLUMN}under today's rules (findings listed; exit 3 with
+${COLUMN}--strict)`,
     load: async () => (await import('./log-commands.js')).verify,
   },
   {
     name: 'repair',
+    words: NO_WORDS,
     section: SECTIONS.log,
     help: '  repair                          cut a torn last line (a copy is kept); nothing else',
     load: async () => (await import('./log-commands.js')).repair,
   },
   {
     name: 'export',
+    words: { flags: EXPORT_FLAGS },
     reads: true,
     section: SECTIONS.log,
     help: `  export [--out FILE|-]           the log as JSONL, every line as written, once every
-                                  line is checked; from any store (import takes it)`,
+${COLUMN}line is checked; from any store (import takes it)`,
     load: async () => (await import('./log-commands.js')).exportCommand,
   },
   {
     name: 'backtest',
+    words: { flags: BACKTEST_FLAGS, args: ['DIR...'] },
     reads: true,
     section: SECTIONS.log,
     help: `  backtest [DIR...] [--set NAME=V ...] [--grid NAME=A..B ...]
-                                  replay recorded sessions (DIR: a session folder, or
-                                  one holding them; else this session) under other
-                                  settings (init's: stall-threshold, max-rounds, …);
-                                  per session and setting, where it would warn and
-                                  stop against the record; writes nothing`,
+${COLUMN}replay recorded sessions (DIR: a session folder, or
+${COLUMN}one holding them; else this session) under other
+${COLUMN}settings (init's: stall-threshold, max-rounds, …);
+${COLUMN}per session and setting, where it would warn and
+${COLUMN}stop against the record; writes nothing`,
     load: async () => (await import('./backtest.js')).backtest,
   },
   {
     name: 'fleet',
+    words: { flags: FLEET_FLAGS, args: ['DIR...'] },
     reads: true,
     section: SECTIONS.fleet,
     help: `  fleet [DIR] [--store URL|DIR] [--json]
-                                  every session under DIR (each .gapflow folder):
-                                  state, round, open and weighted open, forecast,
-                                  age of the last event, last reason; --json:
-                                  {"sessions": [...]}`,
+${COLUMN}every session under DIR (each .gapflow folder):
+${COLUMN}state, round, open and weighted open, forecast,
+${COLUMN}age of the last event, last reason; --json:
+${COLUMN}{"sessions": [...]}`,
     load: async () => (await import('./fleet-commands.js')).fleet,
   },
   {
     name: 'trust',
+    words: { flags: TRUST_FLAGS },
     reads: true,
     section: SECTIONS.trust,
     help: `  trust [--allow|--revoke]        the session's check command as written and whether you
-                                  approved it here; --allow approves it (gapflow runs a
-                                  check only when you set it at init on this machine or
-                                  approved it), --revoke takes that back
+${COLUMN}approved it here; --allow approves it (gapflow runs a
+${COLUMN}check only when you set it at init on this machine or
+${COLUMN}approved it), --revoke takes that back
   trust --folder                  use a session folder someone else owns or may write`,
     load: async () => (await import('./trust.js')).trust,
   },
   {
     name: 'inspect',
+    words: { flags: PORT_FLAGS },
     reads: true,
     section: SECTIONS.reading,
     stays: true,
     help: `  inspect [--port P]              replay into a live actor for the Stately inspector,
-                                  then follow the log (Ctrl-C stops; exit 0)`,
+${COLUMN}then follow the log (Ctrl-C stops; exit 0)`,
     load: async () => (await import('./inspect.js')).inspect,
   },
   {
     name: 'watch',
+    words: { flags: PORT_FLAGS },
     reads: true,
     section: SECTIONS.reading,
     stays: true,
     help: `  watch [--json] [--port P]       follow the log: state, round table, last reason,
-                                  redrawn as events arrive; --json: a JSON line per
-                                  update; --port: also to WebSocket clients`,
+${COLUMN}redrawn as events arrive; --json: a JSON line per
+${COLUMN}update; --port: also to WebSocket clients`,
     load: async () => (await import('./watch.js')).watch,
   },
   {
     name: 'serve',
+    words: { flags: SERVE_FLAGS, args: ['DIR...'] },
     reads: true,
     section: SECTIONS.fleet,
     stays: true,
     help: `  serve [DIR] [--store URL|DIR] [--port P] [--host H]
-                                  a live dashboard of them on loopback (port 7357),
-                                  their JSON, an event feed and /metrics; prints
-                                  the URL first (Ctrl-C stops; exit 0)`,
+${COLUMN}a live dashboard of them on loopback (port 7357),
+${COLUMN}their JSON, an event feed and /metrics; prints
+${COLUMN}the URL first (Ctrl-C stops; exit 0)`,
     load: async () => (await import('./fleet-commands.js')).serve,
   },
 ];

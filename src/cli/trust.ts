@@ -2,8 +2,9 @@ import { GATE_FLAG, Refusal } from '../core/index.js';
 import { allowFolder, approveCommand, commandApproved, foreignFolder, revokeCommand, trustPlace } from '../log/index.js';
 import { terminalSafeLines } from '../render/index.js';
 import type { Session } from '../session/index.js';
-import { parse, UsageError } from './args.js';
-import { databaseSession, foundSessionDir, type WhereOptions, open, printJson, type CliIO, type Command } from './common.js';
+import { type ParsedCall, UsageError } from './args.js';
+import { databaseSession, foundSessionDir, type WhereOptions, open, printJson, type CliIO, command } from './common.js';
+import type { TRUST_FLAGS } from './table.js';
 
 /*
  * The one door through which a session's check command reaches a shell: it
@@ -45,8 +46,7 @@ export function keepTypedCommand(session: Session, command: string, io: CliIO): 
  * `--folder` allows a session folder that someone else owns or may write,
  * for as long as the same user owns it.
  */
-export const trust: Command = (argv, io) => {
-  const { values } = parse(argv, { allow: { type: 'boolean' }, revoke: { type: 'boolean' }, folder: { type: 'boolean' } }, []);
+export const trust = command<ParsedCall<typeof TRUST_FLAGS>>(({ values }, io) => {
   if (values.allow && values.revoke) throw new UsageError('trust takes --allow or --revoke, not both');
   if (values.folder) {
     if (values.allow || values.revoke) throw new UsageError('trust --folder allows the folder itself: give it without --allow or --revoke');
@@ -70,7 +70,7 @@ export const trust: Command = (argv, io) => {
       ? 'Approved on this machine: gapflow runs it when a round close or an approval would complete the session (gapflow trust --revoke takes that back).'
       : 'Not approved on this machine: gapflow does not run it. Read it, and if you want it run, approve it with: gapflow trust --allow';
   io.stdout(`Session: ${place}\nCheck command, as written:\n${fence(command)}\n${verdict}\n`);
-};
+});
 
 /** `trust --folder`: allows the session folder the call names (found without the ownership check, which is what it answers). */
 function trustFolderOf(values: WhereOptions, io: CliIO, json: boolean | undefined): void {

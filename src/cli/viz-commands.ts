@@ -1,7 +1,8 @@
 import { FileLog } from '../log/index.js';
 import { toDot, toMermaid, unmarkedChartLine } from '../render/index.js';
-import { parse, wordOf } from './args.js';
-import { open, printJson, storeOf, type Command } from './common.js';
+import { type ParsedCall, wordOf } from './args.js';
+import { open, printJson, storeOf, command } from './common.js';
+import type { VIZ_FLAGS } from './table.js';
 
 const FORMATS = { mermaid: toMermaid, dot: toDot } as const;
 const FORMAT_NAMES = ['mermaid', 'dot'] as const;
@@ -11,8 +12,7 @@ const FORMAT_NAMES = ['mermaid', 'dot'] as const;
  * state marked. With no session in the folder it prints the bare chart and
  * says so on stderr, so it also serves to look at the machine itself.
  */
-export const viz: Command = (argv, io) => {
-  const { values } = parse(argv, { format: { type: 'string' } }, []);
+export const viz = command<ParsedCall<typeof VIZ_FLAGS>>(({ values }, io) => {
   const format = values.format === undefined ? 'mermaid' : wordOf('--format', values.format, FORMAT_NAMES);
   const draw = FORMATS[format];
   const store = storeOf(values, io);
@@ -21,4 +21,4 @@ export const viz: Command = (argv, io) => {
   const state = found ? open(values, io).view.machine.state : null;
   if (values.json) return printJson(io, { format, state, diagram: draw(state) });
   io.stdout(draw(state));
-};
+});

@@ -2,9 +2,10 @@ import { toStateJson, type SessionView } from '../core/index.js';
 import { renderWatchFrame } from '../render/index.js';
 import type { SessionUpdate } from '../session/index.js';
 import { FileLog } from '../log/index.js';
-import { parse } from './args.js';
+import type { ParsedCall } from './args.js';
 import { stdoutStream } from './out.js';
 import { open, type CliIO } from './common.js';
+import type { PORT_FLAGS } from './table.js';
 import { listen, LOOPBACK, portOption } from './serve.js';
 import { broadcastServer } from '../listen/index.js';
 
@@ -76,8 +77,12 @@ async function startFeed(port: number, current: () => string): Promise<Feed> {
  * serves them to WebSocket clients on loopback. Stays up until `stop`
  * settles (Ctrl-C), then leaves the terminal as it found it.
  */
-export async function watch(argv: string[], io: CliIO, stop: Promise<unknown>, terminal: Terminal = processTerminal()): Promise<void> {
-  const { values } = parse(argv, { port: { type: 'string' } }, []);
+export async function watch(
+  { values }: ParsedCall<typeof PORT_FLAGS>,
+  io: CliIO,
+  stop: Promise<unknown>,
+  terminal: Terminal = processTerminal(),
+): Promise<void> {
   const port = portOption(values.port);
   // Opened before anything listens or takes the screen, so a bad log fails with its one line and nothing to undo.
   const session = open(values, io);

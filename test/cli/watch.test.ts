@@ -189,7 +189,7 @@ describe('gapflow watch on a terminal', () => {
     let interrupt!: () => void;
     const stopped = new Promise<void>((resolve) => (interrupt = resolve));
     const io = { stdout: () => undefined, stderr: (text: string) => void writes.push(`stderr: ${text}`), env: {}, cwd: box.root };
-    const running = watch(['--dir', box.dir], io, stopped, terminal);
+    const running = watch({ verb: undefined, values: { dir: box.dir }, args: [] }, io, stopped, terminal);
     await until('the first frame', () => writes.some((w) => w.includes('Ctrl-C to stop')));
     expect(writes[0]).toBe(ENTER_SCREEN);
 
