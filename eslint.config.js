@@ -61,7 +61,17 @@ const zodClassic = {
     "Import zod/mini (`import * as z from 'zod/mini'`), not classic zod: classic zod costs every CLI process ~12-14 ms to load and is not tree-shakable, which start-up cannot afford (issue 30).",
 };
 
-const effects = ['fs', 'node:fs', 'fs/promises', 'node:fs/promises', 'child_process', 'node:child_process', 'node:crypto', 'nanoid'];
+const effects = ['fs', 'node:fs', 'fs/promises', 'node:fs/promises', 'child_process', 'node:child_process', 'node:crypto'];
+
+/**
+ * Node's builtins at the edge come from `process.getBuiltinModule`, not an `import`: an ES module import of a builtin makes
+ * every export it has first (node:crypto's webcrypto and ciphers, node:fs's promises and streams, node:child_process's
+ * sockets), which cost each CLI call milliseconds (docs/architecture.md#node-builtins). Types are imported as ever.
+ */
+const builtinImport = {
+  selector: "ImportDeclaration[importKind='value'][source.value=/^node:/]",
+  message: "Take a builtin with `const { x } = process.getBuiltinModule('node:…')`: an import makes every export of it first.",
+};
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/'] },
@@ -79,6 +89,11 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts', 'events/**/*.ts', 'machines/**/*.ts'],
     rules: { 'no-restricted-syntax': ['error', zodNamespace, zodClassic] },
+  },
+  {
+    // The edge, where the process, files and sockets are (the core imports no builtin that acts).
+    files: ['src/*.ts', 'src/api/**/*.ts', 'src/cli/**/*.ts', 'src/fleet/**/*.ts', 'src/listen/**/*.ts', 'src/log/**/*.ts', 'src/session/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', zodNamespace, zodClassic, builtinImport] },
   },
   {
     // The pure core: events in, state out. Files live in src/log, the process in src/cli.

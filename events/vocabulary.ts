@@ -36,8 +36,8 @@ export type GapId = z.infer<typeof GapId>;
 
 /**
  * An event id: what a retrying caller passes to make an append idempotent
- * (nanoid's alphabet, plus `.` and `:` for ids a hook builds from its own
- * names). Never a path, markup or a control character.
+ * (the letters, digits, `_` and `-` of the ids gapflow makes, plus `.` and
+ * `:` for ids a hook builds from its own names). Never a path, markup or a control character.
  */
 export const EventId = z
   .string()

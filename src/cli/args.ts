@@ -1,7 +1,9 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
 import { canonicalWord, nearestWord, oneOf, shownValue } from '../../events/index.js';
 import { Refusal } from '../core/index.js';
 import type { WriteOptions } from '../session/index.js';
+
+const { parseArgs } = process.getBuiltinModule('node:util');
 
 /** A call whose words are off: exit 2. */
 export class UsageError extends Error {

@@ -1,4 +1,3 @@
-import { relative, resolve } from 'node:path';
 import { backtestSession, Refusal, variantGrid } from '../core/index.js';
 import { inspectLog, LogError, sessionDirsIn } from '../log/index.js';
 import { backtestLines, type NamedBacktest } from '../render/index.js';
@@ -7,6 +6,8 @@ import { type ParsedCall, UsageError } from './args.js';
 import { gridVariants, MAX_GRID, namesOf, setVariant } from './backtest-settings.js';
 import { printJson, sessionDir, type CliIO, type WhereOptions, command } from './common.js';
 import type { BACKTEST_FLAGS } from './table.js';
+
+const { relative, resolve } = process.getBuiltinModule('node:path');
 
 /**
  * `gapflow backtest [DIR...] [--set NAME=V ...] [--grid NAME=A..B ...]`:

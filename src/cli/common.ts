@@ -1,4 +1,3 @@
-import { join, resolve } from 'node:path';
 import { Refusal } from '../core/index.js';
 import {
   type EventStore,
@@ -23,6 +22,8 @@ import {
 import { announcementJson, renderAnnouncement, renderDecisions, renderStatus, statusNotRewrittenLine } from '../render/index.js';
 import { openFileSession, type Recorded, Session, type SessionOptions } from '../session/index.js';
 import { type ParsedCall, UsageError } from './args.js';
+
+const { join, resolve } = process.getBuiltinModule('node:path');
 
 /** Everything the CLI takes from the process, so tests can run it in-process. */
 export interface CliIO {

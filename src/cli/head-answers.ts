@@ -1,10 +1,11 @@
 import { hookStep } from '../core/index.js';
-import { join } from 'node:path';
 import { EVENT_INPUT, type InputLimit, LOG_FILE, readStandardInput } from '../log/index.js';
 import { peekHeadIn } from '../session/head.js';
 import { parseWords, type WordSpec } from './args.js';
 import { readStdin, sessionDir, type CliIO, type WhereOptions } from './common.js';
 import { blocksBefore, claudeStop, hookAnswer, type HookCommandCall, hookOptions, printHookAnswer, printNext } from './loop-answers.js';
+
+const { join } = process.getBuiltinModule('node:path');
 
 /*
  * The bin's short path for `gapflow next` and `gapflow hook claude`, which

@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import { exportLog, LogError, placeNewFile, repairLog } from '../log/index.js';
 import { repairedLine, verifiedLines } from '../render/index.js';
 import { verifyFileSession, verifyStoreSession } from '../session/index.js';
@@ -6,6 +5,8 @@ import { type ParsedCall, UsageError } from './args.js';
 import { databaseSession, databaseStore, printJson, sessionDir, storeOf, command } from './common.js';
 import type { EXPORT_FLAGS, VERIFY_FLAGS } from './table.js';
 import { Unverified } from './unverified.js';
+
+const { resolve } = process.getBuiltinModule('node:path');
 
 /**
  * `gapflow verify`: checks every line (bytes, JSON, version, seq, schema,

@@ -1,5 +1,4 @@
 import { type HookCall, type HookStep, listedGaps, viewForecast, loopStep, standingStopRequest, Refusal, type SessionView } from '../core/index.js';
-import { join } from 'node:path';
 import { commandApproved, findSessionDir, holdsSession, LOG_FILE, readHookBlocks, trustPlace, writeHookBlocks } from '../log/index.js';
 import {
   claudeHookAnswer,
@@ -17,6 +16,8 @@ import {
 import { list, UsageError, type VerbCall, wholeNumber } from './args.js';
 import { printJson, namedSessionDir, ownFolder, type CliIO } from './common.js';
 import type { HOOK_WORDS } from './table.js';
+
+const { join } = process.getBuiltinModule('node:path');
 
 /*
  * What `next` and `gapflow hook claude` make of a call and of the view they

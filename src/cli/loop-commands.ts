@@ -1,4 +1,3 @@
-import { join, resolve } from 'node:path';
 import { canonicalRequest, EventId, readIssue } from '../../events/index.js';
 import { gapflowJsonSchemaText } from '../schema.js';
 import { hookStep, Refusal, toStateJson } from '../core/index.js';
@@ -46,6 +45,8 @@ import {
 } from './common.js';
 import type { APPEND_FLAGS } from './table.js';
 import { blocksBefore, claudeStop, hookAnswer, hookOptions, type HookCommandCall, printHookAnswer, printNext, type ClaudeStop } from './loop-answers.js';
+
+const { join, resolve } = process.getBuiltinModule('node:path');
 
 /**
  * `gapflow hook claude`: the Stop and SubagentStop hook. It always exits 0

@@ -1,4 +1,4 @@
-import { writeSync } from 'node:fs';
+const { writeSync } = process.getBuiltinModule('node:fs');
 
 /*
  * The bin's standard output and error. Written with writeSync while nothing

@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import { policyStateFormat, Refusal, stateFormatNames, toStateJson } from '../core/index.js';
 import {
   appendedSummaryLine,
@@ -25,6 +24,8 @@ import { type ParsedCall, UsageError, wordOf } from './args.js';
 import { databaseSession, databaseStore, type CliIO, jsonText, open, printJson, sessionDir, command } from './common.js';
 import type { STATE_FLAGS, STATUS_FLAGS } from './table.js';
 import { printStoredState } from './state-cache.js';
+
+const { resolve } = process.getBuiltinModule('node:path');
 
 /**
  * A rendered Markdown document (status.md, decisions.md, a summary) as the

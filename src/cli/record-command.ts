@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import * as z from 'zod/mini';
 import { Refusal } from '../core/index.js';
 import type { CommandRun } from '../policies/index.js';
@@ -66,6 +65,8 @@ export function runRecordCommand(flag: string, command: string, timeoutSeconds: 
 export function runCommand(what: string, command: string, timeoutSeconds: number, keepBytes: number, io: CliIO): CommandRun & { output: string } {
   const timeoutMs = Math.ceil(timeoutSeconds * 1000);
   // The outer limit only guards against the runner itself hanging; the runner enforces the timeout.
+  // Taken when a check runs: node:child_process brings sockets with it, which a call that runs none should not load.
+  const { spawnSync } = process.getBuiltinModule('node:child_process');
   const result = spawnSync(process.execPath, ['-e', RUNNER_SCRIPT, command, String(timeoutMs), String(keepBytes)], {
     cwd: io.cwd,
     encoding: 'utf8',

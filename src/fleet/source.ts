@@ -1,6 +1,7 @@
-import { isAbsolute, resolve } from 'node:path';
 import { FileLog, isPostgresUrl, sessionFoldersUnder, type EventStore } from '../log/index.js';
 import { databaseSource } from './database.js';
+
+const { isAbsolute, resolve } = process.getBuiltinModule('node:path');
 
 /**
  * One session of a fleet: its name (unique in the source) and the store its

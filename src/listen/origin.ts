@@ -1,4 +1,4 @@
-import { isIPv4, isIPv6 } from 'node:net';
+const { isIPv4, isIPv6 } = process.getBuiltinModule('node:net');
 
 /*
  * Who a listener answers. A server on loopback can still be reached by a web

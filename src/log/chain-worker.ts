@@ -1,5 +1,6 @@
-import { workerData } from 'node:worker_threads';
 import { chainLinks, type ChainCheckData } from './chain.js';
+
+const { workerData } = process.getBuiltinModule('node:worker_threads');
 
 /*
  * The worker thread of startChainCheck (chain.ts): walks the checksum chain of the log

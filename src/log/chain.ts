@@ -1,9 +1,10 @@
-import { hash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type * as Os from 'node:os';
 import type * as Threads from 'node:worker_threads';
 import type { GapflowEvent } from '../../events/index.js';
+
+const { hash } = process.getBuiltinModule('node:crypto');
+const { existsSync } = process.getBuiltinModule('node:fs');
+const { createRequire } = process.getBuiltinModule('node:module');
 
 /*
  * The checksum chain of the log's lines: sealing a line, the sum a line

@@ -1,12 +1,14 @@
-import { hash, randomBytes } from 'node:crypto';
-import { accessSync, closeSync, constants, fstatSync, openSync, readdirSync, renameSync, rmSync, statSync, type Stats } from 'node:fs';
-import { join } from 'node:path';
-import { createRequire } from 'node:module';
+import type { Stats } from 'node:fs';
 import type * as Zlib from 'node:zlib';
 import { crc32 } from '../core/index.js';
 import { CHECKPOINT_LIMIT, type InputLimit, LOG_INPUT, type OpenedFile, readRange, SHARED_FILE_MODE, withSideFile, writeAll } from './files.js';
 import { storedSum } from './chain.js';
 import type { BodyParts, Checkpoints, EventStore } from './types.js';
+
+const { hash, randomBytes } = process.getBuiltinModule('node:crypto');
+const { accessSync, closeSync, constants, fstatSync, openSync, readdirSync, renameSync, rmSync, statSync } = process.getBuiltinModule('node:fs');
+const { join } = process.getBuiltinModule('node:path');
+const { createRequire } = process.getBuiltinModule('node:module');
 
 /*
  * A checkpoint: a snapshot of what a reader builds from the log (the

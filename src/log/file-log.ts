@@ -1,6 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, linkSync, openSync, renameSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import type { GapflowEvent } from '../../events/index.js';
 import {
   canWriteCheckpoint,
@@ -37,6 +34,10 @@ import {
   type Resumed,
   type SealedLines,
 } from './types.js';
+
+const { randomBytes } = process.getBuiltinModule('node:crypto');
+const { closeSync, fstatSync, fsyncSync, ftruncateSync, linkSync, openSync, renameSync, rmSync } = process.getBuiltinModule('node:fs');
+const { join, resolve } = process.getBuiltinModule('node:path');
 
 export { LOG_FILE };
 

@@ -1,5 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import {
+import type { Stats } from 'node:fs';
+import { PARALLEL_CHAIN_BYTES } from './chain.js';
+import { LOG_FILE } from './log-name.js';
+import { LogError } from './types.js';
+
+const { randomUUID } = process.getBuiltinModule('node:crypto');
+const {
   closeSync,
   constants,
   fstatSync,
@@ -14,12 +19,8 @@ import {
   rmSync,
   statSync,
   writeSync,
-  type Stats,
-} from 'node:fs';
-import { dirname, join } from 'node:path';
-import { PARALLEL_CHAIN_BYTES } from './chain.js';
-import { LOG_FILE } from './log-name.js';
-import { LogError } from './types.js';
+} = process.getBuiltinModule('node:fs');
+const { dirname, join } = process.getBuiltinModule('node:path');
 
 /*
  * The files gapflow reads and writes, in a session folder and beside it:

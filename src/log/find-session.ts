@@ -1,6 +1,7 @@
-import { lstatSync } from 'node:fs';
-import { dirname, join, resolve, sep } from 'node:path';
 import { LOG_FILE } from './log-name.js';
+
+const { lstatSync } = process.getBuiltinModule('node:fs');
+const { dirname, join, resolve, sep } = process.getBuiltinModule('node:path');
 
 /*
  * Finding a session the way git finds a repository: from a folder upward.

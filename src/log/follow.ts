@@ -1,9 +1,11 @@
-import { statSync, watch, type FSWatcher } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import type { FSWatcher } from 'node:fs';
 import type { GapflowEvent } from '../../events/index.js';
 import { CHAIN_START, faultMessage, scanBytes, type ChainPoint, type Scan } from './lines.js';
 import { holdsNoSession, readFrom, readLogBytes, isCode } from './files.js';
 import { LogError } from './types.js';
+
+const { statSync, watch } = process.getBuiltinModule('node:fs');
+const { basename, dirname } = process.getBuiltinModule('node:path');
 
 /** How a store's `follow` goes about it. */
 export interface FollowOptions {

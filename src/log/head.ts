@@ -1,7 +1,8 @@
-import { join } from 'node:path';
 import { HEAD_FILE, readCurrentBody } from './checkpoint.js';
 import { holdsNoSession } from './files.js';
 import { LOG_FILE } from './log-name.js';
+
+const { join } = process.getBuiltinModule('node:path');
 
 /*
  * What `next` and a stop hook read of a session folder when the head

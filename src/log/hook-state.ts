@@ -1,9 +1,10 @@
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { HOOK_STATE_LIMIT, PRIVATE_FILE_MODE, readSideFile, writeWhole } from './files.js';
 import { LOG_FILE } from './log-name.js';
 import { withLock } from './lock.js';
 import { LogError } from './types.js';
+
+const { rmSync } = process.getBuiltinModule('node:fs');
+const { join } = process.getBuiltinModule('node:path');
 
 /**
  * `<dir>/hook-state.json`: how many times in a row the stop hook has blocked

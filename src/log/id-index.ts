@@ -1,6 +1,7 @@
 import { isCode } from './files.js';
-import { statSync } from 'node:fs';
 import type { GapflowEvent } from '../../events/index.js';
+
+const { statSync } = process.getBuiltinModule('node:fs');
 
 /** A log's events by id, up to `version`, kept up to date with the events its FileLog reads and writes. */
 export class IdIndex {

@@ -1,4 +1,3 @@
-import { isAscii, isUtf8 } from 'node:buffer';
 import {
   AGENT_SESSION_MAX,
   COMBINED_TEXT_MAX,
@@ -26,6 +25,8 @@ import {
 import { chainSum, startChainCheck, storedSum, sumMatches, SUM_PREFIX, SUM_SUFFIX_LENGTH } from './chain.js';
 import { formatBytes, MAX_LINE_BYTES, MAX_LOG_BYTES } from './files.js';
 import { LogError, VersionConflict, type EventSink, type Expected } from './types.js';
+
+const { isAscii, isUtf8 } = process.getBuiltinModule('node:buffer');
 
 /*
  * Line format (version 2): the event's JSON with the envelope first, then a

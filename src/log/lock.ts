@@ -1,9 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, futimesSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { LOCK_FILE_LIMIT, sideText, withSideFile, isCode } from './files.js';
 import { pauseFor } from './pause.js';
 import { LogError } from './types.js';
+
+const { randomBytes } = process.getBuiltinModule('node:crypto');
+const { closeSync, fstatSync, futimesSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } =
+  process.getBuiltinModule('node:fs');
+const { hostname } = process.getBuiltinModule('node:os');
 
 /*
  * One writer at a time across processes: `<log>.lock`, created with O_EXCL
@@ -126,9 +128,14 @@ interface Watch {
   since: number;
 }
 
+/** This process's monotonic clock in milliseconds (process.hrtime: the performance global would load perf_hooks for it). */
+function monotonicMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
+}
+
 function acquire(path: string, timing: LockTiming): HeldLock {
   const token = JSON.stringify({ ...currentOwner(), at: Date.now(), nonce: randomBytes(8).toString('hex') });
-  const deadline = performance.now() + timing.waitForLockMs;
+  const deadline = monotonicMs() + timing.waitForLockMs;
   let watched = null as Watch | null;
   let delay = 1;
   for (;;) {
@@ -138,13 +145,13 @@ function acquire(path: string, timing: LockTiming): HeldLock {
     if (holder === null) continue; // released between our attempt and our look
     // Staleness across hosts is judged by what this process sees change, on its own clock.
     const key = `${holder.dev}:${holder.ino}:${holder.mtimeMs}:${holder.raw}`;
-    if (watched?.key !== key) watched = { key, since: performance.now() };
-    if (isStale(holder, performance.now() - watched.since, timing)) {
+    if (watched?.key !== key) watched = { key, since: monotonicMs() };
+    if (isStale(holder, monotonicMs() - watched.since, timing)) {
       breakStale(path, holder);
       watched = null;
       continue;
     }
-    if (performance.now() > deadline) {
+    if (monotonicMs() > deadline) {
       const who = holder.owner === null ? 'another writer' : `process ${holder.owner.pid} on ${holder.owner.host}`;
       throw new LogError(
         `${path} is held by ${who}; nothing was written (no write waits longer than ${timing.waitForLockMs / 1000} s): run it again, or delete the lock if no gapflow is running`,

@@ -1,7 +1,8 @@
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { logAt, SESSION_FOLDER } from './find-session.js';
 import { LOG_FILE } from './log-name.js';
+
+const { readdirSync } = process.getBuiltinModule('node:fs');
+const { join } = process.getBuiltinModule('node:path');
 
 /**
  * The session folders `dir` names, for a command that reads many sessions

@@ -1,5 +1,6 @@
 import { type InputLimit, makeFolder, readTextFile, writeWhole } from './files.js';
-import { dirname, join, resolve } from 'node:path';
+
+const { dirname, join, resolve } = process.getBuiltinModule('node:path');
 
 /** Writes `<dir>/<relative>` whole (temp file, fsync, rename, folder fsync), making its folders: a reader never sees half a report. */
 export function writeSessionFile(dir: string, relative: string, text: string): string {

@@ -1,8 +1,9 @@
-import { readdirSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
 import { logAt, SESSION_FOLDER } from './find-session.js';
 import { LOG_FILE } from './log-name.js';
 import { LogError } from './types.js';
+
+const { readdirSync, statSync } = process.getBuiltinModule('node:fs');
+const { join, relative, sep } = process.getBuiltinModule('node:path');
 
 /** A session found under a folder: its name (the path of the folder holding `.gapflow`, relative to the root) and its session folder. */
 export interface SessionFolder {

@@ -1,6 +1,7 @@
-import { join } from 'node:path';
 import { readCurrentBody, STATE_FILE } from './checkpoint.js';
 import { LOG_FILE } from './log-name.js';
+
+const { join } = process.getBuiltinModule('node:path');
 
 /*
  * The pre-rendered `state --json` output (`<dir>/checkpoint.state.json`),

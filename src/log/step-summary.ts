@@ -1,5 +1,6 @@
-import { closeSync, fstatSync, openSync } from 'node:fs';
 import { readRange, writeAll, isCode } from './files.js';
+
+const { closeSync, fstatSync, openSync } = process.getBuiltinModule('node:fs');
 
 /*
  * The GitHub Actions step summary: a Markdown file the runner names in

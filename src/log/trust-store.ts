@@ -1,8 +1,10 @@
-import { createHash } from 'node:crypto';
-import { fstatSync, mkdirSync, realpathSync, rmSync, type Stats } from 'node:fs';
-import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import type { Stats } from 'node:fs';
 import { APPROVAL_LIMIT, currentUid, openToOthers, PRIVATE_FILE_MODE, sideText, withSideFile, writeWhole } from './files.js';
+
+const { createHash } = process.getBuiltinModule('node:crypto');
+const { fstatSync, mkdirSync, realpathSync, rmSync } = process.getBuiltinModule('node:fs');
+const { homedir } = process.getBuiltinModule('node:os');
+const { isAbsolute, join } = process.getBuiltinModule('node:path');
 
 /*
  * What this user chose on this machine: the check commands they set (`init

@@ -1,12 +1,13 @@
-import { closeSync, constants, fsyncSync, ftruncateSync, openSync, unlinkSync } from 'node:fs';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type { GapflowEvent } from '../../events/index.js';
 import { fsyncFolder, readLogBytes, writeNewFile } from './files.js';
 import { LOG_FILE } from './log-name.js';
 import { CHAIN_START, faultMessage, scanBytes, type LineFault, type Scan } from './lines.js';
 import { waitForWriter, withLock } from './lock.js';
 import { LogError } from './types.js';
+
+const { closeSync, constants, fsyncSync, ftruncateSync, openSync, unlinkSync } = process.getBuiltinModule('node:fs');
+const { join } = process.getBuiltinModule('node:path');
+const { randomBytes } = process.getBuiltinModule('node:crypto');
 
 /** What `inspectLog` found: the good events, and the first bad line if any. */
 export interface LogInspection {

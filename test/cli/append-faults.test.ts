@@ -75,7 +75,7 @@ describe.each(PATHS)('gap open in $name, when fsync of the log fails', ({ config
     expect(result.stdout).toBe('');
     expect(linesOf(result.stderr), result.stderr).toHaveLength(1);
     expect(result.stderr).toMatch(/^gapflow: outcome unknown: /);
-    // The ids gapflow makes are nanoids (letters, digits, _ and -); the line goes on after the id.
+    // The ids gapflow makes are letters, digits, _ and -; the line goes on after the id.
     const id = /--event-id ([A-Za-z0-9_-]+)/.exec(result.stderr)?.[1];
     expect(id, result.stderr).toBeDefined();
     // This fault lets the write through and only its durability fails: the event named is the one in the log.

@@ -54,7 +54,8 @@ function namedFileTouchers(): string[] {
   return [...paragraph.matchAll(/`((?:src|events|machines)\/[^`]*)`/g)].map((m) => m[1]!);
 }
 
-const importsFs = (file: string) => /from ['"](?:node:)?fs(?:\/promises)?['"]/.test(readFileSync(join(repoRoot, file), 'utf8'));
+/** A file that takes node:fs, by an import or from process.getBuiltinModule (how the edge takes builtins). */
+const importsFs = (file: string) => /(?:from |getBuiltinModule\()['"](?:node:)?fs(?:\/promises)?['"]/.test(readFileSync(join(repoRoot, file), 'utf8'));
 
 describe('docs/architecture.md, held to the code', () => {
   it('lists folders that exist, each folder of the code with its door, and leaves none out', () => {

@@ -1,8 +1,9 @@
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type * as Threads from 'node:worker_threads';
 import { LogError } from '../types.js';
 import { LISTEN, type Answer, type Request, type Row, type Step } from './protocol.js';
+
+const { existsSync } = process.getBuiltinModule('node:fs');
+const { createRequire } = process.getBuiltinModule('node:module');
 
 /*
  * A synchronous door to PostgreSQL. The store port is synchronous (the CLI

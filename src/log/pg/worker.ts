@@ -1,5 +1,6 @@
-import { workerData } from 'node:worker_threads';
 import type { Answer, Request, WorkerData } from './protocol.js';
+
+const { workerData } = process.getBuiltinModule('node:worker_threads');
 
 /*
  * The worker thread's entry: it answers the store's requests with what
