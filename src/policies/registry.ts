@@ -121,3 +121,22 @@ function readPolicySettings(body: BodyOf<'session.started'>): CommandOf<'session
   );
   return { ...body, data: { ...body.data, policySettings }, objections };
 }
+
+// A stored line's policy part, as the fold reads it.
+
+/**
+ * A policy's part of a stored line (the settings a session's start named
+ * for it, or metrics it recorded) as that policy's schema reads it today,
+ * defaults filled in; null when today's schema cannot read it (an old line:
+ * `verify` names it). The log keeps what the edge read (`readCommand`), so a
+ * line this build wrote reads back as it was decided.
+ */
+export function readStored(policy: AnyPolicy, part: 'settings' | 'metrics', raw: unknown): { value: unknown } | null {
+  const parsed = policy[part].safeParse(raw);
+  return parsed.success ? { value: parsed.data } : null;
+}
+
+/** A policy's settings when a session names none for it (or its stored ones cannot be read). */
+export function defaultSettings(policy: AnyPolicy): unknown {
+  return policy.settings.parse({});
+}
