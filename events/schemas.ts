@@ -443,6 +443,22 @@ export type SettledOf<T extends EventType> = Extract<SettledEvent, { type: T }>;
 /** What `decide` returns: the events a request records, outcomes included, before the log stamps them. */
 export type Decided = SettledEvent extends infer E ? (E extends unknown ? Omit<E, 'v' | 'seq' | 'id' | 'at'> : never) : never;
 
+/**
+ * A request as `decide` takes it: the typed body, with its policy's part
+ * read by that policy's own schema where the text entered (the policies'
+ * `readCommand`), so the core runs no schema. A metrics.recorded carries its
+ * metrics as the schema reads them (defaults filled in) and, when the schema
+ * refuses them, its objection in the refusal's words (`metrics.x: ...`); a
+ * session.started carries, by policy, the objection to that policy's
+ * settings. `decide` refuses an objection where its rules put it, after the
+ * checks that come before it.
+ */
+export type Command =
+  | Exclude<EventBody, { type: 'metrics.recorded' | 'session.started' }>
+  | (BodyOf<'metrics.recorded'> & { readonly objection: string | null })
+  | (BodyOf<'session.started'> & { readonly objections: Readonly<Record<string, string>> });
+export type CommandOf<T extends EventType> = Extract<Command, { type: T }>;
+
 export type SessionSettings = z.infer<ReturnType<typeof SessionStartedData>>;
 export type DecisionData = z.infer<ReturnType<typeof DecisionMadeData>>;
 export type MetricsData = z.infer<ReturnType<typeof MetricsRecordedData>>;

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { DecisionOutcome, GapflowEvent, RoundOutcome, SettledEvent } from '../../events/index.js';
+import type { DecisionOutcome, EventBody, GapflowEvent, RoundOutcome, SettledEvent } from '../../events/index.js';
+import { readCommand } from '../policies/index.js';
 import { decide } from './decide.js';
 import { fold, settle } from './evolve.js';
 import { Refusal } from './refusal.js';
@@ -37,7 +38,8 @@ function auditEvent(view: SessionView, event: GapflowEvent, settled: SettledEven
   const { outcome: _recorded, ...data } = event.data as Record<string, unknown>;
   let decided;
   try {
-    decided = decide(view, { type: event.type, data } as Parameters<typeof decide>[1]);
+    // A stored line asked again as a request: its policy's part read by that policy's schema, as at the edge.
+    decided = decide(view, readCommand({ type: event.type, data } as EventBody));
   } catch (error) {
     if (error instanceof Refusal) return { kind: 'refused', message: `today's rules refuse it: ${error.message}` };
     throw error;

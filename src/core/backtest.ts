@@ -1,4 +1,14 @@
-import { EVENT_VERSION, type Decided, type EventBody, type GapflowEvent, type Outcome, type SessionSettings, type SettledEvent } from '../../events/index.js';
+import {
+  EVENT_VERSION,
+  type Command,
+  type Decided,
+  type EventBody,
+  type GapflowEvent,
+  type Outcome,
+  type SessionSettings,
+  type SettledEvent,
+} from '../../events/index.js';
+import { readCommand } from '../policies/index.js';
 import type { ConvergenceState } from '../../machines/index.js';
 import { decide } from './decide.js';
 import { fold, initialView, settle } from './evolve.js';
@@ -118,11 +128,15 @@ export function counterfactual(events: readonly GapflowEvent[], settings: Backte
   return { ...course, state: view.machine.state, rounds: closedRoundCount(view), ...left };
 }
 
-/** The recorded line as a request: its body without the outcome it recorded, the session's settings changed as asked. */
-function requestOf(event: GapflowEvent, settings: BacktestSettings): EventBody {
-  if (event.type === 'session.started') return { type: event.type, data: withSettings(event.data, settings) };
+/**
+ * The recorded line as a request: its body without the outcome it recorded,
+ * the session's settings changed as asked; its policy's part read by that
+ * policy's schema, as at the edge.
+ */
+function requestOf(event: GapflowEvent, settings: BacktestSettings): Command {
+  if (event.type === 'session.started') return readCommand({ type: event.type, data: withSettings(event.data, settings) });
   const { outcome: _recorded, ...data } = event.data as Record<string, unknown>;
-  return { type: event.type, data } as EventBody;
+  return readCommand({ type: event.type, data } as EventBody);
 }
 
 /** The recorded settings with `settings` over them; a policy's settings are merged key by key. */

@@ -1,5 +1,5 @@
-import { type BodyOf, type Decided, type EventBody, EVENT_VERSION, formatIssue, respelled, type SettledEvent, DecisionKind } from '../../events/index.js';
-import { policySettingsProblem, respelledPolicySettings, unknownPolicy } from './policy-settings.js';
+import { type BodyOf, type Command, type CommandOf, type Decided, type EventBody, EVENT_VERSION, type SettledEvent, DecisionKind } from '../../events/index.js';
+import { policySettingsProblem, unknownPolicy } from './policy-settings.js';
 import { decideVerification, refuseUnverified, withoutUnverifiedClose } from './gate.js';
 import { Refusal, type Remedy } from './refusal.js';
 import { ALLOWED_MOVES, STATE_CLASS } from './rules.js';
@@ -15,10 +15,12 @@ import { machineAccepts } from './step.js';
  * outcomes included, or refuses it with a Refusal naming why and what would
  * let it through. It is the one place a rule refuses; one small function per
  * kind of request. Nothing is written here: the caller stamps and appends.
- * It takes a typed body and trusts it, as a Decider does: the edge parses
- * what a caller sent (`parseBody`) where the text enters.
+ * It takes a typed command and trusts it, as a Decider does: the edge parses
+ * what a caller sent (`parseBody`) where the text enters, a policy's part
+ * by that policy's own schema (the policies' `readCommand`), so no schema
+ * runs here; an objection the schema raised is refused in its turn.
  */
-export function decide(view: SessionView, body: EventBody): Decided[] {
+export function decide(view: SessionView, body: Command): Decided[] {
   const refuse = refuser(body);
   if (body.type === 'session.started') return decideStart(view, body, refuse);
   if (!view.settings) refuse('the log must begin with session.started');
@@ -52,12 +54,12 @@ function verified(view: SessionView, decided: Decided[], refuse: Refuse): Decide
   return decided;
 }
 
-function decideStart(view: SessionView, body: BodyOf<'session.started'>, refuse: Refuse): Decided[] {
+/** The settings are stored as the edge read them: each policy's in the spelling its schema has. */
+function decideStart(view: SessionView, body: CommandOf<'session.started'>, refuse: Refuse): Decided[] {
   if (view.settings) refuse('the session has already started');
-  const started = { ...body, data: respelledPolicySettings(body.data) };
-  const problem = policySettingsProblem(started.data);
+  const problem = policySettingsProblem(body.data, body.objections);
   if (problem) refuse(...problem);
-  return [started];
+  return [{ type: body.type, data: body.data }];
 }
 
 /** A later binding replaces an earlier one (a new agent session takes the loop over); the same one twice is a mistake. */
@@ -215,10 +217,9 @@ export function decideRoundClose(view: SessionView, body: BodyOf<'round.closed'>
  * gap event does under R8). In a session without the gap policy, the round
  * closes itself once every enabled policy has recorded for it, so one
  * `record` per iteration is the whole loop. The payload is stored as the
- * policy's schema reads it (defaults filled in).
+ * policy's schema read it at the edge (defaults filled in).
  */
-export function decideMetrics(view: SessionView, asked: BodyOf<'metrics.recorded'>): Decided[] {
-  const body = withPolicyWords(asked);
+export function decideMetrics(view: SessionView, body: CommandOf<'metrics.recorded'>): Decided[] {
   const refuse = refuser(body);
   const decided: Decided[] = [];
   let round = view.rounds.length;
@@ -228,8 +229,7 @@ export function decideMetrics(view: SessionView, asked: BodyOf<'metrics.recorded
     decided.push({ type: 'round.started', data: { round } });
   }
   const policy = validateMetrics(view, body, round, decided.length > 0, refuse);
-  const metrics = policy.metrics.parse(body.data.metrics) as Record<string, unknown>;
-  decided.push({ type: body.type, data: { ...body.data, round: body.data.round ?? round, metrics } });
+  decided.push({ type: body.type, data: { ...body.data, round: body.data.round ?? round } });
   if (tracksGaps(view) || missingMetrics(view, round).some((name) => name !== policy.name)) return decided;
   // The round closes with these metrics in it: judged on the view as they leave it.
   const recorded = foresee(
@@ -237,13 +237,6 @@ export function decideMetrics(view: SessionView, asked: BodyOf<'metrics.recorded
     decided.map((fact, i) => stamped(fact, view.lastSeq + 1 + i)),
   );
   return [...decided, { type: 'round.closed', data: { round, outcome: judgeRoundClose(recorded)! } }];
-}
-
-/** The metrics with their policy's own words (from its schema's lists) in the spelling the schema has. */
-function withPolicyWords(body: BodyOf<'metrics.recorded'>): BodyOf<'metrics.recorded'> {
-  const policy = policyNamed(body.data.policy);
-  if (!policy) return body;
-  return { ...body, data: { ...body.data, metrics: respelled(policy.metrics, body.data.metrics) as Record<string, unknown> } };
 }
 
 /** A decided fact in an envelope, for a view that is judged and thrown away. */
@@ -258,8 +251,8 @@ export function whyNoMetricPolicy(name: string): [why: string, remedy?: Remedy] 
   return policy.readsGapEvents ? [`the ${name} policy records gap events, not metrics`, 'record_gap_events'] : null;
 }
 
-/** Judges one policy's metrics for `round` (`starting`: the request starts that round); returns the policy. */
-function validateMetrics(view: SessionView, body: BodyOf<'metrics.recorded'>, round: number, starting: boolean, refuse: Refuse) {
+/** Judges one policy's metrics for `round` (`starting`: the request starts that round), the schema's objection last; returns the policy. */
+function validateMetrics(view: SessionView, body: CommandOf<'metrics.recorded'>, round: number, starting: boolean, refuse: Refuse) {
   const { policy: name } = body.data;
   const notMetric = whyNoMetricPolicy(name);
   if (notMetric) refuse(...notMetric);
@@ -279,11 +272,7 @@ function validateMetrics(view: SessionView, body: BodyOf<'metrics.recorded'>, ro
   if ((view.policies.records.get(name) ?? []).some((r) => r.round === round)) {
     refuse(`${name} metrics for round ${round} are already recorded; one record per policy per round`);
   }
-  const parsed = policy.metrics.safeParse(body.data.metrics, { reportInput: true });
-  if (!parsed.success) {
-    const where = parsed.error.issues[0]?.path.length ? 'metrics.' : 'metrics: ';
-    refuse(`${where}${formatIssue(parsed.error)}`);
-  }
+  if (body.objection !== null) refuse(body.objection);
   return policy;
 }
 

@@ -1,7 +1,7 @@
 import { enableMapSet, Immer, produce } from 'immer';
 import type { EventOf, GapflowEvent, SessionSettings, SettledEvent, SettledOf, Severity } from '../../events/index.js';
 import type { ConvergenceConfig } from '../../machines/index.js';
-import { DEFAULT_POLICIES, policyNamed } from '../policies/index.js';
+import { DEFAULT_POLICIES, defaultSettings, policyNamed, readStored } from '../policies/index.js';
 import { renameGap } from './evolve-rename.js';
 import { decisionEffect, describeDecision, describeRoundStep, settledExtensionEffect } from './explain.js';
 import { FORECAST_ROUNDS, closedRoundCount, currentRound, lastClosedRound, unfinishedGaps, ALTERNATING_ROUNDS, verificationPassed } from './read-model.js';
@@ -122,7 +122,8 @@ export function fold<E extends { seq: number }>(events: Iterable<E>, settle: (vi
 
 /*
  * What a session's settings make of its policies and thresholds: each
- * policy's settings parsed by its schema, and the thresholds the session
+ * policy's settings as its schema reads them (the policies' `readStored`:
+ * the schema runs there, not here), and the thresholds the session
  * runs under. The fold reads them when a session starts or replays; a
  * reader of the head checkpoint never does.
  */
@@ -144,8 +145,8 @@ export function policiesFor(settings: SessionSettings): PolicyView {
     const policy = policyNamed(name);
     // Only a policy that records metrics has settings and records of its own (the gap policy reads the session's).
     if (!policy || policy.readsGapEvents) continue;
-    const parsed = policy.settings.safeParse(settings.policySettings?.[policy.name] ?? {});
-    view.settings.set(policy.name, parsed.success ? parsed.data : policy.settings.parse({}));
+    const read = readStored(policy, 'settings', settings.policySettings?.[policy.name] ?? {});
+    view.settings.set(policy.name, read ? read.value : defaultSettings(policy));
     view.records.set(policy.name, []);
   }
   return view;
@@ -156,8 +157,8 @@ export function soloStallThreshold(settings: SessionSettings): number | undefine
   const enabled = enabledPolicies(settings);
   const only = enabled.length === 1 ? policyNamed(enabled[0]!) : undefined;
   if (!only?.soloStallThreshold) return undefined;
-  const parsed = only.settings.safeParse(settings.policySettings?.[only.name] ?? {});
-  return parsed.success ? only.soloStallThreshold(parsed.data) : undefined;
+  const read = readStored(only, 'settings', settings.policySettings?.[only.name] ?? {});
+  return read ? only.soloStallThreshold(read.value) : undefined;
 }
 
 /**
@@ -535,9 +536,9 @@ function settleExtensions(view: SessionView, settled: number): void {
 function recordMetrics(view: SessionView, event: EventOf<'metrics.recorded'>): void {
   const policy = policyNamed(event.data.policy);
   const records = view.policies.records.get(event.data.policy);
-  const parsed = policy?.metrics.safeParse(event.data.metrics);
-  if (!records || !parsed?.success) return;
-  records.push({ round: event.data.round ?? view.rounds.length, metrics: parsed.data });
+  const read = policy && readStored(policy, 'metrics', event.data.metrics);
+  if (!records || !read) return;
+  records.push({ round: event.data.round ?? view.rounds.length, metrics: read.value });
 }
 
 /** Applies what the machine decided when the round closed: the recorded figures, verdicts and steps. */

@@ -1,29 +1,22 @@
-import { formatIssue, oneOf, respelled, shownValue, type SessionSettings } from '../../events/index.js';
+import { oneOf, shownValue, type SessionSettings } from '../../events/index.js';
 import { POLICY_NAMES, policyNamed } from '../policies/index.js';
 import { enabledPolicies } from './evolve.js';
 import { readsGapEvents } from './read-model.js';
 import type { Remedy } from './refusal.js';
 
 /*
- * A session's policy settings as its start asks for them: respelled in each
- * policy's own words and judged by its schema (so this loads zod), when
- * session.started is decided. What the fold makes of them is evolve.ts's.
+ * A session's policy settings as its start asks for them, judged when
+ * session.started is decided. Each policy's schema read its own settings at
+ * the edge (the policies' `readCommand`); its objection is refused here in
+ * its turn. What the fold makes of them is evolve.ts's.
  */
 
-/** The settings with each known policy's own words (a preset, say) in the spelling its schema has, as the log keeps them. */
-export function respelledPolicySettings(settings: SessionSettings): SessionSettings {
-  if (settings.policySettings === undefined) return settings;
-  const policySettings = Object.fromEntries(
-    Object.entries(settings.policySettings).map(([name, raw]) => {
-      const policy = policyNamed(name);
-      return [name, policy ? (respelled(policy.settings, raw) as Record<string, unknown>) : raw];
-    }),
-  );
-  return { ...settings, policySettings };
-}
-
-/** Why session.started's policy settings cannot be taken (with what would make them possible), or null when they can. */
-export function policySettingsProblem(settings: SessionSettings): [why: string, remedy?: Remedy] | null {
+/**
+ * Why session.started's policy settings cannot be taken (with what would make
+ * them possible), or null when they can; `objections`: each policy's schema's
+ * objection to its settings, by policy.
+ */
+export function policySettingsProblem(settings: SessionSettings, objections: Readonly<Record<string, string>>): [why: string, remedy?: Remedy] | null {
   const enabled = enabledPolicies(settings);
   for (const name of enabled) {
     if (!POLICY_NAMES.includes(name)) return [unknownPolicy(name)];
@@ -42,14 +35,14 @@ export function policySettingsProblem(settings: SessionSettings): [why: string, 
     const gapOnly = (['divergenceThreshold', 'criticalOverride', 'pingPong'] as const).filter((key) => settings[key] !== undefined);
     if (gapOnly.length > 0) return [`${gapOnly.join(', ')}: a setting of the gap policy, which this session does not enable`, 'enable_gap_policy'];
   }
-  for (const [name, raw] of Object.entries(settings.policySettings ?? {})) {
+  for (const name of Object.keys(settings.policySettings ?? {})) {
     const policy = policyNamed(name);
     if (!policy) return [`settings for unknown policy "${name}"`];
     if (policy.readsGapEvents)
       return [`the ${name} policy takes the session's own settings (stall threshold, divergence threshold, critical override), not policy settings`];
     if (!enabled.includes(name)) return [`settings for ${name}, which is not enabled (enabled: ${enabled.join(', ')})`];
-    const parsed = policy.settings.safeParse(raw, { reportInput: true });
-    if (!parsed.success) return [`${name} settings: ${formatIssue(parsed.error)}`];
+    const objection = objections[name];
+    if (objection !== undefined) return [`${name} settings: ${objection}`];
   }
   return null;
 }

@@ -36,7 +36,17 @@ export {
 export { qualityPolicy } from './quality/policy.js';
 export { QUESTIONS_PRESETS, questionsFigures, questionsFrontmatter, questionsRules, type QuestionsMetrics, type QuestionsSettings } from './questions/index.js';
 export { questionsPolicy } from './questions/policy.js';
-export { allPolicies, DEFAULT_POLICIES, metricPolicies, POLICY_NAMES, policyNamed, policyRulesNamed } from './registry.js';
+export {
+  allPolicies,
+  DEFAULT_POLICIES,
+  metricPolicies,
+  POLICY_NAMES,
+  policyNamed,
+  policyRulesNamed,
+  readCommand,
+  readStored,
+  defaultSettings,
+} from './registry.js';
 export { renderCheckTree } from './tree.js';
 export {
   definePolicy,

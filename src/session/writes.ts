@@ -1,6 +1,6 @@
 import {
   parseRequest,
-  type EventBody,
+  type Command,
   type EventBodyInput,
   type SessionSettings,
   type SettledEvent,
@@ -17,6 +17,7 @@ import {
   GapflowEvent,
 } from '../../events/index.js';
 import { decide, evolveMany, initialView, Refusal, settle, type SessionView } from '../core/index.js';
+import { readCommand } from '../policies/index.js';
 import { LogError, OutcomeUnknown, VersionConflict, type Batch, type EventStore } from '../log/index.js';
 import type { SessionOptions } from './options.js';
 
@@ -49,14 +50,16 @@ export interface DecidedBatch {
 export type Started = { events: SettledEvent[]; appended: SettledEvent[]; duplicate: false; view: SessionView } | (Recorded & { duplicate: true });
 
 /**
- * What a caller sent, as the typed body `decide` takes: parsed where the
+ * What a caller sent, as the typed command `decide` takes: parsed where the
  * text enters (events' `parseRequest`: any spelling of a word, hidden
  * characters, the schema), a malformed one refused naming the field, the
- * value given, what the field takes and the nearest valid word.
+ * value given, what the field takes and the nearest valid word; its
+ * policy's part read by that policy's own schema (`readCommand`), whose
+ * objection `decide` refuses in its turn.
  */
-export function parseBody(input: unknown): EventBody {
+export function parseBody(input: unknown): Command {
   const parsed = parseRequest(input);
-  if (parsed.message === undefined) return parsed.body;
+  if (parsed.message === undefined) return readCommand(parsed.body);
   throw new Refusal(parsed.message, undefined, parsed.bad);
 }
 
