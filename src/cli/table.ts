@@ -575,7 +575,7 @@ export async function runBin(argv: string[], io: CliIO, stop: () => Promise<unkn
     try {
       call = await entry.first(call);
     } catch (error) {
-      // Only a write whose outcome is not known comes out of a short path (every other failure hands the call on).
+      // A short path hands every failure it meets on to the full command; whatever still escapes one is reported as any failure is.
       return (await import('./dispatch.js')).failure(error, io, read.json);
     }
     if (call === null) return 0;

@@ -424,9 +424,10 @@ export class FileCheckpoints implements Checkpoints {
   }
 
   /**
-   * Like `save`, for the head, but at any size: what reads the
-   * head (`next`, a stop hook, a gap write) then loads no schema library,
-   * which pays even where replaying a short log would not. Skipped when
+   * Like `save`, for the head, but at any size: what reads the head
+   * (`next` and a stop hook, which then load no schema library; a gap or
+   * round write, which then reads a few kilobytes) pays even where
+   * replaying a short log would not. Skipped when
    * the head on disk already covers `seq`, and when the log has grown since
    * this object saw it end (another writer's head will cover that).
    */

@@ -117,13 +117,13 @@ describe('a log that already holds one still opens (history is never re-judged)'
   });
 });
 
-describe("the bin's short path for gap writes refuses them too", () => {
+describe('a gap write decided on the head refuses them too', () => {
   const tempDir = tempDirs('gapflow-hidden-');
 
   it('a tag-character title on a session with a current head is refused, and the log is unchanged', async () => {
     const dir = tempDir();
     const session = createFileSession(dir, { maxRounds: 10_000, stallThreshold: 50 }, fixedStamps());
-    // Past the size that earns a head checkpoint (64 KiB), so the short path can take the write.
+    // Past the size that earns a head checkpoint (64 KiB), so the write is decided on the head.
     for (let r = 0; session.view.lastSeq < 600; r++) {
       session.startRound();
       session.openGap(`G-${r}`, 'LOW', { title: `gap of round ${r} `.repeat(8) });

@@ -150,7 +150,7 @@ describe('init --write-status', () => {
 
 describe('--write-status from the bin', () => {
   it('a gap write the head could decide on its own still leaves status.md current', { timeout: 60_000 }, async () => {
-    // Long enough for a head checkpoint, so the bin's short path for gap writes would take it.
+    // Long enough for a head checkpoint, so the write is decided on the head.
     longSession(box.dir, 400).startRound();
     writeSessionConfig(box.dir, { writeStatus: true });
     let stderr = '';
