@@ -148,7 +148,7 @@ export interface DatabaseSession {
  */
 
 /** The store the call names: `--store`, else `$GAPFLOW_STORE` unless a folder is named by `--dir` or `$GAPFLOW_DIR`; null: none. */
-export function storeOption(values: WhereOptions, io: Where): string | null {
+function storeOption(values: WhereOptions, io: Where): string | null {
   if (values.store !== undefined) {
     if (values.store.trim() === '') throw new UsageError('--store needs a folder or a postgres:// URL');
     return values.store;
@@ -159,7 +159,7 @@ export function storeOption(values: WhereOptions, io: Where): string | null {
 }
 
 /** The session name a call gives (`--session`, else `$GAPFLOW_SESSION`), checked; a store without one is a usage error. */
-export function sessionOption(values: WhereOptions, io: Where): string {
+function sessionOption(values: WhereOptions, io: Where): string {
   const name = values.session ?? (io.env.GAPFLOW_SESSION || undefined);
   if (name === undefined) throw new UsageError('--store holds many sessions: name one with --session NAME (or $GAPFLOW_SESSION)');
   const problem = sessionNameProblem(name);

@@ -595,7 +595,7 @@ export async function runBin(argv: string[], io: CliIO, stop: () => Promise<unkn
  * which beat it): the short paths read only a session folder's head, so
  * such a call goes to the full command, which opens whatever store it names.
  */
-export function namesStore(words: readonly string[], env: Record<string, string | undefined>): boolean {
+function namesStore(words: readonly string[], env: Record<string, string | undefined>): boolean {
   const has = (option: string) => words.some((word) => word === option || word.startsWith(`${option}=`));
   if (has('--store') || has('--session')) return true;
   return Boolean(env.GAPFLOW_STORE) && !has('--dir') && !env.GAPFLOW_DIR;
@@ -609,7 +609,7 @@ const VALUED: ReadonlySet<string> = new Set(['--dir', '--store', '--session']);
  * and its verb (`gapflow --dir D gap open …`); those are moved behind the
  * verb, where the command's own parser reads them.
  */
-export function hoistGlobalOptions(argv: readonly string[], table: readonly Entry[]): string[] {
+function hoistGlobalOptions(argv: readonly string[], table: readonly Entry[]): string[] {
   const globals: string[] = [];
   const words: string[] = [];
   let i = 0;
@@ -637,7 +637,7 @@ export function hoistGlobalOptions(argv: readonly string[], table: readonly Entr
  * a `--json` before any `--`; only a bare one where `--json` names a file
  * (`record POLICY --json FILE|-`).
  */
-export function asksForJson(argv: readonly string[], table: readonly Entry[]): boolean {
+function asksForJson(argv: readonly string[], table: readonly Entry[]): boolean {
   const end = argv.indexOf('--');
   const words = end === -1 ? argv : argv.slice(0, end);
   const name = hoistGlobalOptions(words, table)[0];

@@ -77,7 +77,7 @@ type GapBody = BodyOf<'gap.opened'> | BodyOf<'gap.moved'> | BodyOf<'gap.severity
  * A gap event: refused while PAUSED; between rounds it first starts the next
  * round (R8), refused where no round can start; then judged by its own rule.
  */
-export function decideGapEvent(view: SessionView, body: GapBody): Decided[] {
+function decideGapEvent(view: SessionView, body: GapBody): Decided[] {
   const refuse = refuser(body);
   const startsRound = view.rounds.length > 0 && !view.roundOpen;
   if (startsRound) refuseRoundStart(view, refuse);
@@ -94,7 +94,7 @@ export function decideGapEvent(view: SessionView, body: GapBody): Decided[] {
  * between rounds in any state but COMPLETE (a decision pending or a pause
  * included): it only changes what a gap is called.
  */
-export function decideRename(view: SessionView, body: BodyOf<'gap.renamed'>): Decided[] {
+function decideRename(view: SessionView, body: BodyOf<'gap.renamed'>): Decided[] {
   const refuse = refuser(body);
   const { id, newId } = body.data;
   const gap = knownGap(view, id, null, refuse);
@@ -104,7 +104,7 @@ export function decideRename(view: SessionView, body: BodyOf<'gap.renamed'>): De
 }
 
 /** The id a rename retired `id` for, following later renames to the gap's id now; undefined when `id` was never renamed away. */
-export function renamedTo(view: Pick<SessionView, 'renames'>, id: string): string | undefined {
+function renamedTo(view: Pick<SessionView, 'renames'>, id: string): string | undefined {
   let current: string | undefined;
   for (const rename of view.renames) if (rename.from === (current ?? id)) current = rename.to;
   return current;
@@ -183,7 +183,7 @@ function splitGap(view: SessionView, body: BodyOf<'gap.split'>, refuse: Refuse):
 }
 
 /** R8: the next round starts explicitly, only where one can; a request that leaves its number out is given the next one. */
-export function decideRoundStart(view: SessionView, body: BodyOf<'round.started'>): Decided[] {
+function decideRoundStart(view: SessionView, body: BodyOf<'round.started'>): Decided[] {
   const refuse = refuser(body);
   refuseRoundStart(view, refuse);
   const expected = view.rounds.length + 1;
@@ -199,7 +199,7 @@ export function decideRoundStart(view: SessionView, body: BodyOf<'round.started'
  * names none), once every enabled policy has recorded for it; the machine
  * judges it here (R19).
  */
-export function decideRoundClose(view: SessionView, body: BodyOf<'round.closed'>): Decided[] {
+function decideRoundClose(view: SessionView, body: BodyOf<'round.closed'>): Decided[] {
   const refuse = refuser(body);
   if (!view.roundOpen) refuse('no round is open; start one first', 'start_round');
   refusePaused(view, refuse);
@@ -219,7 +219,7 @@ export function decideRoundClose(view: SessionView, body: BodyOf<'round.closed'>
  * `record` per iteration is the whole loop. The payload is stored as the
  * policy's schema read it at the edge (defaults filled in).
  */
-export function decideMetrics(view: SessionView, body: CommandOf<'metrics.recorded'>): Decided[] {
+function decideMetrics(view: SessionView, body: CommandOf<'metrics.recorded'>): Decided[] {
   const refuse = refuser(body);
   const decided: Decided[] = [];
   let round = view.rounds.length;
@@ -287,7 +287,7 @@ const wordFor = (kind: Kind): string => kind.replaceAll('_', ' ');
  * gaps to focus on, the severe gaps an approval accepts), judged, and
  * recorded with the machine's steps.
  */
-export function decideDecision(view: SessionView, body: DecisionBody): Decided[] {
+function decideDecision(view: SessionView, body: DecisionBody): Decided[] {
   const completed = complete(view, body);
   refuseImpossibleDecision(view, completed, refuser(completed));
   return [{ type: 'decision.made', data: { ...completed.data, outcome: judgeDecision(view, completed.data) } }];
@@ -376,7 +376,7 @@ export function label(body: EventBody): string {
 export type Refuse = (why: string, remedy?: Remedy) => never;
 
 /** A refusal of `body`, named by it. */
-export function refuser(body: EventBody): Refuse {
+function refuser(body: EventBody): Refuse {
   return (why, remedy) => {
     throw new Refusal(`${label(body)}: ${why}`, remedy);
   };
@@ -385,7 +385,7 @@ export function refuser(body: EventBody): Refuse {
 type Why = [why: string, remedy?: Remedy];
 
 /** Why no round can start now, and what would let one, or null when one can. */
-export function whyNoRoundCanStart(view: SessionView): Why | null {
+function whyNoRoundCanStart(view: SessionView): Why | null {
   switch (view.machine.state) {
     case 'DIVERGENCE_WARNING':
       return ['no round can start in DIVERGENCE_WARNING: a decision is due first', 'decide'];
@@ -398,12 +398,12 @@ export function whyNoRoundCanStart(view: SessionView): Why | null {
   }
 }
 
-export function refuseRoundStart(view: SessionView, refuse: Refuse): void {
+function refuseRoundStart(view: SessionView, refuse: Refuse): void {
   const why = whyNoRoundCanStart(view);
   if (why) refuse(...why);
 }
 
 /** A paused session takes no gap event, metrics, round close or binding: resume first. */
-export function refusePaused(view: SessionView, refuse: Refuse): void {
+function refusePaused(view: SessionView, refuse: Refuse): void {
   if (view.machine.state === 'PAUSED') refuse('the session is PAUSED; resume it first', 'resume');
 }

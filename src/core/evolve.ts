@@ -138,7 +138,7 @@ export function enabledPolicies(settings: SessionSettings | null): string[] {
  * when the session was decided; an old line's settings that today's schema
  * cannot read fall back to the policy's defaults (and `verify` names them).
  */
-export function policiesFor(settings: SessionSettings): PolicyView {
+function policiesFor(settings: SessionSettings): PolicyView {
   const enabled = enabledPolicies(settings);
   const view: PolicyView = { enabled, completeWhen: settings.completeWhen ?? 'all', settings: new Map(), records: new Map() };
   for (const name of enabled) {

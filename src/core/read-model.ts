@@ -124,7 +124,7 @@ export function pingPongGaps(view: Pick<SessionView, 'settings' | 'gaps'>): Ping
 }
 
 /** The gaps a closing round reopened whose reopens reached the threshold with it: what its verdict names. */
-export function pingPongIn(view: Pick<SessionView, 'settings' | 'gaps'>, round: Pick<RoundFigures, 'newGaps'>): PingPongGap[] {
+function pingPongIn(view: Pick<SessionView, 'settings' | 'gaps'>, round: Pick<RoundFigures, 'newGaps'>): PingPongGap[] {
   const threshold = pingPongThreshold(view);
   const reopened = new Set(round.newGaps.filter((entry) => entry.reopened).map((entry) => entry.id));
   return [...reopened].flatMap((id) => {

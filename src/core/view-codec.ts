@@ -51,7 +51,7 @@ export function encodeView(view: SessionView): string {
  * null when the text is not a view this build wrote (the caller then replays
  * the log).
  */
-export function readView(text: string): SessionView | null {
+function readView(text: string): SessionView | null {
   let stored: unknown;
   try {
     stored = JSON.parse(text);
@@ -279,9 +279,6 @@ function bucketed(buckets: readonly (string | { bytes: Buffer; crc: number })[])
   const table = `${parts.map(({ bytes, crc }) => `${bytes.length}/${crc.toString(16).padStart(8, '0')}`).join(' ')}\n`;
   return Buffer.concat([Buffer.from(table, 'utf8'), ...parts.map((part) => part.bytes)]);
 }
-
-/** The longest table line there is: CLOSED_BUCKETS entries of a length (up to 16 digits), a slash, a crc, a space or the newline. */
-export const MAX_CLOSED_TABLE_BYTES = CLOSED_BUCKETS * (16 + 1 + 8 + 1);
 
 const TABLE_ENTRY = /^(0|[1-9][0-9]{0,15})\/([0-9a-f]{8})$/;
 

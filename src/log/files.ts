@@ -109,7 +109,7 @@ export function formatBytes(bytes: number): string {
 }
 
 /** A size as a refusal gives it: rounded, then exact (a file one byte over the limit rounds to the limit itself). */
-export function formatSize(bytes: number): string {
+function formatSize(bytes: number): string {
   return `${formatBytes(bytes)} (${bytes.toLocaleString('en-US')} bytes)`;
 }
 
@@ -201,7 +201,7 @@ const waitCell = new Int32Array(new SharedArrayBuffer(4));
  * more memory than the limit. Pages of the buffer are only touched as bytes
  * arrive, so a small input stays small.
  */
-export function readUpTo(fd: number, maxBytes: number, start: number | null = null): Buffer | null {
+function readUpTo(fd: number, maxBytes: number, start: number | null = null): Buffer | null {
   const buffer = Buffer.allocUnsafe(maxBytes + 1);
   let read = 0;
   while (read <= maxBytes) {
@@ -409,7 +409,7 @@ export const SHARED_FILE_MODE = 0o644;
 /** The lock and the hook's state: the owner's alone. */
 export const PRIVATE_FILE_MODE = 0o600;
 /** A session folder gapflow makes (or tighter, by the umask). */
-export const FOLDER_MODE = 0o755;
+const FOLDER_MODE = 0o755;
 
 /** Writes all of `bytes`; a short write (rare, on a full disk) goes on where it stopped. */
 export function writeAll(fd: number, bytes: Uint8Array): void {

@@ -213,7 +213,7 @@ export interface Head {
 }
 
 /** The head `checkpoints` keep, when it covers the log's last line and the index it names is whole; null otherwise. */
-export function loadHead(checkpoints: Checkpoints): Head | null {
+function loadHead(checkpoints: Checkpoints): Head | null {
   const found = checkpoints.headForWrite(headFormat(), closedIndexFormat());
   const marked = found === null ? null : decodeMarkedHead(found.head);
   if (found?.index == null || marked?.closed == null || !sameMark(marked.closed, found.index.at)) return null;
@@ -225,7 +225,7 @@ export function loadHead(checkpoints: Checkpoints): Head | null {
  * closed gaps the requests name put back; null when the head cannot decide
  * the batch (see above).
  */
-export function headWorking(head: Head, requests: readonly BatchRequest[]): SessionView | null {
+function headWorking(head: Head, requests: readonly BatchRequest[]): SessionView | null {
   if (!requests.every((request) => ON_HEAD.includes(request.body.type))) return null;
   const lookUp = closedIndexLookUp(head.index);
   return lookUp === null
@@ -320,7 +320,7 @@ function newlyClosedLines(view: SessionView, appended: readonly GapflowEvent[]):
  * write before then keeps them itself. A caller that never yields leaves
  * them unwritten, which loses nothing: the next open replays instead.
  */
-export class Keeper {
+class Keeper {
   readonly #checkpoints: Checkpoints;
   /** What an open left to keep once the caller's turn ends. */
   #pending: { timer: ReturnType<typeof setImmediate>; now: boolean; view: () => SessionView } | null = null;
@@ -388,7 +388,7 @@ export function replay(events: readonly GapflowEvent[], where = 'log', observe?:
  * With no checkpoint at all, a store that can fold the events as it reads
  * them does (`resume`'s `fold`), so a long log is never held as a list.
  */
-export function resumeView(store: EventStore): { view: SessionView; fresh: boolean } {
+function resumeView(store: EventStore): { view: SessionView; fresh: boolean } {
   const folded: { by: Folding<GapflowEvent> | null } = { by: null };
   const startReplay = () => {
     folded.by = startFold((view, event: GapflowEvent) => settle(view, event));
@@ -457,7 +457,7 @@ export interface SessionUpdate {
 export type SessionListener = (update: SessionUpdate) => void;
 
 /** A session's view now, and the listeners that hear each time it moves on. */
-export class ViewFeed {
+class ViewFeed {
   #view: SessionView;
   readonly #listeners = new Set<SessionListener>();
 
@@ -486,7 +486,7 @@ export class ViewFeed {
 }
 
 /** The steps `next` added to `before`'s history that moved the state, as subscribers hear them. */
-export function stateChanges(before: SessionView, next: SessionView): StateChange[] {
+function stateChanges(before: SessionView, next: SessionView): StateChange[] {
   return next.history.slice(before.history.length).filter((entry) => entry.from !== entry.to);
 }
 

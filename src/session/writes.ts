@@ -201,7 +201,7 @@ export interface WriteOptions {
 }
 
 /** Validates write options at the edge: one line naming the option. */
-export function validateWriteOptions(write: WriteOptions): WriteOptions {
+function validateWriteOptions(write: WriteOptions): WriteOptions {
   const { expectSeq, eventId } = write;
   if (expectSeq !== undefined && (!Number.isSafeInteger(expectSeq) || expectSeq < 0)) {
     throw new Refusal(`the expected seq must be a whole number from 0, not ${String(expectSeq).slice(0, 40)}`);
@@ -217,7 +217,7 @@ export function validateWriteOptions(write: WriteOptions): WriteOptions {
 }
 
 /** Every request's id is a valid event id, used once in the batch (`where` names a request in a refusal). */
-export function validateBatchIds(requests: readonly BatchRequest[], where: RequestNamer): void {
+function validateBatchIds(requests: readonly BatchRequest[], where: RequestNamer): void {
   const first = new Map<string, number>();
   requests.forEach((request, index) => {
     if (request.id === undefined) return;
@@ -238,7 +238,7 @@ export function named(error: unknown, where: RequestNamer, index: number): unkno
 }
 
 /** The message of a write whose expected seq the log has moved past (or not reached). */
-export function movedOn(expectSeq: number, lastSeq: number): string {
+function movedOn(expectSeq: number, lastSeq: number): string {
   const now = lastSeq === 0 ? 'there is no log yet (seq 0)' : `it ends at seq ${lastSeq}: it has moved on; read the state again before deciding`;
   return `expected the log to end at seq ${expectSeq}, but ${now}`;
 }
@@ -264,13 +264,13 @@ export function resumes(requests: readonly BatchRequest[], version: number, stor
 }
 
 /** Which of the events `decide` made for one request is the request's own: not an automatic round start or close around it. */
-export function ownIndex(bodies: readonly Pick<Decided, 'type'>[]): number {
+function ownIndex(bodies: readonly Pick<Decided, 'type'>[]): number {
   const own = bodies.findIndex((b, i) => !(i === 0 && b.type === 'round.started' && bodies.length > 1) && !(i > 0 && b.type === 'round.closed'));
   return own === -1 ? bodies.length - 1 : own;
 }
 
 /** A retried request finds its event by id; an id reused for another kind of request is a caller's mistake, refused. */
-export function sameRequest(original: GapflowEvent, input: EventBodyInput): GapflowEvent {
+function sameRequest(original: GapflowEvent, input: EventBodyInput): GapflowEvent {
   const body = parseBody(input);
   const [asked, stored] = [describeRequest(body), describeRequest(original)];
   if (asked !== stored) {
@@ -355,7 +355,7 @@ const ID_CHARS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
  * makes every export of it first (its webcrypto, ciphers and keys): some
  * milliseconds of every CLI write, for 21 random bytes.
  */
-export function newEventId(): string {
+function newEventId(): string {
   let id = '';
   for (const byte of randomBytes(21)) id += ID_CHARS[byte & 63];
   return id;
@@ -376,12 +376,7 @@ export function stamper({ clock = () => new Date(), newId = newEventId }: Pick<S
 }
 
 /** Stamps and folds a request's decided events on their own working copy (a session's first event). */
-export function stampAll(
-  stamp: Stamp,
-  view: SessionView,
-  bodies: readonly Decided[],
-  eventId: string | undefined,
-): { events: SettledEvent[]; view: SessionView } {
+function stampAll(stamp: Stamp, view: SessionView, bodies: readonly Decided[], eventId: string | undefined): { events: SettledEvent[]; view: SessionView } {
   const { view: next, result: events } = evolveMany(view, (working, step) => stamp(bodies, eventId, working, step));
   return { events, view: next };
 }
