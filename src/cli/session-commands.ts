@@ -27,6 +27,7 @@ import {
 import type { BodyOf, DecisionKind, EventBodyInput, SessionSettings, Severity } from '../../events/index.js';
 import { GAP_STATE_WORDS, PRESET_WORDS, ROUND_KIND_WORDS, SEVERITY_WORDS, shownValue, VERIFY_TIMEOUT_MAX } from '../../events/index.js';
 import { DECIMAL, dashed, list, type ParsedCall, UsageError, type VerbCall, wholeNumber, wordOf, writeOptions } from './args.js';
+export { dispatchBin } from './dispatch.js';
 import { announce, command, databaseSession, databaseStore, type CliIO, newSessionDir, open, type WhereOptions } from './common.js';
 import { policyInitSettings } from './policy-commands.js';
 import type { DECIDE_FLAGS, GAP_VERBS, INIT_FLAGS, ROUND_START, WRITE_OPTIONS } from './table.js';

@@ -1,6 +1,6 @@
 import type { Flags, ParsedCall, VerbWords, Words, WordSpec } from './args.js';
 import type { CliIO, Command } from './common.js';
-import type { BinCall } from './dispatch.js';
+import type { BinCall, dispatchBin } from './dispatch.js';
 
 /*
  * The command table, and the bin's reading of a call by it. This file loads
@@ -197,6 +197,13 @@ interface EntryBase {
    * input replayable when the short path read some).
    */
   first?: (call: Call) => Promise<Call | null>;
+  /**
+   * Where dispatch is taken from when it is not dispatch.ts itself: the
+   * session's write commands take it from their own module, so the bin's
+   * build can bundle the two whole as one file (`dist/session-commands.js`)
+   * holding only the code a write runs. The same modules either way.
+   */
+  dispatch?: () => Promise<{ dispatchBin: typeof dispatchBin }>;
 }
 
 /** A command as the table holds it: loaded when a call names it. */
@@ -230,6 +237,9 @@ function headFirst(name: 'next' | 'hook', spec: WordSpec): (call: Call) => Promi
  */
 const COLUMN = ' '.repeat(34);
 
+/** The session's write commands, with dispatch beside them (EntryBase.dispatch). */
+const writes = () => import('./session-commands.js');
+
 /** Every command. */
 export const TABLE: readonly Entry[] = [
   {
@@ -247,7 +257,8 @@ ${COLUMN}at most, ${p.gateSeconds}) to complete as converged or approved
        [--policy ${p.policyNames.join('|')}[,...]] [--complete-when all|any]
        [--<policy>-<setting> VALUE ...]   each policy's settings (under Policies)
 ${COLUMN}create the session log (refuses if one exists)`,
-    load: async () => (await import('./session-commands.js')).init,
+    load: async () => (await writes()).init,
+    dispatch: writes,
   },
   {
     name: 'gap',
@@ -262,7 +273,8 @@ ${COLUMN}create the session log (refuses if one exists)`,
   gap severity ID SEVERITY
   gap split ID --into ID:SEV,ID:SEV[,...] [--reason TEXT]
   gap rename OLD NEW              counts nothing; OLD is never used again`,
-    load: async () => (await import('./session-commands.js')).gap,
+    load: async () => (await writes()).gap,
+    dispatch: writes,
   },
   {
     name: 'round',
@@ -275,7 +287,8 @@ ${COLUMN}open the next round (a flat review or consolidation
 ${COLUMN}round leaves the flat count as it was)
   round close                     close it: figures, both nets, the new state and why
 ${p.closeLines}`,
-    load: async () => (await import('./session-commands.js')).round,
+    load: async () => (await writes()).round,
+    dispatch: writes,
   },
   {
     name: 'decide',
@@ -295,7 +308,8 @@ ${p.closeLines}`,
   decide prioritize --gaps ID[,ID...]    focus on any open gaps; moves outside it are flagged
   decide extend-rounds N          raise max_rounds by N (any time before COMPLETE)
   decide force-complete | abandon | approve [--accept-critical] [--rationale TEXT]`,
-    load: async () => (await import('./session-commands.js')).decide,
+    load: async () => (await writes()).decide,
+    dispatch: writes,
   },
   {
     name: 'state',
@@ -580,7 +594,7 @@ export async function runBin(argv: string[], io: CliIO, stop: () => Promise<unkn
     }
     if (call === null) return 0;
   }
-  const [dispatch, command] = await Promise.all([import('./dispatch.js'), entry && !help ? entry.load() : undefined]);
+  const [dispatch, command] = await Promise.all([entry?.dispatch?.() ?? import('./dispatch.js'), entry && !help ? entry.load() : undefined]);
   const bin: BinCall = { command, stdin: call.io.stdin, stop };
   return dispatch.dispatchBin(read, io, bin);
 }

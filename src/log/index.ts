@@ -92,3 +92,4 @@ export { pauseFor } from './pause.js';
 export { holdsSession, readCurrentHead } from './head.js';
 export { readCurrent, writeCheckpoint } from './checkpoint.js';
 export { logAt } from './find-session.js';
+export { CODE_CACHE_ENV, codeCacheFolder, requireCached } from './code-cache.js';
