@@ -1,6 +1,6 @@
-import { backtestSettingsProblem, Refusal, type BacktestSettings, type Variant } from '../core/index.js';
-import { metricPolicies } from '../policies/index.js';
-import { oneOf, PRESET_WORDS, shownValue } from '../../events/index.js';
+import { Refusal, type BacktestSettings, type Variant } from '../core/index.js';
+import { metricPolicies, policyNamed } from '../policies/index.js';
+import { formatIssue, oneOf, parseRequest, PRESET_WORDS, shownValue } from '../../events/index.js';
 import { wordOf } from './args.js';
 import { settingValue } from './policy-commands.js';
 
@@ -84,6 +84,20 @@ function split(flag: string, text: string, form: string) {
     });
   }
   return { name, raw, setting };
+}
+
+/** Why `settings` could start no session, in the schema's words (`0 is too small: at least 1`); null when they could. */
+export function backtestSettingsProblem(settings: BacktestSettings): string | null {
+  const { policySettings, ...thresholds } = settings;
+  const started = parseRequest({ type: 'session.started', data: thresholds });
+  if (started.message !== undefined) return started.message.replace(/^session\.started: data\.\w+: /, '');
+  for (const [name, values] of Object.entries(policySettings ?? {})) {
+    const policy = policyNamed(name);
+    if (!policy) return `no policy is named ${name}`;
+    const parsed = policy.settings.safeParse(values, { reportInput: true });
+    if (!parsed.success) return formatIssue(parsed.error);
+  }
+  return null;
 }
 
 function judged(variant: Variant, where: string): Variant {

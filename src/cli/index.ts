@@ -6,6 +6,7 @@ export type { CliIO } from './common.js';
 export { runBin, TABLE, type Entry } from './table.js';
 export { commandHelp, entryHelp } from './dispatch.js';
 export { writePolicyReports } from './policy-commands.js';
+export { backtestSettingsProblem } from './backtest-settings.js';
 export { ENTER_SCREEN, LEAVE_SCREEN, watch, type Terminal } from './watch.js';
 
 /*

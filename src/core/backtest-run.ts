@@ -1,5 +1,4 @@
-import { formatIssue, parseRequest, type GapflowEvent } from '../../events/index.js';
-import { policyNamed } from '../policies/index.js';
+import type { GapflowEvent } from '../../events/index.js';
 import { counterfactual, recordedCourse, withSettings, type BacktestSettings, type Counterfactual, type Course } from './backtest.js';
 import { compareCourses, type Comparison } from './backtest-compare.js';
 
@@ -46,18 +45,4 @@ export function variantGrid(fixed: readonly Variant[], axes: readonly (readonly 
 function mergeVariants(a: Variant, b: Variant): Variant {
   const label = [a.label, b.label].filter(Boolean).join(' ');
   return { label, settings: withSettings(a.settings, b.settings) };
-}
-
-/** Why `settings` could start no session, in the schema's words (`0 is too small: at least 1`); null when they could. */
-export function backtestSettingsProblem(settings: BacktestSettings): string | null {
-  const { policySettings, ...thresholds } = settings;
-  const started = parseRequest({ type: 'session.started', data: thresholds });
-  if (started.message !== undefined) return started.message.replace(/^session\.started: data\.\w+: /, '');
-  for (const [name, values] of Object.entries(policySettings ?? {})) {
-    const policy = policyNamed(name);
-    if (!policy) return `no policy is named ${name}`;
-    const parsed = policy.settings.safeParse(values, { reportInput: true });
-    if (!parsed.success) return formatIssue(parsed.error);
-  }
-  return null;
 }

@@ -93,4 +93,4 @@ export {
   type Warning,
 } from './backtest.js';
 export { compareCourses, type Comparison, type StopShift } from './backtest-compare.js';
-export { backtestSession, backtestSettingsProblem, variantGrid, type BacktestRow, type SessionBacktest, type Variant } from './backtest-run.js';
+export { backtestSession, variantGrid, type BacktestRow, type SessionBacktest, type Variant } from './backtest-run.js';

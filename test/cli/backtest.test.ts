@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMemorySession, Refusal } from '../../src/index.js';
 import type { EventBodyInput, SessionSettings } from '../../events/index.js';
+import { backtestSettingsProblem } from '../../src/cli/index.js';
 import { expectOneLineError, runCli } from './helpers.js';
 
 /*
@@ -278,5 +279,13 @@ describe('backtest refuses bad input with one line naming it', () => {
 
   it('an unknown option is a usage error (exit 2)', () => {
     expectOneLineError(runCli(['backtest', '.', '--gird', 'stall-threshold=2..4'], { cwd: FIXTURES }), 2, ['--gird', 'did you mean --grid?']);
+  });
+});
+
+describe('backtest settings, read where the words enter', () => {
+  it('are judged by the schema a session start is judged by', () => {
+    expect(backtestSettingsProblem({ stallThreshold: 0 })).toBe('0 is too small: at least 1');
+    expect(backtestSettingsProblem({ stallThreshold: 3, maxRounds: 12 })).toBeNull();
+    expect(backtestSettingsProblem({ policySettings: { nope: {} } })).toBe('no policy is named nope');
   });
 });

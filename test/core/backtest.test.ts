@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backtestSettingsProblem, compareCourses, counterfactual, recordedCourse, variantGrid } from '../../src/core/index.js';
+import { compareCourses, counterfactual, recordedCourse, variantGrid } from '../../src/core/index.js';
 import type { EventBodyInput } from '../../events/index.js';
 import { closeRound, decision, given, move, open, resolve, round, start, startRound } from './given.js';
 
@@ -168,10 +168,5 @@ describe('settings to replay under', () => {
 
   it('with nothing to vary is the record itself', () => {
     expect(variantGrid([], [])).toEqual([{ label: 'as recorded', settings: {} }]);
-  });
-
-  it('are judged by the schema a session start is judged by', () => {
-    expect(backtestSettingsProblem({ stallThreshold: 0 })).toBe('0 is too small: at least 1');
-    expect(backtestSettingsProblem({ stallThreshold: 3, maxRounds: 12 })).toBeNull();
   });
 });
