@@ -3,6 +3,7 @@ import { EVENT_INPUT, type InputLimit, LOG_FILE, readStandardInput } from '../lo
 import { peekHeadIn } from '../session/head.js';
 import { parseWords, type WordSpec } from './args.js';
 import { readStdin, sessionDir, type CliIO, type WhereOptions } from './common.js';
+export { answerStateFromStore } from './state-cache.js';
 import { blocksBefore, claudeStop, hookAnswer, type HookCommandCall, hookOptions, printHookAnswer, printNext } from './loop-answers.js';
 
 const { join } = process.getBuiltinModule('node:path');

@@ -209,10 +209,10 @@ interface EntryBase {
 /** A command as the table holds it: loaded when a call names it. */
 export type Entry = (EntryBase & { stays?: undefined; load: () => Promise<Command> }) | (EntryBase & { stays: true; load: () => Promise<Follow> });
 
-/** `state --json` from its stored output, when current (state-cache.ts). */
+/** `state --json` from its stored output, when current (state-cache.ts, bundled with the head's short path). */
 async function stateFirst(call: Call): Promise<Call | null> {
   if (namesStore(call.words, call.io.env)) return call;
-  const { answerStateFromStore } = await import('./state-cache.js');
+  const { answerStateFromStore } = await import('./head-answers.js');
   return answerStateFromStore(call.words, call.io) ? null : call;
 }
 

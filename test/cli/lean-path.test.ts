@@ -213,12 +213,18 @@ function loadedBy(argv: string[], stdin?: string): string[] {
 }
 
 describe('the bundled bin (npm run build), answering from a current head', () => {
-  it('loads no zod, xstate or immer for next, next --json and a bound session’s stop hook', { timeout: 120_000 }, () => {
+  it('loads no zod, xstate or immer for next, next --json, a bound session’s stop hook and a current state --json', { timeout: 120_000 }, () => {
     const dir = tempDir();
     longSession(dir);
     runCli(['hook', 'claude', '--dir', dir], { cwd: dir, stdin: stop('agent-1') }); // binds the session
+    runCli(['state', '--json', '--dir', dir], { cwd: dir }); // stores its output
     const inputs = bundleInputs();
-    const calls = [[['next', '--dir', dir]], [['next', '--json', '--dir', dir]], [['hook', 'claude', '--dir', dir], stop('agent-1')]] as const;
+    const calls = [
+      [['next', '--dir', dir]],
+      [['next', '--json', '--dir', dir]],
+      [['hook', 'claude', '--dir', dir], stop('agent-1')],
+      [['state', '--json', '--dir', dir]],
+    ] as const;
     for (const [argv, stdin] of calls) {
       const loaded = loadedBy([...argv], stdin);
       expect(loaded).toContain('gapflow.js');
