@@ -106,10 +106,11 @@ function writeCache(folder: string, file: string, prefix: string, data: Buffer):
  */
 export function requireCached(bundle: URL, env: Record<string, string | undefined> = process.env): unknown {
   const path = fileURLToPath(bundle);
-  const source = readFileSync(path, 'utf8');
+  const bytes = readFileSync(path);
+  const source = bytes.toString('utf8');
   const folder = codeCacheFolder(env);
   const prefix = `${basename(path).replace(/\.c?js$/, '')}-`;
-  const key = createHash('sha256').update(`${process.version}\0${process.arch}\0${source}`).digest('hex').slice(0, 32);
+  const key = createHash('sha256').update(`${process.version}\0${process.arch}\0`).update(bytes).digest('hex').slice(0, 32);
   const file = folder === null ? null : join(folder, `${prefix}${key}.v8`);
   const cachedData = folder !== null && file !== null && trusted(folder, false) ? readCache(file) : undefined;
   // The bundle's `import.meta.url` is built as `importMetaUrl` (package.json's build), handed in here.
