@@ -34,6 +34,8 @@ export const CODE_CACHE_ENV = 'GAPFLOW_CODE_CACHE';
 /** A cache file larger than this is not read (the bundle's cache is about 0.4 MiB). */
 const CACHE_FILE_LIMIT = 64 * 1024 * 1024;
 const DIGEST_BYTES = 32;
+/** Another build's cache no call has written for this long is removed when a cache is written. */
+const STALE_AFTER_DAYS = 30;
 
 /** The folder the cache is kept in: `$GAPFLOW_CODE_CACHE`, else the user's cache folder's `gapflow`; null for `off` or a relative path. */
 export function codeCacheFolder(env: Record<string, string | undefined> = process.env): string | null {
@@ -41,8 +43,13 @@ export function codeCacheFolder(env: Record<string, string | undefined> = proces
   if (named !== undefined && named !== '') return named === 'off' || !isAbsolute(named) ? null : named;
   if (process.platform === 'win32') return env.LOCALAPPDATA && isAbsolute(env.LOCALAPPDATA) ? join(env.LOCALAPPDATA, 'gapflow', 'code-cache') : null;
   const xdg = env.XDG_CACHE_HOME;
-  const base = xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.cache');
-  return join(base, 'gapflow', 'code-cache');
+  if (xdg && isAbsolute(xdg)) return join(xdg, 'gapflow', 'code-cache');
+  try {
+    const home = homedir();
+    return isAbsolute(home) ? join(home, '.cache', 'gapflow', 'code-cache') : null;
+  } catch {
+    return null; // no home to keep it in (a user with no passwd entry)
+  }
 }
 
 /** Whether `stats` are the user's own and no one else may write them. */
@@ -85,14 +92,20 @@ function readCache(file: string): Buffer | undefined {
   }
 }
 
-/** Writes `data` under its digest as `file`, and removes the caches older builds of the same bundle left. */
+/**
+ * Writes `data` under its digest as `file`, and removes the caches of other
+ * builds of the bundle no call has written for `STALE_AFTER_DAYS` (two
+ * installs used by turns, a global one and a project's, each keep theirs).
+ */
 function writeCache(folder: string, file: string, prefix: string, data: Buffer): void {
   const temporary = join(folder, `.${basename(file)}.${process.pid}.tmp`);
   try {
     writeFileSync(temporary, Buffer.concat([createHash('sha256').update(data).digest(), data]), { mode: 0o600, flag: 'wx' });
     renameSync(temporary, file);
+    const stale = Date.now() - STALE_AFTER_DAYS * 86_400_000;
     for (const name of readdirSync(folder)) {
-      if (name.startsWith(prefix) && name.endsWith('.v8') && join(folder, name) !== file) rmSync(join(folder, name), { force: true });
+      const other = join(folder, name);
+      if (name.startsWith(prefix) && name.endsWith('.v8') && other !== file && lstatSync(other).mtimeMs < stale) rmSync(other, { force: true });
     }
   } catch {
     rmSync(temporary, { force: true });

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -69,11 +69,21 @@ describe('the write bundle’s code cache', { timeout: 120_000 }, () => {
     expect(existsSync(folder), 'a refused call makes no cache folder').toBe(false);
 
     mkdirSync(folder, { mode: 0o700 });
-    const stale = join(folder, `session-commands-${'0'.repeat(32)}.v8`);
-    writeFileSync(stale, 'an older build’s cache', { mode: 0o600 });
+    // Another build's caches: one no call has written for 31 days, one written yesterday (another install in use).
+    const [stale, recent] = ['0', '1'].map((digit) => join(folder, `session-commands-${digit.repeat(32)}.v8`));
+    for (const [file, daysAgo] of [
+      [stale!, 31],
+      [recent!, 1],
+    ] as const) {
+      writeFileSync(file, 'another build’s cache', { mode: 0o600 });
+      const then = new Date(Date.now() - daysAgo * 86_400_000);
+      utimesSync(file, then, then);
+    }
     const first = gapOpen(dir, 'G-1', env);
     expect(first.stdout).toBe('Opened G-1 (LOW) at baseline; open count 1\n');
-    expect(existsSync(stale), 'an older build’s cache is removed').toBe(false);
+    expect(existsSync(stale!), 'a cache unused for 31 days is removed').toBe(false);
+    expect(existsSync(recent!), 'a cache another install uses is kept').toBe(true);
+    rmSync(recent!);
     const { path } = theCache(folder);
     expect(statSync(path).mode & 0o777).toBe(0o600);
 
