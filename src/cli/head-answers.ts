@@ -3,8 +3,10 @@ import { EVENT_INPUT, type InputLimit, LOG_FILE, readStandardInput } from '../lo
 import { peekHeadIn } from '../session/head.js';
 import { parseWords, type WordSpec } from './args.js';
 import { readStdin, sessionDir, type CliIO, type WhereOptions } from './common.js';
-export { answerStateFromStore } from './state-cache.js';
 import { blocksBefore, claudeStop, hookAnswer, type HookCommandCall, hookOptions, printHookAnswer, printNext } from './loop-answers.js';
+
+// The stored `state --json`, answered by the same short path (table.ts, stateFirst).
+export { answerStateFromStore } from './state-cache.js';
 
 const { join } = process.getBuiltinModule('node:path');
 

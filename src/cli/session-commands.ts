@@ -27,7 +27,6 @@ import {
 import type { BodyOf, DecisionKind, EventBodyInput, SessionSettings, Severity } from '../../events/index.js';
 import { GAP_STATE_WORDS, PRESET_WORDS, ROUND_KIND_WORDS, SEVERITY_WORDS, shownValue, VERIFY_TIMEOUT_MAX } from '../../events/index.js';
 import { DECIMAL, dashed, list, type ParsedCall, UsageError, type VerbCall, wholeNumber, wordOf, writeOptions } from './args.js';
-export { dispatchBin } from './dispatch.js';
 import { announce, command, databaseSession, databaseStore, type CliIO, newSessionDir, open, type WhereOptions } from './common.js';
 import { policyInitSettings } from './policy-commands.js';
 import type { DECIDE_FLAGS, GAP_VERBS, INIT_FLAGS, ROUND_START, WRITE_OPTIONS } from './table.js';
@@ -35,6 +34,9 @@ import { gatedBatch, throughGate } from './gate.js';
 import { keepTypedCommand } from './trust.js';
 import { validateFlagValues } from './record.js';
 import { metricPolicies, type FlagValues } from '../policies/index.js';
+
+// Dispatch comes from this module for the commands here, so the bin's build bundles the two as one file (table.ts, EntryBase.dispatch).
+export { dispatchBin } from './dispatch.js';
 
 /** `gapflow init`: a new session with its settings (and, with `--agent-session`, bound to that agent). */
 export const init = command<ParsedCall<typeof INIT_FLAGS & typeof WRITE_OPTIONS>>(({ values }, io) => {
