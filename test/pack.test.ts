@@ -110,6 +110,9 @@ describe('npm pack', () => {
       'README.md',
       'LICENSE',
       'dist/gapflow.js',
+      'dist/head-answers.js', // the short path of next, the stop hook and a current state --json
+      'dist/session-commands.js', // the write commands, loaded from session-commands.cjs through the code cache
+      'dist/session-commands.cjs',
       'dist/chain-worker.js',
       'dist/src/index.js',
       'dist/src/index.d.ts',

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import type * as NodeFs from 'node:fs';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,9 +15,10 @@ import { atBaseline, expectRefused, resealed, Sandbox } from '../cli/helpers.js'
  * the umask; whole-file writes reach the disk; `verify --json` names the line.
  */
 
-const BIN = fileURLToPath(new URL('../../dist/gapflow.js', import.meta.url));
-/** The chunks the bin loads each command from (`npm run build` splits the bundle), beside it. */
-const CHUNKS = fileURLToPath(new URL('../../dist/chunks', import.meta.url));
+/** The bundle `npm run build` writes: the bin, the files it loads beside it (the short path's, the writes', the workers') and its chunks. */
+const DIST = fileURLToPath(new URL('../../dist', import.meta.url));
+const BUNDLE = [...readdirSync(DIST).filter((name) => /\.c?js$/.test(name)), 'chunks'];
+const BIN = join(DIST, 'gapflow.js');
 const SPAWN_BUDGET_MS = 30_000;
 
 let box: Sandbox;
@@ -68,11 +69,10 @@ describe('readers need neither write access nor the lock', () => {
       const asRoot = process.getuid?.() === 0;
       chmodSync(box.root, 0o755);
       chmodSync(box.dir, 0o555);
-      // A copy of the bundle (the bin and its chunks) beside the session: nobody may not be able to reach the checkout itself.
+      // A copy of the bundle beside the session: nobody may not be able to reach the checkout itself.
+      for (const name of BUNDLE) cpSync(join(DIST, name), join(box.root, name), { recursive: true });
       const bin = join(box.root, 'gapflow.js');
-      copyFileSync(BIN, bin);
       chmodSync(bin, 0o644);
-      cpSync(CHUNKS, join(box.root, 'chunks'), { recursive: true });
       try {
         for (const command of ['state', 'verify']) {
           const result = spawnSync(process.execPath, [bin, command, '--dir', box.dir], {
