@@ -12,7 +12,7 @@ import { readCommand } from '../policies/index.js';
 import type { ConvergenceState } from '../../machines/index.js';
 import { decide } from './decide.js';
 import { fold, initialView, settle } from './evolve.js';
-import { closedRoundCount } from './read-model.js';
+import { closedRoundCount, roundCount } from './read-model.js';
 import { Refusal } from './refusal.js';
 import type { SessionView } from './view.js';
 
@@ -207,5 +207,5 @@ function roundOf(event: { data: object }): number | undefined {
 
 /** The round a counterfactual stands in: the open one, else the last closed. */
 function roundNow(view: SessionView): number {
-  return view.roundOpen ? view.rounds.length : closedRoundCount(view);
+  return view.roundOpen ? roundCount(view) : closedRoundCount(view);
 }

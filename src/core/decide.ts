@@ -7,7 +7,7 @@ import type { Gap, SessionView } from './view.js';
 import { policyNamed } from '../policies/index.js';
 import { foresee } from './evolve.js';
 import { judgeRoundClose, decisionEvent, judgeDecision } from './judge.js';
-import { missingMetrics, tracksGaps, roundLimit, isOpen, severeUnfinished } from './read-model.js';
+import { missingMetrics, tracksGaps, roundLimit, isOpen, roundCount, severeUnfinished } from './read-model.js';
 import { machineAccepts } from './step.js';
 
 /**
@@ -79,14 +79,14 @@ type GapBody = BodyOf<'gap.opened'> | BodyOf<'gap.moved'> | BodyOf<'gap.severity
  */
 function decideGapEvent(view: SessionView, body: GapBody): Decided[] {
   const refuse = refuser(body);
-  const startsRound = view.rounds.length > 0 && !view.roundOpen;
+  const startsRound = roundCount(view) > 0 && !view.roundOpen;
   if (startsRound) refuseRoundStart(view, refuse);
   refusePaused(view, refuse);
   if (body.type === 'gap.opened') openGap(view, body, refuse);
   else if (body.type === 'gap.moved') moveGap(view, body, refuse);
   else if (body.type === 'gap.split') splitGap(view, body, refuse);
   else changeSeverity(view, body, refuse);
-  return startsRound ? [{ type: 'round.started', data: { round: view.rounds.length + 1 } }, body] : [body];
+  return startsRound ? [{ type: 'round.started', data: { round: roundCount(view) + 1 } }, body] : [body];
 }
 
 /**
@@ -186,7 +186,7 @@ function splitGap(view: SessionView, body: BodyOf<'gap.split'>, refuse: Refuse):
 function decideRoundStart(view: SessionView, body: BodyOf<'round.started'>): Decided[] {
   const refuse = refuser(body);
   refuseRoundStart(view, refuse);
-  const expected = view.rounds.length + 1;
+  const expected = roundCount(view) + 1;
   const round = body.data.round ?? expected;
   if (round !== expected) refuse(`the next round is ${expected}, not ${round}`);
   // R25: a work round is the default, so the log names a kind only for the others.
@@ -203,8 +203,8 @@ function decideRoundClose(view: SessionView, body: BodyOf<'round.closed'>): Deci
   const refuse = refuser(body);
   if (!view.roundOpen) refuse('no round is open; start one first', 'start_round');
   refusePaused(view, refuse);
-  const round = body.data.round ?? view.rounds.length;
-  if (round !== view.rounds.length) refuse(`the open round is ${view.rounds.length}, not ${round}`);
+  const round = body.data.round ?? roundCount(view);
+  if (round !== roundCount(view)) refuse(`the open round is ${roundCount(view)}, not ${round}`);
   const missing = missingMetrics(view, round);
   if (missing.length > 0) {
     refuse(`round ${round} has no ${missing.join(' or ')} metrics yet; every enabled policy records before the round closes`, 'record_metrics');
@@ -222,7 +222,7 @@ function decideRoundClose(view: SessionView, body: BodyOf<'round.closed'>): Deci
 function decideMetrics(view: SessionView, body: CommandOf<'metrics.recorded'>): Decided[] {
   const refuse = refuser(body);
   const decided: Decided[] = [];
-  let round = view.rounds.length;
+  let round = roundCount(view);
   if (!view.roundOpen && body.data.round === undefined) {
     refuseRoundStart(view, refuse);
     round += 1;
@@ -313,7 +313,7 @@ function refuseImpossibleDecision(view: SessionView, body: DecisionBody, refuse:
   // so a round's work is always counted before the session moves on or ends.
   // An extension of the round limit may come while the last round is open: it changes no figure of it.
   if (view.roundOpen && kind !== 'pause' && kind !== 'resume' && kind !== 'extend_rounds') {
-    refuse(`round ${view.rounds.length} is open; decisions are made between rounds (close it first)`, 'close_round');
+    refuse(`round ${roundCount(view)} is open; decisions are made between rounds (close it first)`, 'close_round');
   }
   if (body.data.acknowledgment !== undefined && kind !== 'approve') refuse('an acknowledgment goes only with approve');
   if (!machineAccepts(view.machine, view.config, decisionEvent(view, kind))) {
@@ -394,7 +394,7 @@ function whyNoRoundCanStart(view: SessionView): Why | null {
     case 'COMPLETE':
       return [`the session is COMPLETE (${view.machine.outcome}); nothing more can be recorded`];
     default:
-      return view.roundOpen ? [`round ${view.rounds.length} is already open; close it first`, 'close_round'] : null;
+      return view.roundOpen ? [`round ${roundCount(view)} is already open; close it first`, 'close_round'] : null;
   }
 }
 

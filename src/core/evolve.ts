@@ -4,7 +4,16 @@ import type { ConvergenceConfig } from '../../machines/index.js';
 import { DEFAULT_POLICIES, defaultSettings, policyNamed, readStored } from '../policies/index.js';
 import { renameGap } from './evolve-rename.js';
 import { decisionEffect, describeDecision, describeRoundStep, settledExtensionEffect } from './explain.js';
-import { FORECAST_ROUNDS, closedRoundCount, currentRound, lastClosedRound, unfinishedGaps, ALTERNATING_ROUNDS, verificationPassed } from './read-model.js';
+import {
+  FORECAST_ROUNDS,
+  closedRoundCount,
+  currentRound,
+  roundCount,
+  lastClosedRound,
+  unfinishedGaps,
+  ALTERNATING_ROUNDS,
+  verificationPassed,
+} from './read-model.js';
 import { judgeDecision, judgeRoundClose } from './judge.js';
 import { CLASS_FACTOR, DEFAULT_CONFIG, moveEffect, PRESETS, presetForBaseline, roundLimitProvisional, SEVERITY_WEIGHT, STATE_CLASS } from './rules.js';
 import { freezeNew, openingFigures } from './view-codec.js';
@@ -21,6 +30,7 @@ export function initialView(): SessionView {
     renames: [],
     open: { count: 0, weighted: 0 },
     rounds: [],
+    roundsBefore: 0,
     weightedOpenEnds: [],
     roundOpen: false,
     machine: { state: 'CONVERGING', flatCount: 0, outcome: null, pausedFrom: null },
@@ -538,7 +548,7 @@ function recordMetrics(view: SessionView, event: EventOf<'metrics.recorded'>): v
   const records = view.policies.records.get(event.data.policy);
   const read = policy && readStored(policy, 'metrics', event.data.metrics);
   if (!records || !read) return;
-  records.push({ round: event.data.round ?? view.rounds.length, metrics: read.value });
+  records.push({ round: event.data.round ?? roundCount(view), metrics: read.value });
 }
 
 /** Applies what the machine decided when the round closed: the recorded figures, verdicts and steps. */

@@ -32,7 +32,17 @@ export {
   type ClosedIndexParts,
 } from './view-codec.js';
 export { auditHistory, type Finding } from './audit.js';
-export { closedRoundCount, closedRounds, isOpen, lastClosedRound, openCount, severeUnfinished, unfinishedGaps } from './read-model.js';
+export {
+  closedRoundCount,
+  closedRoundNumbered,
+  closedRounds,
+  isOpen,
+  lastClosedRound,
+  roundCount,
+  openCount,
+  severeUnfinished,
+  unfinishedGaps,
+} from './read-model.js';
 export { forecast, FORECAST_ROUNDS, FORECAST_WINDOW, trendLine, type Forecast, type ForecastReason } from './read-model.js';
 export { forecastPastLimit, viewForecast } from './read-model.js';
 export { nextStep, type NextAction } from './read-model.js';

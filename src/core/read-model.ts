@@ -13,35 +13,67 @@ import {
 } from '../policies/index.js';
 import type { ConvergenceConfig } from '../../machines/index.js';
 import { runWords } from './gate.js';
+import { deepFreeze, openingFigures } from './view-codec.js';
+
+/*
+ * The rounds as the loop's questions ask for them. A head keeps only its
+ * last rounds and counts the ones before (`roundsBefore`, view-codec.ts),
+ * so these read the kept rounds and the count, never `rounds.length` or an
+ * index into `rounds`: a write on the head and a stop hook cost the same
+ * after forty thousand rounds as after four.
+ */
+
+/** What the round counts read: the rounds a view keeps, and how many came before them. */
+type Counted = Pick<SessionView, 'rounds' | 'roundsBefore'>;
+
+/** How many rounds have started, the open one included: the number the last round started has (save in a hand-made log). */
+export function roundCount(view: Counted): number {
+  return view.roundsBefore + view.rounds.length;
+}
 
 /** The open round, or null for a baseline event (before round 1). */
 export function currentRound(view: Pick<SessionView, 'roundOpen' | 'rounds'>): RoundFigures | null {
   return view.roundOpen ? (view.rounds.at(-1) ?? null) : null;
 }
 
-/** The rounds that have closed (the last one may still be open). */
-export function closedRounds(view: Pick<SessionView, 'rounds'>): RoundFigures[] {
-  return view.rounds.filter((r) => r.openEnd !== null);
+/**
+ * The stand-in `closedRounds` gives for a round a head leaves out: closed,
+ * one object shared by all, and NaN in every figure and in its number, so
+ * any code that read one as a real round would show it at once.
+ */
+const LEFT_OUT: RoundFigures = deepFreeze({ ...openingFigures(NaN, NaN, NaN, NaN), openEnd: NaN, weightedOpenEnd: NaN });
+
+/**
+ * The rounds that have closed, oldest first (the last one may still be
+ * open). On a head, the rounds it leaves out come first as stand-ins
+ * numbered NaN, made on the call: a whole table is read from the whole
+ * view, and what a head is asked (a count, the last closed round, the
+ * round numbered N) has its own function below, which makes none.
+ */
+export function closedRounds(view: Counted): RoundFigures[] {
+  const kept = view.rounds.filter((r) => r.openEnd !== null);
+  return view.roundsBefore === 0 ? kept : [...new Array<RoundFigures>(view.roundsBefore).fill(LEFT_OUT), ...kept];
 }
 
 /**
  * How many rounds have closed: `closedRounds(view).length`, without copying
- * them. Only the last round is open, save in a hand-made log; a head stands
- * in for its earlier rounds with closed placeholders numbered NaN
- * (view-codec.ts), all before its real rounds, so the look back stops at the
- * first one: next and a stop hook do not walk 40,000 stand-ins to count them.
+ * them. The rounds a head leaves out count as closed (only the last round
+ * is open, save in a hand-made log).
  */
-export function closedRoundCount(view: Pick<SessionView, 'rounds'>): number {
-  const { rounds } = view;
-  for (let i = rounds.length - 2; i >= 0 && !Number.isNaN(rounds[i]!.round); i--) {
-    if (rounds[i]!.openEnd === null) return closedRounds(view).length;
-  }
-  return rounds.length - (rounds.at(-1)?.openEnd === null ? 1 : 0);
+export function closedRoundCount(view: Counted): number {
+  let count = view.roundsBefore;
+  for (const round of view.rounds) if (round.openEnd !== null) count += 1;
+  return count;
 }
 
 /** The last round that closed: `closedRounds(view).at(-1)`, looking back from the end. */
 export function lastClosedRound(view: Pick<SessionView, 'rounds'>): RoundFigures | undefined {
   return view.rounds.findLast((r) => r.openEnd !== null);
+}
+
+/** The closed round numbered `round` (the first, in a hand-made log that numbers two alike); undefined when none the view keeps is. */
+export function closedRoundNumbered(view: Pick<SessionView, 'rounds'>, round: number): RoundFigures | undefined {
+  return view.rounds.find((r) => r.openEnd !== null && r.round === round);
 }
 
 /**
@@ -519,7 +551,7 @@ export function policyStates(view: SessionView): PolicyState[] {
   return policiesOf(view.policies.enabled).map((policy) => {
     const verdict = currentVerdict(view, policy);
     if (policy.readsGapEvents) {
-      const iterations = view.rounds.filter((r) => r.openEnd !== null).length;
+      const iterations = closedRoundCount(view);
       return stateOf(policy.name, verdict, { openCount: view.open.count, weightedOpen: view.open.weighted }, iterations);
     }
     const records = view.policies.records.get(policy.name) ?? [];

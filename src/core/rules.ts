@@ -104,6 +104,6 @@ export function presetForBaseline(baselineGaps: number): Exclude<Preset, 'auto'>
  * when round 1 starts, unless the session gave max_rounds itself. Until then
  * an extension (R24) can only say how many rounds it adds to that limit.
  */
-export function roundLimitProvisional(view: { settings: SessionSettings | null; rounds: readonly unknown[] }): boolean {
-  return view.rounds.length === 0 && view.settings?.preset === 'auto' && view.settings.maxRounds === undefined;
+export function roundLimitProvisional(view: { settings: SessionSettings | null; rounds: readonly unknown[]; roundsBefore: number }): boolean {
+  return view.roundsBefore + view.rounds.length === 0 && view.settings?.preset === 'auto' && view.settings.maxRounds === undefined;
 }

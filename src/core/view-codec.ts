@@ -7,9 +7,8 @@ import { policyRulesNamed } from '../policies/index.js';
  * The view as the checkpoints keep it: whole (what replay leaves), its head
  * (what the loop's questions and a gap write read), and the closed gaps'
  * index the head goes with; and what those need besides: a CRC-32, deep
- * freezing for the views handed out, and a round's opening figures (the
- * head's stand-in rounds are made of them, and so is every round the fold
- * opens). One module, because every write decided on the head runs all of
+ * freezing for the views handed out, and a round's opening figures (every
+ * round the fold opens is made of them). One module, because every write decided on the head runs all of
  * it; nothing here loads immer, a schema or the statechart.
  */
 
@@ -24,10 +23,13 @@ import { policyRulesNamed } from '../policies/index.js';
  * The format (viewFormat, src/session/state.ts) names this shape and the version of
  * gapflow that folded the view. Bump VIEW_SHAPE when SessionView changes
  * shape between releases' builds.
+ *
+ * `roundsBefore` is not stored: it is 0 in every whole view, and a head's
+ * checkpoint (encodeHead) carries it beside the view it stores.
  */
 export const VIEW_SHAPE = 'view-6';
 
-interface StoredView extends Omit<SessionView, 'gaps' | 'policies'> {
+interface StoredView extends Omit<SessionView, 'gaps' | 'policies' | 'roundsBefore'> {
   gaps: Gap[];
   policies: Omit<SessionView['policies'], 'settings' | 'records'> & {
     settings: [string, unknown][];
@@ -37,8 +39,9 @@ interface StoredView extends Omit<SessionView, 'gaps' | 'policies'> {
 
 /** The view as one JSON text. */
 export function encodeView(view: SessionView): string {
+  const { roundsBefore: _before, ...kept } = view;
   const stored: StoredView = {
-    ...view,
+    ...kept,
     gaps: [...view.gaps.values()],
     policies: { ...view.policies, settings: [...view.policies.settings], records: [...view.policies.records] },
   };
@@ -61,6 +64,7 @@ function readView(text: string): SessionView | null {
   if (!looksStored(stored)) return null;
   const view: SessionView = {
     ...stored,
+    roundsBefore: 0,
     gaps: new Map(stored.gaps.map((gap) => [gap.id, gap])),
     policies: { ...stored.policies, settings: new Map(stored.policies.settings), records: new Map(stored.policies.records) },
   };
@@ -115,9 +119,10 @@ export function decodeView(text: string): SessionView | null {
  * loopStep, hookStep, the decision prompt), cut from the whole view so a
  * hook reads kilobytes, not the session's history. It keeps the settings,
  * thresholds, counts, machine, focus, baseline, binding and policies whole;
- * the decisions; the last rounds whole (the ones before are stood in for by
- * a placeholder, so round numbers still count right); the history from the
- * round before the last closed one on; and every gap not closed. It answers those questions as the
+ * the decisions; the last rounds whole (the ones before are counted in
+ * `roundsBefore`, not kept, so what a write folds and a question reads does
+ * not grow with the session); the history from the round before the last
+ * closed one on; and every gap not closed. It answers those questions as the
  * whole view does (test/core/view-head.test.ts holds it to that on random
  * sessions); it is never rendered whole, never written to, never folded.
  *
@@ -131,8 +136,7 @@ export const HEAD_ROUNDS = 3;
 
 /** The head of `view`, keeping its last `keep` rounds whole (at least 2: the open round and the last closed one). */
 export function headOf(view: SessionView, keep = HEAD_ROUNDS): SessionView {
-  const { before, head } = cut(view, keep);
-  return { ...head, rounds: [...placeholders(before), ...head.rounds] };
+  return cut(view, keep);
 }
 
 /** Names the closed gaps' index a head goes with (the seq and checksum of the event it was written at). */
@@ -147,8 +151,8 @@ export interface IndexMark {
  * goes with (null: none; a write cannot then be decided on this head).
  */
 export function encodeHead(view: SessionView, keep = HEAD_ROUNDS, closed: IndexMark | null = null): string {
-  const { before, head } = cut(view, keep);
-  return `{"roundsBefore":${before},"closed":${JSON.stringify(closed)},"view":${encodeView(head)}}`;
+  const head = cut(view, keep);
+  return `{"roundsBefore":${head.roundsBefore},"closed":${JSON.stringify(closed)},"view":${encodeView(head)}}`;
 }
 
 /**
@@ -166,15 +170,12 @@ export function decodeMarkedHead(text: string): { view: SessionView; closed: Ind
   const view = readView(text.slice(prefix[0].length, -1));
   if (view === null) return null;
   const closed = prefix[2] === 'null' ? null : { seq: Number(prefix[3]), sum: prefix[4]! };
-  // The placeholders are frozen already: freezing the view before they join it keeps them out of the walk.
-  const kept = deepFreeze(view);
-  const rounds = [...placeholders(Number(prefix[1])), ...kept.rounds];
-  Object.freeze(rounds);
-  return { view: Object.freeze({ ...kept, rounds }), closed };
+  view.roundsBefore = Number(prefix[1]);
+  return { view: freezeNew(view), closed };
 }
 
-/** The head's parts: how many rounds it stands in for, and the view with only the kept rounds. */
-function cut(view: SessionView, keep: number): { before: number; head: SessionView } {
+/** The head of `view`: only its last `keep` rounds kept, the ones before counted (a head cut again counts what it already left out). */
+function cut(view: SessionView, keep: number): SessionView {
   const rounds = view.rounds.slice(-Math.max(2, keep));
   const firstKept = rounds[0]?.round ?? 0;
   // The round whose close the prompt and the stop request speak of, and the one before it.
@@ -186,19 +187,8 @@ function cut(view: SessionView, keep: number): { before: number; head: SessionVi
   // lower; keeping everything after that first one keeps a superset). Decisions are few: all kept (whether a
   // standing stop request was answered is asked of every decision made after its round).
   const first = view.history.findIndex((entry) => entry.round >= since);
-  const head = { ...view, gaps, rounds, history: first === -1 ? [] : view.history.slice(first) };
-  return { before: view.rounds.length - rounds.length, head };
-}
-
-/**
- * The stand-in for a round the head does not keep: closed (so `closedRounds`
- * counts it), one object shared by all, and NaN in every figure and in its
- * number, so any code that read one as a real round would show it at once.
- */
-const PLACEHOLDER: RoundFigures = deepFreeze({ ...openingFigures(NaN, NaN, NaN, NaN), openEnd: NaN, weightedOpenEnd: NaN });
-
-function placeholders(count: number): RoundFigures[] {
-  return new Array<RoundFigures>(count).fill(PLACEHOLDER);
+  const roundsBefore = view.roundsBefore + view.rounds.length - rounds.length;
+  return { ...view, gaps, rounds, roundsBefore, history: first === -1 ? [] : view.history.slice(first) };
 }
 
 // The closed gaps' index.
@@ -479,7 +469,7 @@ function freezeTree(value: object): void {
 
 /**
  * A round as it opens: numbered, starting from the given open counts, every
- * tally at `zero` (NaN for the head's stand-in of a round it leaves out).
+ * tally at `zero` (NaN for closedRounds' stand-in of a round a head leaves out).
  */
 export function openingFigures(round: number, openStart: number, weightedOpenStart: number, zero = 0): RoundFigures {
   const bySeverity = {} as Record<Severity, RoundFigures['bySeverity'][Severity]>;

@@ -214,7 +214,17 @@ export interface SessionView {
   renames: RenameRecord[];
   /** R9's open count and weighted open count, kept as the gaps change so no round re-sums the inventory. */
   open: { count: number; weighted: number };
+  /** The rounds this view keeps, oldest first: every round of the whole view; a head's last few (see `roundsBefore`). */
   rounds: RoundFigures[];
+  /**
+   * How many rounds came before `rounds[0]` and are left out of this view:
+   * 0 for the whole view; for a head, the rounds it does not keep (all
+   * closed, save in a hand-made log). A round's number is not its index:
+   * ask `roundCount`, `closedRoundCount` and `lastClosedRound`, not
+   * `rounds.length`. Not stored in a whole view's checkpoint (0 there); a
+   * head's checkpoint carries it beside the view.
+   */
+  roundsBefore: number;
   /**
    * The weighted open count at the end of the last closed rounds (at most
    * FORECAST_ROUNDS, oldest first; the last is the last closed round's): the

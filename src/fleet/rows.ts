@@ -1,5 +1,5 @@
 import type { ConvergenceState } from '../../events/index.js';
-import { closedRounds, tracksGaps, viewForecast, type Forecast, type SessionView } from '../core/index.js';
+import { closedRoundCount, closedRounds, tracksGaps, viewForecast, type Forecast, type SessionView } from '../core/index.js';
 
 /*
  * What the fleet shows of one session, read off its view: pure functions,
@@ -74,7 +74,7 @@ export function fleetRow(name: string, view: SessionView, lastEventAt: string | 
     name,
     state: view.machine.state,
     outcome: view.machine.outcome ?? null,
-    round: closedRounds(view).length,
+    round: closedRoundCount(view),
     roundOpen: view.roundOpen,
     open: view.open.count,
     weightedOpen: view.open.weighted,
@@ -131,12 +131,13 @@ const CAUSES: Readonly<Record<string, string>> = { critical_introduced: 'critica
  * a weighted net below the threshold, else the reason of the verdict that
  * drove the machine (another policy's, such as a budget running out).
  */
-export function warningsOf(view: Pick<SessionView, 'history' | 'rounds'>): Warning[] {
+export function warningsOf(view: Pick<SessionView, 'history' | 'rounds' | 'roundsBefore'>): Warning[] {
   const warnings: Warning[] = [];
   view.history.forEach((entry, index) => {
     if (entry.cause !== 'round' || entry.to !== 'DIVERGENCE_WARNING') return;
     const stalled = view.history.slice(0, index).some((earlier) => earlier.cause === 'round' && earlier.round === entry.round && earlier.to === 'STALLED');
-    const reason = view.rounds[entry.round - 1]?.combined?.reason ?? entry.reason;
+    // Round N is the N-th started (a head keeps only its last ones, `roundsBefore` counting those before).
+    const reason = view.rounds[entry.round - 1 - view.roundsBefore]?.combined?.reason ?? entry.reason;
     warnings.push({ round: entry.round, cause: stalled ? 'stall' : (CAUSES[reason] ?? reason) });
   });
   return warnings;

@@ -1,5 +1,5 @@
 import type { GapflowEvent } from '../../events/index.js';
-import { formatCount, tracksGaps, metricPoliciesOf, policyStates, roundLimit, toStateJson, type SessionView } from '../core/index.js';
+import { formatCount, tracksGaps, metricPoliciesOf, policyStates, roundCount, roundLimit, toStateJson, type SessionView } from '../core/index.js';
 import { renderRoundReport } from './round.js';
 import { counted } from './counted.js';
 
@@ -49,7 +49,7 @@ export function decidedLine(word: string, before: SessionView, after: SessionVie
 /** One policy's iteration: its verdict now, the reports written for it, and the round report when it closed the round. */
 export function recordedLines(view: SessionView, policy: string, events: readonly GapflowEvent[], written: readonly string[]): string {
   const own = events.find((e) => e.type === 'metrics.recorded');
-  const round = own?.type === 'metrics.recorded' ? own.data.round : view.rounds.length;
+  const round = own?.type === 'metrics.recorded' ? own.data.round : roundCount(view);
   const state = policyStates(view).find((p) => p.name === policy);
   const lines = [`Recorded ${policy} for round ${round}: ${state?.verdict} (${state?.reason}): ${state?.detail}`];
   for (const path of written) lines.push(`Wrote ${path}`);

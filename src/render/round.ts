@@ -1,4 +1,4 @@
-import { closedRounds, tracksGaps, nextStep, signed, type RoundFigures, type SessionView } from '../core/index.js';
+import { closedRoundNumbered, roundCount, tracksGaps, nextStep, signed, type RoundFigures, type SessionView } from '../core/index.js';
 import { disagreementNote, netsDisagree, untriagedCount } from './sections.js';
 
 /** R26, for the terminal: the gaps moved outside the focus, flagged. */
@@ -8,8 +8,8 @@ function outsideFocusLine(ids: readonly string[]): string {
 
 /** What `gapflow round close` prints: the round's figures, both nets, where it led and why. */
 export function renderRoundReport(view: SessionView, roundNumber?: number): string {
-  const round = closedRounds(view).find((r) => r.round === (roundNumber ?? view.rounds.length));
-  if (!round) return `Round ${roundNumber ?? view.rounds.length} has not closed.\n`;
+  const round = closedRoundNumbered(view, roundNumber ?? roundCount(view));
+  if (!round) return `Round ${roundNumber ?? roundCount(view)} has not closed.\n`;
   const steps = view.history.filter((h) => h.cause === 'round' && h.round === round.round);
   const path = steps.length > 0 ? [steps[0]!.from, ...steps.map((s) => s.to)] : [];
   const moved = path.length > 1 && path[0] !== path.at(-1) ? path.join(' -> ') : (path.at(-1) ?? '');
@@ -27,7 +27,7 @@ export function renderRoundReport(view: SessionView, roundNumber?: number): stri
         `  Withdrawn as duplicates: ${round.withdrawn} (weighted ${round.weightedWithdrawn}): ${round.withdrawnGaps.map((g) => `${g.id} of ${g.of}`).join(', ')}`,
       );
     // R23: the round that has just closed ends with these untriaged (the view is as the close left it).
-    const untriaged = round.round === view.rounds.length ? untriagedCount(view) : 0;
+    const untriaged = round.round === roundCount(view) ? untriagedCount(view) : 0;
     if (untriaged > 0)
       lines.push(`  Untriaged: ${untriaged} ${untriaged === 1 ? 'gap' : 'gaps'} still without a severity (each weighs as MEDIUM until triaged)`);
     if (netsDisagree(round)) lines.push(`  ${disagreementNote(round)}`);

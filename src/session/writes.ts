@@ -16,7 +16,7 @@ import {
   formatIssue,
   GapflowEvent,
 } from '../../events/index.js';
-import { decide, evolveMany, initialView, Refusal, settle, type SessionView } from '../core/index.js';
+import { decide, evolveMany, initialView, Refusal, roundCount, settle, type SessionView } from '../core/index.js';
 import { readCommand } from '../policies/index.js';
 import { LogError, OutcomeUnknown, VersionConflict, type Batch, type EventStore } from '../log/index.js';
 import type { SessionOptions } from './options.js';
@@ -323,14 +323,14 @@ export function changeSeverityBody(id: string, to: Severity): BodyInputOf<'gap.s
 }
 
 /** The next round's start; `kind` (R25) left out or `work` starts a work round. */
-export function startRoundBody(view: Pick<SessionView, 'rounds'>, kind?: RoundKind): BodyInputOf<'round.started'> {
-  const round = view.rounds.length + 1;
+export function startRoundBody(view: Pick<SessionView, 'rounds' | 'roundsBefore'>, kind?: RoundKind): BodyInputOf<'round.started'> {
+  const round = roundCount(view) + 1;
   return { type: 'round.started', data: kind === undefined ? { round } : { round, kind } };
 }
 
-export function closeRoundBody(view: Pick<SessionView, 'rounds'>): BodyInputOf<'round.closed'> {
+export function closeRoundBody(view: Pick<SessionView, 'rounds' | 'roundsBefore'>): BodyInputOf<'round.closed'> {
   // With no round ever started there is no round to name; `decide` refuses it for that reason.
-  return { type: 'round.closed', data: { round: Math.max(1, view.rounds.length) } };
+  return { type: 'round.closed', data: { round: Math.max(1, roundCount(view)) } };
 }
 
 export function recordMetricsBody(policy: string, metrics: Record<string, unknown>): BodyInputOf<'metrics.recorded'> {

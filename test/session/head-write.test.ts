@@ -3,7 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ALLOWED_MOVES, closedIndexLookUp, decodeHead, decodeMarkedHead, encodeClosedIndex, Refusal, type SessionView } from '../../src/core/index.js';
+import {
+  ALLOWED_MOVES,
+  closedIndexLookUp,
+  decodeHead,
+  decodeMarkedHead,
+  encodeClosedIndex,
+  Refusal,
+  roundCount,
+  type SessionView,
+} from '../../src/core/index.js';
 import { CLOSED_FILE, FileLog, HEAD_FILE, openCheckpointParts } from '../../src/log/index.js';
 import { closedIndexFormat } from '../../src/session/index.js';
 import { Session, type BatchRequest } from '../../src/session/index.js';
@@ -102,7 +111,7 @@ function outcome(run: () => { groups: unknown } | null): Outcome {
 
 /** What `gap`, `round` and `append` print from the view a write leaves. */
 function printed(view: SessionView) {
-  return { round: view.roundOpen ? roundStartedLine(view) : roundClosedLines(view), machine: view.machine, open: view.open, rounds: view.rounds.length };
+  return { round: view.roundOpen ? roundStartedLine(view) : roundClosedLines(view), machine: view.machine, open: view.open, rounds: roundCount(view) };
 }
 
 const lines = (text: string) =>
