@@ -112,6 +112,11 @@ function writeCache(folder: string, file: string, prefix: string, data: Buffer):
   }
 }
 
+/** A bundle's cache name: its bytes and the Node that compiles them (V8 tells sources apart by length alone). */
+function cacheKey(bytes: Buffer): string {
+  return createHash('sha256').update(`${process.version}\0${process.arch}\0`).update(bytes).digest('hex').slice(0, 32);
+}
+
 /**
  * Runs the CommonJS bundle at `bundle` as `require` would and returns its
  * exports, compiled from the code cache when there is a good one (see
@@ -121,11 +126,10 @@ export function requireCached(bundle: URL, env: Record<string, string | undefine
   const path = fileURLToPath(bundle);
   const bytes = readFileSync(path);
   const source = bytes.toString('utf8');
-  const folder = codeCacheFolder(env);
   const prefix = `${basename(path).replace(/\.c?js$/, '')}-`;
-  const key = createHash('sha256').update(`${process.version}\0${process.arch}\0`).update(bytes).digest('hex').slice(0, 32);
-  const file = folder === null ? null : join(folder, `${prefix}${key}.v8`);
-  const cachedData = folder !== null && file !== null && trusted(folder, false) ? readCache(file) : undefined;
+  const folder = codeCacheFolder(env);
+  const cache = folder === null ? null : { folder, file: join(folder, `${prefix}${cacheKey(bytes)}.v8`) };
+  const cachedData = cache !== null && trusted(cache.folder, false) ? readCache(cache.file) : undefined;
   // The bundle's `import.meta.url` is built as `importMetaUrl` (package.json's build), handed in here.
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname, importMetaUrl) {${source}\n})`, {
     filename: path,
@@ -136,9 +140,9 @@ export function requireCached(bundle: URL, env: Record<string, string | undefine
   const run = script.runInThisContext() as Wrapper;
   const module = { exports: {} };
   run.call(module.exports, module.exports, createRequire(path), module, path, dirname(path), bundle.href);
-  if (folder !== null && file !== null && (cachedData === undefined || script.cachedDataRejected === true)) {
+  if (cache !== null && (cachedData === undefined || script.cachedDataRejected === true)) {
     process.once('exit', (code) => {
-      if (code === 0 && trusted(folder, true)) writeCache(folder, file, prefix, script.createCachedData());
+      if (code === 0 && trusted(cache.folder, true)) writeCache(cache.folder, cache.file, prefix, script.createCachedData());
     });
   }
   return module.exports;
