@@ -105,5 +105,6 @@ export function presetForBaseline(baselineGaps: number): Exclude<Preset, 'auto'>
  * an extension (R24) can only say how many rounds it adds to that limit.
  */
 export function roundLimitProvisional(view: { settings: SessionSettings | null; rounds: readonly unknown[]; roundsBefore: number }): boolean {
+  // read-model's roundCount, spelled out: read-model imports this module, and a gap open runs no function of it (test/cli/one-path.test.ts).
   return view.roundsBefore + view.rounds.length === 0 && view.settings?.preset === 'auto' && view.settings.maxRounds === undefined;
 }
