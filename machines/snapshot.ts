@@ -1,13 +1,13 @@
 import type { AnyStateNode, SnapshotFrom, StateValue } from 'xstate';
 import type { ConvergenceState, MachineState, ResumableState } from '../events/index.js';
-import { convergenceMachine, type MachineInput } from './convergence.js';
+import { convergence, type ConvergenceMachine, type MachineInput } from './convergence.js';
 
 export type { MachineState } from '../events/index.js';
-export type ConvergenceSnapshot = SnapshotFrom<typeof convergenceMachine>;
+export type ConvergenceSnapshot = SnapshotFrom<ConvergenceMachine>;
 
 /** Every leaf state has an id equal to its name, so the record's one word finds its node. */
 function nodeOf(state: ConvergenceState | 'RESUMED'): AnyStateNode {
-  return convergenceMachine.getStateNodeById(state);
+  return convergence().getStateNodeById(state);
 }
 
 /** `FLAT` as the nested value XState resolves: `{ ONGOING: { ACTIVE: { LOOPING: 'FLAT' } } }`. */
@@ -27,7 +27,7 @@ export function leafOf(value: StateValue): ConvergenceState {
 /** The machine's snapshot for its small record: the leaf state, the context, and, while PAUSED, the history state's value. */
 export function snapshotOf(record: MachineState, config: MachineInput): ConvergenceSnapshot {
   const history = nodeOf('RESUMED');
-  return convergenceMachine.resolveState({
+  return convergence().resolveState({
     value: nestedValue(record.state),
     context: { stallThreshold: config.stallThreshold, flatCount: record.flatCount, outcome: record.outcome },
     ...(record.pausedFrom ? { historyValue: { [history.id]: [nodeOf(record.pausedFrom)] } } : {}),

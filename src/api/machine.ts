@@ -1,13 +1,15 @@
 /** The convergence statechart (XState v5), for the Stately inspector, diagrams and path tests, and its one small record. */
+import { convergence } from '../../machines/index.js';
+
 export {
   CONVERGENCE_STATES,
-  convergenceMachine,
   leafOf,
   recordOf,
   snapshotOf,
   VERDICTS,
   type ConvergenceConfig,
   type ConvergenceEvent,
+  type ConvergenceMachine,
   type ConvergenceSnapshot,
   type ConvergenceState,
   type MachineInput,
@@ -16,3 +18,6 @@ export {
   type RoundVerdict,
   type Verdict,
 } from '../../machines/index.js';
+
+/** The convergence statechart (XState v5), built. */
+export const convergenceMachine = convergence();

@@ -1,6 +1,6 @@
 import { getMicrosteps } from 'xstate';
 import {
-  convergenceMachine,
+  convergence,
   leafOf,
   recordOf,
   snapshotOf,
@@ -35,7 +35,7 @@ export function machineAccepts(machine: MachineState, config: ConvergenceConfig,
 export function stepMachine(machine: MachineState, config: ConvergenceConfig, event: ConvergenceEvent): StepResult {
   let snapshot = snapshotOf(machine, config);
   const steps: Step[] = [];
-  for (const [next] of getMicrosteps(convergenceMachine, snapshot, event)) {
+  for (const [next] of getMicrosteps(convergence(), snapshot, event)) {
     const from = leafOf(snapshot.value);
     const to = leafOf(next.value);
     if (from !== to) steps.push({ from, to });

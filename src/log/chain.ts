@@ -4,7 +4,6 @@ import type { GapflowEvent } from '../../events/index.js';
 
 const { hash } = process.getBuiltinModule('node:crypto');
 const { existsSync } = process.getBuiltinModule('node:fs');
-const { createRequire } = process.getBuiltinModule('node:module');
 
 /*
  * The checksum chain of the log's lines: sealing a line, the sum a line
@@ -95,9 +94,6 @@ export function storedSum(line: string): string | null {
  * line never depends on the worker.
  */
 
-// Loaded only when a worker is started: importing worker_threads costs a short command (a stop hook's) 2 ms.
-const load = createRequire(import.meta.url);
-
 /** A log at least this long has its chain walked on a worker thread. */
 export const PARALLEL_CHAIN_BYTES = 4 * 1024 * 1024;
 
@@ -187,8 +183,9 @@ export function startChainCheck(bytes: Uint8Array, previous: string, options: { 
   const file = options.file ?? workerFile();
   const quietMs = options.quietMs ?? QUIET_MS;
   if (bytes.length < (options.fromBytes ?? PARALLEL_CHAIN_BYTES) || file === null) return null;
-  const threads = load('node:worker_threads') as typeof Threads;
-  if ((load('node:os') as typeof Os).availableParallelism() < 2) return null;
+  // Taken only when a worker is started: worker_threads costs a short command (a stop hook's) 2 ms.
+  const threads = process.getBuiltinModule('node:worker_threads') as typeof Threads;
+  if ((process.getBuiltinModule('node:os') as typeof Os).availableParallelism() < 2) return null;
   const answer = new SharedArrayBuffer(4 * Int32Array.BYTES_PER_ELEMENT);
   const words = new Int32Array(answer);
   let data: ChainCheckData;

@@ -8,7 +8,6 @@ import type { BodyParts, Checkpoints, EventStore } from './types.js';
 const { hash, randomBytes } = process.getBuiltinModule('node:crypto');
 const { accessSync, closeSync, constants, fstatSync, openSync, readdirSync, renameSync, rmSync, statSync } = process.getBuiltinModule('node:fs');
 const { join } = process.getBuiltinModule('node:path');
-const { createRequire } = process.getBuiltinModule('node:module');
 
 /*
  * A checkpoint: a snapshot of what a reader builds from the log (the
@@ -92,12 +91,10 @@ export function bodySum(body: string | Buffer, file: string): string {
   return file === STATE_FILE ? crcSum(body) : hash('sha256', body, 'hex').slice(0, 32);
 }
 
-// zlib is loaded only for the stored state (tens of MiB, where its crc32 is quick): the closed gaps' index,
-// read by every gap write, is summed by the core's (importing zlib cost such a write 1.7 ms).
-const load = createRequire(import.meta.url);
-
+// zlib is taken only for the stored state (tens of MiB, where its crc32 is quick): the closed gaps' index,
+// read by every gap write, is summed by the core's (taking zlib cost such a write 1.7 ms).
 function crcSum(body: string | Buffer, big = true): string {
-  const sum = big ? (load('node:zlib') as typeof Zlib).crc32(body) : crc32(body);
+  const sum = big ? (process.getBuiltinModule('node:zlib') as typeof Zlib).crc32(body) : crc32(body);
   return `crc32-${sum.toString(16).padStart(8, '0')}`;
 }
 

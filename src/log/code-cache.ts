@@ -112,9 +112,14 @@ function writeCache(folder: string, file: string, prefix: string, data: Buffer):
   }
 }
 
-/** A bundle's cache name: its bytes and the Node that compiles them (V8 tells sources apart by length alone). */
-function cacheKey(bytes: Buffer): string {
-  return createHash('sha256').update(`${process.version}\0${process.arch}\0`).update(bytes).digest('hex').slice(0, 32);
+/**
+ * A bundle's cache name: its bytes, where it lies, and the Node that compiles
+ * them. V8 tells sources apart by length alone, and the compiled code keeps
+ * the file name it was compiled under: a copy of the same bytes elsewhere
+ * would report its errors as the other copy's.
+ */
+function cacheKey(bytes: Buffer, path: string): string {
+  return createHash('sha256').update(`${process.version}\0${process.arch}\0${path}\0`).update(bytes).digest('hex').slice(0, 32);
 }
 
 /**
@@ -128,7 +133,7 @@ export function requireCached(bundle: URL, env: Record<string, string | undefine
   const source = bytes.toString('utf8');
   const prefix = `${basename(path).replace(/\.c?js$/, '')}-`;
   const folder = codeCacheFolder(env);
-  const cache = folder === null ? null : { folder, file: join(folder, `${prefix}${cacheKey(bytes)}.v8`) };
+  const cache = folder === null ? null : { folder, file: join(folder, `${prefix}${cacheKey(bytes, path)}.v8`) };
   const cachedData = cache !== null && trusted(cache.folder, false) ? readCache(cache.file) : undefined;
   // The bundle's `import.meta.url` is built as `importMetaUrl` (package.json's build), handed in here.
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname, importMetaUrl) {${source}\n})`, {

@@ -1,5 +1,5 @@
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
-import { convergenceMachine, guardName } from '../../machines/index.js';
+import { convergence, guardName } from '../../machines/index.js';
 
 /** One transition between the states a session can be in, in the order XState tries them. */
 export interface DiagramEdge {
@@ -46,7 +46,7 @@ function leavesEntered(target: AnyStateNode): { leaves: AnyStateNode[]; history:
  * extension of the round limit, a flat round that is not work) is drawn as
  * a loop on the leaf it leaves as it was.
  */
-export function diagramModel(machine: AnyStateMachine = convergenceMachine): DiagramModel {
+export function diagramModel(machine: AnyStateMachine = convergence()): DiagramModel {
   const leaves = descendants(machine.root).filter(isLeaf);
   const edges: DiagramEdge[] = [];
   for (const leaf of leaves) {

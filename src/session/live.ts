@@ -1,12 +1,12 @@
 import { createActor, type Actor, type InspectionEvent, type Observer } from 'xstate';
 import type { SettledEvent } from '../../events/index.js';
-import { convergenceMachine, recordOf, snapshotOf, type MachineInput, type MachineState } from '../../machines/index.js';
+import { convergence, recordOf, snapshotOf, type ConvergenceMachine, type MachineInput, type MachineState } from '../../machines/index.js';
 import { machineEventOf, type SessionView } from '../core/index.js';
 
 /** What XState accepts as an actor's `inspect` option: an observer or a plain callback. */
 export type InspectOption = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 
-export type ConvergenceActor = Actor<typeof convergenceMachine>;
+export type ConvergenceActor = Actor<ConvergenceMachine>;
 
 /** The machine reads only the stall threshold; the other thresholds reach it inside the round's verdict. */
 function sameConfig(a: MachineInput, b: MachineInput): boolean {
@@ -78,7 +78,7 @@ export class LiveActor {
     const snapshot = snapshotOf(machine, config);
     // The snapshot carries the context, so `input` (required by the types) is never read.
     const input = { stallThreshold: config.stallThreshold };
-    this.#actor = createActor(convergenceMachine, { input, snapshot, ...(this.inspect ? { inspect: this.inspect } : {}) });
+    this.#actor = createActor(convergence(), { input, snapshot, ...(this.inspect ? { inspect: this.inspect } : {}) });
     this.#config = input;
     this.#actor.start();
     return this.#actor;

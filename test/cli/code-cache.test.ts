@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -17,7 +17,8 @@ import { runCli } from './helpers.js';
  */
 
 const tempDir = tempDirs('gapflow-code-cache-');
-const BIN = fileURLToPath(new URL('../../dist/gapflow.js', import.meta.url));
+const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
+const BIN = join(DIST, 'gapflow.js');
 const CACHE_FILE = /^session-commands-[0-9a-f]{32}\.v8$/;
 
 /** A session folder with a started session in it. */
@@ -28,9 +29,9 @@ function session(): string {
 }
 
 /** `gapflow gap open ID --severity SEVERITY` through the bundled bin, with `env` over a home of its own. */
-function gapOpen(dir: string, id: string, env: Record<string, string>, severity = 'LOW') {
+function gapOpen(dir: string, id: string, env: Record<string, string>, severity = 'LOW', bin = BIN) {
   const home = tempDir();
-  const result = spawnSync(process.execPath, [BIN, 'gap', 'open', id, '--severity', severity, '--dir', dir], {
+  const result = spawnSync(process.execPath, [bin, 'gap', 'open', id, '--severity', severity, '--dir', dir], {
     env: { PATH: process.env.PATH, HOME: home, XDG_CACHE_HOME: join(home, 'cache'), ...env },
     cwd: home,
     encoding: 'utf8',
@@ -151,6 +152,18 @@ describe('the write bundle’s code cache', { timeout: 120_000 }, () => {
       expect(result.code, value).toBe(0);
       expect(readdirSync(result.home), `${value}: nothing in the home`).toEqual([]);
     }
+  });
+
+  it('is kept per copy of the bundle: compiled code names the file it was compiled from', () => {
+    const dir = session();
+    const folder = join(tempDir(), 'cache');
+    const env = { GAPFLOW_CODE_CACHE: folder };
+    expect(gapOpen(dir, 'G-1', env).code).toBe(0);
+    const copy = tempDir();
+    for (const name of [...readdirSync(DIST).filter((file) => /\.c?js$/.test(file)), 'chunks']) cpSync(join(DIST, name), join(copy, name), { recursive: true });
+    // The same bytes elsewhere: were the first copy's cache taken, an error's stack would name the first copy's file.
+    expect(gapOpen(dir, 'G-2', env, 'LOW', join(copy, 'gapflow.js')).stdout).toBe('Opened G-2 (LOW) at baseline; open count 2\n');
+    expect(cacheFiles(folder)).toHaveLength(2);
   });
 
   it('is kept in the user’s cache folder when none is named', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, initialTransition, transition } from 'xstate';
 import {
-  convergenceMachine,
+  convergence,
   leafOf,
   recordOf,
   snapshotOf,
@@ -10,6 +10,8 @@ import {
   type MachineState,
   type Verdict,
 } from '../../machines/index.js';
+
+const convergenceMachine = convergence();
 
 /*
  * The machine's own rules: a round close goes where its one verdict says

@@ -4,12 +4,14 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { getMicrosteps, type AnyStateMachine, type AnyStateNode, type SnapshotFrom } from 'xstate';
 import { adjacencyMapToArray, getAdjacencyMap, getShortestPaths } from 'xstate/graph';
-import { convergenceMachine, leafOf, recordOf, snapshotOf, type ConvergenceConfig, type ConvergenceEvent, type RoundVerdict } from '../../machines/index.js';
+import { convergence, leafOf, recordOf, snapshotOf, type ConvergenceConfig, type ConvergenceEvent, type RoundVerdict } from '../../machines/index.js';
 import { createMemorySession, FileLog, openFileSession, type Session } from '../../src/index.js';
 import { fold, machineEventOf, settle, toStateJson } from '../../src/core/index.js';
 import { renderStatus } from '../../src/render/index.js';
 import { runCli } from '../cli/helpers.js';
 import { WEIGHT } from '../support.js';
+
+const convergenceMachine = convergence();
 
 /*
  * Model-based path tests. xstate/graph walks the convergence machine itself

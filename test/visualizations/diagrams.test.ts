@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMachine, getMicrosteps } from 'xstate';
-import { CONVERGENCE_STATES, convergenceMachine, leafOf, snapshotOf, VERDICTS, type ConvergenceEvent, type MachineState } from '../../machines/index.js';
+import { CONVERGENCE_STATES, convergence, leafOf, snapshotOf, VERDICTS, type ConvergenceEvent, type MachineState } from '../../machines/index.js';
 import { diagramModel, toDot, toMermaid } from '../../src/render/index.js';
 import { diagramFiles } from '../../visualizations/generate.js';
 import { divergingAfterRoundOne, flatAfterRoundOne, Sandbox } from '../cli/helpers.js';
+
+const convergenceMachine = convergence();
 
 const config = { stallThreshold: 2, divergenceThreshold: 8, maxRounds: 10, criticalOverride: true };
 const EVENTS: ConvergenceEvent[] = [

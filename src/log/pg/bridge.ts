@@ -3,7 +3,6 @@ import { LogError } from '../types.js';
 import { LISTEN, type Answer, type Request, type Row, type Step } from './protocol.js';
 
 const { existsSync } = process.getBuiltinModule('node:fs');
-const { createRequire } = process.getBuiltinModule('node:module');
 
 /*
  * A synchronous door to PostgreSQL. The store port is synchronous (the CLI
@@ -15,9 +14,6 @@ const { createRequire } = process.getBuiltinModule('node:module');
  * store needs a worker that keeps its connection and an open transaction
  * between calls, and a second port for commit notices.
  */
-
-// Loaded when a store first connects: a command on a folder never pays for worker_threads' namespace at start-up.
-const load = createRequire(import.meta.url);
 
 /** The socket errors that say the server is out of reach (not that it refused a statement). */
 const UNREACHABLE: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET']);
@@ -75,7 +71,8 @@ export class Bridge {
     /** For messages: the database, without its password. */
     readonly where: string,
   ) {
-    const { MessageChannel, receiveMessageOnPort, Worker } = load('node:worker_threads') as typeof Threads;
+    // Taken when a store first connects: a command on a folder never pays for worker_threads at start-up.
+    const { MessageChannel, receiveMessageOnPort, Worker } = process.getBuiltinModule('node:worker_threads') as typeof Threads;
     this.#receive = receiveMessageOnPort;
     const requests = new MessageChannel();
     const notices = new MessageChannel();
