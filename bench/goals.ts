@@ -36,7 +36,7 @@ import { label, option, settleWrites, sizesOption } from './args.js';
 import { killRunning, median, runChild, series, type Child, type Outcome, type Run, type Summary } from './measure.js';
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
-const BIN = here('../gapflow.js');
+const BIN = here('../gapflow.cjs');
 const BUILD = here('./build-log.js');
 const COLD = here('./cold-replay.js');
 

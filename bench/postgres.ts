@@ -31,7 +31,7 @@ import type { Facts, Measured } from './pg-size.js';
 import { startPostgres, type PostgresServer } from './postgres-server.js';
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
-const BIN = here('../gapflow.js');
+const BIN = here('../gapflow.cjs');
 const BUILD = here('./build-log.js');
 const SIZE = here('./pg-size.js');
 const BUILD_TIMEOUT_MS = 30 * 60 * 1000;

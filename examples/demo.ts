@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // The bundled command that `npm ci` builds (package.json `bin`).
-const bin = fileURLToPath(new URL('../gapflow.js', import.meta.url));
+const bin = fileURLToPath(new URL('../gapflow.cjs', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'gapflow-demo-'));
 const quiet = new Set(['gap']);
 const keep = process.argv.includes('--keep');

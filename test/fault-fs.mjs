@@ -1,4 +1,4 @@
-// A preload (`node --import <this file> dist/gapflow.js …`) that makes the disk fail where a test says, for
+// A preload (`node --import <this file> dist/gapflow.cjs …`) that makes the disk fail where a test says, for
 // the built bin run as a user runs it. What fails is read from $GAPFLOW_FAULTS, a JSON object:
 //
 //   log        a file path: the log whose fsync and ftruncate the next two keys fail

@@ -109,6 +109,7 @@ describe('npm pack', () => {
       'package.json',
       'README.md',
       'LICENSE',
+      'dist/gapflow.cjs', // the bin: a write runs from session-commands.cjs, any other call from gapflow.js
       'dist/gapflow.js',
       'dist/head-answers.js', // the short path of next, the stop hook and a current state --json
       'dist/session-commands.js', // the write commands, loaded from session-commands.cjs through the code cache
@@ -148,6 +149,19 @@ describe('npm pack', () => {
     expect(version.stderr).toBe('');
     expect(version.status).toBe(0);
     expect(version.stdout.trim()).toBe(manifest.version);
+  });
+
+  it('the installed bin records a write and reads it back (the write bundle beside the bin, the rest through gapflow.js)', () => {
+    const bin = join(consumer, 'node_modules', '.bin', 'gapflow');
+    const dir = join(work, 'installed-session');
+    const call = (args: string[]) =>
+      spawnSync(bin, [...args, '--dir', dir], { cwd: consumer, encoding: 'utf8', env: { ...process.env, GAPFLOW_CODE_CACHE: 'off' } });
+    expect(call(['init']).status).toBe(0);
+    const opened = call(['gap', 'open', 'G-1', '--severity', 'HIGH', '--title', 'installed']);
+    expect(opened.stderr).toBe('');
+    expect(opened.stdout).toBe('Opened G-1 (HIGH) at baseline; open count 1\n');
+    const state = JSON.parse(call(['state', '--json']).stdout) as { gaps: { id: string }[] };
+    expect(state.gaps.map((gap) => gap.id)).toEqual(['G-1']);
   });
 
   it("runs the README's library example in the consumer project and prints what the README says", () => {

@@ -10,7 +10,7 @@ import { WEIGHT } from './support.js';
 
 const root = join(import.meta.dirname, '..');
 // `npm test` builds first: this is the `gapflow` a user installs.
-const bin = join(root, 'dist', 'gapflow.js');
+const bin = join(root, 'dist', 'gapflow.cjs');
 
 /** A temporary folder with `gapflow` on the PATH, as after an install: a shim that runs the bundled CLI with this node. */
 class Workspace {

@@ -19,7 +19,9 @@ import { dashed, type Flags, type ParsedCall, parseWords, UsageError, wordOf } f
 import { type CliIO, type Command, statusAfterWrite } from './common.js';
 import { unverifiedCode } from './unverified.js';
 import { answerUsageAsHook, handedInput } from './hook-guard.js';
-import type { Entry, Follow, HelpParts, Reading, WordParts } from './table.js';
+import type { Entry, Follow, HelpParts, Reading, WordParts } from './entries.js';
+
+export { packageVersion } from '../log/index.js';
 
 /*
  * One call run by the command table: the help and the usage errors drawn

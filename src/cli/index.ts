@@ -1,9 +1,12 @@
 import type { CliIO, Command } from './common.js';
 import { dispatch, helpText } from './dispatch.js';
-import { answerVersion, readCall, TABLE } from './table.js';
+import { answerVersion, readCall } from './entries.js';
+import { TABLE } from './table.js';
 
 export type { CliIO } from './common.js';
-export { runBin, TABLE, type Entry } from './table.js';
+export { runBin, WRITE_ENTRIES, type Entry } from './entries.js';
+export { WRITE_COMMANDS } from './write-commands.js';
+export { TABLE } from './table.js';
 export { commandHelp, entryHelp } from './dispatch.js';
 export { writePolicyReports } from './policy-commands.js';
 export { backtestSettingsProblem } from './backtest-settings.js';
@@ -25,6 +28,6 @@ export const HELP = helpText(TABLE);
 
 /** Runs one CLI call in-process, every command at hand; returns the exit code. Never throws for a user's mistake. */
 export function run(argv: string[], io: CliIO): number {
-  const read = readCall(argv);
+  const read = readCall(argv, TABLE);
   return answerVersion(read.name, io) ? 0 : dispatch(read, io, (name) => COMMANDS.get(name));
 }

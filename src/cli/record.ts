@@ -5,7 +5,7 @@ import { recordedLines } from '../render/index.js';
 import type { Session, WriteOptions } from '../session/index.js';
 import { DECIMAL, type ParsedCall, UsageError, writeOptions } from './args.js';
 import { announce, type CliIO, command, open, parseUserJson } from './common.js';
-import type { WRITE_OPTIONS } from './table.js';
+import type { WRITE_OPTIONS } from './entries.js';
 import { writePolicyReports } from './policy-commands.js';
 import { runRecordCommand } from './record-command.js';
 import { throughGate } from './gate.js';

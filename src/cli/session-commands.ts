@@ -29,7 +29,7 @@ import { GAP_STATE_WORDS, PRESET_WORDS, ROUND_KIND_WORDS, SEVERITY_WORDS, shownV
 import { DECIMAL, dashed, list, type ParsedCall, UsageError, type VerbCall, wholeNumber, wordOf, writeOptions } from './args.js';
 import { announce, command, databaseSession, databaseStore, type CliIO, newSessionDir, open, type WhereOptions } from './common.js';
 import { policyInitSettings } from './policy-commands.js';
-import type { DECIDE_FLAGS, GAP_VERBS, INIT_FLAGS, ROUND_START, WRITE_OPTIONS } from './table.js';
+import type { DECIDE_FLAGS, GAP_VERBS, INIT_FLAGS, ROUND_START, WRITE_OPTIONS } from './entries.js';
 import { gatedBatch, throughGate } from './gate.js';
 import { keepTypedCommand } from './trust.js';
 import { validateFlagValues } from './record.js';

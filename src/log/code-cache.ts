@@ -2,10 +2,8 @@ import type { Stats } from 'node:fs';
 
 const { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writeFileSync } =
   process.getBuiltinModule('node:fs');
-const vm = process.getBuiltinModule('node:vm');
-const { createHash } = process.getBuiltinModule('node:crypto');
-const { createRequire } = process.getBuiltinModule('node:module');
-const { homedir } = process.getBuiltinModule('node:os');
+// The bin's launcher (cli/launch.ts) holds this module whatever it is asked: the rest of Node it takes only for a write.
+const sha256 = () => process.getBuiltinModule('node:crypto').createHash('sha256');
 const { basename, dirname, isAbsolute, join } = process.getBuiltinModule('node:path');
 const { fileURLToPath } = process.getBuiltinModule('node:url');
 
@@ -45,7 +43,7 @@ export function codeCacheFolder(env: Record<string, string | undefined> = proces
   const xdg = env.XDG_CACHE_HOME;
   if (xdg && isAbsolute(xdg)) return join(xdg, 'gapflow', 'code-cache');
   try {
-    const home = homedir();
+    const home = process.getBuiltinModule('node:os').homedir();
     return isAbsolute(home) ? join(home, '.cache', 'gapflow', 'code-cache') : null;
   } catch {
     return null; // no home to keep it in (a user with no passwd entry)
@@ -84,7 +82,7 @@ function readCache(file: string): Buffer | undefined {
       read += got;
     }
     const data = bytes.subarray(DIGEST_BYTES);
-    return createHash('sha256').update(data).digest().equals(bytes.subarray(0, DIGEST_BYTES)) ? data : undefined;
+    return sha256().update(data).digest().equals(bytes.subarray(0, DIGEST_BYTES)) ? data : undefined;
   } catch {
     return undefined;
   } finally {
@@ -100,7 +98,7 @@ function readCache(file: string): Buffer | undefined {
 function writeCache(folder: string, file: string, prefix: string, data: Buffer): void {
   const temporary = join(folder, `.${basename(file)}.${process.pid}.tmp`);
   try {
-    writeFileSync(temporary, Buffer.concat([createHash('sha256').update(data).digest(), data]), { mode: 0o600, flag: 'wx' });
+    writeFileSync(temporary, Buffer.concat([sha256().update(data).digest(), data]), { mode: 0o600, flag: 'wx' });
     renameSync(temporary, file);
     const stale = Date.now() - STALE_AFTER_DAYS * 86_400_000;
     for (const name of readdirSync(folder)) {
@@ -119,7 +117,7 @@ function writeCache(folder: string, file: string, prefix: string, data: Buffer):
  * would report its errors as the other copy's.
  */
 function cacheKey(bytes: Buffer, path: string): string {
-  return createHash('sha256').update(`${process.version}\0${process.arch}\0${path}\0`).update(bytes).digest('hex').slice(0, 32);
+  return sha256().update(`${process.version}\0${process.arch}\0${path}\0`).update(bytes).digest('hex').slice(0, 32);
 }
 
 /**
@@ -136,6 +134,7 @@ export function requireCached(bundle: URL, env: Record<string, string | undefine
   const cache = folder === null ? null : { folder, file: join(folder, `${prefix}${cacheKey(bytes, path)}.v8`) };
   const cachedData = cache !== null && trusted(cache.folder, false) ? readCache(cache.file) : undefined;
   // The bundle's `import.meta.url` is built as `importMetaUrl` (package.json's build), handed in here.
+  const vm = process.getBuiltinModule('node:vm');
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname, importMetaUrl) {${source}\n})`, {
     filename: path,
     cachedData,
@@ -144,7 +143,7 @@ export function requireCached(bundle: URL, env: Record<string, string | undefine
   type Wrapper = (exports: object, require: NodeJS.Require, module: { exports: object }, filename: string, dirname: string, importMetaUrl: string) => void;
   const run = script.runInThisContext() as Wrapper;
   const module = { exports: {} };
-  run.call(module.exports, module.exports, createRequire(path), module, path, dirname(path), bundle.href);
+  run.call(module.exports, module.exports, process.getBuiltinModule('node:module').createRequire(path), module, path, dirname(path), bundle.href);
   if (cache !== null && (cachedData === undefined || script.cachedDataRejected === true)) {
     process.once('exit', (code) => {
       if (code === 0 && trusted(cache.folder, true)) writeCache(cache.folder, cache.file, prefix, script.createCachedData());

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { run, runBin, type CliIO } from '../../src/cli/index.js';
+import { run, runBin, TABLE, type CliIO } from '../../src/cli/index.js';
 import { Sandbox, type CliResult } from './helpers.js';
 
 /*
@@ -30,7 +30,7 @@ function viaRun(box: Sandbox, argv: string[]): CliResult {
 
 async function viaBin(box: Sandbox, argv: string[]): Promise<CliResult> {
   const out = { code: 0, stdout: '', stderr: '' };
-  out.code = await runBin(argv, io(box, out), () => Promise.resolve());
+  out.code = await runBin(argv, io(box, out), () => Promise.resolve(), TABLE);
   return neutral(box, out);
 }
 
@@ -92,7 +92,7 @@ describe('the bin and run are one CLI', () => {
   });
 });
 
-const BIN = fileURLToPath(new URL('../../dist/gapflow.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../dist/gapflow.cjs', import.meta.url));
 
 /** The files a module loads before it runs (its static imports, theirs, and so on), itself included. */
 function staticClosure(file: string, seen = new Set<string>()): Set<string> {

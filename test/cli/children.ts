@@ -11,7 +11,7 @@ import { afterEach } from 'vitest';
  * behind.
  */
 
-export const BIN = fileURLToPath(new URL('../../dist/gapflow.js', import.meta.url));
+export const BIN = fileURLToPath(new URL('../../dist/gapflow.cjs', import.meta.url));
 
 export interface Running {
   child: ChildProcess;

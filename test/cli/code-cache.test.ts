@@ -18,7 +18,7 @@ import { runCli } from './helpers.js';
 
 const tempDir = tempDirs('gapflow-code-cache-');
 const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
-const BIN = join(DIST, 'gapflow.js');
+const BIN = join(DIST, 'gapflow.cjs');
 const CACHE_FILE = /^session-commands-[0-9a-f]{32}\.v8$/;
 
 /** A session folder with a started session in it. */
@@ -162,7 +162,7 @@ describe('the write bundle’s code cache', { timeout: 120_000 }, () => {
     const copy = tempDir();
     for (const name of [...readdirSync(DIST).filter((file) => /\.c?js$/.test(file)), 'chunks']) cpSync(join(DIST, name), join(copy, name), { recursive: true });
     // The same bytes elsewhere: were the first copy's cache taken, an error's stack would name the first copy's file.
-    expect(gapOpen(dir, 'G-2', env, 'LOW', join(copy, 'gapflow.js')).stdout).toBe('Opened G-2 (LOW) at baseline; open count 2\n');
+    expect(gapOpen(dir, 'G-2', env, 'LOW', join(copy, 'gapflow.cjs')).stdout).toBe('Opened G-2 (LOW) at baseline; open count 2\n');
     expect(cacheFiles(folder)).toHaveLength(2);
   });
 

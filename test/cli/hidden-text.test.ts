@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runBin, type CliIO } from '../../src/cli/index.js';
+import { runBin, TABLE, type CliIO } from '../../src/cli/index.js';
 import { createFileSession } from '../../src/index.js';
 import { HEAD_FILE } from '../../src/log/index.js';
 import { fixedStamps, tempDirs } from '../support.js';
@@ -154,6 +154,6 @@ async function viaBin(argv: string[], cwd: string): Promise<CliResult> {
     cwd,
     stdin: () => '',
   };
-  out.code = await runBin(argv, io, () => Promise.resolve());
+  out.code = await runBin(argv, io, () => Promise.resolve(), TABLE);
   return out;
 }

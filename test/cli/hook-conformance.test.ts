@@ -19,7 +19,7 @@ import { SESSION, stopInput, subagentStopInput as subagentInput, type HookInput 
  * cap, and a hook scoped to subagent types leaves other subagents alone.
  */
 
-const BIN = fileURLToPath(new URL('../../dist/gapflow.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../dist/gapflow.cjs', import.meta.url));
 const CAP = 10_000;
 
 type Input = HookInput;

@@ -371,7 +371,7 @@ describe('gapflow hook claude: review fixes', () => {
   });
 
   it('first calls from four agent sessions at once bind the session to exactly one of them, which alone is blocked', async () => {
-    const bin = fileURLToPath(new URL('../../dist/gapflow.js', import.meta.url));
+    const bin = fileURLToPath(new URL('../../dist/gapflow.cjs', import.meta.url));
     for (let trial = 0; trial < 3; trial++) {
       const dir = join(box.root, `race-${trial}`);
       expect(runSetup(['init', '--dir', dir], box.root).code).toBe(0);

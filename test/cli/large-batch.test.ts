@@ -14,7 +14,7 @@ import { createFileSession, verifyFileSession } from '../../src/index.js';
  * speed); the explicit budgets only keep a stuck run from hanging CI.
  */
 
-const BIN = fileURLToPath(new URL('../../dist/gapflow.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../dist/gapflow.cjs', import.meta.url));
 const LINES = 100_000;
 const HEAP_MB = 256;
 const BUDGET_MS = 150_000;

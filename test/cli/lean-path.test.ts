@@ -4,7 +4,7 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createFileSession, type Session } from '../../src/index.js';
-import { runBin, type CliIO } from '../../src/cli/index.js';
+import { runBin, TABLE, type CliIO } from '../../src/cli/index.js';
 import { HEAD_FILE } from '../../src/log/index.js';
 import { decodeHead } from '../../src/core/index.js';
 import { diverge, fixedStamps, tempDirs } from '../support.js';
@@ -19,7 +19,7 @@ import { runCli, type CliResult } from './helpers.js';
 
 const tempDir = tempDirs('gapflow-lean-');
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BIN = join(ROOT, 'dist', 'gapflow.js');
+const BIN = join(ROOT, 'dist', 'gapflow.cjs');
 const HEAVY = ['node_modules/zod/', 'node_modules/xstate/', 'node_modules/immer/'];
 
 /** A session whose log is past the size that earns a head checkpoint (64 KiB), ending CONVERGING or FLAT. */
@@ -67,7 +67,7 @@ async function viaBin(argv: string[], cwd: string, stdin?: string): Promise<CliR
     cwd,
     ...(stdin === undefined ? {} : { stdin: () => stdin }),
   };
-  out.code = await runBin(argv, io, () => Promise.resolve());
+  out.code = await runBin(argv, io, () => Promise.resolve(), TABLE);
   return out;
 }
 
@@ -170,7 +170,15 @@ function buildCommands(): string[][] {
     .split('&&')
     .map((step) => step.trim())
     .filter((step) => step.startsWith('esbuild '))
-    .map((step) => step.slice('esbuild '.length).trim().split(/\s+/));
+    // Words as a shell reads them: a "quoted" part (the launcher's banner) keeps its spaces.
+    .map((step) =>
+      (
+        step
+          .slice('esbuild '.length)
+          .trim()
+          .match(/(?:[^\s"]+|"[^"]*")+/g) ?? []
+      ).map((word) => word.replaceAll('"', '')),
+    );
   expect(commands.length).toBeGreaterThan(0);
   return commands;
 }
@@ -235,5 +243,28 @@ describe('the bundled bin (npm run build), answering from a current head', () =>
         expect(heavy, `${argv.join(' ')} loads ${file}`).toEqual([]);
       }
     }
+  });
+});
+
+describe('the bin (dist/gapflow.cjs)', () => {
+  /** Node's own modules loaded by one call of the bin, as `process.moduleLoadList` names them at exit. */
+  function nodeModulesLoadedBy(argv: string[]): string[] {
+    const box = tempDir();
+    const list = join(box, 'modules.json');
+    writeFileSync(
+      join(box, 'list.cjs'),
+      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, JSON.stringify(process.moduleLoadList)));\n`,
+    );
+    execFileSync(process.execPath, ['--require', join(box, 'list.cjs'), BIN, ...argv], { stdio: 'pipe', env: { ...process.env, GAPFLOW_CODE_CACHE: 'off' } });
+    return JSON.parse(readFileSync(list, 'utf8')) as string[];
+  }
+
+  it('runs a write without starting the ES module loader, and any other call through it', () => {
+    const dir = join(tempDir(), '.gapflow');
+    runCli(['init', '--dir', dir], { cwd: tempDir() });
+    // A module job is what the loader makes for each module it runs (an entry costs a call ~7 ms before its first line).
+    const job = 'NativeModule internal/modules/esm/module_job';
+    expect(nodeModulesLoadedBy(['gap', 'open', 'G-1', '--severity', 'LOW', '--dir', dir])).not.toContain(job);
+    expect(nodeModulesLoadedBy(['next', '--dir', dir])).toContain(job);
   });
 });

@@ -16,7 +16,7 @@ import { postgresServer } from '../postgres.js';
  * afterwards must be exactly what was acknowledged.
  */
 
-const BIN = fileURLToPath(new URL('../../dist/gapflow.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../dist/gapflow.cjs', import.meta.url));
 const databaseUrl = postgresServer();
 let proxy: FaultProxy;
 

@@ -11,7 +11,7 @@ import { expectOneLineError, runCli, Sandbox, type CliResult } from './helpers.j
  * upward. `init` makes one where it is asked to, in the cwd.
  */
 
-const BIN = fileURLToPath(new URL('../../dist/gapflow.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../dist/gapflow.cjs', import.meta.url));
 
 let box: Sandbox;
 let project: string;

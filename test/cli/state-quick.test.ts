@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { runBin, type CliIO } from '../../src/cli/index.js';
+import { runBin, TABLE, type CliIO } from '../../src/cli/index.js';
 import { createFileSession } from '../../src/index.js';
 import { CHECKPOINT_MIN_TAIL_BYTES } from '../../src/log/index.js';
 import { tempDirs } from '../support.js';
@@ -36,7 +36,7 @@ async function stateJson(dir: string): Promise<string> {
     env: {},
     cwd: dir,
   };
-  expect(await runBin(['state', '--json', '--dir', dir], io, () => Promise.resolve())).toBe(0);
+  expect(await runBin(['state', '--json', '--dir', dir], io, () => Promise.resolve(), TABLE)).toBe(0);
   return stdout;
 }
 

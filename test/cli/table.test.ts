@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { commandHelp, entryHelp, HELP, run, runBin, TABLE, type CliIO } from '../../src/cli/index.js';
+import { commandHelp, entryHelp, HELP, run, runBin, TABLE, WRITE_COMMANDS, WRITE_ENTRIES, type CliIO } from '../../src/cli/index.js';
 import type { CliResult } from './helpers.js';
 
 /*
@@ -23,7 +23,7 @@ function viaRun(argv: string[]): CliResult {
 
 async function viaBin(argv: string[]): Promise<CliResult> {
   const out = { code: 0, stdout: '', stderr: '' };
-  out.code = await runBin(argv, { ...io(out), stdin: () => '' }, () => Promise.resolve());
+  out.code = await runBin(argv, { ...io(out), stdin: () => '' }, () => Promise.resolve(), TABLE);
   return out;
 }
 
@@ -36,6 +36,13 @@ describe('the command table', () => {
   it('names each command once', () => {
     expect(new Set(NAMES).size).toBe(NAMES.length);
     expect(NAMES.length).toBeGreaterThan(20);
+  });
+
+  it('begins with the write commands, which the bin knows by name alone (launch.ts)', () => {
+    expect(TABLE.slice(0, WRITE_ENTRIES.length)).toEqual(WRITE_ENTRIES);
+    expect(WRITE_ENTRIES.map((entry) => entry.name)).toEqual(WRITE_COMMANDS);
+    // Each takes dispatch from the write bundle, and no other command does.
+    expect(TABLE.filter((entry) => entry.dispatch !== undefined)).toEqual(WRITE_ENTRIES);
   });
 
   it('gives every command help that names it, under a section', () => {

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
  * by the tests of what gapflow reads (bounded-input, side-files).
  */
 
-const bin = fileURLToPath(new URL('../../dist/gapflow.js', import.meta.url));
+const bin = fileURLToPath(new URL('../../dist/gapflow.cjs', import.meta.url));
 const WATCH_MS = 20_000;
 const RSS_KILL_BYTES = 1024 * 1024 * 1024;
 

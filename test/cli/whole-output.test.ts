@@ -12,7 +12,7 @@ import { runCli, Sandbox } from './helpers.js';
  * arrive once the reader wakes up, with the command's own exit code.
  */
 
-const bin = fileURLToPath(new URL('../../dist/gapflow.js', import.meta.url));
+const bin = fileURLToPath(new URL('../../dist/gapflow.cjs', import.meta.url));
 const GAPS = 3_000;
 const SLOW_READER_MS = 1_000;
 const NAP_MS = 250;

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runBin, type CliIO } from '../../src/cli/index.js';
+import { runBin, TABLE, type CliIO } from '../../src/cli/index.js';
 import { writeSessionConfig } from '../../src/log/index.js';
 import { terminalMarkdown } from '../../src/render/index.js';
 import { BIN } from './children.js';
@@ -155,7 +155,7 @@ describe('--write-status from the bin', () => {
     writeSessionConfig(box.dir, { writeStatus: true });
     let stderr = '';
     const io: CliIO = { stdout: () => undefined, stderr: (text) => void (stderr += text), env: {}, cwd: box.root };
-    expect(await runBin(['gap', 'open', 'LATE-1', '--severity', 'LOW', '--dir', box.dir], io, () => Promise.resolve())).toBe(0);
+    expect(await runBin(['gap', 'open', 'LATE-1', '--severity', 'LOW', '--dir', box.dir], io, () => Promise.resolve(), TABLE)).toBe(0);
     expect(stderr).toBe('');
     expectCurrent();
     expect(statusMd()).toContain('LATE-1');

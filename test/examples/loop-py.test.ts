@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..', '..');
 // `npm test` builds first: this is the `gapflow` a user installs.
-const bin = join(root, 'dist', 'gapflow.js');
+const bin = join(root, 'dist', 'gapflow.cjs');
 
 describe('examples/loop.py', () => {
   let work: string;

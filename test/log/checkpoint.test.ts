@@ -9,7 +9,7 @@ import { closedBucketOf, closedIndexLines, closedIndexLookUp, closedIndexOf, toS
 import { renderPrompt, renderStatus } from '../../src/render/index.js';
 import { CHECKPOINT_FILE, CHECKPOINT_MIN_TAIL_BYTES, CLOSED_FILE, HEAD_FILE, openCheckpointParts } from '../../src/log/index.js';
 import { verifyFileSession } from '../../src/session/index.js';
-import { runBin } from '../../src/cli/index.js';
+import { runBin, TABLE } from '../../src/cli/index.js';
 import { runCli, type CliResult } from '../cli/helpers.js';
 import { diverge, fixedStamps, tempDirs } from '../support.js';
 
@@ -18,8 +18,11 @@ const tempDir = tempDirs('gapflow-checkpoint-');
 /** One call through the bin's loader, in-process. */
 async function viaBin(argv: string[], cwd: string): Promise<CliResult> {
   const out = { code: 0, stdout: '', stderr: '' };
-  out.code = await runBin(argv, { stdout: (text) => void (out.stdout += text), stderr: (text) => void (out.stderr += text), env: {}, cwd }, () =>
-    Promise.resolve(),
+  out.code = await runBin(
+    argv,
+    { stdout: (text) => void (out.stdout += text), stderr: (text) => void (out.stderr += text), env: {}, cwd },
+    () => Promise.resolve(),
+    TABLE,
   );
   return out;
 }

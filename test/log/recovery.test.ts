@@ -18,7 +18,7 @@ import { atBaseline, expectRefused, resealed, Sandbox } from '../cli/helpers.js'
 /** The bundle `npm run build` writes: the bin, the files it loads beside it (the short path's, the writes', the workers') and its chunks. */
 const DIST = fileURLToPath(new URL('../../dist', import.meta.url));
 const BUNDLE = [...readdirSync(DIST).filter((name) => /\.c?js$/.test(name)), 'chunks'];
-const BIN = join(DIST, 'gapflow.js');
+const BIN = join(DIST, 'gapflow.cjs');
 const SPAWN_BUDGET_MS = 30_000;
 
 let box: Sandbox;
@@ -71,7 +71,7 @@ describe('readers need neither write access nor the lock', () => {
       chmodSync(box.dir, 0o555);
       // A copy of the bundle beside the session: nobody may not be able to reach the checkout itself.
       for (const name of BUNDLE) cpSync(join(DIST, name), join(box.root, name), { recursive: true });
-      const bin = join(box.root, 'gapflow.js');
+      const bin = join(box.root, 'gapflow.cjs');
       chmodSync(bin, 0o644);
       try {
         for (const command of ['state', 'verify']) {

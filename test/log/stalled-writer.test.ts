@@ -21,7 +21,7 @@ import { createFileSession } from '../../src/index.js';
  * The issue's own `strace` fault injection gives the same result by hand.
  */
 
-const CLI = fileURLToPath(new URL('../../dist/gapflow.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../dist/gapflow.cjs', import.meta.url));
 const STALL_MS = 12_000;
 /** Longer than a writer waits for the lock (15 s), with room for FAST's start-up on a busy machine. */
 const LONG_STALL_MS = 20_000;

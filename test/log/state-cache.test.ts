@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createFileSession, openFileSession, type Session } from '../../src/index.js';
-import { run, runBin, type CliIO } from '../../src/cli/index.js';
+import { run, runBin, TABLE, type CliIO } from '../../src/cli/index.js';
 import { toStateJson } from '../../src/core/index.js';
 import { CHECKPOINT_FILE, CHECKPOINT_MIN_TAIL_BYTES, HEAD_FILE, sealLine, STATE_FILE, packageVersion } from '../../src/log/index.js';
 import { STATE_JSON_SHAPE } from '../../src/session/state-format.js';
@@ -92,7 +92,7 @@ async function viaBin(argv: string[], cwd: string, env: Record<string, string | 
     env,
     cwd,
   };
-  const code = await runBin(argv, io, () => Promise.resolve());
+  const code = await runBin(argv, io, () => Promise.resolve(), TABLE);
   return { code, stdout: Buffer.concat(chunks), stderr };
 }
 
