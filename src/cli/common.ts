@@ -196,7 +196,7 @@ export function foundSessionDir(values: WhereOptions, io: Where): string {
  * user allowed it (`gapflow trust --folder`), as git refuses a repository of
  * dubious ownership: whoever controls the folder controls what the session
  * says and asks to run. A call that only reads (`state`, `status`, `verify`,
- * …: Entry.reads in table.ts) may read it, since nothing from it runs or is written
+ * …: Entry.reads in entries.ts) may read it, since nothing from it runs or is written
  * there. A folder not made yet passes.
  */
 export function ownFolder(dir: string, io: Pick<Where, 'env' | 'reading'>): string {
@@ -249,7 +249,7 @@ function logSize(dir: string): number {
 }
 
 /**
- * For a recording command (`records`, its entry's: Entry.records in table.ts; with its call's `--dir`, `--store` and `--session` in `where`): a step to run
+ * For a recording command (`records`, its entry's: Entry.records in entries.ts; with its call's `--dir`, `--store` and `--session` in `where`): a step to run
  * once it has ended, which rewrites status.md when the session asks for it
  * (`init --write-status`) and the call itself wrote to the log (another
  * writer's append beside it is not this call's to show); null for any other

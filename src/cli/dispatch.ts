@@ -27,7 +27,7 @@ export { packageVersion } from '../log/index.js';
  * One call run by the command table: the help and the usage errors drawn
  * from it, the call's words parsed by its entry, the command run, and every
  * failure reported with its exit code.
- * The bin hands over the table and the one command it loaded (table.ts,
+ * The bin hands over the table and the one command it loaded (entries.ts,
  * runBin); `run` hands over the table with every command at hand.
  */
 

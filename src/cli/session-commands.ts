@@ -35,7 +35,7 @@ import { keepTypedCommand } from './trust.js';
 import { validateFlagValues } from './record.js';
 import { metricPolicies, type FlagValues } from '../policies/index.js';
 
-// Dispatch comes from this module for the commands here, so the bin's build bundles the two as one file (table.ts, EntryBase.dispatch).
+// Dispatch comes from this module for the commands here, so the bin's build bundles the two as one file (entries.ts, EntryBase.dispatch).
 export { dispatchBin } from './dispatch.js';
 
 /** `gapflow init`: a new session with its settings (and, with `--agent-session`, bound to that agent). */
