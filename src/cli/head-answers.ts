@@ -3,7 +3,7 @@ import { EVENT_INPUT, type InputLimit, LOG_FILE, readStandardInput } from '../lo
 import { peekHeadIn } from '../session/head.js';
 import { parseWords, type WordSpec } from './args.js';
 import { readStdin, sessionDir, type CliIO, type WhereOptions } from './common.js';
-import { blocksBefore, claudeStop, hookAnswer, type HookCommandCall, hookOptions, printHookAnswer, printNext } from './loop-answers.js';
+import { harnessOf, hookAnswer, hookCallAt, type HookCommandCall, hookOptions, hookStop, printHookAnswer, printNext } from './loop-answers.js';
 
 // The stored `state --json`, answered by the same short path (table.ts, stateFirst).
 export { answerStateFromStore } from './state-cache.js';
@@ -49,18 +49,19 @@ function nextFromHead(values: WhereOptions & { json?: boolean | undefined }, io:
 
 function hookFromHead(call: HookCommandCall, io: CliIO): boolean {
   const options = hookOptions(call);
-  const stop = claudeStop(readStdin(io, EVENT_INPUT), options, io);
+  const stop = hookStop(options.harness, readStdin(io, EVENT_INPUT), options, io);
   if (stop.dir === null) {
-    printHookAnswer(io, () => null);
+    printHookAnswer(io, harnessOf(call), () => null);
     return true;
   }
   const at = { ...stop, dir: stop.dir };
   const head = peekHeadIn(at.dir);
   if (head === null) return false;
-  const step = hookStep(head, stop.call, { blocks: blocksBefore(at), maxBlocks: options.maxBlocks });
+  const { call: decided, blocks } = hookCallAt(at);
+  const step = hookStep(head, decided, { blocks, maxBlocks: options.maxBlocks });
   // A binding to record is a write: the full command opens the session for it.
   if (step.record !== null) return false;
-  printHookAnswer(io, () => hookAnswer(at, step, io));
+  printHookAnswer(io, harnessOf(call), () => hookAnswer({ ...at, call: decided }, step, io));
   return true;
 }
 

@@ -15,7 +15,12 @@ import type { UsageError } from './args.js';
 /** How long the bin waits for standard input to end before it takes the call for a person's, not a hook's. */
 export const HOOK_INPUT_WAIT_MS = 1000;
 
-/** Whether `text` is what Claude Code hands a hook on standard input: a JSON object naming its hook event and session. */
+/**
+ * Whether `text` is what a harness hands a stop hook on standard input: a
+ * JSON object naming its hook event and session (Claude Code, Codex, Gemini
+ * CLI and Copilot's `Stop`), its session alone (Copilot's `agentStop`), or
+ * its event and conversation (Cursor).
+ */
 export function isHookInput(text: string | null): boolean {
   if (text === null) return false;
   let json: unknown;
@@ -26,7 +31,8 @@ export function isHookInput(text: string | null): boolean {
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) return false;
   const input = json as Record<string, unknown>;
-  return typeof input.hook_event_name === 'string' && typeof input.session_id === 'string';
+  const named = typeof input.hook_event_name === 'string';
+  return (named && (typeof input.session_id === 'string' || typeof input.conversation_id === 'string')) || typeof input.sessionId === 'string';
 }
 
 /**

@@ -1,9 +1,11 @@
 import { type HookCall, type HookStep, listedGaps, viewForecast, loopStep, standingStopRequest, Refusal, type SessionView } from '../core/index.js';
 import { commandApproved, findSessionDir, holdsSession, LOG_FILE, readHookBlocks, trustPlace, writeHookBlocks } from '../log/index.js';
 import {
-  claudeHookAnswer,
   gapEntry,
-  hookFailureAnswer,
+  harnessFailureAnswer,
+  harnessHookAnswer,
+  type Harness,
+  type HookAnswer,
   hookWarningLine,
   misfiredHookAnswer,
   nextLine,
@@ -63,15 +65,21 @@ function unapprovedCheck(view: SessionView, location: string, io: Pick<CliIO, 'e
   return command === undefined || commandApproved(io.env, trustPlace(location), command) ? null : command;
 }
 
-/** What the hook's command line asks: the session folder named, the block cap, and the subagent types it keeps going (null: all). */
+/** What the hook's command line asks: the harness, the session folder named, the block cap, and the subagent types it keeps going (null: all). */
 export interface HookOptions {
+  harness: Harness;
   dir: string | undefined;
   maxBlocks: number;
   agentTypes: string[] | null;
 }
 
-/** The hook's call: `claude`, `--dir`, `--max-blocks` and `--agent-type` (its entry's words, HOOK_WORDS). */
+/** The hook's call: its harness, `--dir`, `--max-blocks` and `--agent-type` (its entry's words, HOOK_WORDS). */
 export type HookCommandCall = VerbCall<(typeof HOOK_WORDS)['verbs']>;
+
+/** The harness a hook call names; Claude Code's shape for a call whose harness could not be read (its answer is a usage error's). */
+export function harnessOf(call: HookCommandCall): Harness {
+  return call.verb ?? 'claude';
+}
 
 /** What the hook's call asks; a mistake in its words (`call.problem`) is thrown here, where the hook answers it. */
 export function hookOptions(call: HookCommandCall): HookOptions {
@@ -83,45 +91,109 @@ export function hookOptions(call: HookCommandCall): HookOptions {
   if (agentTypes !== null && agentTypes.length === 0) throw new UsageError('--agent-type needs a subagent type (or several, comma-separated)');
   // The hook keeps each agent's blocks in a row beside the log: it works on session folders.
   if (values.store !== undefined || values.session !== undefined)
-    throw new UsageError('hook claude works on a session folder (--dir), not on a store (--store, --session)');
-  return { dir: values.dir, maxBlocks, agentTypes };
+    throw new UsageError(`hook ${harnessOf(call)} works on a session folder (--dir), not on a store (--store, --session)`);
+  return { harness: harnessOf(call), dir: values.dir, maxBlocks, agentTypes };
 }
 
-/** What gapflow reads of a Claude Code Stop or SubagentStop hook's input; other fields are ignored. */
-interface ClaudeStopInput {
-  session_id: string;
-  hook_event_name: 'Stop' | 'SubagentStop';
-  stop_hook_active?: boolean;
-  cwd?: string;
-  agent_id?: string;
-  agent_type?: string;
+/** What gapflow reads of a stop hook's input, whichever harness sent it; other fields are ignored. */
+interface StopInput {
+  agentSession: string;
+  event: 'Stop' | 'SubagentStop';
+  /** Whether a hook's block made the agent go on (`stop_hook_active`); null where the harness does not say (gapflow counts). */
+  stopHookActive: boolean | null;
+  /** Where the agent works, nearest first: its cwd, or Cursor's workspace roots; none: the hook's own cwd. */
+  places: string[];
+  agentId?: string | undefined;
+  agentType?: string | undefined;
+  /** The user ended the turn (Cursor's `status` `aborted` or `error`). */
+  userStopped: boolean;
+  /** Follow-ups the harness has already sent for this conversation (Cursor's `loop_count`); 0 elsewhere. */
+  loopCount: number;
 }
 
-const STOP_EVENTS: readonly unknown[] = ['Stop', 'SubagentStop'];
+/** Each harness's stop event, as the input names it, and how it is read (the user reads this in an error). */
+const INPUT_NAMES: Readonly<Record<Harness, string>> = {
+  claude: 'Stop or SubagentStop',
+  codex: 'Codex Stop or SubagentStop',
+  copilot: 'Copilot agentStop or Stop',
+  cursor: 'Cursor stop',
+  gemini: 'Gemini CLI AfterAgent',
+};
 
 /**
- * The hook's input checked by hand: the hook runs on every stop, and a
+ * A harness's input checked by hand: the hook runs on every stop, and a
  * schema would cost more to build than the check. Its words are zod's, as
- * every other input's are: the first field wrong, in the order listed above.
+ * every other input's are: the first field wrong, in the order each reader
+ * lists them.
  */
-function claudeStopInput(json: unknown): ClaudeStopInput {
-  const wrong = (problem: string) => new Error(`stdin is not a Stop or SubagentStop hook input: ${problem}`);
+function stopInput(harness: Harness, json: unknown): StopInput {
+  const wrong = (problem: string) => new Error(`stdin is not a ${INPUT_NAMES[harness]} hook input: ${problem}`);
   if (typeof json !== 'object' || json === null || Array.isArray(json)) throw wrong(`Invalid input: expected object, received ${received(json)}`);
   const input = json as Record<string, unknown>;
-  const text = (key: string, optional: boolean, minLength: number): void => {
+  const text = (key: string, optional: boolean, minLength: number): string | undefined => {
     const value = input[key];
-    if (value === undefined && optional) return;
+    if (value === undefined && optional) return undefined;
     if (typeof value !== 'string') throw wrong(`${key}: Invalid input: expected string, received ${received(value)}`);
     if (value.length < minLength) throw wrong(`${key}: Too small: expected string to have >=${minLength} characters`);
+    return value;
   };
-  text('session_id', false, 1);
-  if (!STOP_EVENTS.includes(input.hook_event_name)) throw wrong('hook_event_name: Invalid option: expected one of "Stop"|"SubagentStop"');
-  const active = input.stop_hook_active;
-  if (active !== undefined && typeof active !== 'boolean') throw wrong(`stop_hook_active: Invalid input: expected boolean, received ${received(active)}`);
-  text('cwd', true, 1);
-  text('agent_id', true, 0);
-  text('agent_type', true, 0);
-  return input as unknown as ClaudeStopInput;
+  const event = (key: string, names: readonly string[]): string => {
+    if (!names.includes(input[key] as string)) throw wrong(`${key}: Invalid option: expected one of ${names.map((name) => `"${name}"`).join('|')}`);
+    return input[key] as string;
+  };
+  const flag = (key: string): boolean | null => {
+    const value = input[key];
+    if (value === undefined) return null;
+    if (typeof value !== 'boolean') throw wrong(`${key}: Invalid input: expected boolean, received ${received(value)}`);
+    return value;
+  };
+  const plain = { userStopped: false, loopCount: 0 };
+  switch (harness) {
+    case 'claude':
+    case 'codex': {
+      const agentSession = text('session_id', false, 1)!;
+      const name = event('hook_event_name', ['Stop', 'SubagentStop']) as StopInput['event'];
+      const stopHookActive = flag('stop_hook_active') ?? false;
+      const cwd = text('cwd', true, 1);
+      return {
+        ...plain,
+        agentSession,
+        event: name,
+        stopHookActive,
+        places: cwd === undefined ? [] : [cwd],
+        agentId: text('agent_id', true, 0),
+        agentType: text('agent_type', true, 0),
+      };
+    }
+    case 'copilot': {
+      // `agentStop` in the hooks file sends camelCase; `Stop` sends snake_case. Older CLIs send no stop_hook_active.
+      const camel = !('hook_event_name' in input);
+      if (!camel) event('hook_event_name', ['Stop']);
+      const agentSession = text(camel ? 'sessionId' : 'session_id', false, 1)!;
+      const cwd = text('cwd', true, 1);
+      return { ...plain, agentSession, event: 'Stop', stopHookActive: flag('stop_hook_active'), places: cwd === undefined ? [] : [cwd] };
+    }
+    case 'cursor': {
+      const agentSession = text('conversation_id', false, 1)!;
+      event('hook_event_name', ['stop']);
+      const roots = input.workspace_roots;
+      if (roots !== undefined && (!Array.isArray(roots) || roots.some((root) => typeof root !== 'string')))
+        throw wrong('workspace_roots: Invalid input: expected array of strings');
+      const status = event('status', ['completed', 'aborted', 'error']);
+      const loopCount = input.loop_count ?? 0;
+      if (typeof loopCount !== 'number' || !Number.isInteger(loopCount) || loopCount < 0)
+        throw wrong(`loop_count: Invalid input: expected a whole number, received ${received(loopCount)}`);
+      const places = ((roots as string[] | undefined) ?? []).filter((root) => root !== '');
+      return { agentSession, event: 'Stop', stopHookActive: null, places, userStopped: status !== 'completed', loopCount };
+    }
+    case 'gemini': {
+      const agentSession = text('session_id', false, 1)!;
+      event('hook_event_name', ['AfterAgent']);
+      const stopHookActive = flag('stop_hook_active') ?? false;
+      const cwd = text('cwd', true, 1);
+      return { ...plain, agentSession, event: 'Stop', stopHookActive, places: cwd === undefined ? [] : [cwd] };
+    }
+  }
 }
 
 /** A JSON value's kind as zod names it in "received …". */
@@ -132,37 +204,55 @@ function received(value: unknown): string {
   return typeof value;
 }
 
-/** One stop, as the hook reads it: the call, the session folder it concerns (null: none here), and whose blocks in a row it counts. */
-export interface ClaudeStop {
+/**
+ * One stop, as the hook reads it: the call, the session folder it concerns
+ * (null: none here), whose blocks in a row it counts, and, where the
+ * harness does not say whether a block made the agent go on, the count of
+ * follow-ups it has sent (Cursor's; gapflow's own count stands in otherwise).
+ */
+export interface HookStop {
+  harness: Harness;
   call: HookCall;
+  /** The harness sends no `stop_hook_active`: the call's is made from the blocks in a row (hookCallAt). */
+  counted: boolean;
+  loopCount: number;
   dir: string | null;
   agent: string;
 }
 
 /**
- * The stop that standard input `stdin` tells of, and the session it
- * concerns: none for a subagent whose type the hook is not scoped to (it
- * stops, and nothing is touched), nor when no session is found from the
- * agent's cwd. A folder named by `--dir` or `$GAPFLOW_DIR` that holds no
- * session is an error (the user is told): naming it was asking for one.
+ * The stop that standard input `stdin` tells of, in `harness`'s words, and
+ * the session it concerns: none for a subagent whose type the hook is not
+ * scoped to (it stops, and nothing is touched), nor when no session is
+ * found from where the agent works. A folder named by `--dir` or
+ * `$GAPFLOW_DIR` that holds no session is an error (the user is told):
+ * naming it was asking for one.
  */
-export function claudeStop(stdin: string, options: Pick<HookOptions, 'dir' | 'agentTypes'>, io: Pick<CliIO, 'cwd' | 'env'>): ClaudeStop {
+export function hookStop(harness: Harness, stdin: string, options: Pick<HookOptions, 'dir' | 'agentTypes'>, io: Pick<CliIO, 'cwd' | 'env'>): HookStop {
   let json: unknown;
   try {
     json = JSON.parse(stdin);
   } catch {
-    throw new Error('stdin is not JSON (a Claude Code Stop or SubagentStop hook input was expected)');
+    throw new Error(`stdin is not JSON (a ${INPUT_NAMES[harness]} hook input was expected)`);
   }
-  const input = claudeStopInput(json);
-  const call: HookCall = {
-    agentSession: input.session_id,
-    event: input.hook_event_name,
-    stopHookActive: input.stop_hook_active ?? false,
-  };
+  const input = stopInput(harness, json);
+  const call: HookCall = { agentSession: input.agentSession, event: input.event, stopHookActive: input.stopHookActive ?? false };
+  if (input.userStopped) call.userStopped = true;
   // Each subagent keeps its own count; the prefix keeps an odd agent id from being a special key.
-  const agent = call.event === 'SubagentStop' ? `subagent:${input.agent_id ?? ''}` : 'main';
-  const scoped = options.agentTypes === null || call.event !== 'SubagentStop' || options.agentTypes.includes(input.agent_type ?? '');
-  return { call, dir: scoped ? hookSessionDir(options.dir, input.cwd ?? io.cwd, io) : null, agent };
+  const agent = call.event === 'SubagentStop' ? `subagent:${input.agentId ?? ''}` : 'main';
+  const scoped = options.agentTypes === null || call.event !== 'SubagentStop' || options.agentTypes.includes(input.agentType ?? '');
+  const places = input.places.length > 0 ? input.places : [io.cwd];
+  const dir = scoped ? firstSessionDir(options.dir, places, io) : null;
+  return { harness, call, counted: input.stopHookActive === null, loopCount: input.loopCount, dir, agent };
+}
+
+/** The session for the first of `places` that has one (Cursor's workspace roots, in order), as hookSessionDir finds it. */
+function firstSessionDir(dirOption: string | undefined, places: readonly string[], io: Pick<CliIO, 'env'>): string | null {
+  for (const place of places) {
+    const dir = hookSessionDir(dirOption, place, io);
+    if (dir !== null) return dir;
+  }
+  return null;
 }
 
 /**
@@ -185,13 +275,20 @@ function hookSessionDir(dirOption: string | undefined, cwd: string, io: Pick<Cli
   return ownFolder(named, io);
 }
 
-/** The blocks in a row this stop's agent has had before it. */
-export function blocksBefore(stop: ClaudeStop & { dir: string }): number {
-  return readHookBlocks(stop.dir, stop.call.agentSession, stop.agent);
+/**
+ * The blocks in a row this stop's agent has had before it, and the call as
+ * the core decides it: where the harness does not say whether a block made
+ * the agent go on, the count does (any block before this stop, or a Cursor
+ * follow-up, and this stop is the agent going on), so blocking stays bounded
+ * by `--max-blocks` whatever the harness sends.
+ */
+export function hookCallAt(stop: HookStop & { dir: string }): { call: HookCall; blocks: number } {
+  const blocks = Math.max(readHookBlocks(stop.dir, stop.call.agentSession, stop.agent), stop.loopCount);
+  return { call: stop.counted ? { ...stop.call, stopHookActive: blocks > 0 } : stop.call, blocks };
 }
 
 /** Words the step's decision, and keeps the agent's blocks in a row for its next stop (when they changed). */
-export function hookAnswer(stop: ClaudeStop & { dir: string }, step: HookStep, io: Pick<CliIO, 'env'>): HookVerdict {
+export function hookAnswer(stop: HookStop & { dir: string }, step: HookStep, io: Pick<CliIO, 'env'>): HookVerdict {
   const verdict = hookVerdict(step.view, stop.call, step.context, step.decision);
   if (step.blocks !== null) writeHookBlocks(stop.dir, stop.call.agentSession, stop.agent, step.blocks);
   const unapproved = verdict.block ? unapprovedCheck(step.view, join(stop.dir, LOG_FILE), io) : null;
@@ -199,21 +296,23 @@ export function hookAnswer(stop: ClaudeStop & { dir: string }, step: HookStep, i
 }
 
 /**
- * Prints the hook's answer to Claude Code. Whatever goes wrong, the answer
- * lets the agent stop and tells the user why (a `systemMessage`; the same
- * line goes to stderr, Claude Code's debug output), and the hook exits 0
- * (Claude Code reads exit 2 as "block"): a broken hook never traps the user,
- * and never switches the loop off unseen.
+ * Prints the hook's answer in `harness`'s shape. Whatever goes wrong, the
+ * answer lets the agent stop and tells the user why (a `systemMessage`
+ * where the harness has one; the same line goes to stderr, its debug or
+ * hook output), and the hook exits 0 (Claude Code and Codex read exit 2 as
+ * "block"): a broken hook never traps the user, and never switches the loop
+ * off unseen.
  */
-export function printHookAnswer(io: CliIO, answer: () => HookVerdict | null): void {
-  let text: string;
+export function printHookAnswer(io: CliIO, harness: Harness, answer: () => HookVerdict | null): void {
+  let text: HookAnswer;
   try {
-    text = claudeHookAnswer(answer());
+    text = harnessHookAnswer(harness, answer());
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     io.stderr(hookWarningLine(message));
-    // A mistake in the command line (settings.json) shows the command line it should be.
-    text = error instanceof UsageError ? misfiredHookAnswer(message) : hookFailureAnswer(message);
+    // A mistake in the command line (the harness's hook settings) shows the command line it should be.
+    text = error instanceof UsageError ? { line: misfiredHookAnswer(message), note: null } : harnessFailureAnswer(harness, message);
   }
-  io.stdout(text);
+  io.stdout(text.line);
+  if (text.note !== null) io.stderr(text.note);
 }

@@ -44,35 +44,38 @@ import {
   command,
 } from './common.js';
 import type { APPEND_FLAGS } from './table.js';
-import { blocksBefore, claudeStop, hookAnswer, hookOptions, type HookCommandCall, printHookAnswer, printNext, type ClaudeStop } from './loop-answers.js';
+import { harnessOf, hookAnswer, hookCallAt, hookOptions, type HookCommandCall, hookStop, printHookAnswer, printNext, type HookStop } from './loop-answers.js';
 
 const { join, resolve } = process.getBuiltinModule('node:path');
 
 /**
- * `gapflow hook claude`: the Stop and SubagentStop hook. It always exits 0
- * (Claude Code reads exit 2 as "block"): whatever goes wrong, the answer
- * lets the agent stop and tells the user why, so a broken hook never traps
- * the user nor switches the loop off unseen.
+ * `gapflow hook HARNESS`: the stop hook of Claude Code, Codex, Copilot,
+ * Cursor or Gemini CLI. It always exits 0 (Claude Code and Codex read exit
+ * 2 as "block"): whatever goes wrong, the answer lets the agent stop and
+ * tells the user why, so a broken hook never traps the user nor switches
+ * the loop off unseen.
  */
 export const hook = command<HookCommandCall>((call, io) => {
-  printHookAnswer(io, () => {
+  printHookAnswer(io, harnessOf(call), () => {
     const options = hookOptions(call);
-    return answerClaude(claudeStop(readStdin(io, EVENT_INPUT), options, io), options.maxBlocks, io);
+    return answerStop(hookStop(options.harness, readStdin(io, EVENT_INPUT), options, io), options.maxBlocks, io);
   });
 });
 
-/** The hook's verdict for this Stop call, with its binding recorded and its block count kept; null when no session here is this hook's business. */
-function answerClaude(stop: ClaudeStop, maxBlocks: number, io: CliIO): HookVerdict | null {
-  const { dir, call } = stop;
+/** The hook's verdict for this stop, with its binding recorded and its block count kept; null when no session here is this hook's business. */
+function answerStop(stop: HookStop, maxBlocks: number, io: CliIO): HookVerdict | null {
+  const { dir } = stop;
   if (dir === null) return null;
+  const at = { ...stop, dir };
+  const { call, blocks } = hookCallAt(at);
   // Most calls record nothing: they are answered from the head checkpoint, and the session is opened only to record.
   const step = recordDecided(
     () => openFileSession(dir),
-    (view) => hookStep(view, call, { blocks: blocksBefore({ ...stop, dir }), maxBlocks }),
+    (view) => hookStep(view, call, { blocks, maxBlocks }),
     undefined,
     () => peekHead(new FileLog(dir)),
   );
-  return hookAnswer({ ...stop, dir }, step, io);
+  return hookAnswer({ ...at, call }, step, io);
 }
 
 /** `gapflow next`: the loop's next move for any framework. */

@@ -25,11 +25,12 @@ export const TRUST_FLAGS = { allow: BOOLEAN, revoke: BOOLEAN, folder: BOOLEAN } 
 /** `inspect`'s and `watch`'s. */
 export const PORT_FLAGS = { port: STRING } as const satisfies Flags;
 
-/** `hook`'s one verb, worded as the stop hook's own mistakes always were. */
+/** `hook`'s verbs, one per agent harness (render's HARNESSES), worded as the stop hook's own mistakes always were. */
+const HOOK_FLAGS = { flags: { 'max-blocks': STRING, 'agent-type': STRING } } as const;
 export const HOOK_WORDS = {
-  verbs: { claude: { flags: { 'max-blocks': STRING, 'agent-type': STRING } } },
-  needs: 'hook needs claude',
-  unknown: (verb: string) => `unknown hook "${verb}" (claude)`,
+  verbs: { claude: HOOK_FLAGS, codex: HOOK_FLAGS, copilot: HOOK_FLAGS, cursor: HOOK_FLAGS, gemini: HOOK_FLAGS },
+  needs: 'hook needs claude, codex, copilot, cursor or gemini',
+  unknown: (verb: string) => `unknown hook "${verb}" (claude, codex, copilot, cursor, gemini)`,
 } as const satisfies VerbWords;
 
 /** A command that takes only the global options. */
@@ -159,9 +160,9 @@ ${COLUMN}made whole or not at all`,
     answersUsage: true,
     section: SECTIONS.loops,
     verb: true,
-    help: `  hook claude [--max-blocks N] [--agent-type TYPE[,TYPE...]]
-${COLUMN}Claude Code Stop/SubagentStop hook: reads its JSON on
-${COLUMN}stdin, prints the decision; always exits 0 (with
+    help: `  hook claude|codex|copilot|cursor|gemini [--max-blocks N] [--agent-type TYPE[,TYPE...]]
+${COLUMN}an agent harness's stop hook: reads its JSON on stdin,
+${COLUMN}prints the decision in its shape; always exits 0 (with
 ${COLUMN}--agent-type, other subagents stop untouched)`,
     first: headFirst('hook', HOOK_WORDS),
     load: async () => (await import('./loop-commands.js')).hook,

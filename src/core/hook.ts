@@ -6,8 +6,10 @@ import type { SessionView } from './view.js';
 export interface HookCall {
   agentSession: string;
   event: 'Stop' | 'SubagentStop';
-  /** The agent is already going on because a stop hook blocked it (Claude Code's `stop_hook_active`). */
+  /** The agent is already going on because a stop hook blocked it (Claude Code's `stop_hook_active`, or the edge's own count where a harness sends none). */
   stopHookActive: boolean;
+  /** The harness says the user ended this turn (Cursor's `status`: `aborted`, `error`): it is never pushed on. */
+  userStopped?: boolean;
 }
 
 export interface HookContext {
@@ -18,7 +20,17 @@ export interface HookContext {
   stopRequest?: StopRequest | undefined;
 }
 
-export type HookRule = 'no_session' | 'foreign_session' | 'redirect' | 'stop_requested' | 'complete' | 'ask_user' | 'paused' | 'block_cap' | 'continue';
+export type HookRule =
+  | 'no_session'
+  | 'foreign_session'
+  | 'user_stopped'
+  | 'redirect'
+  | 'stop_requested'
+  | 'complete'
+  | 'ask_user'
+  | 'paused'
+  | 'block_cap'
+  | 'continue';
 
 /** Whether the agent goes on or stops, by which rule; the words for it are the renderer's (render's hookVerdict). */
 export interface HookDecision {
@@ -33,7 +45,7 @@ export interface HookDecision {
 /**
  * Whether an agent that wants to stop should go on (block) or stop, in this
  * order: a session bound to another agent, or none at all, is not this
- * hook's business; then redirect requested, stop requested, COMPLETE, a
+ * hook's business; then a turn the user ended, redirect requested, stop requested, COMPLETE, a
  * decision due (DIVERGENCE_WARNING) or PAUSED let it stop; CONVERGING and FLAT
  * block, up to `maxBlocks` blocks in a row.
  */
@@ -48,6 +60,7 @@ export function hookDecision(view: SessionView | null, call: HookCall, context: 
 }
 
 function ownSessionDecision(view: SessionView, call: HookCall, context: HookContext, allow: (rule: HookRule, blocks?: number) => HookDecision): HookDecision {
+  if (call.userStopped) return allow('user_stopped');
   if (context.stopRequest?.kind === 'redirect') return allow('redirect');
   if (context.stopRequest?.kind === 'stop') return allow('stop_requested');
   const step = loopStep(view);

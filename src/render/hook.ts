@@ -54,6 +54,7 @@ export function hookVerdict(view: SessionView | null, call: HookCall, context: H
   if (view === null) return say('no gapflow session here');
   if (decision.rule === 'foreign_session') return say(`the session is bound to agent session ${view.agentSession ?? ''}, not ${call.agentSession}`);
   const request = context.stopRequest;
+  if (decision.rule === 'user_stopped') return say('the user ended this turn');
   if (decision.rule === 'redirect')
     return say(`redirect requested: ${request?.reason ?? ''}`, `gapflow: redirect requested (${request?.reason ?? ''}); the agent may stop for it.`);
   if (decision.rule === 'stop_requested')

@@ -60,6 +60,6 @@ export {
   type AppendedLine,
 } from './cli-messages.js';
 export { hookVerdict, HOOK_TEXT_CAP, type HookVerdict } from './hook.js';
-export { hookFailureAnswer, misfiredHookAnswer } from './hook-answer.js';
+export { harnessFailureAnswer, harnessHookAnswer, HARNESSES, hookFailureAnswer, misfiredHookAnswer, type Harness, type HookAnswer } from './hook-answer.js';
 export { fitLines, itemList, jsonLength, type ItemList, type Line } from './fit.js';
 export { backtestLines, type NamedBacktest } from './backtest.js';

@@ -125,7 +125,7 @@ describe('a hook command line gapflow cannot run never exits 2 (Claude Code woul
     expect(answer.systemMessage).toMatch(
       /^gapflow: the hook's command line is wrong \(unknown command "hooks" \(did you mean hook\?\)\), so it let the agent stop\. /,
     );
-    expect(answer.systemMessage).toContain('gapflow hook claude [--dir DIR] [--max-blocks N] [--agent-type TYPE[,TYPE...]]');
+    expect(answer.systemMessage).toContain('gapflow hook claude|codex|copilot|cursor|gemini [--dir DIR] [--max-blocks N] [--agent-type TYPE[,TYPE...]]');
   });
 
   it('without a hook input on stdin, a usage error is still exit 2 with one line (a hook-like line exits 1)', () => {
