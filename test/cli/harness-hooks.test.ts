@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { convergingAfterRoundOne, divergingAfterRoundOne, inRoundOne, runCli, Sandbox, type CliResult } from './helpers.js';
 import { codexStop, cursorStop, HARNESS_CASES, type Harness, type HarnessCase } from './harness-inputs.js';
 import type { HookInput } from './hook-inputs.js';
+import { blocks } from '../docs/markdown.js';
 
 /*
  * `gapflow hook HARNESS` on each harness's own stop input, answered in its
@@ -174,4 +175,35 @@ describe('each harness’s stop hook', () => {
       expect(String(answer.systemMessage), harness).toContain(`unknown hook "${harness}"`);
     }
   });
+});
+
+describe('docs/hooks.md: each harness’s settings', () => {
+  /** Every command a settings snippet runs, wherever the harness keeps it (`command`, or Copilot's `bash`). */
+  function commandsOf(settings: unknown): string[] {
+    if (Array.isArray(settings)) return settings.flatMap(commandsOf);
+    if (typeof settings !== 'object' || settings === null) return [];
+    return Object.entries(settings).flatMap(([key, value]) =>
+      (key === 'command' || key === 'bash') && typeof value === 'string' ? [value] : commandsOf(value),
+    );
+  }
+
+  const SECTIONS: [string, Harness, string, (cwd: string) => HookInput][] = [
+    ['Codex CLI', 'codex', 'Stop', (cwd) => codexStop(cwd)],
+    ['GitHub Copilot', 'copilot', 'agentStop', (cwd) => HARNESS_CASES[2]!.input(cwd)],
+    ['Cursor', 'cursor', 'stop', (cwd) => cursorStop([cwd])],
+    ['Gemini CLI', 'gemini', 'AfterAgent', (cwd) => HARNESS_CASES[6]!.input(cwd)],
+  ];
+  for (const [heading, harness, event, input] of SECTIONS) {
+    it(`${heading}: valid JSON that runs \`gapflow hook ${harness}\` on ${event}, which keeps a loop with a round open going`, () => {
+      const [json] = blocks('docs/hooks.md', heading, 'json');
+      const settings = JSON.parse(json!) as { hooks: Record<string, unknown> };
+      expect(Object.keys(settings.hooks)).toEqual([event]);
+      const commands = commandsOf(settings.hooks);
+      expect(commands).toEqual([`gapflow hook ${harness}`]);
+      inRoundOne(box);
+      const [, , ...argv] = commands[0]!.split(' ');
+      const answer = answerOf(harness, viaBin(argv[0]!, input(box.root)));
+      expect(kept(harness, answer)).toContain('GAP-H1');
+    });
+  }
 });
