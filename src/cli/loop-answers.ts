@@ -233,7 +233,7 @@ export function hookStop(harness: Harness, stdin: string, options: Pick<HookOpti
   try {
     json = JSON.parse(stdin);
   } catch {
-    throw new Error(`stdin is not JSON (a ${INPUT_NAMES[harness]} hook input was expected)`);
+    throw new Error(`stdin is not JSON (a ${harness === 'claude' ? 'Claude Code ' : ''}${INPUT_NAMES[harness]} hook input was expected)`);
   }
   const input = stopInput(harness, json);
   const call: HookCall = { agentSession: input.agentSession, event: input.event, stopHookActive: input.stopHookActive ?? false };

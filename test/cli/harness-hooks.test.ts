@@ -125,6 +125,17 @@ describe('each harness’s stop hook', () => {
         }
       });
 
+      it('input it cannot read is shown to the user and never blocks', () => {
+        inRoundOne(box);
+        const other = one.harness === 'cursor' ? codexStop(box.root) : cursorStop([box.root]);
+        for (const input of ['not json', other]) {
+          const result = inProcess(one.harness, input);
+          const answer = answerOf(one.harness, result);
+          expect(kept(one.harness, answer)).toBeNull();
+          expect(shown(one.harness, answer, result)).toMatch(/^gapflow hook: stdin is not (JSON|a .* hook input)/);
+        }
+      });
+
       it('twelve stops in a row with no progress: kept going at most --max-blocks times, then let stop', () => {
         convergingAfterRoundOne(box);
         const keptGoing = [];
