@@ -6,7 +6,10 @@ import type { SessionView } from './view.js';
 export interface HookCall {
   agentSession: string;
   event: 'Stop' | 'SubagentStop';
-  /** The agent is already going on because a stop hook blocked it (Claude Code's `stop_hook_active`, or the edge's own count where a harness sends none). */
+  /**
+   * The agent is already going on because a stop hook blocked it (Claude
+   * Code's `stop_hook_active`; where a harness sends none, the edge's count).
+   */
   stopHookActive: boolean;
   /** The harness says the user ended this turn (Cursor's `status`: `aborted`, `error`): it is never pushed on. */
   userStopped?: boolean;
@@ -45,9 +48,9 @@ export interface HookDecision {
 /**
  * Whether an agent that wants to stop should go on (block) or stop, in this
  * order: a session bound to another agent, or none at all, is not this
- * hook's business; then a turn the user ended, redirect requested, stop requested, COMPLETE, a
- * decision due (DIVERGENCE_WARNING) or PAUSED let it stop; CONVERGING and FLAT
- * block, up to `maxBlocks` blocks in a row.
+ * hook's business; then a turn the user ended, redirect requested, stop
+ * requested, COMPLETE, a decision due (DIVERGENCE_WARNING) or PAUSED let it
+ * stop; CONVERGING and FLAT block, up to `maxBlocks` blocks in a row.
  */
 export function hookDecision(view: SessionView | null, call: HookCall, context: HookContext): HookDecision {
   const allow = (rule: HookRule, blocks = 0): HookDecision => ({ block: false, rule, blocks, bind: false });

@@ -39,6 +39,14 @@ describe('hookDecision: its priority order', () => {
     expect(verdict).toMatchObject({ block: false, rule: 'foreign_session', bind: false, blocks: 3, systemMessage: null });
   });
 
+  it('a turn the user ended is never pushed on, though the loop would keep it going, and counts no block', () => {
+    // Given a converging loop that would block this stop, when the harness says the user ended the turn,
+    const verdict = hook(converging().view, { ...call, userStopped: true }, { ...context, blocks: 2 });
+    // then the agent stops, and its blocks in a row start afresh.
+    expect(verdict).toMatchObject({ block: false, rule: 'user_stopped', blocks: 0 });
+    expect(hook(converging().view, call, context)).toMatchObject({ block: true, rule: 'continue' });
+  });
+
   it('a redirect request comes before everything else, even a decision due', () => {
     const verdict = hook(diverging().view, call, { ...context, stopRequest: { kind: 'redirect', reason: 'switch to plan B' } });
     expect(verdict).toMatchObject({ block: false, rule: 'redirect' });
