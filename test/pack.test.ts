@@ -151,7 +151,7 @@ describe('npm pack', () => {
     expect(version.stdout.trim()).toBe(manifest.version);
   });
 
-  it('the installed bin records a write and reads it back (the write bundle beside the bin, the rest through gapflow.js)', () => {
+  it('the installed bin records a write and reads it back (the write bundle beside the bin, the rest through gapflow.js)', { timeout: 60_000 }, () => {
     const bin = join(consumer, 'node_modules', '.bin', 'gapflow');
     const dir = join(work, 'installed-session');
     const call = (args: string[]) =>

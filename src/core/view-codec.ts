@@ -8,8 +8,9 @@ import { policyRulesNamed } from '../policies/index.js';
  * (what the loop's questions and a gap write read), and the closed gaps'
  * index the head goes with; and what those need besides: a CRC-32, deep
  * freezing for the views handed out, and a round's opening figures (every
- * round the fold opens is made of them). One module, because every write decided on the head runs all of
- * it; nothing here loads immer, a schema or the statechart.
+ * round the fold opens is made of them). One module, because every write
+ * decided on the head runs all of it; nothing here loads immer, a schema or
+ * the statechart.
  */
 
 // The whole view.

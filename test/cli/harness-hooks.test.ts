@@ -8,6 +8,8 @@ import { convergingAfterRoundOne, divergingAfterRoundOne, inRoundOne, runCli, Sa
 import { codexStop, cursorStop, HARNESS_CASES, type Harness, type HarnessCase } from './harness-inputs.js';
 import type { HookInput } from './hook-inputs.js';
 import { blocks } from '../docs/markdown.js';
+import { TABLE } from '../../src/cli/index.js';
+import { HARNESSES } from '../../src/render/index.js';
 
 /*
  * `gapflow hook HARNESS` on each harness's own stop input, answered in its
@@ -82,7 +84,13 @@ function stopOnce(one: HarnessCase, input: HookInput, ...argv: string[]): { answ
   return { answer, result };
 }
 
-describe('each harness’s stop hook', () => {
+// Each test spawns the bin a few times: budgets for a busy 2-core machine.
+describe('each harness’s stop hook', { timeout: 60_000 }, () => {
+  it('takes one harness word for each harness the answers are shaped for', () => {
+    const words = TABLE.find((entry) => entry.name === 'hook')!.words as { verbs: Record<string, unknown> };
+    expect(Object.keys(words.verbs)).toEqual([...HARNESSES]);
+  });
+
   it('the Codex input the tests feed is the one its schema describes', () => {
     expect(codexInput(codexStop('/work/app')), JSON.stringify(codexInput.errors)).toBe(true);
   });
@@ -188,7 +196,7 @@ describe('each harness’s stop hook', () => {
   });
 });
 
-describe('docs/hooks.md: each harness’s settings', () => {
+describe('docs/hooks.md: each harness’s settings', { timeout: 60_000 }, () => {
   /** Every command a settings snippet runs, wherever the harness keeps it (`command`, or Copilot's `bash`). */
   function commandsOf(settings: unknown): string[] {
     if (Array.isArray(settings)) return settings.flatMap(commandsOf);

@@ -246,7 +246,7 @@ describe('the bundled bin (npm run build), answering from a current head', () =>
   });
 });
 
-describe('the bin (dist/gapflow.cjs)', () => {
+describe('the bin (dist/gapflow.cjs)', { timeout: 60_000 }, () => {
   /** Node's own modules loaded by one call of the bin, as `process.moduleLoadList` names them at exit. */
   function nodeModulesLoadedBy(argv: string[]): string[] {
     const box = tempDir();
