@@ -34,3 +34,13 @@ export const GAP_ID_MAX = 128;
  */
 // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
 export const PLAIN_TEXT_PATTERN = /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]*$/;
+
+/**
+ * A findings source's name (`eslint`, `CodeQL`, `node-tests`): what `sync`
+ * files a snapshot's gaps under. Letters, digits and ` ._@/+-`, starting
+ * with a letter or digit, so it reads as one word in a table and a flag.
+ */
+export const SOURCE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9 ._@/+-]*$/;
+export const SOURCE_NAME_MAX = 64;
+/** The most findings one snapshot may carry (a batch's byte limit bounds it first in practice). */
+export const SNAPSHOT_FINDINGS_MAX = 500_000;

@@ -1,0 +1,17 @@
+export {
+  badInput,
+  DEFAULT_SEVERITY,
+  findingId,
+  severityOf,
+  sourceNameProblem,
+  SYNC_FORMATS,
+  SyncInputError,
+  titleOf,
+  TOOL_SEVERITIES,
+  type Finding,
+  type ReadOptions,
+  type SeverityOverrides,
+  type Snapshot,
+  type SyncFormat,
+  type ToolSeverity,
+} from './finding.js';
