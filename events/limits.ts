@@ -3,7 +3,7 @@
 /**
  * The version this build writes (schemas.ts says what each version carries).
  */
-export const EVENT_VERSION = 6;
+export const EVENT_VERSION = 7;
 
 /** The verification gate: the longest command, the longest time limit in seconds, and the most of its output's tail a run keeps. */
 export const VERIFY_COMMAND_MAX = 2000;

@@ -7,6 +7,7 @@ import {
   EVENT_TYPES,
   GAP_STATE_WORDS,
   GATES_WORDS,
+  SYNC_FORMAT_WORDS,
   PRESET_WORDS,
   ROUND_KIND_WORDS,
   SEVERITY_WORDS,
@@ -126,6 +127,7 @@ export const REQUEST_WORDS: Readonly<Record<string, Readonly<Record<string, read
   'gap.severity_changed': { to: SEVERITY_WORDS },
   'decision.made': { kind: DECISION_KIND_WORDS, acknowledgment: ACKNOWLEDGMENT_WORDS },
   'verification.ran': { gates: GATES_WORDS },
+  'findings.synced': { format: SYNC_FORMAT_WORDS },
 };
 
 /** The words a request's field takes (`decision.made`, `data.kind`); undefined for a field that takes free text or a number. */
@@ -133,6 +135,8 @@ export function wordsAt(type: unknown, path: readonly PropertyKey[]): readonly s
   if (path.length === 1 && path[0] === 'type') return EVENT_TYPES;
   // A split's parts: `data.into[i].severity`.
   if (type === 'gap.split' && path.length === 4 && path[1] === 'into' && path[3] === 'severity') return SEVERITY_WORDS;
+  // A snapshot's findings: `data.findings[i].severity`.
+  if (type === 'findings.synced' && path.length === 4 && path[1] === 'findings' && path[3] === 'severity') return SEVERITY_WORDS;
   if (typeof type !== 'string' || path.length !== 2 || path[0] !== 'data' || typeof path[1] !== 'string') return undefined;
   const fields = Object.hasOwn(REQUEST_WORDS, type) ? REQUEST_WORDS[type]! : {};
   return Object.hasOwn(fields, path[1]) ? fields[path[1]] : undefined;

@@ -5,6 +5,7 @@ import {
   EVENT_VERSION,
   PLAIN_TEXT_PATTERN,
   REASON_MAX,
+  SNAPSHOT_FINDINGS_MAX,
   SPLIT_PARTS_MAX,
   TITLE_MAX,
   VERIFY_COMMAND_MAX,
@@ -24,11 +25,17 @@ import {
   ResumableState,
   RoundKind,
   Severity,
+  SourceName,
+  SyncFormat,
   Verdict,
 } from './vocabulary.js';
 
 /**
- * The version this build writes. Version 6 adds the ping-pong setting and
+ * The version this build writes. Version 7 adds findings from tools:
+ * `findings.synced` (a source's snapshot, reconciled), the source a gap
+ * belongs to (`source` at gap.opened) and the source whose snapshot moved it
+ * (`by` at gap.moved); version 6 lines are version 7 lines that use none of
+ * them. Version 6 adds the ping-pong setting and
  * the verification gate (`verify` at session.started, `verification.ran`);
  * version 5 lines are version 6 lines that use neither. Version 5 adds the gap moves real sessions
  * made: a move to DUPLICATE naming the gap it duplicates (`of`), a split
@@ -106,6 +113,8 @@ const GapOpenedData = once(() =>
     title: z._default(Text(TITLE_MAX), ''),
     spawnedBy: z.optional(GapId),
     blocking: z._default(z.boolean(), true),
+    /** The findings source whose snapshot opened it (`sync`); absent for a gap opened by hand, which belongs to no source. */
+    source: z.optional(SourceName),
   }),
 );
 
@@ -118,6 +127,43 @@ const GapMovedData = once(() =>
     blockedBy: z.optional(GapId),
     /** For a move to DUPLICATE: the gap it duplicates. */
     of: z.optional(GapId),
+    /** The findings source whose snapshot made the move (`sync`); absent for a move made by hand. */
+    by: z.optional(SourceName),
+  }),
+);
+
+/**
+ * A whole snapshot of one source's findings, as a caller asks `sync` to
+ * reconcile it: each finding with the gap id its identity gives. With
+ * `close`, the round it belongs to closes after it. What the log records is
+ * what the reconciliation did (FindingsSyncedData) and the gap events it made.
+ */
+const FindingsSyncRequestData = once(() =>
+  z.strictObject({
+    source: SourceName,
+    format: z._default(SyncFormat, 'json'),
+    findings: z
+      .array(z.strictObject({ id: GapId, severity: Severity, title: z._default(Text(TITLE_MAX), '') }))
+      .check(z.maxLength(SNAPSHOT_FINDINGS_MAX, `a snapshot has at most ${SNAPSHOT_FINDINGS_MAX} findings`)),
+    close: z.optional(z.boolean()),
+  }),
+);
+
+/**
+ * A snapshot as the log records it: the source, how many findings it
+ * reported, and what reconciling it did. The gap events it made follow it in
+ * the same write. `claimed`: gaps moved to RESOLVED or ACCEPTED by hand that
+ * the snapshot still reported, reopened.
+ */
+const FindingsSyncedData = once(() =>
+  z.strictObject({
+    source: SourceName,
+    format: SyncFormat,
+    reported: int(0),
+    opened: int(0),
+    resolved: int(0),
+    reopened: int(0),
+    claimed: int(0),
   }),
 );
 
@@ -289,6 +335,7 @@ const BODIES = {
   'session.bound': eventOf('session.bound', SessionBoundData),
   'metrics.recorded': eventOf('metrics.recorded', MetricsRecordedData),
   'verification.ran': eventOf('verification.ran', VerificationRanData),
+  'findings.synced': eventOf('findings.synced', FindingsSyncRequestData),
 };
 
 /** The event types, in the order the unions (and the JSON Schema) list them. */
@@ -399,6 +446,7 @@ const STORED = {
   'session.bound': storedOf(BODIES['session.bound']),
   'metrics.recorded': storedOf(BODIES['metrics.recorded']),
   'verification.ran': storedOf(BODIES['verification.ran']),
+  'findings.synced': storedOf(eventOf('findings.synced', FindingsSyncedData)),
 };
 
 /** One line of the log: an event body in its envelope. */
@@ -427,6 +475,7 @@ export const EventRequest = lazyUnion({
   'session.bound': requestOf(BODIES['session.bound']),
   'metrics.recorded': requestOf(BODIES['metrics.recorded']),
   'verification.ran': requestOf(BODIES['verification.ran']),
+  'findings.synced': requestOf(BODIES['findings.synced']),
 });
 export type EventRequest = z.infer<ReturnType<(typeof EventRequest)['whole']>>;
 
@@ -484,10 +533,10 @@ export function versionProblem(v: unknown): string | null {
 
 /**
  * The versions whose lines read as the current version's as they stand
- * (versions 5 and 6 only added words and fields): a sealed line of one of these
+ * (versions 5 to 7 only added words, fields and an event type): a sealed line of one of these
  * gets the reader's quick look, as a current line does.
  */
-export const READ_AS_CURRENT: ReadonlySet<unknown> = new Set([4, 5, EVENT_VERSION]);
+export const READ_AS_CURRENT: ReadonlySet<unknown> = new Set([4, 5, 6, EVENT_VERSION]);
 
 /**
  * Brings a stored event of a readable version to the shape this build
@@ -501,8 +550,8 @@ export const READ_AS_CURRENT: ReadonlySet<unknown> = new Set([4, 5, EVENT_VERSIO
 export function upcast(stored: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
   if (stored.v === 1 || stored.v === 2) return { ...stored, v: EVENT_VERSION };
   if (stored.v === 3) return { ...stored, v: EVENT_VERSION, data: outcomeToV4(stored.data) };
-  // Versions 5 and 6 only added words and fields: a version 4 or 5 line is a version 6 line as it stands.
-  if (stored.v === 4 || stored.v === 5) return { ...stored, v: EVENT_VERSION };
+  // Versions 5 to 7 only added words, fields and an event type: a version 4 to 6 line is a version 7 line as it stands.
+  if (stored.v === 4 || stored.v === 5 || stored.v === 6) return { ...stored, v: EVENT_VERSION };
   return stored;
 }
 

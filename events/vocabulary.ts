@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import './zod-locale.js';
-import { GAP_ID_MAX, GAP_ID_PATTERN } from './limits.js';
-import { DECISION_KIND_WORDS, GAP_STATE_WORDS, PRESET_WORDS, ROUND_KIND_WORDS, SEVERITY_WORDS } from './words.js';
+import { GAP_ID_MAX, GAP_ID_PATTERN, SOURCE_NAME_MAX, SOURCE_NAME_PATTERN } from './limits.js';
+import { DECISION_KIND_WORDS, GAP_STATE_WORDS, PRESET_WORDS, ROUND_KIND_WORDS, SEVERITY_WORDS, SYNC_FORMAT_WORDS } from './words.js';
 
 /** Gap severities, most severe first (the order every table uses). */
 export const Severity = z.enum(SEVERITY_WORDS);
@@ -33,6 +33,22 @@ export const GapId = z
     z.regex(GAP_ID_PATTERN, 'a gap id is letters, digits and . _ - (starting with a letter or digit)'),
   );
 export type GapId = z.infer<typeof GapId>;
+
+/**
+ * A findings source (`eslint`, `CodeQL`): the tool whose snapshots `sync`
+ * reconciles with the gaps it opened. One word in a table or a flag: letters,
+ * digits and ` ._@/+-`, starting with a letter or digit.
+ */
+export const SourceName = z
+  .string()
+  .check(
+    z.maxLength(SOURCE_NAME_MAX, `a source name has at most ${SOURCE_NAME_MAX} characters`),
+    z.regex(SOURCE_NAME_PATTERN, 'a source name is letters, digits and " ._@/+-", starting with a letter or digit'),
+  );
+
+/** The format a snapshot of findings came in. */
+export const SyncFormat = z.enum(SYNC_FORMAT_WORDS);
+export type SyncFormat = z.infer<typeof SyncFormat>;
 
 /**
  * An event id: what a retrying caller passes to make an append idempotent

@@ -74,4 +74,8 @@ export const EVENT_TYPES = [
   'session.bound',
   'metrics.recorded',
   'verification.ran',
+  'findings.synced',
 ] as const;
+
+/** The formats a tool's findings come to `sync` in: SARIF 2.1.0, JUnit XML, and gapflow's own JSON list. */
+export const SYNC_FORMAT_WORDS = ['sarif', 'junit', 'json'] as const;

@@ -31,6 +31,7 @@ export {
   type SessionOptions,
   type SessionUpdate,
   type StateChange,
+  type SyncSnapshot,
   type TimedRequest,
   type Verification,
   type WriteOptions,

@@ -2,7 +2,7 @@ import { type BodyOf, type Command, type CommandOf, type Decided, type EventBody
 import { policySettingsProblem, unknownPolicy } from './policy-settings.js';
 import { decideVerification, refuseUnverified, withoutUnverifiedClose } from './gate.js';
 import { Refusal, type Remedy } from './refusal.js';
-import { ALLOWED_MOVES, STATE_CLASS } from './rules.js';
+import { ALLOWED_MOVES, claimedStillReported, STATE_CLASS } from './rules.js';
 import type { Gap, SessionView } from './view.js';
 import { policyNamed } from '../policies/index.js';
 import { foresee } from './evolve.js';
@@ -45,6 +45,8 @@ export function decide(view: SessionView, body: Command): Decided[] {
       return decideBinding(view, body, refuse);
     case 'verification.ran':
       return decideVerification(view, body, refuse);
+    case 'findings.synced':
+      return verified(view, decideSync(view, body), refuse);
   }
 }
 
@@ -180,6 +182,71 @@ function splitGap(view: SessionView, body: BodyOf<'gap.split'>, refuse: Refuse):
     seen.add(part.id);
     refuseTaken(view, part.id, refuse);
   }
+}
+
+// Findings from tools: a source's snapshot reconciled with the gaps it opened.
+
+type SyncBody = BodyOf<'findings.synced'>;
+type Move = Extract<Decided, { type: 'gap.moved' }>;
+
+/**
+ * A source's whole snapshot, reconciled with the gaps that source opened
+ * (docs/sync.md): a finding not seen before opens a gap; a gap whose finding
+ * is gone is resolved; a finding that comes back after it was resolved
+ * reopens its gap (a claim when the gap was closed by hand); a gap the user
+ * set aside (WONT_FIX, USER_DEFERRED, DUPLICATE) or split keeps its state.
+ * The same snapshot twice records nothing. Between rounds it starts the
+ * next round, as a gap event does (before round 1 it is the baseline); with
+ * `close`, its round (started for it if none is open) closes after it.
+ * Recorded as the snapshot's figures, then its gap events, in one write.
+ */
+function decideSync(view: SessionView, body: SyncBody): Decided[] {
+  const refuse = refuser(body);
+  const { source, format, findings, close = false } = body.data;
+  refusePaused(view, refuse);
+  const reported = new Set<string>();
+  const opened: Decided[] = [];
+  const moves: Move[] = [];
+  let claimed = 0;
+  for (const finding of findings) {
+    const gap = view.gaps.get(finding.id) ?? view.gaps.get(renamedTo(view, finding.id) ?? '');
+    if (reported.has(gap?.id ?? finding.id)) refuse(`finding ${finding.id} is reported twice; each finding of a snapshot has its own id`);
+    reported.add(gap?.id ?? finding.id);
+    if (gap === undefined) {
+      refuseTaken(view, finding.id, refuse);
+      opened.push({ type: 'gap.opened', data: { id: finding.id, severity: finding.severity, title: finding.title, blocking: true, source } });
+      continue;
+    }
+    if (gap.source !== source)
+      refuse(
+        `gap ${gap.id} ${gap.source === undefined ? 'was opened by hand' : `belongs to source ${gap.source}`}; a snapshot moves only its own source's gaps`,
+      );
+    if (gap.state !== 'RESOLVED' && gap.state !== 'ACCEPTED') continue;
+    const claim = claimedStillReported(gap, source, 'OPEN');
+    if (claim) claimed += 1;
+    const reason = claim ? `claimed ${gap.state}, but ${source} still reports it` : `reported again by ${source}`;
+    moves.push({ type: 'gap.moved', data: { id: gap.id, to: 'OPEN', reason, by: source } });
+  }
+  const reopened = moves.length;
+  for (const gap of view.gaps.values()) {
+    if (gap.source !== source || reported.has(gap.id) || STATE_CLASS[gap.state] !== 'open') continue;
+    moves.push({ type: 'gap.moved', data: { id: gap.id, to: 'RESOLVED', reason: `gone from ${source}'s snapshot`, by: source } });
+  }
+  const changed = opened.length + moves.length > 0;
+  if (!changed && !close) return [];
+  const startsRound = !view.roundOpen && (close || roundCount(view) > 0);
+  if (startsRound) refuseRoundStart(view, refuse);
+  const decided: Decided[] = startsRound ? [{ type: 'round.started', data: { round: roundCount(view) + 1 } }] : [];
+  if (changed) {
+    const figures = { reported: reported.size, opened: opened.length, resolved: moves.length - reopened, reopened, claimed };
+    decided.push({ type: 'findings.synced', data: { source, format, ...figures } }, ...opened, ...moves);
+  }
+  if (!close) return decided;
+  const after = foresee(
+    view,
+    decided.map((fact, i) => stamped(fact, view.lastSeq + 1 + i)),
+  );
+  return [...decided, ...decideRoundClose(after, { type: 'round.closed', data: {} })];
 }
 
 /** R8: the next round starts explicitly, only where one can; a request that leaves its number out is given the next one. */
@@ -370,6 +437,7 @@ function refuseUnacknowledgedApproval(view: SessionView, body: DecisionBody, ref
 export function label(body: EventBody): string {
   if ('id' in body.data) return `${body.type} ${body.data.id}`;
   if ('policy' in body.data) return `${body.type} ${body.data.policy}`;
+  if ('source' in body.data) return `${body.type} ${body.data.source}`;
   return 'kind' in body.data ? `${body.type} ${body.data.kind}` : body.type;
 }
 

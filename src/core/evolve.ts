@@ -15,9 +15,19 @@ import {
   verificationPassed,
 } from './read-model.js';
 import { judgeDecision, judgeRoundClose } from './judge.js';
-import { CLASS_FACTOR, DEFAULT_CONFIG, moveEffect, PRESETS, presetForBaseline, roundLimitProvisional, SEVERITY_WEIGHT, STATE_CLASS } from './rules.js';
+import {
+  CLASS_FACTOR,
+  claimedStillReported,
+  DEFAULT_CONFIG,
+  moveEffect,
+  PRESETS,
+  presetForBaseline,
+  roundLimitProvisional,
+  SEVERITY_WEIGHT,
+  STATE_CLASS,
+} from './rules.js';
 import { freezeNew, openingFigures } from './view-codec.js';
-import type { Gap, PolicyView, RoundFigures, SessionView } from './view.js';
+import type { Gap, PolicyView, RoundFigures, SessionView, SourceRecord } from './view.js';
 
 enableMapSet();
 
@@ -44,6 +54,7 @@ export function initialView(): SessionView {
     policies: { enabled: [...DEFAULT_POLICIES], completeWhen: 'all', settings: new Map(), records: new Map() },
     openEnds: [],
     verification: null,
+    sources: [],
     lastSeq: 0,
   };
 }
@@ -240,6 +251,8 @@ function apply(view: SessionView, event: SettledEvent): void {
     case 'verification.ran':
       view.verification = { seq: event.seq, afterRound: lastClosedRound(view)?.round ?? 0, ...event.data, passed: verificationPassed(event.data) };
       return;
+    case 'findings.synced':
+      return recordSnapshot(view, event);
   }
 }
 
@@ -305,6 +318,7 @@ function openGap(view: SessionView, event: EventOf<'gap.opened'>): void {
     openedInRound: round?.round ?? 0,
     reason: null,
     blockedBy: null,
+    ...(event.data.source === undefined ? {} : { source: event.data.source }),
   };
   view.gaps.set(gap.id, gap);
   view.open.count += 1;
@@ -343,7 +357,9 @@ function moveGap(view: SessionView, event: EventOf<'gap.moved'>): void {
   flagOutsideFocus(view, round, gap.id);
   const wasParked = STATE_CLASS[gap.state] === 'parked';
   countPingPong(gap, effect, gap.state);
+  if (claimedStillReported(gap, event.data.by, event.data.to)) noteClaim(view, round, gap.id, event.data.by!);
   setState(view, gap, event.data.to);
+  closedBy(gap, event.data.by);
   gap.reason = event.data.reason ?? null;
   gap.blockedBy = event.data.to === 'BLOCKED' ? (event.data.blockedBy ?? null) : null;
   if (event.data.to === 'DUPLICATE' && event.data.of !== undefined) gap.duplicateOf = event.data.of;
@@ -374,6 +390,26 @@ function moveGap(view: SessionView, event: EventOf<'gap.moved'>): void {
     // R29: a deferred gap that comes back as CRITICAL brings a CRITICAL into the work.
     noteCritical(round, gap.id, 'r29');
   }
+}
+
+/** Which source's snapshot closed the gap: the move's, or none when it was closed by hand; an open gap has none. */
+function closedBy(gap: Gap, by: string | undefined): void {
+  if (STATE_CLASS[gap.state] === 'closed' && by !== undefined) gap.closedBy = by;
+  else delete gap.closedBy;
+}
+
+/** A claim its source's snapshot still reported, named in the round it was reopened in and in the source's last snapshot (which the write records first). */
+function noteClaim(view: SessionView, round: RoundFigures | null, id: string, source: string): void {
+  if (round) (round.claimed ??= []).push(id);
+  view.sources.find((record) => record.source === source)?.claimed.push(id);
+}
+
+/** A source's snapshot: its record replaces the source's last one (the gap events it made follow it). */
+function recordSnapshot(view: SessionView, event: EventOf<'findings.synced'>): void {
+  const record: SourceRecord = { ...event.data, seq: event.seq, at: event.at, round: view.roundOpen ? roundCount(view) : 0, claimed: [] };
+  const at = view.sources.findIndex((known) => known.source === event.data.source);
+  if (at === -1) view.sources.push(record);
+  else view.sources[at] = record;
 }
 
 /**

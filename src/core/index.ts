@@ -87,6 +87,8 @@ export {
   pingPongThreshold,
   pingPongWords,
   standingCauses,
+  claimedGaps,
+  idList,
   type AlternatingOpenCount,
   type PingPongGap,
 } from './read-model.js';

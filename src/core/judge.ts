@@ -104,6 +104,7 @@ function withCauses(
   const figures = {
     ...(causes.pingPong.length > 0 ? { pingPong: pingPongWords(causes.pingPong) } : {}),
     ...(causes.alternating ? { openCountAlternating: alternatingWords(causes.alternating) } : {}),
+    ...(causes.claimed.length > 0 ? { claimedStillReported: causes.claimed.join(', ') } : {}),
   };
   const verdicts = judged.verdicts.map((v) =>
     policyRulesNamed(v.policy)?.readsGapEvents ? { ...v, detail: [v.detail, ...words].join('; '), figures: { ...v.figures, ...figures } } : v,

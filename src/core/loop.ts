@@ -10,6 +10,7 @@ import {
   roundLimit,
   alternatingOpenCount,
   pingPongGaps,
+  claimedGaps,
   type AlternatingOpenCount,
   type PingPongGap,
 } from './read-model.js';
@@ -69,6 +70,8 @@ export interface LoopStep {
   pingPong: PingPongGap[];
   /** The open count alternating between two values over the last four round closes; null when it does not. */
   openCountAlternating: AlternatingOpenCount | null;
+  /** Claims a tool disputes: gaps closed by hand as fixed that their source's last snapshot still reported (reopened), still open. */
+  claimedStillReported: string[];
   /** The verification gate: its command, and its last run (null before one); null for a session without a gate. */
   verification: VerificationState | null;
 }
@@ -138,6 +141,7 @@ export function loopStep(view: SessionView, stopRequest?: StopRequest): LoopStep
     stopRequest: stopRequest ?? null,
     pingPong: pingPongGaps(view),
     openCountAlternating: alternatingOpenCount(view),
+    claimedStillReported: claimedGaps(view),
     verification: verificationState(view),
   };
 }

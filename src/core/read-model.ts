@@ -188,32 +188,65 @@ export function alternatingWords(alternating: AlternatingOpenCount): string {
   return `${alternating.openCounts.join(', ')} over rounds ${alternating.fromRound}-${alternating.toRound}`;
 }
 
-/** What a round close names: the gaps that ping-ponged in it, and an open count alternating up to it. */
+/** What a round close names: the gaps that ping-ponged in it, an open count alternating up to it, and the claims its snapshots disputed. */
 export interface ClosingCauses {
   pingPong: PingPongGap[];
   alternating: AlternatingOpenCount | null;
+  /** Gaps closed by hand as fixed that a snapshot in the round still reported, still not closed. */
+  claimed: string[];
 }
 
 export function closingCauses(view: SessionView, round: RoundFigures, openEnd: number): ClosingCauses {
-  return { pingPong: pingPongIn(view, round), alternating: alternatingOpenCount(view, { round: round.round, openEnd }) };
+  return {
+    pingPong: pingPongIn(view, round),
+    alternating: alternatingOpenCount(view, { round: round.round, openEnd }),
+    claimed: stillOpen(view, round.claimed ?? []),
+  };
 }
 
 /** The causes in words, one each (empty: none). */
-export function causeWords({ pingPong, alternating }: ClosingCauses): string[] {
+export function causeWords({ pingPong, alternating, claimed }: ClosingCauses): string[] {
   return [
     ...(pingPong.length > 0 ? [`ping-pong: ${pingPongWords(pingPong)} reopened after being resolved`] : []),
     ...(alternating ? [`open count alternating: ${alternatingWords(alternating)}`] : []),
+    ...(claimed.length > 0 ? [`claimed but still reported: ${idList(claimed)} (closed by hand, reopened: the tool still reports them)`] : []),
   ];
 }
 
-/** The causes as they stand (the prompt's cause analysis): the gaps still in a cycle, and an open count alternating. */
+/** The causes as they stand (the prompt's cause analysis): the gaps still in a cycle, an open count alternating, claims a tool disputes. */
 export function standingCauses(view: SessionView): string[] {
   const gaps = pingPongGaps(view);
   const alternating = alternatingOpenCount(view);
+  const claimed = claimedGaps(view);
   return [
     ...(gaps.length > 0 ? [`Ping-pong: ${pingPongWords(gaps)}: fixed and broken again; look at why the fix does not hold`] : []),
     ...(alternating ? [`Open count alternating (${alternatingWords(alternating)}): work undone as fast as it is done`] : []),
+    ...(claimed.length > 0 ? [`Claimed but still reported: ${idList(claimed)}: closed by hand as fixed, but the tool still reports them; check the fix`] : []),
   ];
+}
+
+/**
+ * Claims a tool disputes: gaps closed by hand (RESOLVED, ACCEPTED) that a
+ * source's last snapshot still reported, so it reopened them, and that are
+ * still not closed; in the order the sources first synced.
+ */
+export function claimedGaps(view: Pick<SessionView, 'sources' | 'gaps'>): string[] {
+  return view.sources.flatMap((record) => stillOpen(view, record.claimed));
+}
+
+function stillOpen(view: Pick<SessionView, 'gaps'>, ids: readonly string[]): string[] {
+  return ids.filter((id) => {
+    const gap = view.gaps.get(id);
+    return gap !== undefined && STATE_CLASS[gap.state] !== 'closed';
+  });
+}
+
+/** How many ids a sentence names before it counts the rest. */
+const IDS_NAMED = 10;
+
+/** `A, B, C` or, past IDS_NAMED, the first ones and `and N more`. */
+export function idList(ids: readonly string[]): string {
+  return ids.length <= IDS_NAMED ? ids.join(', ') : `${ids.slice(0, IDS_NAMED).join(', ')} and ${ids.length - IDS_NAMED} more`;
 }
 
 /** Whether a verification run passed: it exited 0 within its time limit. */
@@ -589,7 +622,9 @@ export function nextStep(view: SessionView): { action: NextAction; reason: strin
       const record = missing.length > 0 ? `record ${missing.join(', ')}, ` : '';
       const work = view.roundOpen ? `round ${closed + 1} is open: work on the open gaps, ${record}then close it` : `start round ${closed + 1}`;
       const open = `; ${formatCount(view.open.count)} open`;
-      return { action: 'continue', reason: `${state}: ${work}${flat}${open}${forecastPastLimit(view)}` };
+      const claimed = claimedGaps(view);
+      const claims = claimed.length > 0 ? `; claimed but still reported: ${idList(claimed)}` : '';
+      return { action: 'continue', reason: `${state}: ${work}${flat}${open}${claims}${forecastPastLimit(view)}` };
     }
   }
 }
@@ -653,6 +688,9 @@ export function toStateJson(view: SessionView) {
     ...(pingPongGaps(view).length > 0 ? { pingPong: pingPongGaps(view) } : {}),
     ...(alternatingOpenCount(view) ? { openCountAlternating: alternatingOpenCount(view) } : {}),
     ...(view.settings?.verify ? { verification: { ...view.settings.verify, lastRun: lastRun(view) } } : {}),
+    // Findings from tools: each source's last snapshot, and the claims they dispute (once a tool's snapshot came).
+    ...(view.sources.length > 0 ? { sources: view.sources.map((record) => ({ ...record, claimed: [...record.claimed] })) } : {}),
+    ...(claimedGaps(view).length > 0 ? { claimedStillReported: claimedGaps(view) } : {}),
     rounds: closed.map((r) => ({
       round: r.round,
       // R25, R26: only where they say something, so a session of work rounds without a focus reads as it always did.
@@ -688,6 +726,7 @@ export function toStateJson(view: SessionView) {
       ...(g.duplicateOf ? { duplicateOf: g.duplicateOf } : {}),
       ...(g.splitInto ? { splitInto: [...g.splitInto] } : {}),
       ...(g.splitFrom ? { splitFrom: g.splitFrom } : {}),
+      ...(g.source ? { source: g.source } : {}),
     })),
     completeWhen: view.policies.completeWhen,
     policies: policyStates(view),

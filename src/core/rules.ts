@@ -1,6 +1,6 @@
 import { type GapState, type Preset, type SessionSettings, type Severity, SEVERITY_WORDS } from '../../events/index.js';
 import type { ConvergenceConfig } from '../../machines/index.js';
-import type { SessionView } from './view.js';
+import type { Gap, SessionView } from './view.js';
 
 /*
  * The rules' tables and pure functions of them. Loads no schema (the words
@@ -76,6 +76,16 @@ export function moveEffect(from: GapState, to: GapState): MoveEffect {
  */
 export function countedMove(view: Pick<SessionView, 'roundOpen'>, from: GapState, to: GapState): MoveEffect {
   return view.roundOpen ? moveEffect(from, to) : 'none';
+}
+
+/**
+ * A claim a tool still disputes: a gap someone closed by hand as fixed
+ * (RESOLVED, or a proposal ACCEPTED) that its source's next snapshot still
+ * reports, so that snapshot (`by`) reopens it. A gap the source's own
+ * snapshot closed and that comes back is a finding returning, not a claim.
+ */
+export function claimedStillReported(gap: Pick<Gap, 'state' | 'closedBy'>, by: string | undefined, to: GapState): boolean {
+  return by !== undefined && STATE_CLASS[to] !== 'closed' && (gap.state === 'RESOLVED' || gap.state === 'ACCEPTED') && gap.closedBy === undefined;
 }
 
 /** R13: thresholds per preset. */

@@ -28,7 +28,7 @@ import { policyRulesNamed } from '../policies/index.js';
  * `roundsBefore` is not stored: it is 0 in every whole view, and a head's
  * checkpoint (encodeHead) carries it beside the view it stores.
  */
-export const VIEW_SHAPE = 'view-6';
+export const VIEW_SHAPE = 'view-7';
 
 interface StoredView extends Omit<SessionView, 'gaps' | 'policies' | 'roundsBefore'> {
   gaps: Gap[];
@@ -82,11 +82,11 @@ function readView(text: string): SessionView | null {
  */
 function looksStored(value: unknown): value is StoredView {
   if (!isObject(value)) return false;
-  const { gaps, rounds, weightedOpenEnds, history, decisions, focus, renames, machine, policies, open, lastSeq } = value;
+  const { gaps, rounds, weightedOpenEnds, history, decisions, focus, renames, machine, policies, open, lastSeq, sources } = value;
   return (
     Array.isArray(gaps) &&
     gaps.every((gap) => isObject(gap) && typeof gap.id === 'string') &&
-    [rounds, weightedOpenEnds, history, decisions, focus, renames].every(Array.isArray) &&
+    [rounds, weightedOpenEnds, history, decisions, focus, renames, sources].every(Array.isArray) &&
     isObject(machine) &&
     isObject(open) &&
     Number.isSafeInteger(lastSeq) &&

@@ -1,4 +1,4 @@
-import type { DecisionData, DecisionKind, GapState, RoundKind, SessionSettings, Severity } from '../../events/index.js';
+import type { DecisionData, DecisionKind, GapState, RoundKind, SessionSettings, Severity, SyncFormat } from '../../events/index.js';
 import type { ConvergenceConfig, ConvergenceState, MachineState } from '../../machines/index.js';
 import type { CombinedVerdict, CompleteWhen, NamedVerdict } from '../policies/index.js';
 
@@ -28,6 +28,10 @@ export interface Gap {
    */
   resolves?: number;
   reopens?: number;
+  /** The findings source whose snapshot opened it; absent for a gap opened by hand (it belongs to no source). */
+  source?: string;
+  /** The source whose snapshot closed it (gone from it); absent while open, or when it was closed by hand. */
+  closedBy?: string;
 }
 
 export interface SeverityFigures {
@@ -122,6 +126,8 @@ export interface RoundFigures {
   withdrawalsTakenBack?: { entry: WithdrawnEntry; gap: Gap }[];
   /** R26: gaps moved this round while a focus was set that did not name them, in the order first moved. */
   outsideFocus: string[];
+  /** Gaps someone closed by hand (RESOLVED, ACCEPTED) that a source's snapshot still reported, so it reopened them; absent while none. */
+  claimed?: string[];
   /** The state the round led to; null while it is open. */
   state: ConvergenceState | null;
   /** The flat count after the round; null while open and for a round that ended in DIVERGENCE_WARNING (R4). */
@@ -202,6 +208,22 @@ export interface VerificationRecord {
   passed: boolean;
 }
 
+/** A findings source's last snapshot (`findings.synced`): when, how many findings it reported, and what reconciling it did. */
+export interface SourceRecord {
+  source: string;
+  format: SyncFormat;
+  seq: number;
+  at: string;
+  /** The round it belongs to; 0 for a snapshot of the baseline, recorded before round 1. */
+  round: number;
+  reported: number;
+  opened: number;
+  resolved: number;
+  reopened: number;
+  /** Gaps closed by hand that it still reported (reopened), by id. */
+  claimed: string[];
+}
+
 /** Everything the log says, folded: the single read model all output is rendered from. */
 export interface SessionView {
   /** null until session.started is folded. */
@@ -250,6 +272,8 @@ export interface SessionView {
   openEnds: { round: number; openEnd: number }[];
   /** The verification gate's last run (`verification.ran`); null before the first. */
   verification: VerificationRecord | null;
+  /** Each findings source's last snapshot, in the order the sources first synced. */
+  sources: SourceRecord[];
   /** The last event's seq, which is also the number of events folded (seq runs 1, 2, 3…). */
   lastSeq: number;
 }

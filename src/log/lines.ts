@@ -16,6 +16,8 @@ import {
   ResumableState,
   RoundKind,
   Severity,
+  SOURCE_NAME_MAX,
+  SOURCE_NAME_PATTERN,
   TITLE_MAX,
   upcast,
   Verdict,
@@ -469,6 +471,7 @@ const isShort =
   (value: unknown): boolean =>
     isString(value) && value.length <= max;
 const POLICY_NAME = /^[a-z][a-z0-9_]*$/;
+const isSource = (value: unknown): boolean => isShort(SOURCE_NAME_MAX)(value) && SOURCE_NAME_PATTERN.test(value as string);
 const isPolicy = (value: unknown): boolean => isShort(32)(value) && POLICY_NAME.test(value as string);
 const isListOf = (value: unknown, max: number, check: (item: unknown) => boolean): boolean => Array.isArray(value) && value.length <= max && value.every(check);
 
@@ -535,22 +538,24 @@ const DATA_CHECKS: Partial<Record<GapflowEvent['type'], { keys: readonly string[
   'round.closed': { keys: ['round', 'outcome'], ok: (d) => isRound(d.round) && isRoundOutcome(d.outcome) },
   'round.started': { keys: ['round', 'kind'], ok: (d) => isRound(d.round) && isOptional(d.kind, (kind) => words().roundKinds.has(kind)) },
   'gap.opened': {
-    keys: ['id', 'severity', 'title', 'spawnedBy', 'blocking'],
+    keys: ['id', 'severity', 'title', 'spawnedBy', 'blocking', 'source'],
     ok: (d, plain) =>
       isGapId(d.id) &&
       words().severities.has(d.severity) &&
       isText(d.title, TITLE_MAX, plain) &&
       typeof d.blocking === 'boolean' &&
-      isOptional(d.spawnedBy, isGapId),
+      isOptional(d.spawnedBy, isGapId) &&
+      isOptional(d.source, isSource),
   },
   'gap.moved': {
-    keys: ['id', 'to', 'reason', 'blockedBy', 'of'],
+    keys: ['id', 'to', 'reason', 'blockedBy', 'of', 'by'],
     ok: (d, plain) =>
       isGapId(d.id) &&
       words().states.has(d.to) &&
       (d.reason === undefined || isText(d.reason, REASON_MAX, plain)) &&
       isOptional(d.blockedBy, isGapId) &&
-      isOptional(d.of, isGapId),
+      isOptional(d.of, isGapId) &&
+      isOptional(d.by, isSource),
   },
   'gap.severity_changed': { keys: ['id', 'to'], ok: (d) => isGapId(d.id) && words().severities.has(d.to) },
   'session.bound': { keys: ['agentSession'], ok: (d, plain) => isText(d.agentSession, AGENT_SESSION_MAX, plain) && (d.agentSession as string).length > 0 },

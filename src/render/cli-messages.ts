@@ -1,8 +1,8 @@
 import { shownValue } from '../../events/index.js';
 import { oneLine } from './one-line.js';
 import { terminalSafe, terminalSafeJson } from './terminal.js';
-import type { BadValue, GapflowEvent } from '../../events/index.js';
-import type { Remedy, SessionView, LoopStep } from '../core/index.js';
+import type { BadValue, GapflowEvent, SyncFormat } from '../../events/index.js';
+import { idList, roundCount, type Remedy, type SessionView, type LoopStep } from '../core/index.js';
 import { formatCount } from '../policies/index.js';
 import { counted } from './counted.js';
 
@@ -165,6 +165,53 @@ export function appendLines(lines: readonly AppendedLine[], appended: number, re
   });
   for (const report of reports) out.push(`Wrote ${report}\n`);
   out.push(`Appended ${counted(appended, 'event')}; ${view.machine.state}, open count ${formatCount(view.open.count)}\n`);
+  return out.join('');
+}
+
+/** What a sync did, by gap: what `sync --json` prints and `syncLines` words. */
+export interface SyncSummary {
+  source: string;
+  format: SyncFormat;
+  reported: number;
+  opened: string[];
+  resolved: string[];
+  reopened: string[];
+  /** Of the reopened: gaps closed by hand that the snapshot still reported. */
+  claimed: string[];
+  /** The round it went into (0: the baseline), and whether this call closed it. */
+  round: number;
+  closed: boolean;
+}
+
+/** `sync`: what the snapshot changed, the claims it disputed, and where the session stands. */
+export function syncLines(summary: SyncSummary, view: SessionView): string {
+  const { source, format, reported, opened, resolved, reopened, claimed } = summary;
+  const head = `${source} (${format}): ${counted(reported, 'finding')}`;
+  const changes = [
+    ['opened', opened],
+    ['resolved', resolved],
+    ['reopened', reopened],
+  ] as const;
+  const changed = changes.filter(([, ids]) => ids.length > 0).map(([word, ids]) => `${word} ${ids.length} (${idList(ids)})`);
+  const out = [
+    changed.length === 0
+      ? `${head}; nothing changed since its last snapshot
+`
+      : `${head}; ${changed.join(', ')}
+`,
+  ];
+  if (claimed.length > 0)
+    out.push(`Claimed but still reported (closed by hand, reopened): ${idList(claimed)}
+`);
+  const where = summary.closed
+    ? `round ${roundCount(view)} closed`
+    : view.roundOpen
+      ? `round ${roundCount(view)} open`
+      : roundCount(view) === 0
+        ? 'baseline'
+        : 'between rounds';
+  out.push(`${changed.length === 0 && !summary.closed ? 'Nothing written' : 'Recorded'}; ${where}; ${view.machine.state}, open count ${formatCount(view.open.count)}
+`);
   return out.join('');
 }
 

@@ -110,6 +110,13 @@ function blockReason(view: SessionView, step: LoopStep, blocks: number, maxBlock
   if (step.lastRound) lines.push([lastRoundLine(step)]);
   const focus = focusIsChosen(view) ? 'the gaps the user prioritized' : 'the CRITICAL gaps the user prioritized';
   if (step.focus.length > 0) lines.push([`Focus first on ${focus}: `, itemList(step.focus, ', ', undefined, GAPS_LISTED), '.']);
+  if (step.claimedStillReported.length > 0) {
+    lines.push([
+      'Claimed but still reported: ',
+      itemList(step.claimedStillReported, ', ', undefined, GAPS_LISTED),
+      ". They were closed as fixed by hand, but the tool's latest snapshot still reports them, so they are open again: fix them for real.",
+    ]);
+  }
   const open = SEVERITIES.flatMap((severity) => step.openGaps[severity].map((id) => gapLine(view, severity, id)));
   const counts = `Open gaps (${formatCount(step.openGapCount)}, weighted ${formatCount(step.weightedOpen)})`;
   if (open.length === 0) lines.push([`${counts}: none in an open state.`]);

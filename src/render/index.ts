@@ -58,6 +58,8 @@ export {
   valueRemedy,
   verifiedLines,
   type AppendedLine,
+  syncLines,
+  type SyncSummary,
 } from './cli-messages.js';
 export { hookVerdict, HOOK_TEXT_CAP, type HookVerdict } from './hook.js';
 export { harnessFailureAnswer, harnessHookAnswer, HARNESSES, hookFailureAnswer, misfiredHookAnswer, type Harness, type HookAnswer } from './hook-answer.js';

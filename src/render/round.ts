@@ -44,10 +44,14 @@ export function renderRoundReport(view: SessionView, roundNumber?: number): stri
 
 /** The fix-break cycles the round's close named (the gap policy's figures say which): one line each. */
 function causeLines(round: RoundFigures): string[] {
-  const figures = round.verdicts.find((v) => typeof v.figures.pingPong === 'string' || typeof v.figures.openCountAlternating === 'string')?.figures;
+  const named = ['pingPong', 'openCountAlternating', 'claimedStillReported'];
+  const figures = round.verdicts.find((v) => named.some((key) => typeof v.figures[key] === 'string'))?.figures;
   if (figures === undefined) return [];
   return [
     ...(typeof figures.pingPong === 'string' ? [`  Ping-pong: ${figures.pingPong} reopened after being resolved`] : []),
     ...(typeof figures.openCountAlternating === 'string' ? [`  Open count alternating: ${figures.openCountAlternating}`] : []),
+    ...(typeof figures.claimedStillReported === 'string'
+      ? [`  Claimed but still reported: ${figures.claimedStillReported} (closed by hand, reopened: the tool still reports them)`]
+      : []),
   ];
 }

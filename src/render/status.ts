@@ -2,6 +2,7 @@ import { closedRounds, tracksGaps, viewForecast } from '../core/index.js';
 import { policySections, verdictTable } from './policies.js';
 import type { SessionView } from '../core/index.js';
 import { openChart, stateChart } from './charts.js';
+import { sourcesSection } from './sources.js';
 import { verificationSection } from './verification.js';
 import {
   configTable,
@@ -41,6 +42,7 @@ export function renderStatus(view: SessionView): string {
   }
   parts.push('### State History', historyList(view), `### State Diagram (now ${view.machine.state})`, stateChart(view));
   parts.push(...verificationSection(view));
+  parts.push(...sourcesSection(view));
   parts.push(...policySections(view));
   if (tracksGaps(view)) parts.push('### Gap Inventory', inventory(view));
   return `${parts.join('\n\n')}\n`;

@@ -12,6 +12,8 @@ export {
   splitGapBody,
   stamper,
   startRoundBody,
+  syncBody,
+  type SyncSnapshot,
   type BatchRecorded,
   type BatchRequest,
   type DecisionOptions,

@@ -1,4 +1,5 @@
 import type { DecisionKind, EventBodyInput, GapState, RoundKind, SessionSettings, Severity } from '../../events/index.js';
+import type { SyncSnapshot } from './writes.js';
 import type { SessionView } from '../core/index.js';
 import { type EventStore, type FollowOptions, FileLog, MemoryLog } from '../log/index.js';
 import { LiveActor, type ConvergenceActor } from './live.js';
@@ -156,6 +157,17 @@ export class Session {
    */
   recordMetrics(policy: string, metrics: Record<string, unknown>, write?: WriteOptions) {
     return this.record(body.recordMetricsBody(policy, metrics), write);
+  }
+
+  /**
+   * Reconciles a source's whole snapshot of findings with the gaps that
+   * source opened (docs/sync.md), in one write: new findings open gaps, gone
+   * ones resolve theirs, returning ones reopen theirs (a claim when a person
+   * had closed it). The same snapshot again records nothing (`appended` is
+   * empty). With `close`, the round it belongs to closes after it.
+   */
+  sync(snapshot: SyncSnapshot, options: { close?: boolean } = {}, write?: WriteOptions) {
+    return this.record(body.syncBody(snapshot, options.close ?? false), write);
   }
 
   /** The user's decision (R11): narrow scope, accept complexity, prioritize CRITICAL, pause, resume, force complete, abandon or approve. */

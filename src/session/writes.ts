@@ -308,6 +308,13 @@ export function moveGapBody(id: string, to: GapState, options: MoveGapOptions): 
   return { type: 'gap.moved', data: { id, to, ...options } };
 }
 
+/** A source's whole snapshot of findings, as `sync` takes it (a reader in src/sync makes one from a tool's output). */
+export type SyncSnapshot = Omit<BodyInputOf<'findings.synced'>['data'], 'close'>;
+
+export function syncBody(snapshot: SyncSnapshot, close: boolean): BodyInputOf<'findings.synced'> {
+  return { type: 'findings.synced', data: { source: snapshot.source, format: snapshot.format, findings: snapshot.findings, ...(close ? { close } : {}) } };
+}
+
 export type SplitPart = BodyInputOf<'gap.split'>['data']['into'][number];
 
 export function splitGapBody(id: string, into: SplitPart[], options: { reason?: string | undefined }): BodyInputOf<'gap.split'> {

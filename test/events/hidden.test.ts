@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GapflowEvent, hiddenTextProblem } from '../../events/index.js';
+import { EVENT_VERSION, GapflowEvent, hiddenTextProblem } from '../../events/index.js';
 
 /*
  * Which characters a request's text may not hold, and how the refusal names
@@ -37,7 +37,7 @@ describe('hiddenTextProblem', () => {
 describe('a log line holding one still parses (history is never re-judged)', () => {
   it('a gap.opened line whose title is tag characters and a right-to-left mark', () => {
     const line = {
-      v: 6,
+      v: EVENT_VERSION,
       seq: 2,
       id: 'e2',
       at: '2026-01-12T09:00:00.000Z',

@@ -45,7 +45,9 @@ describe('readIssue: the field, the value given, what it takes, the nearest', ()
 
   it('an unknown event type: the types, and the nearest', () => {
     const { message, bad } = read({ type: 'gap.openned', data: {} });
-    expect(message).toMatch(/^type: "gap\.openned" is not one of session\.started, .*metrics\.recorded, verification\.ran \(did you mean gap\.opened\?\)$/);
+    expect(message).toMatch(
+      /^type: "gap\.openned" is not one of session\.started, .*metrics\.recorded, verification\.ran, findings\.synced \(did you mean gap\.opened\?\)$/,
+    );
     expect(bad.field).toBe('type');
   });
 
