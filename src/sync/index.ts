@@ -15,3 +15,4 @@ export {
   type SyncFormat,
   type ToolSeverity,
 } from './finding.js';
+export { readXml, XML_DEPTH_MAX, XML_ELEMENTS_MAX, type XmlElement } from './xml.js';
