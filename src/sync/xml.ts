@@ -56,14 +56,14 @@ const QUESTION = 0x3f;
 const BANG = 0x21;
 const BOM = 0xfeff;
 
-/** The five entities XML predefines: every other one would need a DOCTYPE, which is refused. */
-const PREDEFINED: ReadonlyMap<string, string> = new Map([
-  ['lt', '<'],
-  ['gt', '>'],
-  ['amp', '&'],
-  ['apos', "'"],
-  ['quot', '"'],
-]);
+/** The five entities XML predefines, each with its `;`: every other one would need a DOCTYPE, which is refused. */
+const PREDEFINED: readonly (readonly [string, string])[] = [
+  ['lt;', '<'],
+  ['gt;', '>'],
+  ['amp;', '&'],
+  ['quot;', '"'],
+  ['apos;', "'"],
+];
 /** The longest entity name looked for before `;`: the five are at most 4 letters, a longer one is named in the refusal, cut. */
 const ENTITY_NAME_MAX = 40;
 
@@ -210,47 +210,56 @@ export function readXml(text: string, file: string): XmlElement {
   let referenceEnd = 0;
   /** The character or predefined entity a reference at `at` (`&`) names; `referenceEnd` is set past it. */
   const reference = (at: number, end: number): string => {
-    if (text.charCodeAt(at + 1) === HASH) {
-      const hex = text.charCodeAt(at + 2) === 0x78; // 'x'
-      let k = at + (hex ? 3 : 2);
-      const digitsStart = k;
-      let value = 0;
-      for (; k < end; k++) {
-        const c = text.charCodeAt(k);
-        const digit = c >= 0x30 && c <= 0x39 ? c - 0x30 : hex && c >= 0x61 && c <= 0x66 ? c - 0x57 : hex && c >= 0x41 && c <= 0x46 ? c - 0x37 : -1;
-        if (digit < 0) break;
-        // Past the last code point it only has to stay past it: no huge numbers.
-        value = value > 0x10ffff ? value : value * (hex ? 16 : 10) + digit;
+    if (text.charCodeAt(at + 1) === HASH) return characterReference(at, end);
+    for (const [name, value] of PREDEFINED) {
+      if (at + 1 + name.length <= end && text.startsWith(name, at + 1)) {
+        referenceEnd = at + 1 + name.length;
+        return value;
       }
-      const written = text.slice(at, Math.min(k + 1, end));
-      if (k === digitsStart || k >= end || text.charCodeAt(k) !== SEMI) fail(at, `a character reference is not closed by ";": ${quoted(written)}`);
-      if (!isXmlChar(value)) fail(at, `a character reference names a character XML does not allow: ${quoted(written)}`);
-      referenceEnd = k + 1;
-      return String.fromCodePoint(value);
     }
     let k = at + 1;
     while (k < end && k - at <= ENTITY_NAME_MAX && isNameChar(text.charCodeAt(k))) k++;
     const name = text.slice(at + 1, k);
     if (name === '' || k >= end || text.charCodeAt(k) !== SEMI)
       fail(at, `an "&" that starts no reference (write &amp;): ${quoted(text.slice(at, Math.min(k + 1, end)))}`);
-    const value = PREDEFINED.get(name);
-    if (value === undefined) fail(at, `the entity ${quoted(`&${name};`)} is not one of XML's five (amp, lt, gt, apos, quot); no other is expanded`);
+    return fail(at, `the entity ${quoted(`&${name};`)} is not one of XML's five (amp, lt, gt, apos, quot); no other is expanded`);
+  };
+
+  /** The character a reference at `at` (`&#`) names, decimal or hex; `referenceEnd` is set past it. */
+  const characterReference = (at: number, end: number): string => {
+    const hex = text.charCodeAt(at + 2) === 0x78; // 'x'
+    let k = at + (hex ? 3 : 2);
+    const digitsStart = k;
+    let value = 0;
+    for (; k < end; k++) {
+      const c = text.charCodeAt(k);
+      const digit = c >= 0x30 && c <= 0x39 ? c - 0x30 : hex && c >= 0x61 && c <= 0x66 ? c - 0x57 : hex && c >= 0x41 && c <= 0x46 ? c - 0x37 : -1;
+      if (digit < 0) break;
+      // Past the last code point it only has to stay past it: no huge numbers.
+      value = value > 0x10ffff ? value : value * (hex ? 16 : 10) + digit;
+    }
+    const written = () => quoted(text.slice(at, Math.min(k + 1, end)));
+    if (k === digitsStart || k >= end || text.charCodeAt(k) !== SEMI) fail(at, `a character reference is not closed by ";": ${written()}`);
+    if (!isXmlChar(value)) fail(at, `a character reference names a character XML does not allow: ${written()}`);
     referenceEnd = k + 1;
-    return value;
+    return String.fromCodePoint(value);
   };
 
   /** The characters from `start` to `end` decoded as `run` says. */
   const decode = (start: number, end: number, run: Run): string => {
     if (run === 'cdata' && !hasCr) return text.slice(start, end);
     if (run === 'text' && !hasCr) {
-      // Text without CR: from one "&" to the next by indexOf, not a loop over each character.
-      let out = '';
+      // Text without CR: from one "&" to the next by indexOf, not a loop over each character; one flat string kept, not a rope of pieces.
+      let k = nextAmp.from(start);
+      if (k >= end) return text.slice(start, end);
+      const parts: string[] = [];
       let from = start;
-      for (let k = nextAmp.from(start); k < end; k = nextAmp.from(from)) {
-        out += text.slice(from, k) + reference(k, end);
+      for (; k < end; k = nextAmp.from(from)) {
+        parts.push(text.slice(from, k), reference(k, end));
         from = referenceEnd;
       }
-      return from === start ? text.slice(start, end) : out + text.slice(from, end);
+      parts.push(text.slice(from, end));
+      return parts.join('');
     }
     let out = '';
     let from = start;
