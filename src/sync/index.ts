@@ -15,3 +15,5 @@ export {
   type SyncFormat,
   type ToolSeverity,
 } from './finding.js';
+export { JUNIT_SOURCE, readJunit } from './junit.js';
+export { readXml, XML_DEPTH_MAX, XML_ELEMENTS_MAX, type XmlElement } from './xml.js';
