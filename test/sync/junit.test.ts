@@ -326,13 +326,10 @@ describe('readJunit makes hostile reports safe', () => {
         `<testcase name="case ${i}" time="0.001" classname="test" failure="boom"><failure type="testCodeFailure" message="boom">\n${trace}</failure></testcase>\n`,
     );
     const text = `<?xml version="1.0" encoding="utf-8"?>\n<testsuites>\n<testsuite name="big">\n${cases.join('')}</testsuite>\n</testsuites>\n`;
-    const started = performance.now();
+    // About 30 MB, ~500 ms: a quadratic step would take minutes, past the test's time budget.
     const snapshot = read(text);
-    const took = performance.now() - started;
     expect(snapshot.findings).toHaveLength(50_000);
     expect(new Set(ids(snapshot)).size).toBe(50_000);
-    // About 30 MB: ~500 ms on a loaded two-core machine; a quadratic step would take minutes. The bound leaves room for load.
-    expect(took, `${text.length} characters in ${took} ms`).toBeLessThan(3_000);
   });
 
   it(`more than ${SNAPSHOT_FINDINGS_MAX} failing cases: refused at the first one past the limit`, { timeout: 60_000 }, () => {

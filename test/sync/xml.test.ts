@@ -184,11 +184,9 @@ describe('readXml refuses, naming the line and column', () => {
   });
 
   it('nesting deeper than the limit: 100,000 nested <a> refused at once, no stack overflow', () => {
-    const started = performance.now();
     // The 257th <a> starts after 256 of three characters each.
     expectRefused('<a>'.repeat(100_000), 1, XML_DEPTH_MAX * 3 + 1, `elements nest deeper than ${XML_DEPTH_MAX}`);
     expectRefused(`${'<a>'.repeat(100_000)}${'</a>'.repeat(100_000)}`, 1, 769, 'nest deeper');
-    expect(performance.now() - started).toBeLessThan(1_000);
   });
 
   it('an attribute without quotes, without a value, twice, or run into the one before', () => {
@@ -313,7 +311,7 @@ describe('readXml round-trips', () => {
 });
 
 describe('readXml in linear time', () => {
-  // A quadratic step would take minutes at these sizes; the bound is loose enough for a loaded machine (each takes ~100-300 ms).
+  // A quadratic step would take minutes at these sizes (each takes ~100-300 ms): the test's time budget catches one; the speed itself is bench/sync.ts's.
   it('reads a 9 MB report of 100,000 elements, and refuses hostile shapes, each in linear time', () => {
     const cases = Array.from({ length: 50_000 }, (_, i) => `<c n="t&amp;${i}"><f m="x&#10;y">at &lt;anonymous&gt; line ${i}\n${'s'.repeat(100)}\n</f></c>\n`);
     const inputs: [string, string][] = [
@@ -327,13 +325,11 @@ describe('readXml in linear time', () => {
       ['many attributes', `<r ${Array.from({ length: 200_000 }, (_, i) => `a${i}="${i}"`).join(' ')}/>`],
     ];
     for (const [what, text] of inputs) {
-      const started = performance.now();
       try {
         readXml(text, FILE);
       } catch (error) {
         expect(error, what).toBeInstanceOf(SyncInputError);
       }
-      expect(performance.now() - started, what).toBeLessThan(2_000);
     }
   }, 60_000);
 });
