@@ -18,8 +18,8 @@ const OLD_LOGS = fileURLToPath(new URL('../fixtures/old-logs', import.meta.url))
 /** Written before 843e0be with a setting today's rules refuse: it opens all the same (R19), and verify names the line. */
 const PRE_843E0BE = 'pre-843e0be-atoms-divergence-threshold';
 
-/** Folders of each later event version, written by the same commands.sh (v3: round closes and decisions carry their outcome; v4: every round close carries its combined verdict; v5: the gap moves of issue 15, with `gap-moves` of its own). */
-const VERSIONED = ['v3', 'v4', 'v5'];
+/** Folders of each later event version, written by the same commands.sh (v3: round closes and decisions carry their outcome; v4: every round close carries its combined verdict; v5: the gap moves of issue 15, with `gap-moves` of its own; v6: the ping-pong setting and the verification gate, the v5 sessions made again). */
+const VERSIONED = ['v3', 'v4', 'v5', 'v6'];
 
 const folders = (under: string) =>
   readdirSync(join(OLD_LOGS, under), { withFileTypes: true })
@@ -48,7 +48,8 @@ function viaCli(dir: string, ...argv: string[]): readonly GapflowEvent[] {
 }
 
 /**
- * What each fixture takes next. Nothing is accepted after COMPLETE (R12), so a COMPLETE log must refuse the
+ * What each fixture takes next, keyed by the session it plays, or by its folder where the version that made it
+ * recorded that session differently. Nothing is accepted after COMPLETE (R12), so a COMPLETE log must refuse the
  * next event with the session's outcome and stay byte for byte as it was.
  */
 const NEXT: Record<string, NextStep | { complete: string }> = {
@@ -66,6 +67,15 @@ const NEXT: Record<string, NextStep | { complete: string }> = {
     expect: (state) => {
       expect(state).toMatchObject({ state: 'CONVERGING', round: 1, roundOpen: true, openGapCount: 1 });
       expect(state.rounds[0]).toMatchObject({ withdrawn: 1, new: 1 });
+    },
+  },
+  'v6/duplicate-reopened': {
+    // Made after the rule changed: round 1 took the withdrawal back (nothing withdrawn, nothing new); a move opens round 2.
+    append: (_session, dir) => viaCli(dir, 'gap', 'move', 'A-3', 'RESOLVED'),
+    expect: (state) => {
+      expect(state).toMatchObject({ state: 'CONVERGING', round: 1, roundOpen: true, openGapCount: 1 });
+      expect(state.rounds[0]).toMatchObject({ new: 0 });
+      expect(state.rounds[0]).not.toHaveProperty('withdrawn');
     },
   },
   'gap-moves': {
@@ -151,6 +161,13 @@ function withoutTrend(status: string): string {
     ].join('\n');
   });
 }
+/**
+ * Since d06bbde (issue 15 item 12e) `gapflow status` prints the terminal's spelling of <, > and & (backslash
+ * escapes; the file `status --write` writes keeps the entities), so the status.md commands.sh kept from a version
+ * after it (v6 on) holds that spelling: the library's document is compared with it in that spelling.
+ */
+const PRINTED_FOR_TERMINAL = ['v6'];
+const asSpelt = (name: string, status: string) => (PRINTED_FOR_TERMINAL.includes(name.split('/')[0]!) ? terminalMarkdown(status) : status);
 const withoutDiagram = (status: string) =>
   withoutTrend(status.replace(DIAGRAM, '$1(drawn from the machine)\n```\n').replace(REMAINING_ISSUES, '').replace(FORECAST_LINE, ''));
 
@@ -165,7 +182,10 @@ const AUDIT: Record<string, unknown[]> = {
 };
 
 type Round = StateJson['rounds'][number];
-/** The rounds as the older version printed them, once each added verdict is checked to be the round's one policy verdict. */
+/**
+ * The rounds as the older version printed them, once each added verdict is checked to be the round's one policy verdict;
+ * the forecast is kept where that version printed one (event version 6 on), and compared like every other figure.
+ */
 function asPrinted(withForecast: StateJson, printed: { rounds: Round[] }): StateJson {
   const { forecast, ...state } = withForecast;
   expect(forecast === null || state.state !== 'COMPLETE', 'a forecast for a COMPLETE session').toBe(true);
@@ -177,7 +197,7 @@ function asPrinted(withForecast: StateJson, printed: { rounds: Round[] }): State
     expect(verdict).toEqual({ verdict: only!.verdict, reason: only!.reason, policies: [only!.policy] });
     return rest as Round;
   });
-  return { ...state, rounds } as StateJson;
+  return { ...state, ...('forecast' in printed ? { forecast } : {}), rounds } as StateJson;
 }
 
 describe('old logs: the released versions’ logs open with the figures they printed, and take the next event', () => {
@@ -187,7 +207,12 @@ describe('old logs: the released versions’ logs open with the figures they pri
       const files = readdirSync(join(OLD_LOGS, name));
       expect(files, name).toEqual(expect.arrayContaining(['commands.sh', 'events.jsonl', 'state.json', 'status.md']));
     }
-    expect(Object.keys(NEXT).sort()).toEqual([...new Set(opening.map(playOf))].sort());
+    expect(
+      Object.keys(NEXT)
+        .filter((key) => !key.includes('/'))
+        .sort(),
+    ).toEqual([...new Set(opening.map(playOf))].sort());
+    for (const key of Object.keys(NEXT).filter((key) => key.includes('/'))) expect(opening, key).toContain(key);
     for (const version of VERSIONED) expect(folders(version).length, version).toBeGreaterThan(0);
   });
 
@@ -197,7 +222,7 @@ describe('old logs: the released versions’ logs open with the figures they pri
       const session = openFileSession(dir);
       const printed = JSON.parse(committed(name, 'state.json')) as StateJson;
       expect(asPrinted(toStateJson(session.view), printed)).toEqual(printed);
-      expect(withoutDiagram(renderStatus(session.view))).toBe(withoutDiagram(committed(name, 'status.md')));
+      expect(withoutDiagram(asSpelt(name, renderStatus(session.view)))).toBe(withoutDiagram(committed(name, 'status.md')));
       const state = runCli(['state', '--json', '--dir', dir], { cwd: dir });
       expect({ ...state, stdout: asPrinted(JSON.parse(state.stdout) as StateJson, printed) }).toEqual({ code: 0, stdout: printed, stderr: '' });
       // Printed, the same document with the terminal's spelling of <, > and & (backslash escapes, not the file's entities).
@@ -216,7 +241,7 @@ describe('old logs: the released versions’ logs open with the figures they pri
       const before = readFileSync(log);
       const session = openFileSession(dir);
       const count = toStateJson(session.view).eventCount;
-      const next = NEXT[playOf(name)]!;
+      const next = NEXT[name] ?? NEXT[playOf(name)]!;
 
       if ('complete' in next) {
         expect(toStateJson(session.view)).toMatchObject({ state: 'COMPLETE', outcome: next.complete });
