@@ -380,9 +380,11 @@ class SarifReader {
       if (uri === undefined) return null;
     }
     const region = this.object(physicalLocation, 'region', physicalAt);
-    const line = region === undefined ? -1 : this.index(region, 'startLine', `${physicalAt}/region`);
-    if (line === 0) this.fail(`${physicalAt}/region/startLine`, 'is 0: lines count from 1');
-    return { place: this.placeOf(uri, base, index), line: line === -1 ? undefined : line };
+    const line = region === undefined ? undefined : own(region, 'startLine');
+    if (line !== undefined && line !== null && (!Number.isSafeInteger(line) || (line as number) < 1)) {
+      this.fail(`${physicalAt}/region/startLine`, `is ${shown(line)}, not a line number (a whole number from 1)`);
+    }
+    return { place: this.placeOf(uri, base, index), line: (line ?? undefined) as number | undefined };
   }
 
   /** The message text: its text, else its id in the rule's (or the tool's) message strings, else the rule's short description, else the rule id. */
