@@ -15,5 +15,5 @@ export {
   type SyncFormat,
   type ToolSeverity,
 } from './finding.js';
-export { firstBadOffset, JSON_DEPTH_MAX, parseJsonText, pointerOf, readFindingsJson, shown } from './json.js';
+export { firstBadOffset, JSON_DEPTH_MAX, parseJsonText, readFindingsJson } from './json.js';
 export { readSarif } from './sarif.js';

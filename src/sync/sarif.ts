@@ -24,8 +24,8 @@ const { isAbsolute, relative, sep } = process.getBuiltinModule('node:path');
  * 4.0 low. A score of 0, outside 0.1 to 10 or not a number leaves it to the
  * level (error, warning, note). Then the caller's overrides (`severityOf`).
  *
- * Identity, the same finding's the same every run, whatever line it moved
- * to. It is the JSON text (JSON.stringify) of an array:
+ * Identity, what makes a finding the same one every run, whatever line it
+ * moved to, is the JSON text (JSON.stringify) of an array:
  *   - `[rule, "fingerprints", k1, v1, k2, v2, ...]` when the result has
  *     `fingerprints` (every key, sorted by Array.prototype.sort);
  *   - else `[rule, "partialFingerprints", location, k1, v1, ...]` when it has
@@ -40,11 +40,15 @@ const { isAbsolute, relative, sep } = process.getBuiltinModule('node:path');
  * decoded); a relative URI as written, after its `uriBaseId` and a `/` when
  * it has one (`%SRCROOT%/src/a.js`); anything else as written; '' when the
  * result has no location. Never the line: the line is in the title only.
+ * The gap id is findingId(source, the rule's id or "result", identity).
  * When identities repeat within one snapshot (CodeQL repeats its partial
  * fingerprints for two hits on one line; ESLint repeats a message such as
  * eqeqeq's in one file), the n-th repeat (n = 1, 2, ... in the log's order)
- * has n pushed on its array. The gap id is findingId(source, the rule's id
- * or "result", identity).
+ * has n pushed on its array, so each finding has its own id. Repeats are
+ * counted by that first id: equal identities give equal ids, and two
+ * unequal ones whose ids collide (a 48-bit hash) are told apart the same
+ * way. Which of two equal findings was fixed cannot be told: the one left
+ * takes the first id.
  *
  * Not a whole snapshot, refused: a log with no runs (`runs` empty or null),
  * a run whose `results` is absent or null (the tool did not start its

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { JSON_DEPTH_MAX, parseJsonText, readFindingsJson, SyncInputError } from '../../src/sync/index.js';
+import { firstBadOffset, JSON_DEPTH_MAX, parseJsonText, readFindingsJson, SyncInputError } from '../../src/sync/index.js';
 
 /*
  * gapflow's own findings format ([{"id", "severity", "title"}]) and the JSON
@@ -130,5 +131,51 @@ describe('parseJsonText', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     // constructor and prototype are only keys
     expect(parse('{"constructor": {"prototype": 1}}')).toEqual({ constructor: { prototype: 1 } });
+  });
+});
+
+describe('firstBadOffset (where a refusal without a position from V8 points)', () => {
+  const parses = (text: string) => {
+    try {
+      JSON.parse(text);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  /** Text near JSON: a JSON value's text with a few characters JSON cares about put in or taken out. */
+  const nearJson = fc
+    .tuple(
+      fc.jsonValue().map((value) => JSON.stringify(value, null, 1)),
+      fc.array(fc.tuple(fc.nat(), fc.boolean(), fc.constantFrom(...'{}[],:"\\ 0123456789.eE+-truefalsn\u0001\n\t'.split(''))), { maxLength: 3 }),
+    )
+    .map(([text, edits]) =>
+      edits.reduce((t, [at, insert, c]) => {
+        const i = at % (t.length + 1);
+        return insert ? t.slice(0, i) + c + t.slice(i) : t.slice(0, i) + t.slice(i + 1);
+      }, text),
+    );
+
+  it('agrees with JSON.parse on what is JSON, and points inside the text or at its end when it is not', () => {
+    fc.assert(
+      fc.property(nearJson, (text) => {
+        const offset = firstBadOffset(text);
+        expect(offset === -1).toBe(parses(text));
+        expect(offset).toBeLessThanOrEqual(text.length);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('points at the first character that cannot continue JSON', () => {
+    expect(firstBadOffset('{"a": [1, 2,]}')).toBe(12);
+    expect(firstBadOffset('{"a" 1}')).toBe(5);
+    expect(firstBadOffset('[1] [2]')).toBe(4);
+    expect(firstBadOffset('"\\x"')).toBe(2);
+    expect(firstBadOffset('[-]')).toBe(2);
+    expect(firstBadOffset('[1.]')).toBe(3);
+    expect(firstBadOffset('[01]')).toBe(2);
+    expect(firstBadOffset('{"a": 1')).toBe(7);
+    expect(firstBadOffset(' {"a": [true, false, null, -1.5e+3, "\\u00e9"]} ')).toBe(-1);
   });
 });
