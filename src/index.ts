@@ -37,6 +37,18 @@ export {
   type WriteOptions,
 } from './session/index.js';
 
+// Findings from tools: a SARIF, JUnit or JSON text read as one source's snapshot, for `session.sync` (docs/sync.md).
+export {
+  readFindingsJson,
+  readJunit,
+  readSarif,
+  SyncInputError,
+  type Finding,
+  type ReadOptions,
+  type SeverityOverrides,
+  type Snapshot,
+} from './sync/index.js';
+
 // Stores: where the events live. A JSONL file is the embedded default; memory for tests and embedding.
 export {
   checkpointsOf,

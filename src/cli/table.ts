@@ -14,6 +14,13 @@ export const STATE_FLAGS = { format: STRING } as const satisfies Flags;
 export const STATUS_FLAGS = { write: BOOLEAN, format: STRING, decisions: BOOLEAN } as const satisfies Flags;
 export const VIZ_FLAGS = { format: STRING } as const satisfies Flags;
 export const APPEND_FLAGS = { file: STRING, 'expect-seq': WRITE_OPTIONS['expect-seq'] } as const satisfies Flags;
+export const SYNC_FLAGS = {
+  format: STRING,
+  source: STRING,
+  severity: STRING,
+  close: BOOLEAN,
+  'expect-seq': WRITE_OPTIONS['expect-seq'],
+} as const satisfies Flags;
 export const CHECK_FLAGS = { verbose: BOOLEAN } as const satisfies Flags;
 export const VERIFY_FLAGS = { strict: BOOLEAN } as const satisfies Flags;
 export const EXPORT_FLAGS = { out: STRING } as const satisfies Flags;
@@ -135,6 +142,19 @@ ${COLUMN}ask_user the options, each with the line that takes it`,
 ${COLUMN}default; at most 64 MiB), appended whole or not at all;
 ${COLUMN}a round's number may be left out`,
     load: async () => (await import('./loop-commands.js')).append,
+  },
+  {
+    name: 'sync',
+    records: true,
+    words: { flags: SYNC_FLAGS, args: ['FILE'] },
+    section: SECTIONS.loops,
+    help: `  sync [--format sarif|junit|json] [--source NAME] [--severity W=S,...] [--close] FILE|-
+${COLUMN}a tool's whole snapshot of findings (SARIF 2.1.0, JUnit
+${COLUMN}XML, or [{"id","severity","title"}]), reconciled with the
+${COLUMN}gaps its source opened: new findings open gaps, gone ones
+${COLUMN}resolve, returning ones reopen; one write, all or nothing;
+${COLUMN}--close also closes the round (docs/sync.md)`,
+    load: async () => (await import('./sync-command.js')).sync,
   },
   {
     name: 'import',

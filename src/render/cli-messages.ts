@@ -5,6 +5,7 @@ import type { BadValue, GapflowEvent, SyncFormat } from '../../events/index.js';
 import { idList, roundCount, type Remedy, type SessionView, type LoopStep } from '../core/index.js';
 import { formatCount } from '../policies/index.js';
 import { counted } from './counted.js';
+import { renderRoundReport } from './round.js';
 
 /**
  * The CLI's words for what the core leaves as codes (a refusal's remedy), its
@@ -183,7 +184,7 @@ export interface SyncSummary {
   closed: boolean;
 }
 
-/** `sync`: what the snapshot changed, the claims it disputed, and where the session stands. */
+/** `sync`: what the snapshot changed, the claims it disputed, and where the session stands (a close reported as `round close` reports it). */
 export function syncLines(summary: SyncSummary, view: SessionView): string {
   const { source, format, reported, opened, resolved, reopened, claimed } = summary;
   const head = `${source} (${format}): ${counted(reported, 'finding')}`;
@@ -193,25 +194,11 @@ export function syncLines(summary: SyncSummary, view: SessionView): string {
     ['reopened', reopened],
   ] as const;
   const changed = changes.filter(([, ids]) => ids.length > 0).map(([word, ids]) => `${word} ${ids.length} (${idList(ids)})`);
-  const out = [
-    changed.length === 0
-      ? `${head}; nothing changed since its last snapshot
-`
-      : `${head}; ${changed.join(', ')}
-`,
-  ];
-  if (claimed.length > 0)
-    out.push(`Claimed but still reported (closed by hand, reopened): ${idList(claimed)}
-`);
-  const where = summary.closed
-    ? `round ${roundCount(view)} closed`
-    : view.roundOpen
-      ? `round ${roundCount(view)} open`
-      : roundCount(view) === 0
-        ? 'baseline'
-        : 'between rounds';
-  out.push(`${changed.length === 0 && !summary.closed ? 'Nothing written' : 'Recorded'}; ${where}; ${view.machine.state}, open count ${formatCount(view.open.count)}
-`);
+  const out = [changed.length === 0 ? `${head}; nothing changed since its last snapshot\n` : `${head}; ${changed.join(', ')}\n`];
+  if (claimed.length > 0) out.push(`Claimed but still reported (closed by hand, reopened): ${idList(claimed)}\n`);
+  if (summary.closed) return `${out.join('')}${renderRoundReport(view).trimEnd()}\n`;
+  const where = view.roundOpen ? `round ${roundCount(view)} open` : roundCount(view) === 0 ? 'the baseline' : 'between rounds';
+  out.push(`${changed.length === 0 ? 'Nothing written' : 'Recorded'}; ${where}; ${view.machine.state}, open count ${formatCount(view.open.count)}\n`);
   return out.join('');
 }
 

@@ -1,8 +1,11 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { ESLint, type Linter } from 'eslint';
+import { expect } from 'vitest';
+import type { Finding } from '../../src/sync/index.js';
 
 /*
  * Real producers' output, made in the test run: ESLint 9 through its Node
@@ -83,4 +86,33 @@ export async function eslintSarif(
       else process.env[name] = value;
     }
   }
+}
+
+/** The gap id of an identity, by the stated rule: the rule's name made id-safe (given here, worked out by hand), `-`, 12 hex digits of sha256(source NUL JSON). */
+export function idOf(source: string, rulePart: string, identity: readonly (string | number)[]): string {
+  const hash = createHash('sha256')
+    .update(`${source}\u0000${JSON.stringify(identity)}`)
+    .digest('hex');
+  return `${rulePart}-${hash.slice(0, 12)}`;
+}
+
+/** The findings ESLint's own results (not its SARIF) should give: rule, path relative to `root`, message; the n-th repeat with n appended. */
+export function expectedFromEslint(run: EslintRun, root: string, source = 'ESLint'): Finding[] {
+  const repeats = new Map<string, number>();
+  const findings: Finding[] = [];
+  for (const result of run.results) {
+    const path = relative(root, result.filePath).split(sep).join('/');
+    for (const message of result.messages) {
+      expect(message.ruleId, 'these modules have no parse errors').toMatch(/^[a-z][a-z-]*$/);
+      const identity = [message.ruleId!, 'location', path, message.message];
+      const n = repeats.get(JSON.stringify(identity)) ?? 0;
+      repeats.set(JSON.stringify(identity), n + 1);
+      findings.push({
+        id: idOf(source, message.ruleId!, n === 0 ? identity : [...identity, n]),
+        severity: message.severity === 2 ? 'HIGH' : 'MEDIUM',
+        title: `${message.message} (${path}:${message.line})`,
+      });
+    }
+  }
+  return findings;
 }

@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Finding, type ReadOptions, readSarif, SyncInputError } from '../../src/sync/index.js';
-import { type EslintRun, eslintSarif, removeProject, tempProject, writeFiles } from './producers.js';
+import { eslintSarif, expectedFromEslint, idOf, removeProject, tempProject, writeFiles } from './producers.js';
 
 /*
  * readSarif against real producers: ESLint 9 + @microsoft/eslint-formatter-sarif
@@ -16,35 +15,6 @@ import { type EslintRun, eslintSarif, removeProject, tempProject, writeFiles } f
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'sync', 'sarif');
 const CODEQL = readFileSync(join(FIXTURES, 'codeql-2.23.0-trimmed.sarif'), 'utf8');
-
-/** The gap id of an identity, by the stated rule: the rule's name made id-safe (given here, worked out by hand), `-`, 12 hex digits of sha256(source NUL JSON). */
-function idOf(source: string, rulePart: string, identity: readonly (string | number)[]): string {
-  const hash = createHash('sha256')
-    .update(`${source}\u0000${JSON.stringify(identity)}`)
-    .digest('hex');
-  return `${rulePart}-${hash.slice(0, 12)}`;
-}
-
-/** The findings ESLint's own results (not its SARIF) should give: rule, path relative to `root`, message; the n-th repeat with n appended. */
-function expectedFromEslint(run: EslintRun, root: string, source = 'ESLint'): Finding[] {
-  const repeats = new Map<string, number>();
-  const findings: Finding[] = [];
-  for (const result of run.results) {
-    const path = relative(root, result.filePath).split(sep).join('/');
-    for (const message of result.messages) {
-      expect(message.ruleId, 'these modules have no parse errors').toMatch(/^[a-z][a-z-]*$/);
-      const identity = [message.ruleId!, 'location', path, message.message];
-      const n = repeats.get(JSON.stringify(identity)) ?? 0;
-      repeats.set(JSON.stringify(identity), n + 1);
-      findings.push({
-        id: idOf(source, message.ruleId!, n === 0 ? identity : [...identity, n]),
-        severity: message.severity === 2 ? 'HIGH' : 'MEDIUM',
-        title: `${message.message} (${path}:${message.line})`,
-      });
-    }
-  }
-  return findings;
-}
 
 const ids = (findings: readonly Finding[]) => new Set(findings.map((finding) => finding.id));
 const minus = <T>(a: Set<T>, b: Set<T>) => new Set([...a].filter((x) => !b.has(x)));
