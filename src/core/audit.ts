@@ -35,6 +35,8 @@ export function auditHistory(events: readonly GapflowEvent[]): { view: SessionVi
 }
 
 function auditEvent(view: SessionView, event: GapflowEvent, settled: SettledEvent | null): Pick<Finding, 'kind' | 'message'> | null {
+  // A snapshot's record is what reconciling it did, not the request (the findings are not kept): the gap events it made follow it, each asked again.
+  if (event.type === 'findings.synced') return null;
   const { outcome: _recorded, ...data } = event.data as Record<string, unknown>;
   let decided;
   try {

@@ -104,6 +104,11 @@ export function counterfactual(events: readonly GapflowEvent[], settings: Backte
         left = { diverged: null, unreplayed: events.length - index };
         return;
       }
+      // A snapshot's record is a fact, not a request (its findings are not kept): the gap events it made follow it, each decided afresh.
+      if (event.type === 'findings.synced') {
+        yield { ...event, seq: working.lastSeq + 1 };
+        continue;
+      }
       let decided: Decided[];
       try {
         decided = decide(working, requestOf(event, settings));

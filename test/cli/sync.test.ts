@@ -101,6 +101,11 @@ describe('gapflow sync: an ESLint loop, round after round', () => {
     const round3 = syncJson('--close', 'app/eslint.sarif');
     expect(sorted(round3.resolved)).toEqual([...third].sort());
     expect(round3.state.state).toBe('COMPLETE');
+
+    // The log reads back whole, and today's rules find nothing to say of its history.
+    const verified = box.gf('verify', '--strict');
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(verified.stdout).not.toContain('Audit');
   });
 
   it('the same snapshot twice appends nothing', { timeout: 60_000 }, async () => {

@@ -170,3 +170,18 @@ describe('settings to replay under', () => {
     expect(variantGrid([], [])).toEqual([{ label: 'as recorded', settings: {} }]);
   });
 });
+
+describe('a counterfactual of a session fed by a tool', () => {
+  const synced = (ids: string[], close = false): EventBodyInput => ({
+    type: 'findings.synced',
+    data: { source: 'lint', format: 'json', findings: ids.map((id) => ({ id, severity: 'HIGH' as const, title: id })), ...(close ? { close } : {}) },
+  });
+
+  it("replays each snapshot's record as it stands and decides the gap events it made afresh, to the same end", () => {
+    const log = given(start(), synced(['A', 'B']), synced(['B'], true), synced([], true)).log;
+    expect(log.filter((event) => event.type === 'findings.synced')).toHaveLength(3);
+    const run = counterfactual(log, {});
+    expect(run).toMatchObject({ stop: { round: 2, outcome: 'CONVERGED' }, diverged: null, unreplayed: 0 });
+    expect(compareCourses(recordedCourse(log), run).stop).toEqual({ shift: 'same', rounds: 0, outcomeChanged: null });
+  });
+});
