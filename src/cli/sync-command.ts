@@ -33,9 +33,10 @@ export const sync = command<ParsedCall<typeof SYNC_FLAGS>>(({ values, args }, io
   const options: ReadOptions = { file: name, root: io.cwd, severity: severityOverrides(values.severity) };
   if (values.source !== undefined) options.source = values.source;
   const snapshot = readSnapshot(text, formatOf(values.format, text, name), options);
-  const request = { line: 1, body: { type: 'findings.synced' as const, data: { ...snapshot, ...(values.close ? { close: true } : {}) } } };
+  const { expectSeq, eventId } = writeOptions(values);
+  const body = { type: 'findings.synced' as const, data: { ...snapshot, ...(values.close ? { close: true } : {}) } };
+  const request = { line: 1, body, ...(eventId === undefined ? {} : { id: eventId }) };
   const where = () => name;
-  const { expectSeq } = writeOptions(values);
   // A close that would complete a gated session runs the check first, as `round close` does.
   const gated = gatedBatch([request], values, io);
   const session = gated?.session ?? open(values, io);

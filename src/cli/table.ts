@@ -19,7 +19,7 @@ export const SYNC_FLAGS = {
   source: STRING,
   severity: STRING,
   close: BOOLEAN,
-  'expect-seq': WRITE_OPTIONS['expect-seq'],
+  ...WRITE_OPTIONS,
 } as const satisfies Flags;
 export const CHECK_FLAGS = { verbose: BOOLEAN } as const satisfies Flags;
 export const VERIFY_FLAGS = { strict: BOOLEAN } as const satisfies Flags;

@@ -283,12 +283,12 @@ function sameRequest(original: GapflowEvent, input: EventBodyInput): GapflowEven
 
 /**
  * What a request is about, as far as a retry must repeat it: its type and
- * what it names (the gap, decision, policy or agent). Not the round: a
+ * what it names (the gap, decision, policy, agent or findings source). Not the round: a
  * retried `round start` asks for the round after the one it opened.
  */
 function describeRequest(body: { type: string; data: unknown }): string {
   const d = body.data as Record<string, unknown>;
-  const names = ['id', 'kind', 'policy', 'agentSession'].filter((k) => typeof d[k] === 'string').map((k) => String(d[k]));
+  const names = ['id', 'kind', 'policy', 'agentSession', 'source'].filter((k) => typeof d[k] === 'string').map((k) => String(d[k]));
   return [body.type, ...names].join(' ').slice(0, 200);
 }
 

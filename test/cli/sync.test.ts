@@ -118,6 +118,19 @@ describe('gapflow sync: an ESLint loop, round after round', () => {
     expect(Buffer.compare(box.logBytes()!, before)).toBe(0);
   });
 
+  it('a retried close with its event id records nothing again: one round, not two', { timeout: 60_000 }, async () => {
+    await lint(MODULE.first);
+    syncJson('app/eslint.sarif');
+    await lint(MODULE.second);
+    const first = syncJson('--close', '--event-id', 'ci-run-41', 'app/eslint.sarif');
+    expect(first.closed).toBe(true);
+    const before = box.logBytes()!;
+    const retried = box.gf('sync', '--close', '--event-id', 'ci-run-41', 'app/eslint.sarif', '--json');
+    expect(retried.code, retried.stderr).toBe(0);
+    expect(Buffer.compare(box.logBytes()!, before)).toBe(0);
+    expect((JSON.parse(retried.stdout) as SyncJson).state.round).toBe(1);
+  });
+
   it('a gap the user set to WONT_FIX keeps it, whether the snapshot still reports it or drops it', { timeout: 60_000 }, async () => {
     const first = await lint(MODULE.first);
     syncJson('app/eslint.sarif');
