@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync, ftruncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { SyncSummary } from '../../src/render/index.js';
 import type { Finding } from '../../src/sync/index.js';
 import { eslintSarif, expectedFromEslint } from '../sync/producers.js';
 import { expectOneLineError, expectRefused, runCli, Sandbox, type CliResult } from './helpers.js';
@@ -16,17 +17,10 @@ import { stopInput } from './hook-inputs.js';
  * (test/sync/producers.ts), never read from the code under test.
  */
 
-interface SyncJson {
-  source: string;
-  reported: number;
-  opened: string[];
-  resolved: string[];
-  reopened: string[];
-  claimed: string[];
-  round: number;
-  closed: boolean;
+/** What `sync --json` prints: the summary, and the state after it. */
+type SyncJson = SyncSummary & {
   state: { round: number; state: string; rounds: { round: number; resolved: number; new: number; openEnd: number }[]; gaps: { id: string; state: string }[] };
-}
+};
 
 let box: Sandbox;
 let project: string;

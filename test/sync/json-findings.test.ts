@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { firstBadOffset, JSON_DEPTH_MAX, parseJsonText, readFindingsJson, SyncInputError } from '../../src/sync/index.js';
+import { firstBadOffset, JSON_DEPTH_MAX, parseJsonText, readFindingsJson } from '../../src/sync/index.js';
+import { refusalOf } from './refused.js';
 
 /*
  * gapflow's own findings format ([{"id", "severity", "title"}]) and the JSON
@@ -8,19 +9,7 @@ import { firstBadOffset, JSON_DEPTH_MAX, parseJsonText, readFindingsJson, SyncIn
  * the one line a user reads (the file, where, what was wrong).
  */
 
-/** The refusal `read` throws: a SyncInputError of one line. */
-function refusal(read: () => unknown): string {
-  let caught: unknown;
-  try {
-    read();
-  } catch (error) {
-    caught = error;
-  }
-  expect(caught).toBeInstanceOf(SyncInputError);
-  const message = (caught as Error).message;
-  expect(message).not.toMatch(/[\n\r]/);
-  return message;
-}
+const refusal = (read: () => unknown) => refusalOf(read);
 
 describe('readFindingsJson', () => {
   const read = (text: string, source?: string) => readFindingsJson(text, { file: 'findings.json', ...(source === undefined ? {} : { source }) });

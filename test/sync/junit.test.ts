@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GAP_ID_MAX, GAP_ID_PATTERN, PLAIN_TEXT_PATTERN, SNAPSHOT_FINDINGS_MAX, TITLE_MAX } from '../../events/index.js';
-import { type Finding, readJunit, type ReadOptions, type Snapshot, SyncInputError } from '../../src/sync/index.js';
+import { type Finding, readJunit, type ReadOptions, type Snapshot } from '../../src/sync/index.js';
+import { refusalOf } from './refused.js';
 
 /*
  * The JUnit reader against real producers: Node 20's reporter as kept in
@@ -33,19 +34,7 @@ const ids = (snapshot: Snapshot) => snapshot.findings.map((finding) => finding.i
 const read = (text: string, options: Partial<ReadOptions> = {}) => readJunit(text, { file: 'junit.xml', ...options });
 
 /** The one-line refusal `text` gets, which names the file and where. */
-function refusal(text: string, options: Partial<ReadOptions> = {}): string {
-  let caught: unknown;
-  try {
-    read(text, options);
-  } catch (error) {
-    caught = error;
-  }
-  expect(caught, 'refused').toBeInstanceOf(SyncInputError);
-  const message = (caught as Error).message;
-  expect(message, 'one line').not.toMatch(/[\n\r\u2028\u2029]/);
-  expect(message.startsWith('junit.xml: '), message).toBe(true);
-  return message;
-}
+const refusal = (text: string, options: Partial<ReadOptions> = {}) => refusalOf(() => read(text, options), 'junit.xml');
 
 describe('readJunit on Node 20 reports (fixtures)', () => {
   it('one file: the two failures in the suite are findings; the passes, the skip and the todo are not', () => {

@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Finding, type ReadOptions, readSarif, SyncInputError } from '../../src/sync/index.js';
+import { type Finding, type ReadOptions, readSarif } from '../../src/sync/index.js';
 import { eslintSarif, expectedFromEslint, idOf, removeProject, tempProject, writeFiles } from './producers.js';
+import { refusalOf } from './refused.js';
 
 /*
  * readSarif against real producers: ESLint 9 + @microsoft/eslint-formatter-sarif
@@ -35,19 +36,7 @@ interface EditableLog {
   }[];
 }
 
-/** Refusal text of `read`, which must throw SyncInputError with one line. */
-function refusal(read: () => unknown): string {
-  let caught: unknown;
-  try {
-    read();
-  } catch (error) {
-    caught = error;
-  }
-  expect(caught).toBeInstanceOf(SyncInputError);
-  const message = (caught as Error).message;
-  expect(message).not.toMatch(/[\n\r]/);
-  return message;
-}
+const refusal = (read: () => unknown) => refusalOf(read);
 
 describe('readSarif over ESLint 9 runs made here (@microsoft/eslint-formatter-sarif)', () => {
   let dir: string;

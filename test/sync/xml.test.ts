@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readXml, SyncInputError, XML_DEPTH_MAX, XML_ELEMENTS_MAX, type XmlElement } from '../../src/sync/index.js';
+import { refusalOf } from './refused.js';
 
 /*
  * The XML reader behind the JUnit reader: the small grammar it reads, and
@@ -12,19 +13,7 @@ import { readXml, SyncInputError, XML_DEPTH_MAX, XML_ELEMENTS_MAX, type XmlEleme
 const FILE = 'report.xml';
 
 /** The refusal `text` gets: a SyncInputError of one line, naming the file. */
-function refusal(text: string): string {
-  let caught: unknown;
-  try {
-    readXml(text, FILE);
-  } catch (error) {
-    caught = error;
-  }
-  expect(caught, 'refused').toBeInstanceOf(SyncInputError);
-  const message = (caught as Error).message;
-  expect(message.startsWith(`${FILE}: `), message).toBe(true);
-  expect(message, 'one line').not.toMatch(/[\n\r\u2028\u2029]/);
-  return message;
-}
+const refusal = (text: string) => refusalOf(() => readXml(text, FILE), FILE);
 
 /** Expects `text` refused at `line`/`column`, saying `why`. */
 function expectRefused(text: string, line: number, column: number, why: string | RegExp): void {
