@@ -159,6 +159,18 @@ describe('sync: what a person decided stands', () => {
   });
 });
 
+describe('sync: a gap renamed by hand is still its finding', () => {
+  it('given a source gap renamed, when the snapshot still reports its finding, then nothing moves; when it drops it, the renamed gap resolves', () => {
+    const history = baseline().and(...round(1), { type: 'gap.renamed', data: { id: 'B', newId: 'PARSER-1' } });
+    expect(history.when(sync('eslint', ['A', 'B'])).decided()).toEqual([]);
+    expect(history.when(sync('eslint', ['A'])).decided()).toEqual([
+      { type: 'round.started', data: { round: 2 } },
+      figures('eslint', { reported: 1, resolved: 1 }),
+      gone('PARSER-1', 'eslint'),
+    ]);
+  });
+});
+
 describe('sync: sources never touch each other', () => {
   it('given gaps of two sources and one opened by hand, when one source reports nothing, then only its own gaps resolve', () => {
     const history = given(start(), sync('eslint', ['A']), sync('junit', ['T']), open('H', 'LOW'));
