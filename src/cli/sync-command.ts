@@ -3,16 +3,7 @@ import { Refusal, toStateJson } from '../core/index.js';
 import { syncLines, type SyncSummary } from '../render/index.js';
 import { BATCH_INPUT, readTextFile } from '../log/index.js';
 import type { BatchRecorded } from '../session/index.js';
-import {
-  readFindingsJson,
-  readJunit,
-  readSarif,
-  type ReadOptions,
-  type SeverityOverrides,
-  type Snapshot,
-  SyncInputError,
-  TOOL_SEVERITIES,
-} from '../sync/index.js';
+import { type ReadOptions, readSnapshot, type SeverityOverrides, type Snapshot, SyncInputError, TOOL_SEVERITIES } from '../sync/index.js';
 import { type ParsedCall, writeOptions } from './args.js';
 import { command, open, printJson, readStdin } from './common.js';
 import { gatedBatch } from './gate.js';
@@ -32,7 +23,14 @@ export const sync = command<ParsedCall<typeof SYNC_FLAGS>>(({ values, args }, io
   const text = file !== undefined ? readTextFile(resolve(io.cwd, file), BATCH_INPUT) : readStdin(io, BATCH_INPUT);
   const options: ReadOptions = { file: name, root: io.cwd, severity: severityOverrides(values.severity) };
   if (values.source !== undefined) options.source = values.source;
-  const snapshot = readSnapshot(text, formatOf(values.format, text, name), options);
+  const format = formatNamed(values.format);
+  let snapshot: Snapshot;
+  try {
+    snapshot = readSnapshot(text, format, options);
+  } catch (error) {
+    if (error instanceof SyncInputError) throw new Refusal(error.message);
+    throw error;
+  }
   const { expectSeq, eventId } = writeOptions(values);
   const body = { type: 'findings.synced' as const, data: { ...snapshot, ...(values.close ? { close: true } : {}) } };
   const request = { line: 1, body, ...(eventId === undefined ? {} : { id: eventId }) };
@@ -71,31 +69,12 @@ function summaryOf(snapshot: Snapshot, done: BatchRecorded): SyncSummary {
   return summary;
 }
 
-/** The format named, else the one the text is in: XML is JUnit, a JSON object with `runs` SARIF, a JSON list gapflow's own. */
-function formatOf(named: string | undefined, text: string, file: string): SyncFormat {
-  if (named !== undefined) {
-    const format = canonicalWord(named, SYNC_FORMAT_WORDS);
-    if (format === undefined) throw new Refusal(`--format ${JSON.stringify(named)}: the formats are ${SYNC_FORMAT_WORDS.join(', ')}`);
-    return format;
-  }
-  const first = /\S/.exec(text)?.[0];
-  if (first === '<') return 'junit';
-  if (first === '[') return 'json';
-  if (first === '{') return 'sarif';
-  throw new Refusal(
-    `${file}: neither SARIF, JUnit XML nor a JSON list of findings${first === undefined ? ' (it is empty)' : ''}; name the format with --format`,
-  );
-}
-
-function readSnapshot(text: string, format: SyncFormat, options: ReadOptions): Snapshot {
-  try {
-    if (format === 'sarif') return readSarif(text, options);
-    if (format === 'junit') return readJunit(text, options);
-    return readFindingsJson(text, options);
-  } catch (error) {
-    if (error instanceof SyncInputError) throw new Refusal(error.message);
-    throw error;
-  }
+/** The format `--format` names, in any spelling; undefined: the text says. */
+function formatNamed(named: string | undefined): SyncFormat | undefined {
+  if (named === undefined) return undefined;
+  const format = canonicalWord(named, SYNC_FORMAT_WORDS);
+  if (format === undefined) throw new Refusal(`--format ${JSON.stringify(named)}: the formats are ${SYNC_FORMAT_WORDS.join(', ')}`);
+  return format;
 }
 
 /** `--severity error=CRITICAL,warning=HIGH`: a tool's words mapped to gapflow's severities, over the defaults. */

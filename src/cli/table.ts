@@ -21,6 +21,8 @@ export const SYNC_FLAGS = {
   close: BOOLEAN,
   ...WRITE_OPTIONS,
 } as const satisfies Flags;
+/** `mcp`'s: over HTTP on a port (loopback unless --host; a bearer token off loopback), else over stdio. */
+export const MCP_FLAGS = { port: STRING, host: STRING, token: STRING } as const satisfies Flags;
 export const CHECK_FLAGS = { verbose: BOOLEAN } as const satisfies Flags;
 export const VERIFY_FLAGS = { strict: BOOLEAN } as const satisfies Flags;
 export const EXPORT_FLAGS = { out: STRING } as const satisfies Flags;
@@ -155,6 +157,20 @@ ${COLUMN}gaps its source opened: new findings open gaps, gone ones
 ${COLUMN}resolve, returning ones reopen; one write, all or nothing;
 ${COLUMN}--close also closes the round (docs/sync.md)`,
     load: async () => (await import('./sync-command.js')).sync,
+  },
+  {
+    name: 'mcp',
+    records: true,
+    words: { flags: MCP_FLAGS },
+    section: SECTIONS.loops,
+    stays: true,
+    help: `  mcp [--port P [--host H] [--token T]]
+${COLUMN}the session as an MCP server for agents: over stdio, or
+${COLUMN}Streamable HTTP at http://127.0.0.1:P/mcp; tools next,
+${COLUMN}open_gaps, move_gaps, start_round, close_round, decide,
+${COLUMN}sync; status.md, decisions.md and the state as resources
+${COLUMN}(docs/mcp.md)`,
+    load: async () => (await import('./mcp-command.js')).mcp,
   },
   {
     name: 'import',

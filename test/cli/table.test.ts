@@ -100,7 +100,7 @@ describe('the command table', () => {
       expect(result.code, entry.name).toBe(2);
       expect(result.stderr, entry.name).toContain(`${entry.name} stays up until interrupted`);
     }
-    expect(TABLE.filter((entry) => entry.stays).map((entry) => entry.name)).toEqual(['inspect', 'watch', 'serve']);
+    expect(TABLE.filter((entry) => entry.stays).map((entry) => entry.name)).toEqual(['mcp', 'inspect', 'watch', 'serve']);
   });
 });
 
