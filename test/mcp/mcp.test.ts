@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { PromptListChangedNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, Sandbox } from '../cli/helpers.js';
 
@@ -188,6 +188,31 @@ describe('gapflow mcp over stdio (a child process, the SDK client)', () => {
     const stale = await client!.callTool({ name: 'open_gaps', arguments: { gaps: [{ id: 'S-1', severity: 'LOW' }], expectedVersion: 1 } });
     expect(stale.isError).toBe(true);
     expect(logged().some((event) => event.id === 'S-1')).toBe(false);
+  });
+
+  it('lists the decision prompt only while a decision is due, and decides only an option next offers', { timeout: 60_000 }, async () => {
+    await stdio();
+    expect((await client!.listPrompts()).prompts).toEqual([]);
+    const listChanged = new Promise<void>((resolve) => client!.setNotificationHandler(PromptListChangedNotificationSchema, () => resolve()));
+    await call('open_gaps', { gaps: [{ id: 'GAP-H1', severity: 'HIGH', title: 'Auth' }] });
+    await call('start_round');
+    await call<Written>('open_gaps', { gaps: [{ id: 'GAP-C1', severity: 'CRITICAL', title: 'Schema' }] });
+    const closed = await call<Written>('close_round');
+    expect(closed.next).toMatchObject({ action: 'ask_user', state: 'DIVERGENCE_WARNING' });
+    await listChanged;
+    expect((await client!.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['decision']);
+    const prompt = await client!.getPrompt({ name: 'decision' });
+    expect((prompt.messages[0]!.content as { text: string }).text).toBe(runCli(['prompt', '--dir', box.dir], { cwd: box.root }).stdout);
+    const next = await call<{ options: { kind: string }[] }>('next');
+    const offered = next.options.map((option) => option.kind);
+    expect(offered).toContain('prioritize_critical');
+    expect(offered).not.toContain('approve');
+    const notOffered = await client!.callTool({ name: 'decide', arguments: { kind: 'approve', rationale: 'x' } });
+    expect((notOffered.content as { text: string }[])[0]!.text).toBe(`refused: decide approve: not an option now; the options are ${offered.join(', ')}`);
+    const decided = await call<Written>('decide', { kind: 'prioritize_critical' });
+    expect(decided.recorded.map((event) => event.type)).toEqual(['decision.made']);
+    expect(decided.next.state).toBe('CONVERGING');
+    expect((await client!.listPrompts()).prompts).toEqual([]);
   });
 
   it("records a tool's findings through sync", { timeout: 60_000 }, async () => {
