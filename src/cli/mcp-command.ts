@@ -10,7 +10,7 @@ import { gatedBatch } from './gate.js';
 import { listen, LOOPBACK, portOption } from './serve.js';
 import type { MCP_FLAGS } from './table.js';
 
-const { resolve } = process.getBuiltinModule('node:path');
+const { isAbsolute, relative, resolve } = process.getBuiltinModule('node:path');
 
 /**
  * `gapflow mcp [--port P [--host H] [--token T]]`: the session as a Model
@@ -64,6 +64,19 @@ async function serveStdio(served: ReturnType<typeof gapflowMcp>, stop: Promise<u
   }
 }
 
+/**
+ * A file a client names, under the folder the server runs in: a client over
+ * HTTP is not to read the machine's files, even a line of one in an error.
+ */
+function inside(root: string, path: string): string {
+  const full = resolve(root, path);
+  const within = relative(root, full);
+  if (within === '' || within.startsWith('..') || isAbsolute(within)) {
+    throw new Refusal(`file ${JSON.stringify(path.slice(0, 200))} is not under the folder gapflow mcp runs in (${root}); name a file there`);
+  }
+  return full;
+}
+
 /** What a tool call works with, as the CLI gives it: the session named by the call's options, the CLI's write path, the caller's files. */
 function contextOf(values: ParsedCall<typeof MCP_FLAGS>['values'], io: CliIO): McpContext {
   return {
@@ -83,7 +96,7 @@ function contextOf(values: ParsedCall<typeof MCP_FLAGS>['values'], io: CliIO): M
         throw error;
       }
     },
-    readFile: (path) => ({ text: readTextFile(resolve(io.cwd, path), BATCH_INPUT), name: path }),
+    readFile: (path) => ({ text: readTextFile(inside(io.cwd, path), BATCH_INPUT), name: path }),
     root: io.cwd,
   };
 }

@@ -74,6 +74,7 @@ export function gapflowMcp(context: McpContext, version: string): GapflowMcp {
   > = gapflowTools(context);
   for (const [name, tool] of Object.entries(tools)) {
     const { call: _call, ...config } = tool as typeof tool & Record<string, unknown>;
+    // Registered for its listing (name, description, schemas); its calls are answered below.
     server.registerTool(name, config as never, (() => ({ content: [] })) as never);
   }
   // Calls are read here, not by the SDK's own handler, so a bad argument is refused as the CLI refuses one:

@@ -223,6 +223,12 @@ describe('gapflow mcp over stdio (a child process, the SDK client)', () => {
     const synced = await call<Written & { source: string; reported: number }>('sync', { file: 'findings.json', source: 'lint' });
     expect(synced).toMatchObject({ source: 'lint', reported: 1 });
     expect(synced.recorded.map((event) => event.type)).toEqual(['findings.synced', 'gap.opened']);
+    // Only files under the folder it runs in: not the machine's.
+    for (const file of ['/etc/passwd', '../outside.json']) {
+      const refused = await client!.callTool({ name: 'sync', arguments: { file } });
+      expect(refused.isError).toBe(true);
+      expect((refused.content as { text: string }[])[0]!.text).toContain('is not under the folder gapflow mcp runs in');
+    }
   });
 });
 
