@@ -1,10 +1,10 @@
-import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, mcpOverHttp } from './http-server.js';
 
 /*
  * The official MCP conformance suite (@modelcontextprotocol/conformance)
@@ -18,23 +18,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const TOOLS = fileURLToPath(new URL('../tools/mcp-conformance', import.meta.url));
 const NODE22 = join(TOOLS, 'node_modules', 'node', 'bin', 'node');
 const SUITE = join(TOOLS, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
-const BIN = fileURLToPath(new URL('../../dist/gapflow.cjs', import.meta.url));
 const SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'resources-list', 'dns-rebinding-protection'];
 
 let root: string;
 let server: ChildProcess | null = null;
 let url = '';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
-}
 
 beforeAll(async () => {
   // Installed once per checkout, from its lockfile (the package's install fetches the Node 22 binary).
@@ -42,20 +30,9 @@ beforeAll(async () => {
     execFileSync('npm', ['ci', '--prefix', TOOLS, '--no-audit', '--no-fund'], { stdio: 'ignore', timeout: 300_000 });
   root = mkdtempSync(join(tmpdir(), 'gapflow-conformance-'));
   execFileSync(process.execPath, [BIN, 'init', '--dir', join(root, '.gapflow')]);
-  const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'mcp', '--dir', join(root, '.gapflow'), '--port', String(port)], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  server = child;
-  url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('\n')) resolve(out.split('\n')[0]!);
-    });
-    child.once('exit', (code) => reject(new Error(`gapflow mcp exited ${code}`)));
-  });
+  const started = await mcpOverHttp(join(root, '.gapflow'), root);
+  server = started.child;
+  url = started.url.href;
 }, 360_000);
 
 afterAll(() => {

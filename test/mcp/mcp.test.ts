@@ -1,8 +1,6 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -10,6 +8,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { PromptListChangedNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, Sandbox } from '../cli/helpers.js';
+import { BIN, freePort, mcpOverHttp } from './http-server.js';
 
 /*
  * `gapflow mcp` driven by the official SDK's own Client: over stdio, as a
@@ -17,8 +16,6 @@ import { runCli, Sandbox } from '../cli/helpers.js';
  * Streamable HTTP on loopback. The answers are checked against the log on
  * disk and against what the CLI says of the same session.
  */
-
-const BIN = fileURLToPath(new URL('../../dist/gapflow.cjs', import.meta.url));
 
 interface Written {
   recorded: { seq: number; type: string; id?: string }[];
@@ -58,31 +55,11 @@ function stdio(): Promise<Client> {
   );
 }
 
-/** A port nothing listens on now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
-}
-
-/** `gapflow mcp --port P` as a child; resolves with its URL once it prints it. */
+/** `gapflow mcp --port P` as a child, kept to be stopped after the test; its URL. */
 async function httpServer(...more: string[]): Promise<URL> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'mcp', '--dir', box.dir, '--port', String(port), ...more], { cwd: box.root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const { url, child } = await mcpOverHttp(box.dir, box.root, ...more);
   server = child;
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('\n')) resolve(new URL(out.split('\n')[0]!));
-    });
-    child.once('exit', (code) => reject(new Error(`gapflow mcp exited ${code}`)));
-  });
+  return url;
 }
 
 async function call<T>(name: string, args: Record<string, unknown> = {}): Promise<T> {
