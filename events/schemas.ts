@@ -113,8 +113,6 @@ const GapOpenedData = once(() =>
     title: z._default(Text(TITLE_MAX), ''),
     spawnedBy: z.optional(GapId),
     blocking: z._default(z.boolean(), true),
-    /** The findings source whose snapshot opened it (`sync`); absent for a gap opened by hand, which belongs to no source. */
-    source: z.optional(SourceName),
   }),
 );
 
@@ -127,7 +125,24 @@ const GapMovedData = once(() =>
     blockedBy: z.optional(GapId),
     /** For a move to DUPLICATE: the gap it duplicates. */
     of: z.optional(GapId),
-    /** The findings source whose snapshot made the move (`sync`); absent for a move made by hand. */
+  }),
+);
+
+/**
+ * What a snapshot adds to the gap events it makes, as they are stored: the
+ * source a gap belongs to (gap.opened), and the source whose snapshot moved it
+ * (gap.moved). Only `findings.synced` writes them; a request cannot, so no
+ * hand move can pass for a tool's, nor a hand gap for a source's.
+ */
+const GapOpenedStored = once(() =>
+  z.extend(GapOpenedData(), {
+    /** The findings source whose snapshot opened it; absent for a gap opened by hand, which belongs to no source. */
+    source: z.optional(SourceName),
+  }),
+);
+const GapMovedStored = once(() =>
+  z.extend(GapMovedData(), {
+    /** The findings source whose snapshot made the move; absent for a move made by hand. */
     by: z.optional(SourceName),
   }),
 );
@@ -437,8 +452,8 @@ const STORED = {
   'session.started': storedOf(BODIES['session.started']),
   'round.started': storedOf(eventOf('round.started', RoundStartData)),
   'round.closed': storedOf(eventOf('round.closed', () => z.extend(RoundData(), { outcome: z.optional(RoundOutcomeSchema()) }))),
-  'gap.opened': storedOf(BODIES['gap.opened']),
-  'gap.moved': storedOf(BODIES['gap.moved']),
+  'gap.opened': storedOf(eventOf('gap.opened', GapOpenedStored)),
+  'gap.moved': storedOf(eventOf('gap.moved', GapMovedStored)),
   'gap.severity_changed': storedOf(BODIES['gap.severity_changed']),
   'gap.split': storedOf(BODIES['gap.split']),
   'gap.renamed': storedOf(BODIES['gap.renamed']),

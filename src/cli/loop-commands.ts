@@ -152,11 +152,11 @@ export const append = command<ParsedCall<typeof APPEND_FLAGS>>(({ values }, io) 
   const reports = writePolicyReports(session, io, values, done.appended);
   const appended = appendedLines(requests, done);
   if (values.json) {
-    const lines = appended.map(({ line, own, started, already }) => ({
+    const lines = appended.map(({ line, own, type, started, already }) => ({
       line,
-      seq: own.seq,
-      id: own.id,
-      type: own.type,
+      seq: own?.seq ?? null,
+      id: own?.id ?? null,
+      type,
       roundStartedSeq: started,
       alreadyRecorded: already,
     }));
@@ -184,11 +184,11 @@ function appendNewSession(
   newStoreOf(values, io).create(events);
   const appended = appendedLines(requests, { groups, appended: events });
   if (values.json) {
-    const lines = appended.map(({ line, own, started: roundStarted, already }) => ({
+    const lines = appended.map(({ line, own, type, started: roundStarted, already }) => ({
       line,
-      seq: own.seq,
-      id: own.id,
-      type: own.type,
+      seq: own?.seq ?? null,
+      id: own?.id ?? null,
+      type,
       roundStartedSeq: roundStarted,
       alreadyRecorded: already,
     }));
@@ -249,9 +249,10 @@ function appendedLines(requests: readonly BatchLine[], { groups, appended }: Bat
   const fresh = new Set(appended);
   return requests.map((r, i) => {
     const group = groups[i]!;
-    const own = group.find((e) => e.type === r.body.type) ?? group.at(-1)!;
+    // A snapshot that changes nothing records nothing: its line has no event.
+    const own = group.find((e) => e.type === r.body.type) ?? group.at(-1) ?? null;
     const started = group.find((e) => e !== own && e.type === 'round.started')?.seq ?? null;
-    return { line: r.line, own, started, already: !fresh.has(own) };
+    return { line: r.line, own, type: r.body.type, started, already: own !== null && !fresh.has(own) };
   });
 }
 

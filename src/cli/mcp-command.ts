@@ -1,7 +1,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { Refusal } from '../core/index.js';
 import { exposureNotice, isLoopback } from '../listen/index.js';
-import { BATCH_INPUT, packageVersion, readTextFile } from '../log/index.js';
+import { BATCH_INPUT, packageVersion, readTextFileUnder } from '../log/index.js';
 import { gapflowMcp, type McpContext, serveMcpHttp } from '../mcp/index.js';
 import type { BatchRequest, Session } from '../session/index.js';
 import { type ParsedCall, UsageError } from './args.js';
@@ -35,7 +35,8 @@ export async function mcp(call: ParsedCall<typeof MCP_FLAGS>, io: CliIO, stop: P
   const context = contextOf(values, io);
   const version = packageVersion() ?? 'unknown';
   if (port === undefined) return serveStdio(gapflowMcp(context, version), stop);
-  const http = serveMcpHttp(() => gapflowMcp(context, version), { token: isLoopback(host) ? values.token : token });
+  // A token given is required, loopback or not.
+  const http = serveMcpHttp(() => gapflowMcp(context, version), { token });
   try {
     await listen(http.server, port, host);
     const shown = host.includes(':') ? `[${host}]` : host;
@@ -96,7 +97,7 @@ function contextOf(values: ParsedCall<typeof MCP_FLAGS>['values'], io: CliIO): M
         throw error;
       }
     },
-    readFile: (path) => ({ text: readTextFile(inside(io.cwd, path), BATCH_INPUT), name: path }),
+    readFile: (path) => ({ text: readTextFileUnder(io.cwd, inside(io.cwd, path), BATCH_INPUT), name: path }),
     root: io.cwd,
   };
 }

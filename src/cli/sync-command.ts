@@ -1,5 +1,5 @@
 import { canonicalWord, type GapflowEvent, SEVERITY_WORDS, type Severity, SYNC_FORMAT_WORDS, type SyncFormat } from '../../events/index.js';
-import { Refusal, toStateJson } from '../core/index.js';
+import { Refusal, roundCount, type SessionView, toStateJson } from '../core/index.js';
 import { syncLines, type SyncSummary } from '../render/index.js';
 import { BATCH_INPUT, readTextFile } from '../log/index.js';
 import type { BatchRecorded } from '../session/index.js';
@@ -39,12 +39,16 @@ export const sync = command<ParsedCall<typeof SYNC_FLAGS>>(({ values, args }, io
   const gated = gatedBatch([request], values, io);
   const session = gated?.session ?? open(values, io);
   const done = gated ? gated.record(where, expectSeq) : session.recordAll([request], where, { expectSeq });
-  const summary = summaryOf(snapshot, done);
+  const summary = summaryOf(snapshot, done, session.view);
   if (values.json) return printJson(io, { ...summary, events: done.appended, state: toStateJson(session.view) });
   io.stdout(syncLines(summary, session.current));
 });
 
-function summaryOf(snapshot: Snapshot, done: BatchRecorded): SyncSummary {
+/** What the write did, by gap, as the view it left records it: the snapshot's record (its round, its claims) and the gap events after it. */
+function summaryOf(snapshot: Snapshot, done: BatchRecorded, view: SessionView): SyncSummary {
+  const appended = done.appended as GapflowEvent[];
+  const record = appended.find((event) => event.type === 'findings.synced');
+  const folded = record === undefined ? undefined : view.sources.find((known) => known.seq === record.seq);
   const summary: SyncSummary = {
     source: snapshot.source,
     format: snapshot.format,
@@ -52,19 +56,13 @@ function summaryOf(snapshot: Snapshot, done: BatchRecorded): SyncSummary {
     opened: [],
     resolved: [],
     reopened: [],
-    claimed: [],
-    round: 0,
-    closed: false,
+    claimed: folded ? [...folded.claimed] : [],
+    round: folded?.round ?? (view.roundOpen ? roundCount(view) : 0),
+    closed: appended.some((event) => event.type === 'round.closed'),
   };
-  for (const event of done.appended as GapflowEvent[]) {
-    if (event.type === 'round.started') summary.round = event.data.round;
-    else if (event.type === 'round.closed') summary.closed = true;
-    else if (event.type === 'gap.opened') summary.opened.push(event.data.id);
-    else if (event.type === 'gap.moved' && event.data.to === 'RESOLVED') summary.resolved.push(event.data.id);
-    else if (event.type === 'gap.moved') {
-      summary.reopened.push(event.data.id);
-      if (event.data.reason?.startsWith('claimed ')) summary.claimed.push(event.data.id);
-    }
+  for (const event of appended) {
+    if (event.type === 'gap.opened') summary.opened.push(event.data.id);
+    else if (event.type === 'gap.moved') (event.data.to === 'RESOLVED' ? summary.resolved : summary.reopened).push(event.data.id);
   }
   return summary;
 }

@@ -232,15 +232,20 @@ function decideSync(view: SessionView, body: SyncBody): Decided[] {
     if (gap.source !== source || reported.has(gap.id) || STATE_CLASS[gap.state] !== 'open') continue;
     moves.push({ type: 'gap.moved', data: { id: gap.id, to: 'RESOLVED', reason: `gone from ${source}'s snapshot`, by: source } });
   }
-  const changed = opened.length + moves.length > 0;
-  if (!changed && !close) return [];
-  const startsRound = !view.roundOpen && (close || roundCount(view) > 0);
+  if (opened.length + moves.length === 0 && !close) return [];
+  // With close the record is written even when nothing changed: the write is the snapshot's, and a retry finds it by its id.
+  const figures = { reported: reported.size, opened: opened.length, resolved: moves.length - reopened, reopened, claimed };
+  const facts: Decided[] = [{ type: 'findings.synced', data: { source, format, ...figures } }, ...opened, ...moves];
+  const next: Decided = { type: 'round.started', data: { round: roundCount(view) + 1 } };
+  const beforeRound1 = roundCount(view) === 0 && !view.roundOpen;
+  // Before round 1 a snapshot is the baseline. A source's first snapshot with close is its baseline too, and
+  // starts round 1, which its next close closes: a loop that only ever syncs with close counts its first
+  // findings as the baseline, not as new.
+  if (beforeRound1 && !close) return facts;
+  const startsRound = !view.roundOpen;
   if (startsRound) refuseRoundStart(view, refuse);
-  const decided: Decided[] = startsRound ? [{ type: 'round.started', data: { round: roundCount(view) + 1 } }] : [];
-  if (changed) {
-    const figures = { reported: reported.size, opened: opened.length, resolved: moves.length - reopened, reopened, claimed };
-    decided.push({ type: 'findings.synced', data: { source, format, ...figures } }, ...opened, ...moves);
-  }
+  if (beforeRound1 && !view.sources.some((record) => record.source === source)) return [...facts, next];
+  const decided = startsRound ? [next, ...facts] : facts;
   if (!close) return decided;
   const after = foresee(
     view,

@@ -36,6 +36,8 @@ export function renameGap(view: SessionView, event: EventOf<'gap.renamed'>): voi
     renameInRound(round, from, to);
     renameInPingPong(view, round, from, to);
   }
+  // A snapshot's claims name the gap by its id now.
+  for (const record of view.sources) if (record.claimed.includes(from)) record.claimed = record.claimed.map(swap);
   view.renames.push({ from, to, afterRound: closedRoundCount(view) });
 }
 
@@ -53,6 +55,7 @@ function renameInRound(round: RoundFigures, from: string, to: string): void {
     round.splits = round.splits.map((e) => ({ ...e, id: swap(e.id), into: e.into.map(swap) }));
   if (round.criticalIntroduced.includes(from)) round.criticalIntroduced = round.criticalIntroduced.map(swap);
   if (round.criticalBeforeR29?.includes(from)) round.criticalBeforeR29 = round.criticalBeforeR29.map(swap);
+  if (round.claimed?.includes(from)) round.claimed = round.claimed.map(swap);
   const takenBack = round.withdrawalsTakenBack;
   if (takenBack?.some(({ entry }) => entry.id === from || entry.of === from)) {
     round.withdrawalsTakenBack = takenBack.map(({ entry, gap }) => ({

@@ -357,9 +357,13 @@ function moveGap(view: SessionView, event: EventOf<'gap.moved'>): void {
   flagOutsideFocus(view, round, gap.id);
   const wasParked = STATE_CLASS[gap.state] === 'parked';
   countPingPong(gap, effect, gap.state);
-  if (claimedStillReported(gap, event.data.by, event.data.to)) noteClaim(view, round, gap.id, event.data.by!);
+  const claim = claimedStillReported(gap, event.data.by, event.data.to);
+  if (claim) noteClaim(view, round, gap.id, event.data.by!);
   setState(view, gap, event.data.to);
   closedBy(gap, event.data.by);
+  // A claim stands until the gap closes again, whatever later snapshots change elsewhere.
+  if (claim) gap.claimed = true;
+  else if (STATE_CLASS[gap.state] === 'closed') delete gap.claimed;
   gap.reason = event.data.reason ?? null;
   gap.blockedBy = event.data.to === 'BLOCKED' ? (event.data.blockedBy ?? null) : null;
   if (event.data.to === 'DUPLICATE' && event.data.of !== undefined) gap.duplicateOf = event.data.of;

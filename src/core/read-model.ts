@@ -227,11 +227,13 @@ export function standingCauses(view: SessionView): string[] {
 
 /**
  * Claims a tool disputes: gaps closed by hand (RESOLVED, ACCEPTED) that a
- * source's last snapshot still reported, so it reopened them, and that are
- * still not closed; in the order the sources first synced.
+ * source's snapshot still reported, so it reopened them, and that have not
+ * closed since; in the inventory's order.
  */
-export function claimedGaps(view: Pick<SessionView, 'sources' | 'gaps'>): string[] {
-  return view.sources.flatMap((record) => stillOpen(view, record.claimed));
+export function claimedGaps(view: Pick<SessionView, 'gaps'>): string[] {
+  const claimed: string[] = [];
+  for (const gap of view.gaps.values()) if (gap.claimed && STATE_CLASS[gap.state] !== 'closed') claimed.push(gap.id);
+  return claimed;
 }
 
 function stillOpen(view: Pick<SessionView, 'gaps'>, ids: readonly string[]): string[] {

@@ -32,6 +32,8 @@ export interface Gap {
   source?: string;
   /** The source whose snapshot closed it (gone from it); absent while open, or when it was closed by hand. */
   closedBy?: string;
+  /** Closed by hand as fixed, then reopened because its source still reported it: a claim the tool disputes, until the gap closes again. */
+  claimed?: boolean;
 }
 
 export interface SeverityFigures {

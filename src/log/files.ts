@@ -15,6 +15,7 @@ const {
   openSync,
   readFileSync,
   readSync,
+  realpathSync,
   renameSync,
   rmSync,
   statSync,
@@ -263,6 +264,27 @@ export function validateInputText(text: string, where: string, limit: InputLimit
  * clear line, refused before its bytes are read (a file that grows while
  * being read is cut off at the limit all the same).
  */
+/**
+ * `path` read as readTextFile reads it, refused unless it lies under `root`
+ * once every link on the way is followed: a client that names a file (an MCP
+ * tool's) reads no file outside the folder it was given, by a path or by a
+ * link planted in that folder.
+ */
+export function readTextFileUnder(root: string, path: string, limit: InputLimit): string {
+  let real: string;
+  try {
+    real = realpathSync(path);
+  } catch (error) {
+    if (isCode(error, 'ENOENT')) throw new LogError(`${path}: no such file`);
+    throw error;
+  }
+  const top = realpathSync(root);
+  if (real !== top && !real.startsWith(top.endsWith('/') ? top : `${top}/`)) {
+    throw new LogError(`${path} is not under ${root} (links followed): only files there are read`);
+  }
+  return readTextFile(real, limit);
+}
+
 export function readTextFile(path: string, limit: InputLimit): string {
   let file: OpenedFile;
   try {

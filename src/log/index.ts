@@ -28,6 +28,7 @@ export {
   readSideFile,
   readStandardInput,
   readTextFile,
+  readTextFileUnder,
   SESSION_CONFIG_LIMIT,
   type SessionConfig,
   validateInputText,

@@ -13,7 +13,8 @@ const { randomUUID, timingSafeEqual, createHash } = process.getBuiltinModule('no
  * (src/listen): a page on another site, or a name that rebinds to loopback,
  * gets 403 before the SDK sees it. Bound off loopback, a bearer token is
  * required as well. Sessions a client never ends are closed after
- * IDLE_MS without a request, and at most SESSIONS_MAX are kept.
+ * IDLE_MS without a request or an open stream, and at most SESSIONS_MAX
+ * are kept.
  */
 
 /** A client session left without a request this long is closed (SDK clients never send the DELETE that ends one). */
@@ -30,6 +31,8 @@ interface Live {
   transport: StreamableHTTPServerTransport;
   mcp: GapflowMcp;
   seen: number;
+  /** Open streams (a subscriber's GET): a session listening on one is not idle. */
+  streams: number;
 }
 
 /** An error as a JSON-RPC answer with its HTTP status: what an MCP client reads. */
@@ -57,7 +60,7 @@ export function serveMcpHttp(build: () => GapflowMcp, options: { token?: string 
     void live.transport.close().catch(() => undefined);
   };
   const sweep = setInterval(() => {
-    for (const [id, live] of sessions) if (Date.now() - live.seen > IDLE_MS) end(id);
+    for (const [id, live] of sessions) if (live.streams === 0 && Date.now() - live.seen > IDLE_MS) end(id);
   }, 60_000);
   sweep.unref();
 
@@ -82,6 +85,13 @@ export function serveMcpHttp(build: () => GapflowMcp, options: { token?: string 
       const live = sessions.get(id);
       if (live === undefined) return reject(res, 404, 'session not found: initialize a new one');
       live.seen = Date.now();
+      if (req.method === 'GET') {
+        live.streams += 1;
+        res.once('close', () => {
+          live.streams -= 1;
+          live.seen = Date.now();
+        });
+      }
       return live.transport.handleRequest(req, res);
     }
     const mcp = build();
@@ -92,7 +102,7 @@ export function serveMcpHttp(build: () => GapflowMcp, options: { token?: string 
           const oldest = [...sessions].sort(([, a], [, b]) => a.seen - b.seen)[0];
           if (oldest !== undefined) end(oldest[0]);
         }
-        sessions.set(sessionId, { transport, mcp, seen: Date.now() });
+        sessions.set(sessionId, { transport, mcp, seen: Date.now(), streams: 0 });
       },
       onsessionclosed: (sessionId) => end(sessionId),
     });
@@ -110,8 +120,10 @@ export function serveMcpHttp(build: () => GapflowMcp, options: { token?: string 
     close: async () => {
       clearInterval(sweep);
       for (const id of [...sessions.keys()]) end(id);
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // Open streams end first: a server closes only once its connections have.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await closed;
     },
   };
 }

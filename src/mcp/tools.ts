@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { bodySchema, EventId, RoundKind, SourceName, SyncFormat, type EventBodyInput, type GapflowEvent } from '../../events/index.js';
 import { closedRoundNumbered, loopStep, Refusal, roundCount, standingStopRequest, type SessionView } from '../core/index.js';
 import { optionEntries, renderPrompt } from '../render/index.js';
+import { LogError } from '../log/index.js';
 import type { BatchRecorded, BatchRequest, Session } from '../session/index.js';
 import { readSnapshot, SyncInputError } from '../sync/index.js';
 
@@ -95,18 +96,18 @@ const REMEDY: Record<string, string> = {
  * client checks any it gets against the tool's output schema, the answer's
  * shape, which a refusal is not.
  */
-function refused(error: Refusal | SyncInputError) {
+function refused(error: Refusal | SyncInputError | LogError) {
   const remedy = error instanceof Refusal && error.remedy !== undefined ? (REMEDY[error.remedy] ?? null) : null;
   return { isError: true, content: [{ type: 'text' as const, text: `refused: ${error.message}${remedy ? `; ${remedy}` : ''}` }] };
 }
 
-/** Runs a tool's body, a refusal (or a bad snapshot) answered as a tool error. */
+/** Runs a tool's body, a refusal, a bad snapshot or a log's refusal (a file that is not there, too large, not a file) answered as a tool error. */
 function guarded<A>(body: (args: A) => object) {
   return async (args: A) => {
     try {
       return answer(body(args));
     } catch (error) {
-      if (error instanceof Refusal || error instanceof SyncInputError) return refused(error);
+      if (error instanceof Refusal || error instanceof SyncInputError || error instanceof LogError) return refused(error);
       throw error;
     }
   };

@@ -153,14 +153,17 @@ export function stateFormatNotEnabled(format: string, policy: string, view: Sess
 /** One line of a batch, with its own event: the round it started on the way, or the original of a retried id. */
 export interface AppendedLine {
   line: number;
-  own: GapflowEvent;
+  /** Null for a line that recorded nothing (a snapshot that changes nothing). */
+  own: GapflowEvent | null;
+  type: string;
   started: number | null;
   already: boolean;
 }
 
 /** `append`: a line per batch line, the reports written, and where the session stands. */
 export function appendLines(lines: readonly AppendedLine[], appended: number, reports: readonly string[], view: SessionView): string {
-  const out = lines.map(({ line, own, started, already }) => {
+  const out = lines.map(({ line, own, type, started, already }) => {
+    if (own === null) return `line ${line}: ${type}: nothing changed; nothing appended\n`;
     const auto = started !== null ? ` (after round.started, seq ${started})` : '';
     return `line ${line}: seq ${own.seq} ${describe(own)}${auto}${already ? ' (already recorded; nothing appended)' : ''}\n`;
   });

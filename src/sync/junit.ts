@@ -1,4 +1,6 @@
 import { SNAPSHOT_FINDINGS_MAX, TITLE_MAX } from '../../events/index.js';
+
+const { createHash } = process.getBuiltinModule('node:crypto');
 import { badInput, findingId, type Finding, type ReadOptions, severityOf, type Snapshot, sourceNameProblem, titleOf } from './finding.js';
 import { quoted, readXml, type XmlElement } from './xml.js';
 
@@ -62,12 +64,12 @@ export function readJunit(text: string, options: ReadOptions): Snapshot {
   /** How many cases of each identity have been seen so far. */
   const seen = new Map<string, number>();
 
-  const testcase = (testcase: XmlElement, suites: readonly string[]): void => {
+  const testcase = (testcase: XmlElement, suites: Suites): void => {
     const written = testcase.attributes.get('name');
     if (written === undefined) badInput(file, where(testcase), 'a <testcase> has no name attribute');
     const name = shownPath(written, root);
     const classname = testcase.attributes.get('classname') ?? '';
-    const tuple = [suites.join(' > '), classname === 'test' ? '' : classname, name, shownPath(testcase.attributes.get('file') ?? '', root)];
+    const tuple = [suites.key, classname === 'test' ? '' : classname, name, shownPath(testcase.attributes.get('file') ?? '', root)];
     const key = JSON.stringify(tuple);
     const occurrence = seen.get(key) ?? 0;
     seen.set(key, occurrence + 1);
@@ -80,22 +82,54 @@ export function readJunit(text: string, options: ReadOptions): Snapshot {
     findings.push({
       id: findingId(source, name, identity),
       severity: severityOf(outcome.name as 'failure' | 'error', options.severity),
-      title: titleOf(`${[...suites, name].join(' > ')}: ${messageOf(outcome)}`),
+      title: titleOf(`${suites.shown}${name}: ${messageOf(outcome)}`),
     });
   };
 
   /** The suites and cases under `parent`, in document order; nesting is bounded by the XML reader's depth limit. */
-  const visit = (parent: XmlElement, suites: readonly string[]): void => {
+  const visit = (parent: XmlElement, suites: Suites): void => {
     for (const child of parent.children) {
       if (child.name === 'testcase') testcase(child, suites);
-      else if (child.name === 'testsuite') visit(child, [...suites, child.attributes.get('name') ?? '']);
+      else if (child.name === 'testsuite') visit(child, inside(suites, child.attributes.get('name') ?? ''));
       else if (child.name === 'testsuites') visit(child, suites);
     }
   };
-  if (report.name === 'testsuites') visit(report, []);
-  else visit(report, [report.attributes.get('name') ?? '']);
+  if (report.name === 'testsuites') visit(report, ROOT);
+  else visit(report, inside(ROOT, report.attributes.get('name') ?? ''));
 
   return { source, format: 'junit', findings };
+}
+
+/**
+ * The suites around a case, worked out once per suite from its parent's, in
+ * time that follows the suite's own name: a hostile report of long, deep
+ * suite names costs that once, not once per case nor once per level.
+ */
+interface Suites {
+  /** The path as the identity holds it: the names joined by ` > `; past SUITE_PATH_MAX, `#` and a sha256 chained from the parent's. */
+  key: string;
+  /** How long the joined path is. */
+  length: number;
+  /** The start of a title: the path, cut to what a title shows, and ` > `; nothing at the root. */
+  shown: string;
+}
+
+/** The longest suite path an identity holds as it is (no real report comes near it). */
+const SUITE_PATH_MAX = 4096;
+
+const ROOT: Suites = { key: '', length: 0, shown: '' };
+
+function inside(parent: Suites, name: string): Suites {
+  const top = parent.length === 0;
+  const length = parent.length + (top ? 0 : 3) + name.length;
+  const key =
+    length <= SUITE_PATH_MAX
+      ? top
+        ? name
+        : `${parent.key} > ${name}`
+      : `#${createHash('sha256').update(parent.key).update('\u0000').update(name).digest('hex')}`;
+  const shown = `${`${parent.shown}${name.slice(0, TITLE_MAX)}`.slice(0, TITLE_MAX)} > `;
+  return { key, length, shown };
 }
 
 /** Where an element starts, as a refusal names it. */

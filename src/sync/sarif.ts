@@ -9,8 +9,8 @@ const { isAbsolute, relative, sep } = process.getBuiltinModule('node:path');
  * A SARIF 2.1.0 log as one source's whole snapshot of findings.
  *
  * What is a finding: a result whose `kind` (default "fail") is "fail",
- * that no suppression holds (a `suppressions` entry whose status is not
- * "rejected"), and whose level is not "none". The level is the result's,
+ * that no suppression holds (an accepted `suppressions` entry, with none
+ * under review), and whose level is not "none". The level is the result's,
  * else its rule's `defaultConfiguration.level`, else "warning" (SARIF
  * §3.27.10; `ruleConfigurationOverrides` are not read). The rule is found
  * by `rule.index`, `ruleIndex`, or its id (`rule.id`, `ruleId`, then the id
@@ -58,6 +58,10 @@ const { isAbsolute, relative, sep } = process.getBuiltinModule('node:path');
  */
 
 type Json = Record<string, unknown>;
+
+/** How many `/`-components a rule id is cut back by to find its rule (§3.27.5), and the longest id that is cut at all. */
+const HIERARCHY_MAX = 8;
+const HIERARCHICAL_ID_MAX = 512;
 
 /** The property names this reader reads: SARIF's own, none of them a name Object.prototype has. */
 type SarifKey =
@@ -309,9 +313,12 @@ class SarifReader {
       }
       component.byId = byId;
     }
-    for (let name = id; ; name = name.slice(0, name.lastIndexOf('/'))) {
+    // Cut at most HIERARCHY_MAX times, and only a short id: a hostile id of thousands of `/` costs one lookup, not thousands.
+    let name = id;
+    for (let cuts = 0; ; cuts++) {
       const found = component.byId.get(name);
-      if (found !== undefined || !name.includes('/')) return found;
+      if (found !== undefined || !name.includes('/') || cuts === HIERARCHY_MAX || id.length > HIERARCHICAL_ID_MAX) return found;
+      name = name.slice(0, name.lastIndexOf('/'));
     }
   }
 
@@ -424,15 +431,22 @@ class SarifReader {
     this.fail(messageAt, 'has no text, no id the rule has a string for, and the result names no rule');
   }
 
-  /** Whether a suppression holds the result: one whose status is not "rejected" (§3.27.23, §3.35.3). */
+  /**
+   * Whether a suppression holds the result: one that is accepted (its status
+   * "accepted", or none: §3.35.3's default), while none is still under review
+   * (a suppression under review may yet be rejected, so its finding stands;
+   * §3.27.23, §3.35.3).
+   */
   suppressed(result: Json, at: string): boolean {
     const suppressions = this.array(result, 'suppressions', at) ?? [];
-    let suppressed = false;
+    let accepted = false;
     for (let k = 0; k < suppressions.length; k++) {
       const suppression = this.item(suppressions, k, `${at}/suppressions`);
-      if (this.word(suppression, 'status', SUPPRESSION_STATES, `${at}/suppressions/${k}`) !== 'rejected') suppressed = true;
+      const status = this.word(suppression, 'status', SUPPRESSION_STATES, `${at}/suppressions/${k}`);
+      if (status === 'underReview') return false;
+      if (status === undefined || status === 'accepted') accepted = true;
     }
-    return suppressed;
+    return accepted;
   }
 
   /** The level of a result (§3.27.10): its own, else its rule's default, else "warning". */

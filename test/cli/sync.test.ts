@@ -172,6 +172,59 @@ describe('gapflow sync: an ESLint loop, round after round', () => {
   });
 });
 
+describe('gapflow sync: what a loop that only syncs sees', () => {
+  const write = (name: string, findings: string[]) =>
+    writeFileSync(join(box.root, name), JSON.stringify(findings.map((id) => ({ id, severity: 'HIGH', title: id }))));
+
+  it('sync --close alone: the first run records the baseline and starts round 1; the next closes it with what changed; --json names the round', () => {
+    write('f.json', ['A', 'B']);
+    const first = syncJson('--close', '--source', 'ci', 'f.json');
+    expect(first).toMatchObject({ round: 0, closed: false, opened: ['A', 'B'] });
+    expect(first.state).toMatchObject({ round: 0, state: 'CONVERGING' });
+    write('f.json', ['A']);
+    const second = syncJson('--close', '--source', 'ci', 'f.json');
+    expect(second).toMatchObject({ round: 1, closed: true, resolved: ['B'] });
+    expect(second.state.rounds[0]).toMatchObject({ round: 1, resolved: 1, new: 0 });
+    expect(box.gf('round', 'start').code).toBe(0);
+    write('f.json', []);
+    expect(syncJson('--source', 'ci', 'f.json')).toMatchObject({ round: 2, closed: false, resolved: ['A'] });
+  });
+
+  it('a retried close that changed nothing, with its event id, records once', () => {
+    write('f.json', ['A']);
+    syncJson('--source', 'ci', 'f.json');
+    expect(syncJson('--close', '--event-id', 'ci-2', '--source', 'ci', 'f.json')).toMatchObject({ closed: true, opened: [], resolved: [] });
+    const before = box.logBytes()!;
+    const retried = box.gf('sync', '--close', '--event-id', 'ci-2', '--source', 'ci', 'f.json');
+    expect(retried.code, retried.stderr).toBe(0);
+    expect(Buffer.compare(box.logBytes()!, before)).toBe(0);
+  });
+
+  it('an append line of the same snapshot twice: the second records nothing and says so', () => {
+    const line = `${JSON.stringify({ type: 'findings.synced', data: { source: 'ci', findings: [{ id: 'A', severity: 'LOW' }] } })}\n`;
+    expect(runCli(['append', '--dir', box.dir], { cwd: box.root, stdin: line }).code).toBe(0);
+    const before = box.logBytes()!;
+    const again = runCli(['append', '--dir', box.dir], { cwd: box.root, stdin: line });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('line 1: findings.synced: nothing changed; nothing appended');
+    expect(Buffer.compare(box.logBytes()!, before)).toBe(0);
+    const json = runCli(['append', '--json', '--dir', box.dir], { cwd: box.root, stdin: line });
+    expect((JSON.parse(json.stdout) as { appended: unknown[] }).appended).toEqual([
+      { line: 1, seq: null, id: null, type: 'findings.synced', roundStartedSeq: null, alreadyRecorded: false },
+    ]);
+  });
+
+  it("a request cannot pass for a tool's: source on a gap and by on a move are refused", () => {
+    const refuse = (event: object, field: string) => {
+      const result = runCli(['append', '--dir', box.dir], { cwd: box.root, stdin: `${JSON.stringify(event)}\n` });
+      expectOneLineError(result, 1, [`unknown field "${field}"`]);
+    };
+    refuse({ type: 'gap.opened', data: { id: 'H-1', severity: 'LOW', source: 'eslint' } }, 'source');
+    expect(box.gf('gap', 'open', 'H-1', '--severity', 'LOW').code).toBe(0);
+    refuse({ type: 'gap.moved', data: { id: 'H-1', to: 'RESOLVED', by: 'eslint' } }, 'by');
+  });
+});
+
 describe('gapflow sync: two sources in one session', () => {
   it("a test run's JUnit snapshot and a linter's SARIF each move only their own gaps", { timeout: 90_000 }, async () => {
     const lintIds = await lint(MODULE.first);

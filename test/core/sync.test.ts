@@ -96,18 +96,26 @@ describe('sync: after round 1 a snapshot belongs to the open round', () => {
     expect(close.data.outcome.figures).toMatchObject({ resolved: 1, new: 0, openEnd: 1 });
   });
 
-  it('with close and nothing changed, then the round still starts and closes: a flat round is a fact', () => {
+  it('with close and nothing changed, then the round still starts and closes (a flat round is a fact), with the snapshot recorded', () => {
     const decided = afterRound1()
       .when(sync('eslint', ['A', 'B'], true))
       .decided();
-    expect(decided.map((event) => event.type)).toEqual(['round.started', 'round.closed']);
+    expect(decided.map((event) => event.type)).toEqual(['round.started', 'findings.synced', 'round.closed']);
+    expect(decided[1]).toEqual(figures('eslint', { reported: 2 }));
   });
 
-  it('with close before round 1, then round 1 starts for the snapshot and closes', () => {
+  it("with close, a source's first snapshot before round 1 is the baseline, and round 1 starts for the next close to close", () => {
     const decided = given(start())
       .when(sync('eslint', ['A'], true))
       .decided();
-    expect(decided.map((event) => event.type)).toEqual(['round.started', 'findings.synced', 'gap.opened', 'round.closed']);
+    expect(decided).toEqual([figures('eslint', { reported: 1, opened: 1 }), opened('A', 'eslint'), { type: 'round.started', data: { round: 1 } }]);
+  });
+
+  it('with close before round 1, after the source already has its baseline, then round 1 starts and closes', () => {
+    const decided = baseline()
+      .when(sync('eslint', ['A'], true))
+      .decided();
+    expect(decided.map((event) => event.type)).toEqual(['round.started', 'findings.synced', 'gap.moved', 'round.closed']);
   });
 });
 
@@ -151,6 +159,18 @@ describe('sync: what a person decided stands', () => {
         .decided()
         .at(-1),
     ).toEqual(claimBack('B', 'eslint', 'ACCEPTED'));
+  });
+
+  it('given a claim reopened, when a later snapshot changes other findings, then the claim still stands', () => {
+    const history = baseline().and(...round(1, resolve('B')), sync('eslint', ['A', 'B']), sync('eslint', ['B']));
+    expect(history.view.gaps.get('A')?.state).toBe('RESOLVED');
+    expect(claimedGaps(history.view)).toEqual(['B']);
+  });
+
+  it('given a claim reopened, when the gap is renamed, then the claim names it by its new id', () => {
+    const history = baseline().and(...round(1, resolve('B')), sync('eslint', ['A', 'B']), { type: 'gap.renamed', data: { id: 'B', newId: 'B2' } });
+    expect(claimedGaps(history.view)).toEqual(['B2']);
+    expect(history.view.sources[0]?.claimed).toEqual(['B2']);
   });
 
   it('given a claim reopened, when the gap is resolved again, then it is no longer named', () => {

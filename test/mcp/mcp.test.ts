@@ -1,5 +1,6 @@
 import { type ChildProcess, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -196,7 +197,7 @@ describe('gapflow mcp over stdio (a child process, the SDK client)', () => {
     await stdio();
     const findings = JSON.stringify([{ id: 'LINT-1', severity: 'HIGH', title: 'unused import' }]);
     runCli(['gap', 'open', 'HAND-1', '--severity', 'LOW', '--dir', box.dir], { cwd: box.root });
-    await import('node:fs').then((fs) => fs.writeFileSync(`${box.root}/findings.json`, findings));
+    writeFileSync(join(box.root, 'findings.json'), findings);
     const synced = await call<Written & { source: string; reported: number }>('sync', { file: 'findings.json', source: 'lint' });
     expect(synced).toMatchObject({ source: 'lint', reported: 1 });
     expect(synced.recorded.map((event) => event.type)).toEqual(['findings.synced', 'gap.opened']);
@@ -206,6 +207,15 @@ describe('gapflow mcp over stdio (a child process, the SDK client)', () => {
       expect(refused.isError).toBe(true);
       expect((refused.content as { text: string }[])[0]!.text).toContain('is not under the folder gapflow mcp runs in');
     }
+    // Nor by a link planted in the folder; and a file that is not there is a tool error too.
+    symlinkSync('/etc/hostname', join(box.root, 'planted.json'));
+    const planted = await client!.callTool({ name: 'sync', arguments: { file: 'planted.json' } });
+    expect((planted.content as { text: string }[])[0]!.text).toMatch(
+      /^refused: \/.*\/planted\.json is not under .* \(links followed\): only files there are read$/,
+    );
+    const missing = await client!.callTool({ name: 'sync', arguments: { file: 'gone.sarif' } });
+    expect(missing.isError).toBe(true);
+    expect((missing.content as { text: string }[])[0]!.text).toMatch(/^refused: \/.*\/gone\.sarif: no such file$/);
   });
 });
 

@@ -375,3 +375,15 @@ describe('readJunit refuses, in one line naming the file and where', () => {
     expect(refusal('<testsuites/>', { source: '' })).toBe('junit.xml: the source "" cannot be used: a source name is empty');
   });
 });
+
+describe('readJunit on a hostile report', () => {
+  it('200 suites deep with 5,000-character names and 2,000 failing cases: the path is worked out per suite, not per case', { timeout: 60_000 }, () => {
+    const open = Array.from({ length: 200 }, (_, i) => `<testsuite name="${String(i).padStart(5_000, 's')}">`).join('');
+    const cases = Array.from({ length: 2_000 }, (_, i) => `<testcase name="c${i}"><failure message="m"/></testcase>`);
+    const snapshot = read(`<testsuites>${open}${cases.join('')}${'</testsuite>'.repeat(200)}</testsuites>`);
+    expect(new Set(ids(snapshot)).size).toBe(2_000);
+    // The identity holds a path that long as its hash: one case in two reports of it keeps its id.
+    expect(ids(read(`<testsuites>${open}${cases[0]!}${'</testsuite>'.repeat(200)}</testsuites>`))[0]).toBe(ids(snapshot)[0]);
+    expect(snapshot.findings[0]!.title.length).toBeLessThanOrEqual(500);
+  });
+});
