@@ -116,7 +116,8 @@ try {
   const first = read(bigFile, sarif(project, all));
   const opened = (finding: (typeof first.findings)[number]) => ({
     type: 'gap.opened',
-    data: { id: finding.id, severity: finding.severity, title: finding.title, source: first.source },
+    // The same gaps, as a request may give them: `source` and `by` are a snapshot's to write, not a request's.
+    data: { id: finding.id, severity: finding.severity, title: finding.title },
   });
   const batchFile = join(root, 'gaps.jsonl');
   writeFileSync(batchFile, jsonl(first.findings.map(opened)));
@@ -127,9 +128,7 @@ try {
   writeFileSync(
     changesFile,
     jsonl([
-      ...first.findings
-        .filter((finding) => !kept.has(finding.id))
-        .map((finding) => ({ type: 'gap.moved', data: { id: finding.id, to: 'RESOLVED', by: first.source } })),
+      ...first.findings.filter((finding) => !kept.has(finding.id)).map((finding) => ({ type: 'gap.moved', data: { id: finding.id, to: 'RESOLVED' } })),
       ...next.findings.filter((finding) => !known.has(finding.id)).map(opened),
     ]),
   );
