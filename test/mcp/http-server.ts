@@ -1,21 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../cli/children.js';
+
+export { freePort };
 
 /** The package's bin, as a harness runs it. */
 export const BIN = fileURLToPath(new URL('../../dist/gapflow.cjs', import.meta.url));
-
-/** A port nothing listens on now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
-}
 
 /** `gapflow mcp --dir DIR --port P` as a child process, once it has printed its URL (its first line). */
 export async function mcpOverHttp(dir: string, cwd: string, ...more: string[]): Promise<{ url: URL; child: ChildProcess }> {
