@@ -666,6 +666,7 @@ function failedCheck(view: SessionView): string {
 export function toStateJson(view: SessionView) {
   const closed = closedRounds(view);
   const decision: { action: NextAction; reason: string } = nextStep(view);
+  const claimed = claimedGaps(view);
   return {
     state: view.machine.state,
     outcome: view.machine.outcome,
@@ -692,7 +693,7 @@ export function toStateJson(view: SessionView) {
     ...(view.settings?.verify ? { verification: { ...view.settings.verify, lastRun: lastRun(view) } } : {}),
     // Findings from tools: each source's last snapshot, and the claims they dispute (once a tool's snapshot came).
     ...(view.sources.length > 0 ? { sources: view.sources.map((record) => ({ ...record, claimed: [...record.claimed] })) } : {}),
-    ...(claimedGaps(view).length > 0 ? { claimedStillReported: claimedGaps(view) } : {}),
+    ...(claimed.length > 0 ? { claimedStillReported: claimed } : {}),
     rounds: closed.map((r) => ({
       round: r.round,
       // R25, R26: only where they say something, so a session of work rounds without a focus reads as it always did.

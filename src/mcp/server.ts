@@ -1,7 +1,7 @@
 import { McpServer, type RegisteredPrompt } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { readIssue, wordsAt } from '../../events/index.js';
-import { toStateJson } from '../core/index.js';
+import { type SessionView, toStateJson } from '../core/index.js';
 import { renderDecisions, renderPrompt, renderStatus } from '../render/index.js';
 import type { Session } from '../session/index.js';
 import { gapflowTools, type McpContext } from './tools.js';
@@ -68,10 +68,21 @@ export function gapflowMcp(context: McpContext, version: string): GapflowMcp {
     }));
   }
   const prompt = decisionPrompt(server, context);
+  // The session a call last opened or wrote, so the prompt's check after it reads that view rather than opening the session again.
+  let latest: Session | null = null;
+  const tracked: McpContext = {
+    ...context,
+    open: () => (latest = context.open()),
+    record: (session, requests, write) => {
+      const done = context.record(session, requests, write);
+      latest = done.session;
+      return done;
+    },
+  };
   const tools: Record<
     string,
     { inputSchema: { safeParse: (input: unknown, params: { reportInput: boolean }) => ParseResult }; call: (args: never) => Promise<object> }
-  > = gapflowTools(context);
+  > = gapflowTools(tracked);
   for (const [name, tool] of Object.entries(tools)) {
     const { call: _call, ...config } = tool as typeof tool & Record<string, unknown>;
     // Registered for its listing (name, description, schemas); its calls are answered below.
@@ -90,8 +101,11 @@ export function gapflowMcp(context: McpContext, version: string): GapflowMcp {
       const words = (path: readonly PropertyKey[]) => (EVENT_OF[name] === undefined ? undefined : wordsAt(EVENT_OF[name], ['data', path.at(-1) ?? '']));
       return toolError(`refused: ${name}: ${readIssue(parsed.error as never, { words }).message}; nothing was written`);
     }
+    latest = null;
     const result = await tool.call(parsed.data as never);
-    prompt.refresh();
+    // Set by the call (tracked above): what it opened or wrote last.
+    const seen = latest as Session | null;
+    prompt.refresh(seen?.view);
     return result as never;
   });
   const subscribed = new Set<string>();
@@ -145,8 +159,8 @@ function followGrowth(session: Session, grew: () => void): () => void {
   };
 }
 
-/** The decision prompt (`gapflow prompt`), listed only while a decision is due; `refresh` looks again. */
-function decisionPrompt(server: McpServer, context: McpContext): { refresh(): void } {
+/** The decision prompt (`gapflow prompt`), listed only while a decision is due; `refresh` looks again, at `view` when the caller has it. */
+function decisionPrompt(server: McpServer, context: McpContext): { refresh(view?: SessionView): void } {
   const registered: RegisteredPrompt = server.registerPrompt(
     'decision',
     {
@@ -155,8 +169,8 @@ function decisionPrompt(server: McpServer, context: McpContext): { refresh(): vo
     },
     () => ({ messages: [{ role: 'user', content: { type: 'text', text: renderPrompt(context.open().view) ?? 'No decision is due: the loop goes on.' } }] }),
   );
-  const refresh = () => {
-    const due = renderPrompt(context.open().view) !== null;
+  const refresh = (view?: SessionView) => {
+    const due = renderPrompt(view ?? context.open().view) !== null;
     if (due && !registered.enabled) registered.enable();
     else if (!due && registered.enabled) registered.disable();
   };

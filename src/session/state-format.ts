@@ -6,7 +6,7 @@ import { packageVersion } from '../log/index.js';
  * version, so a change to what state --json prints, within a version,
  * bumps it.
  */
-export const STATE_JSON_SHAPE = 'state-json-3';
+export const STATE_JSON_SHAPE = 'state-json-4';
 
 /**
  * The format the stored `state --json` output is written and read under:

@@ -292,7 +292,7 @@ describe('readSarif over CodeQL 2.23.0 output (a trimmed real log)', () => {
     ]);
   });
 
-  it('reads 50,000 results', () => {
+  it('reads 50,000 results', { timeout: 60_000 }, () => {
     const rules = [{ id: 'big-rule', defaultConfiguration: { level: 'error' } }];
     const results = Array.from({ length: 50_000 }, (_, n) => ({
       ruleId: 'big-rule',
