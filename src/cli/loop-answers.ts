@@ -1,4 +1,4 @@
-import { type HookCall, type HookStep, listedGaps, viewForecast, loopStep, standingStopRequest, Refusal, type SessionView } from '../core/index.js';
+import { type HookCall, type HookStep, topListedGaps, viewForecast, loopStep, standingStopRequest, Refusal, type SessionView } from '../core/index.js';
 import { commandApproved, findSessionDir, holdsSession, LOG_FILE, readHookBlocks, trustPlace, writeHookBlocks } from '../log/index.js';
 import {
   gapEntry,
@@ -32,8 +32,8 @@ const DEFAULT_MAX_BLOCKS = 5;
 
 /**
  * `gapflow next`'s answer from `view`: the next step, with the decision
- * prompt when one is due. `--json` adds the gaps not closed (id, severity,
- * state, title) and, when the user must decide, the options, each with the
+ * prompt when one is due. `--json` adds the first LISTED_GAPS gaps not
+ * closed (id, severity, state, title), how many more there are, and, when the user must decide, the options, each with the
  * request that takes it.
  */
 export function printNext(io: CliIO, view: SessionView, json: boolean | undefined, location: string): void {
@@ -43,11 +43,13 @@ export function printNext(io: CliIO, view: SessionView, json: boolean | undefine
   const unapproved = unapprovedCheck(view, location, io);
   if (json) {
     const verification = step.verification === null ? null : { ...step.verification, approvedHere: unapproved === null };
+    const listed = topListedGaps(view);
     return printJson(io, {
       ...step,
       verification,
       forecast: viewForecast(view),
-      gaps: listedGaps(view).map(gapEntry),
+      gaps: listed.gaps.map(gapEntry),
+      gapsNotListed: listed.notListed,
       options: asks ? optionEntries(view) : [],
       prompt,
     });

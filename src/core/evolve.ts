@@ -41,6 +41,7 @@ export function initialView(): SessionView {
     open: { count: 0, weighted: 0 },
     rounds: [],
     roundsBefore: 0,
+    gapsLeftOut: { open: 0, parked: 0 },
     weightedOpenEnds: [],
     roundOpen: false,
     machine: { state: 'CONVERGING', flatCount: 0, outcome: null, pausedFrom: null },

@@ -12,6 +12,8 @@ export {
   encodeHead,
   HEAD_ROUNDS,
   headOf,
+  leavesGapsOut,
+  answersLoop,
   type IndexMark,
   crc32,
   deepFreeze,
@@ -46,13 +48,14 @@ export {
 export { forecast, FORECAST_ROUNDS, FORECAST_WINDOW, trendLine, type Forecast, type ForecastReason } from './read-model.js';
 export { forecastPastLimit, viewForecast } from './read-model.js';
 export { nextStep, type NextAction } from './read-model.js';
-export { decisionOptions, listedGaps, stalledIn, suggestedDeferrals, type DecisionOption, type Recommendation } from './options.js';
+export { decisionOptions, listedGaps, topListedGaps, stalledIn, suggestedDeferrals, type DecisionOption, type Recommendation } from './options.js';
 export { formatCount, signed } from '../policies/index.js';
 export { Refusal, type Remedy } from './refusal.js';
 export {
   ALLOWED_MOVES,
   countedMove,
   DEFAULT_CONFIG,
+  LISTED_GAPS,
   moveEffect,
   type MoveEffect,
   PRESETS,

@@ -14,7 +14,7 @@ import {
   type AlternatingOpenCount,
   type PingPongGap,
 } from './read-model.js';
-import { SEVERITIES } from './rules.js';
+import { LISTED_GAPS, SEVERITIES } from './rules.js';
 import type { SessionView } from './view.js';
 import type { AgentRequest } from '../policies/index.js';
 
@@ -61,8 +61,10 @@ export interface LoopStep {
   /** R24: the next round to close (the open one, or the next to start) is the last the limit allows. */
   lastRound: boolean;
   focus: string[];
-  /** Ids of the gaps in an open state (not deferred, not closed), by severity. */
+  /** Ids of the gaps in an open state (not deferred, not closed), by severity: the first LISTED_GAPS of them, most severe first, as recorded. */
   openGaps: Record<Severity, string[]>;
+  /** The gaps in an open state beyond those `openGaps` names (0 when it names them all). */
+  openGapsNotListed: number;
   openGapCount: number;
   weightedOpen: number;
   stopRequest: StopRequest | null;
@@ -110,10 +112,30 @@ function verificationState(view: SessionView): VerificationState | null {
   return { command: gate.command, timeoutSeconds: gate.timeoutSeconds, lastRun };
 }
 
-export function openGapsBySeverity(view: SessionView): Record<Severity, string[]> {
+/**
+ * The first LISTED_GAPS gaps in an open state, by severity (most severe
+ * first, then as recorded), and how many more are open: a head keeps those
+ * first ones and counts the rest, so the answer is the same from either.
+ */
+export function openGapsBySeverity(view: SessionView): { bySeverity: Record<Severity, string[]>; notListed: number } {
   const bySeverity = Object.fromEntries(SEVERITIES.map((s) => [s, [] as string[]])) as Record<Severity, string[]>;
   for (const gap of view.gaps.values()) if (isOpen(gap)) bySeverity[gap.severity].push(gap.id);
-  return bySeverity;
+  let room = LISTED_GAPS;
+  let notListed = view.gapsLeftOut.open;
+  for (const severity of SEVERITIES) {
+    const ids = bySeverity[severity];
+    if (ids.length > room) {
+      notListed += ids.length - room;
+      bySeverity[severity] = ids.slice(0, room);
+    }
+    room -= bySeverity[severity].length;
+  }
+  return { bySeverity, notListed };
+}
+
+function openGapsOf(view: SessionView): Pick<LoopStep, 'openGaps' | 'openGapsNotListed'> {
+  const { bySeverity, notListed } = openGapsBySeverity(view);
+  return { openGaps: bySeverity, openGapsNotListed: notListed };
 }
 
 /**
@@ -135,7 +157,7 @@ export function loopStep(view: SessionView, stopRequest?: StopRequest): LoopStep
     maxRounds: roundLimit(view),
     lastRound: view.machine.state !== 'COMPLETE' && nextRoundIsLast(view),
     focus: [...view.focus],
-    openGaps: openGapsBySeverity(view),
+    ...openGapsOf(view),
     openGapCount: view.open.count,
     weightedOpen: view.open.weighted,
     stopRequest: stopRequest ?? null,

@@ -1,4 +1,5 @@
 import type { DecisionKind } from '../../events/index.js';
+import { LISTED_GAPS } from './rules.js';
 import { isOpen, lastClosedRound, unfinishedGaps, tracksGaps } from './read-model.js';
 import { policyRulesNamed } from '../policies/index.js';
 import type { Gap, RoundFigures, SessionView } from './view.js';
@@ -84,6 +85,17 @@ export function stalledIn(view: Pick<SessionView, 'history'>, round: RoundFigure
 /** The gaps not closed (open and deferred), most severe first, in the order they were recorded. */
 export function listedGaps(view: Pick<SessionView, 'gaps'>): Gap[] {
   return unfinishedGaps(view.gaps.values());
+}
+
+/**
+ * The first LISTED_GAPS gaps not closed in the list's order (what `next
+ * --json` lists), and how many more there are: a head keeps those first
+ * ones and counts the rest, so the answer is the same from either.
+ */
+export function topListedGaps(view: Pick<SessionView, 'gaps' | 'gapsLeftOut'>): { gaps: Gap[]; notListed: number } {
+  const all = listedGaps(view);
+  const leftOut = view.gapsLeftOut.open + view.gapsLeftOut.parked;
+  return { gaps: all.slice(0, LISTED_GAPS), notListed: Math.max(0, all.length - LISTED_GAPS) + leftOut };
 }
 
 function option(kind: DecisionKind, gaps: Gap[], named?: string[]): DecisionOption {

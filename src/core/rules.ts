@@ -31,6 +31,13 @@ export const STATE_CLASS: Readonly<Record<GapState, GapStateClass>> = {
   SPLIT: 'closed',
 };
 
+/**
+ * How many gaps not closed `next --json` lists (and of them, how many open
+ * ones it names by severity), most severe first, in the order they were
+ * recorded; it counts the rest. A head keeps at least these.
+ */
+export const LISTED_GAPS = 100;
+
 /** R9: a parked gap counts half. */
 export const CLASS_FACTOR: Readonly<Record<GapStateClass, number>> = { open: 1, parked: 0.5, closed: 0 };
 

@@ -1,5 +1,5 @@
 import type { GapState, Severity } from '../../events/index.js';
-import { SEVERITIES, STATE_CLASS } from './rules.js';
+import { LISTED_GAPS, SEVERITIES, STATE_CLASS } from './rules.js';
 import type { Gap, MetricsRecord, RoundFigures, SessionView } from './view.js';
 import { policyRulesNamed } from '../policies/index.js';
 
@@ -25,12 +25,13 @@ import { policyRulesNamed } from '../policies/index.js';
  * gapflow that folded the view. Bump VIEW_SHAPE when SessionView changes
  * shape between releases' builds.
  *
- * `roundsBefore` is not stored: it is 0 in every whole view, and a head's
- * checkpoint (encodeHead) carries it beside the view it stores.
+ * `roundsBefore` and `gapsLeftOut` are not stored: they are 0 in every
+ * whole view, and a head's checkpoint (encodeHead) carries them beside the
+ * view it stores.
  */
 export const VIEW_SHAPE = 'view-7';
 
-interface StoredView extends Omit<SessionView, 'gaps' | 'policies' | 'roundsBefore'> {
+interface StoredView extends Omit<SessionView, 'gaps' | 'policies' | 'roundsBefore' | 'gapsLeftOut'> {
   gaps: Gap[];
   policies: Omit<SessionView['policies'], 'settings' | 'records'> & {
     settings: [string, unknown][];
@@ -40,7 +41,7 @@ interface StoredView extends Omit<SessionView, 'gaps' | 'policies' | 'roundsBefo
 
 /** The view as one JSON text. */
 export function encodeView(view: SessionView): string {
-  const { roundsBefore: _before, ...kept } = view;
+  const { roundsBefore: _before, gapsLeftOut: _leftOut, ...kept } = view;
   const stored: StoredView = {
     ...kept,
     gaps: [...view.gaps.values()],
@@ -66,6 +67,7 @@ function readView(text: string): SessionView | null {
   const view: SessionView = {
     ...stored,
     roundsBefore: 0,
+    gapsLeftOut: { open: 0, parked: 0 },
     gaps: new Map(stored.gaps.map((gap) => [gap.id, gap])),
     policies: { ...stored.policies, settings: new Map(stored.policies.settings), records: new Map(stored.policies.records) },
   };
@@ -118,14 +120,26 @@ export function decodeView(text: string): SessionView | null {
 /*
  * The head of a view: what the loop's questions read (`next`, a stop hook:
  * loopStep, hookStep, the decision prompt), cut from the whole view so a
- * hook reads kilobytes, not the session's history. It keeps the settings,
- * thresholds, counts, machine, focus, baseline, binding and policies whole;
- * the decisions; the last rounds whole (the ones before are counted in
- * `roundsBefore`, not kept, so what a write folds and a question reads does
- * not grow with the session); the history from the round before the last
- * closed one on; and every gap not closed. It answers those questions as the
- * whole view does (test/core/view-head.test.ts holds it to that on random
- * sessions); it is never rendered whole, never written to, never folded.
+ * hook reads kilobytes, not the session's history or its inventory. It
+ * keeps the settings, thresholds, counts, machine, focus, baseline, binding
+ * and policies whole; the decisions; the last rounds whole (the ones before
+ * are counted in `roundsBefore`, not kept, so what a write folds and a
+ * question reads does not grow with the session); the history from the
+ * round before the last closed one on; and the gaps not closed, when there
+ * are at most `listed` of them.
+ *
+ * A larger inventory (a scanner's findings run to tens of thousands) is cut
+ * too: the head keeps the first `listed` gaps not closed and the first
+ * `listed` open ones, in the list's order (most severe first, then as
+ * recorded: what `next --json` lists and a stop hook shows the top of), and
+ * every gap the loop names whatever its place (reopened ones, for
+ * ping-pong; claims a tool disputes); it counts the rest (`gapsLeftOut`),
+ * and keeps its rounds' figures without their lists of gaps, which only
+ * a round's close and the decision prompt read. Such a head answers the
+ * loop's questions as the whole view does while no decision is due
+ * (`leavesGapsOut`, `answersLoop`); it is never rendered whole, never written
+ * to, never folded (test/core/view-head.test.ts holds it to that on random
+ * sessions).
  *
  * Nothing here loads immer, a schema or the statechart: `next` and a stop
  * hook read the head on every turn of an agent's loop, and their start-up
@@ -135,9 +149,24 @@ export function decodeView(text: string): SessionView | null {
 /** How many of the last rounds the head keeps whole: the open one, the last closed one and the one before. */
 export const HEAD_ROUNDS = 3;
 
-/** The head of `view`, keeping its last `keep` rounds whole (at least 2: the open round and the last closed one). */
-export function headOf(view: SessionView, keep = HEAD_ROUNDS): SessionView {
-  return cut(view, keep);
+/** The head of `view`, keeping its last `keep` rounds whole (at least 2: the open round and the last closed one) and, of a larger inventory, the first `listed` gaps. */
+export function headOf(view: SessionView, keep = HEAD_ROUNDS, listed = LISTED_GAPS): SessionView {
+  return cut(view, keep, listed);
+}
+
+/** Whether `view` leaves gaps not closed out (a head cut from a large inventory). */
+export function leavesGapsOut(view: Pick<SessionView, 'gapsLeftOut'>): boolean {
+  return view.gapsLeftOut.open + view.gapsLeftOut.parked > 0;
+}
+
+/**
+ * Whether `view` answers the loop's questions (`next`, a stop hook) as the
+ * whole view would: it leaves no gap out, or no decision is due (the
+ * options and the prompt read every gap not closed and the last round's
+ * lists).
+ */
+export function answersLoop(view: Pick<SessionView, 'gapsLeftOut' | 'machine'>): boolean {
+  return !leavesGapsOut(view) || view.machine.state !== 'DIVERGENCE_WARNING';
 }
 
 /** Names the closed gaps' index a head goes with (the seq and checksum of the event it was written at). */
@@ -148,12 +177,14 @@ export interface IndexMark {
 
 /**
  * The head as a checkpoint stores it: the view's JSON, with the rounds
- * before the kept ones counted, not written, and the closed gaps' index it
- * goes with (null: none; a write cannot then be decided on this head).
+ * before the kept ones and the gaps left out counted, not written, and the
+ * closed gaps' index it goes with (null: none; a write cannot then be
+ * decided on this head).
  */
-export function encodeHead(view: SessionView, keep = HEAD_ROUNDS, closed: IndexMark | null = null): string {
-  const head = cut(view, keep);
-  return `{"roundsBefore":${head.roundsBefore},"closed":${JSON.stringify(closed)},"view":${encodeView(head)}}`;
+export function encodeHead(view: SessionView, keep = HEAD_ROUNDS, closed: IndexMark | null = null, listed = LISTED_GAPS): string {
+  const head = cut(view, keep, listed);
+  const { open, parked } = head.gapsLeftOut;
+  return `{"roundsBefore":${head.roundsBefore},"gapsLeftOut":[${open},${parked}],"closed":${JSON.stringify(closed)},"view":${encodeView(head)}}`;
 }
 
 /**
@@ -166,30 +197,70 @@ export function decodeHead(text: string): SessionView | null {
 
 /** The head a checkpoint's text holds, and the closed gaps' index it names; null when it is not one this build wrote. */
 export function decodeMarkedHead(text: string): { view: SessionView; closed: IndexMark | null } | null {
-  const prefix = /^\{"roundsBefore":(\d+),"closed":(null|\{"seq":(\d+),"sum":"([0-9A-Za-z_-]+)"\}),"view":/.exec(text);
+  const prefix = /^\{"roundsBefore":(\d+),"gapsLeftOut":\[(\d+(?:\.5)?),(\d+)\],"closed":(null|\{"seq":(\d+),"sum":"([0-9A-Za-z_-]+)"\}),"view":/.exec(text);
   if (prefix === null || !text.endsWith('}')) return null;
   const view = readView(text.slice(prefix[0].length, -1));
   if (view === null) return null;
-  const closed = prefix[2] === 'null' ? null : { seq: Number(prefix[3]), sum: prefix[4]! };
+  const closed = prefix[4] === 'null' ? null : { seq: Number(prefix[5]), sum: prefix[6]! };
   view.roundsBefore = Number(prefix[1]);
+  view.gapsLeftOut = { open: Number(prefix[2]), parked: Number(prefix[3]) };
   return { view: freezeNew(view), closed };
 }
 
 /** The head of `view`: only its last `keep` rounds kept, the ones before counted (a head cut again counts what it already left out). */
-function cut(view: SessionView, keep: number): SessionView {
+function cut(view: SessionView, keep: number, listed: number): SessionView {
   const rounds = view.rounds.slice(-Math.max(2, keep));
   const firstKept = rounds[0]?.round ?? 0;
   // The round whose close the prompt and the stop request speak of, and the one before it.
   const lastClosed = view.rounds.findLast((r) => r.openEnd !== null)?.round ?? 0;
   const since = Math.min(firstKept, lastClosed - 1);
-  // The loop's questions look at gaps still open or parked (the inventory, the focus, the options), never at closed ones.
-  const gaps = new Map([...view.gaps].filter(([, gap]) => STATE_CLASS[gap.state] !== 'closed'));
   // History: from its first entry of round `since` or later, to the end (a hand-made log may number a later entry
   // lower; keeping everything after that first one keeps a superset). Decisions are few: all kept (whether a
   // standing stop request was answered is asked of every decision made after its round).
   const first = view.history.findIndex((entry) => entry.round >= since);
   const roundsBefore = view.roundsBefore + view.rounds.length - rounds.length;
-  return { ...view, gaps, rounds, roundsBefore, history: first === -1 ? [] : view.history.slice(first) };
+  const history = first === -1 ? [] : view.history.slice(first);
+  const kept = keptGaps(view, listed);
+  if (kept.leftOut.open + kept.leftOut.parked === 0) return { ...view, gaps: kept.gaps, rounds, roundsBefore, history };
+  return { ...view, gaps: kept.gaps, gapsLeftOut: kept.leftOut, rounds: rounds.map(withoutLists), roundsBefore, history };
+}
+
+/**
+ * The gaps a head keeps: the loop's questions look at gaps still open or
+ * parked, never at closed ones; of more than `listed` of them, the first
+ * `listed` in the list's order, the first `listed` open ones, and the ones
+ * reopened or disputed (ping-pong and claims name them wherever they
+ * stand), in the view's order; the rest counted by class (a head cut again
+ * adds to what it already left out).
+ */
+function keptGaps(view: SessionView, listed: number): { gaps: Map<string, Gap>; leftOut: SessionView['gapsLeftOut'] } {
+  const unfinished = [...view.gaps.values()].filter((gap) => STATE_CLASS[gap.state] !== 'closed');
+  const leftOut = { ...view.gapsLeftOut };
+  if (unfinished.length <= listed) return { gaps: new Map(unfinished.map((gap) => [gap.id, gap])), leftOut };
+  const keep = new Set<string>();
+  let open = 0;
+  let any = 0;
+  for (const severity of SEVERITIES) {
+    for (const gap of unfinished) {
+      if (gap.severity !== severity) continue;
+      const isOpen = STATE_CLASS[gap.state] === 'open';
+      if (any < listed || (isOpen && open < listed)) keep.add(gap.id);
+      any += 1;
+      if (isOpen) open += 1;
+    }
+  }
+  const gaps = new Map<string, Gap>();
+  for (const gap of unfinished) {
+    if (keep.has(gap.id) || (gap.reopens ?? 0) > 0 || gap.claimed) gaps.set(gap.id, gap);
+    else leftOut[STATE_CLASS[gap.state] === 'open' ? 'open' : 'parked'] += 1;
+  }
+  return { gaps, leftOut };
+}
+
+/** A round's figures without their lists of gaps (a head that leaves gaps out keeps the counts only). */
+function withoutLists(round: RoundFigures): RoundFigures {
+  const { criticalBeforeR29: _before, withdrawalsTakenBack: _back, claimed: _claimed, ...figures } = round;
+  return { ...figures, resolvedGaps: [], newGaps: [], withdrawnGaps: [], splits: [], severityChanges: [], criticalIntroduced: [], outsideFocus: [] };
 }
 
 // The closed gaps' index.

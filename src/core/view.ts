@@ -250,6 +250,16 @@ export interface SessionView {
    */
   roundsBefore: number;
   /**
+   * How many gaps not closed this view leaves out, open and parked: none in
+   * the whole view; for a head cut from a large inventory, all but the first
+   * ones in the list's order and the ones the loop names (see `headOf`). A
+   * view that leaves gaps out answers the loop's questions that read counts
+   * and the top of the list, never a question that reads the whole list (a
+   * decision's options): ask `leavesGapsOut`. Not stored in a whole view's
+   * checkpoint; a head's carries it beside the view.
+   */
+  gapsLeftOut: { open: number; parked: number };
+  /**
    * The weighted open count at the end of the last closed rounds (at most
    * FORECAST_ROUNDS, oldest first; the last is the last closed round's): the
    * forecast's series, kept apart from the rounds because the head keeps

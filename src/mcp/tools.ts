@@ -131,13 +131,14 @@ export function gapflowTools(context: McpContext) {
   return {
     next: {
       description:
-        'Where the refinement loop stands and what to do next: action (continue, ask_user or stop) and why, the open gaps by severity, claims a tool still disputes, and when a decision is due the options, each with the decision to record. Call it first, and after every round.',
+        'Where the refinement loop stands and what to do next: action (continue, ask_user or stop) and why, the open gaps by severity (the first 100, most severe first; openGapsNotListed counts the rest), claims a tool still disputes, and when a decision is due the options, each with the decision to record. Call it first, and after every round.',
       inputSchema: z.object({}),
       outputSchema: z.object({
         ...Standing.shape,
         outcome: z.nullable(z.string()),
         focus: z.array(z.string()),
         openGaps: z.record(z.string(), z.array(z.string())),
+        openGapsNotListed: z.number(),
         claimedStillReported: z.array(z.string()),
         options: z.array(z.object({ kind: z.string(), label: z.string(), recommended: z.boolean(), effect: z.string() })),
         prompt: z.nullable(z.string()),
@@ -152,6 +153,7 @@ export function gapflowTools(context: McpContext) {
           outcome: step.outcome,
           focus: step.focus,
           openGaps: step.openGaps,
+          openGapsNotListed: step.openGapsNotListed,
           claimedStillReported: step.claimedStillReported,
           options: asks ? optionEntries(view).map(({ kind, label, recommended, effect }) => ({ kind, label, recommended, effect })) : [],
           prompt: asks ? renderPrompt(view) : null,

@@ -124,7 +124,9 @@ function blockReason(view: SessionView, step: LoopStep, blocks: number, maxBlock
     // The titles are anyone's words: fenced as data, so the agent reads them as the gaps' names, not as orders.
     const fence = dataFence();
     lines.push([`${counts}, most severe first ${dataNote('titles')}:`], [fence.open]);
-    lines.push([itemList(open, '\n', (n) => `\n- +${n} more (gapflow status lists every gap)`, GAPS_LISTED)], [fence.close]);
+    // `openGaps` names the first of them only; the ones beyond it are counted with the ones left out here.
+    const more = (n: number) => `\n- +${formatCount(n + step.openGapsNotListed)} more (gapflow status lists every gap)`;
+    lines.push([itemList(open, '\n', more, GAPS_LISTED)], [fence.close]);
   }
   lines.push(count);
   return fitLines(lines, HOOK_TEXT_BUDGET).text;

@@ -9,6 +9,8 @@ import {
   encodeHead,
   extendClosedIndex,
   HEAD_ROUNDS,
+  leavesGapsOut,
+  LISTED_GAPS,
   type ClosedGap,
   type ClosedIndexParts,
   type Gap,
@@ -217,6 +219,8 @@ function loadHead(checkpoints: Checkpoints): Head | null {
   const found = checkpoints.headForWrite(headFormat(), closedIndexFormat());
   const marked = found === null ? null : decodeMarkedHead(found.head);
   if (found?.index == null || marked?.closed == null || !sameMark(marked.closed, found.index.at)) return null;
+  // A head that leaves gaps out cannot tell a gap it left out from an unknown one: the whole view decides.
+  if (leavesGapsOut(marked.view)) return null;
   return { view: marked.view, index: found.index.parts, mark: marked.closed };
 }
 
@@ -504,9 +508,9 @@ export function viewFormat(): string {
   return `${VIEW_SHAPE}/gapflow-${packageVersion() ?? 'unknown'}`;
 }
 
-/** The head checkpoint's format (`closed-2`: it names the closed gaps' index it goes with). */
+/** The head checkpoint's format (`gaps-N`: of a larger inventory it keeps the first N gaps; `closed-2`: it names the closed gaps' index it goes with). */
 export function headFormat(): string {
-  return `${viewFormat()}/head-${HEAD_ROUNDS}-closed-2`;
+  return `${viewFormat()}/head-${HEAD_ROUNDS}-gaps-${LISTED_GAPS}-closed-2`;
 }
 
 /**

@@ -12,9 +12,9 @@ import {
   viewForecast,
   type HookCall,
 } from '../../src/core/index.js';
-import { decodeHead, encodeHead, headOf } from '../../src/core/index.js';
+import { answersLoop, decodeHead, encodeHead, headOf, leavesGapsOut, LISTED_GAPS } from '../../src/core/index.js';
 import { hookVerdict, nextLine, renderPrompt } from '../../src/render/index.js';
-import { EVENT_VERSION, type GapflowEvent } from '../../events/index.js';
+import { EVENT_VERSION, type GapflowEvent, type Severity } from '../../events/index.js';
 import { newSession } from '../support.js';
 import { play, scriptArb, settingsArb } from '../session/model.js';
 
@@ -59,6 +59,26 @@ function shiftRound(event: GapflowEvent): GapflowEvent {
   return { ...event, data: { ...event.data, round: event.data.round + 10 } } as GapflowEvent;
 }
 
+const PADDING: Severity[] = ['LOW', 'CRITICAL', 'MEDIUM', 'HIGH', 'UNTRIAGED'];
+
+/** `events` with `count` more gaps recorded at the baseline, just after the session started (seqs renumbered): an inventory past what a head keeps. */
+function withInventory(events: readonly GapflowEvent[], count: number): GapflowEvent[] {
+  const [started, ...rest] = events;
+  const padding = Array.from(
+    { length: count },
+    (_, i) =>
+      ({
+        v: EVENT_VERSION,
+        seq: 0,
+        id: `pad-${i}`,
+        at: '2026-01-12T09:00:00.000Z',
+        type: 'gap.opened',
+        data: { id: `PAD-${i}`, severity: PADDING[i % PADDING.length]!, title: `padding ${i}`, blocking: true },
+      }) as GapflowEvent,
+  );
+  return [started!, ...padding, ...rest].map((event, i) => ({ ...event, seq: i + 1 }) as GapflowEvent);
+}
+
 /** A `session.bound` line at `seq`. */
 function bindingEvent(seq: number, agentSession: string): GapflowEvent {
   return { v: EVENT_VERSION, seq, id: `bind-${seq}`, at: '2026-01-12T10:00:00.000Z', type: 'session.bound', data: { agentSession } };
@@ -97,6 +117,8 @@ describe('the head of a view', () => {
     () => {
       let cut = 0;
       let prompts = 0;
+      let leftOut = 0;
+      let gaveWay = 0;
       fc.assert(
         fc.property(
           longSettings,
@@ -104,7 +126,8 @@ describe('the head of a view', () => {
           fc.double({ min: 0.3, max: 1, noNaN: true }),
           fc.constantFrom(null, 'agent-1', 'agent-2'),
           fc.boolean(),
-          (settings, script, where, bound, shifted) => {
+          fc.integer({ min: 0, max: 2 * LISTED_GAPS }),
+          (settings, script, where, bound, shifted, extra) => {
             const { session } = play(settings, script);
             const played = session.log.read().slice(0, Math.max(1, Math.round(where * session.log.read().length)));
             // A log another tool wrote may number its rounds from 11: a decision's history entry then counts lower than the rounds before it.
@@ -117,13 +140,27 @@ describe('the head of a view', () => {
             if (expected.prompt !== null && head.roundsBefore > 0) prompts += 1;
             expect(answers(head)).toEqual(expected);
             expect(answers(decodeHead(encodeHead(view, 2))!)).toEqual(expected);
+            // With more gaps than a head keeps (a large inventory's): the same answers while no decision is due.
+            const large = replay(withInventory(bound === null ? events : [...events, bindingEvent(events.length + 1, bound)], extra));
+            const cutLarge = headOf(large, 2);
+            const expectedLarge = answers(large);
+            if (leavesGapsOut(cutLarge)) leftOut += 1;
+            if (answersLoop(cutLarge)) {
+              expect(answers(cutLarge)).toEqual(expectedLarge);
+              expect(answers(decodeHead(encodeHead(large, 2))!)).toEqual(expectedLarge);
+            } else {
+              gaveWay += 1;
+              expect(expectedLarge.step.action).toBe('ask_user');
+            }
           },
         ),
         { numRuns: 600 },
       );
+      expect(leftOut).toBeGreaterThan(60);
+      expect(gaveWay).toBeGreaterThan(0);
       // The property is about cut views: a good share of the random sessions (a fifth at least) must have been cut.
       expect(cut).toBeGreaterThan(60);
-      console.log(`view head: ${cut} of 600 views cut, ${prompts} of them with a decision prompt`);
+      console.log(`view head: ${cut} of 600 views cut, ${prompts} of them with a decision prompt; ${leftOut} leaving gaps out, ${gaveWay} of them giving way`);
       expect(prompts).toBeGreaterThanOrEqual(3);
     },
     TIMEOUT,
@@ -191,4 +228,31 @@ describe('the head of a view', () => {
     },
     TIMEOUT,
   );
+
+  it('keeps the same few kilobytes whatever the inventory: 1,000 or 20,000 gaps open, half of them opened in the open round', () => {
+    const sizes = [1_000, 20_000].map((count) => {
+      // Given: a session with that many gaps open, half at its baseline and half in its open round.
+      const session = newSession({ maxRounds: 100 });
+      session.startRound();
+      const [started, roundStarted] = session.log.read();
+      const half = count / 2;
+      const baseline = withInventory([started!], half);
+      const inRound = withInventory([roundStarted!], count - half).slice(1);
+      const view = replay(
+        [...baseline, roundStarted!, ...inRound.map((e, i) => ({ ...e, id: `r-${i}`, data: { ...e.data, id: `R-${i}` } }) as GapflowEvent)].map(
+          (e, i) => ({ ...e, seq: i + 1 }) as GapflowEvent,
+        ),
+      );
+      const head = headOf(view);
+      // Then: the head keeps the first LISTED_GAPS and counts the rest, and the open round's lists are gone.
+      expect(head.gaps.size).toBe(LISTED_GAPS);
+      expect(head.gapsLeftOut).toEqual({ open: count - LISTED_GAPS, parked: 0 });
+      expect(head.rounds.at(-1)!.newGaps).toEqual([]);
+      expect(head.rounds.at(-1)!.new).toBe(half);
+      return encodeHead(view).length;
+    });
+    expect(sizes[0]).toBeLessThan(40_000);
+    // The same size, to the digits of the counts.
+    expect(Math.abs(sizes[1]! - sizes[0]!)).toBeLessThan(100);
+  });
 });

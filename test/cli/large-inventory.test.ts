@@ -1,0 +1,126 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BIN } from './children.js';
+import { Sandbox } from './helpers.js';
+
+/*
+ * Issue 34: a session with more gaps than `next --json` lists. `next` and a
+ * stop hook read a head of constant size (the first gaps in the list's
+ * order, the rest counted), so their answers name the first 100 gaps and
+ * count the others, the same answered from the head by the bin's short path
+ * as from the whole view; when a decision is due they read the whole view,
+ * whose options name every gap.
+ */
+
+const TIMEOUT = 60_000;
+const SEVERITIES = ['LOW', 'CRITICAL', 'MEDIUM', 'HIGH'];
+const COUNT = 250;
+
+interface Next {
+  action: string;
+  openGaps: Record<string, string[]>;
+  openGapsNotListed: number;
+  openGapCount: number;
+  gaps: { id: string; severity: string; state: string }[];
+  gapsNotListed: number;
+  options: { kind: string; gaps: { id: string }[] }[];
+}
+
+let box: Sandbox;
+beforeEach(() => {
+  box = new Sandbox();
+});
+afterEach(() => box.remove());
+
+const bin = (argv: string[], input = '') => execFileSync(process.execPath, [BIN, ...argv, '--dir', box.dir], { cwd: box.root, input, encoding: 'utf8' });
+const next = (): Next => JSON.parse(bin(['next', '--json'])) as Next;
+const headFile = () => join(box.dir, 'checkpoint.head.json');
+
+/** `count` gaps at the baseline, severities LOW, CRITICAL, MEDIUM, HIGH by turns: G-0 … G-(count-1). */
+function inventory(count: number): void {
+  box.ok('init');
+  const lines = Array.from({ length: count }, (_, n) =>
+    JSON.stringify({ type: 'gap.opened', data: { id: `G-${n}`, severity: SEVERITIES[n % 4], title: `finding ${n}` } }),
+  );
+  bin(['append'], `${lines.join('\n')}\n`);
+}
+
+/** The ids of `severity`'s gaps among G-0 … G-(count-1), in the order they were recorded. */
+const ofSeverity = (severity: string, count = COUNT) =>
+  Array.from({ length: count }, (_, n) => n)
+    .filter((n) => SEVERITIES[n % 4] === severity)
+    .map((n) => `G-${n}`);
+
+describe('next --json and the stop hook on an inventory larger than they list', () => {
+  it(
+    'lists the first 100 gaps most severe first as recorded, counts the rest, and answers the same from the head as from the whole view',
+    () => {
+      // Given 250 open gaps (62 CRITICAL, 63 HIGH, …) and round 1 open.
+      inventory(COUNT);
+      box.ok('round', 'start');
+      // When next --json is asked twice: the first call may build the head; the second is answered from it.
+      const first = next();
+      expect(existsSync(headFile())).toBe(true);
+      const second = next();
+      // Then both answers are the same, and list the first 100: every CRITICAL, then the first 38 HIGH.
+      expect(second).toEqual(first);
+      const expected = [...ofSeverity('CRITICAL'), ...ofSeverity('HIGH')].slice(0, 100);
+      expect(second.gaps.map((g) => g.id)).toEqual(expected);
+      expect(second.gapsNotListed).toBe(COUNT - 100);
+      expect([...second.openGaps.CRITICAL!, ...second.openGaps.HIGH!]).toEqual(expected);
+      expect([second.openGaps.MEDIUM, second.openGaps.LOW]).toEqual([[], []]);
+      expect([second.openGapsNotListed, second.openGapCount]).toEqual([COUNT - 100, COUNT]);
+      // The head keeps a constant few kilobytes: 100 gaps, not 250.
+      expect(readFileSync(headFile(), 'utf8').match(/"title":"finding/g)?.length).toBe(100);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'moves the list up when a listed gap closes, keeps deferred gaps in `gaps` but not in `openGaps`, and the hook counts the gaps it does not show',
+    () => {
+      inventory(COUNT);
+      box.ok('round', 'start');
+      // When the first CRITICAL is resolved and the second deferred.
+      box.steps('gap move G-1 RESOLVED', 'gap move G-5 USER_DEFERRED');
+      const step = next();
+      // Then the next HIGH gap rises into both lists; G-5 stays listed among the gaps not closed, not among the open ones.
+      const highs = ofSeverity('HIGH');
+      const critical = ofSeverity('CRITICAL').filter((id) => id !== 'G-1');
+      expect(step.gaps.map((g) => g.id)).toEqual([...critical, ...highs].slice(0, 100));
+      expect(step.gaps.find((g) => g.id === 'G-5')?.state).toBe('USER_DEFERRED');
+      const open = critical.filter((id) => id !== 'G-5');
+      expect([...step.openGaps.CRITICAL!, ...step.openGaps.HIGH!]).toEqual([...open, ...highs].slice(0, 100));
+      expect(step.gapsNotListed).toBe(COUNT - 1 - 100);
+      expect(step.openGapsNotListed).toBe(COUNT - 2 - 100);
+      // The hook shows 25 and counts the other open gaps: 248 open in all (the open count, 248.5, counts the deferred one half).
+      const stop = JSON.stringify({ session_id: 'agent-1', hook_event_name: 'Stop', stop_hook_active: false, cwd: box.root });
+      bin(['hook', 'claude'], stop);
+      const answer = JSON.parse(bin(['hook', 'claude'], stop)) as { decision: string; reason: string };
+      expect(answer.decision).toBe('block');
+      expect(answer.reason).toContain('Open gaps (248.5,');
+      expect(answer.reason).toContain(`- CRITICAL ${open[0]}: finding`);
+      expect(answer.reason).toContain(`- +${248 - 25} more (gapflow status lists every gap)`);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'reads the whole view when a decision is due: force_complete names every gap not closed',
+    () => {
+      inventory(COUNT);
+      // Given round 1 introduced a CRITICAL gap: DIVERGENCE_WARNING, and the head leaves gaps out.
+      box.steps('round start', 'gap open C-NEW --severity CRITICAL --title new', 'round close');
+      next();
+      const step = next();
+      // Then the options are the whole view's.
+      expect(step.action).toBe('ask_user');
+      expect(step.options.find((o) => o.kind === 'force_complete')?.gaps.length).toBe(COUNT + 1);
+      expect(step.options.find((o) => o.kind === 'prioritize_critical')?.gaps.length).toBe(ofSeverity('CRITICAL').length + 1);
+      expect(step.gaps.length).toBe(100);
+    },
+    TIMEOUT,
+  );
+});
