@@ -26,7 +26,7 @@ import {
   SEVERITY_WEIGHT,
   STATE_CLASS,
 } from './rules.js';
-import { freezeNew, openingFigures } from './view-codec.js';
+import { freezeNew, NOTHING_LEFT_OUT, openingFigures } from './view-codec.js';
 import type { Gap, PolicyView, RoundFigures, SessionView, SourceRecord } from './view.js';
 
 enableMapSet();
@@ -41,7 +41,7 @@ export function initialView(): SessionView {
     open: { count: 0, weighted: 0 },
     rounds: [],
     roundsBefore: 0,
-    gapsLeftOut: { open: 0, parked: 0 },
+    gapsLeftOut: NOTHING_LEFT_OUT,
     weightedOpenEnds: [],
     roundOpen: false,
     machine: { state: 'CONVERGING', flatCount: 0, outcome: null, pausedFrom: null },

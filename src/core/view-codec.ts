@@ -1,6 +1,6 @@
 import type { GapState, Severity } from '../../events/index.js';
 import { LISTED_GAPS, SEVERITIES, STATE_CLASS } from './rules.js';
-import type { Gap, MetricsRecord, RoundFigures, SessionView } from './view.js';
+import type { Gap, GapsLeftOut, ListFrontier, MetricsRecord, RoundFigures, SessionView } from './view.js';
 import { policyRulesNamed } from '../policies/index.js';
 
 /*
@@ -33,6 +33,8 @@ export const VIEW_SHAPE = 'view-7';
 
 interface StoredView extends Omit<SessionView, 'gaps' | 'policies' | 'roundsBefore' | 'gapsLeftOut'> {
   gaps: Gap[];
+  /** Only in a head that leaves gaps out. */
+  gapsLeftOut?: GapsLeftOut;
   policies: Omit<SessionView['policies'], 'settings' | 'records'> & {
     settings: [string, unknown][];
     records: [string, MetricsRecord[]][];
@@ -41,9 +43,10 @@ interface StoredView extends Omit<SessionView, 'gaps' | 'policies' | 'roundsBefo
 
 /** The view as one JSON text. */
 export function encodeView(view: SessionView): string {
-  const { roundsBefore: _before, gapsLeftOut: _leftOut, ...kept } = view;
+  const { roundsBefore: _before, gapsLeftOut, ...kept } = view;
   const stored: StoredView = {
     ...kept,
+    ...(leavesGapsOut(view) ? { gapsLeftOut } : {}),
     gaps: [...view.gaps.values()],
     policies: { ...view.policies, settings: [...view.policies.settings], records: [...view.policies.records] },
   };
@@ -67,7 +70,7 @@ function readView(text: string): SessionView | null {
   const view: SessionView = {
     ...stored,
     roundsBefore: 0,
-    gapsLeftOut: { open: 0, parked: 0 },
+    gapsLeftOut: stored.gapsLeftOut ?? NOTHING_LEFT_OUT,
     gaps: new Map(stored.gaps.map((gap) => [gap.id, gap])),
     policies: { ...stored.policies, settings: new Map(stored.policies.settings), records: new Map(stored.policies.records) },
   };
@@ -84,8 +87,9 @@ function readView(text: string): SessionView | null {
  */
 function looksStored(value: unknown): value is StoredView {
   if (!isObject(value)) return false;
-  const { gaps, rounds, weightedOpenEnds, history, decisions, focus, renames, machine, policies, open, lastSeq, sources } = value;
+  const { gaps, rounds, weightedOpenEnds, history, decisions, focus, renames, machine, policies, open, lastSeq, sources, gapsLeftOut } = value;
   return (
+    (gapsLeftOut === undefined || looksLeftOut(gapsLeftOut)) &&
     Array.isArray(gaps) &&
     gaps.every((gap) => isObject(gap) && typeof gap.id === 'string') &&
     [rounds, weightedOpenEnds, history, decisions, focus, renames, sources].every(Array.isArray) &&
@@ -98,6 +102,13 @@ function looksStored(value: unknown): value is StoredView {
     Array.isArray(policies.settings) &&
     Array.isArray(policies.records)
   );
+}
+
+function looksLeftOut(value: unknown): boolean {
+  if (!isObject(value)) return false;
+  const frontier = (f: unknown) =>
+    f === null || (isObject(f) && SEVERITIES.includes(f.severity as Severity) && Array.isArray(f.before) && f.before.every((id) => typeof id === 'string'));
+  return Number.isSafeInteger(value.open) && Number.isSafeInteger(value.parked) && frontier(value.unfinished) && frontier(value.openList);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -119,27 +130,33 @@ export function decodeView(text: string): SessionView | null {
 
 /*
  * The head of a view: what the loop's questions read (`next`, a stop hook:
- * loopStep, hookStep, the decision prompt), cut from the whole view so a
- * hook reads kilobytes, not the session's history or its inventory. It
- * keeps the settings, thresholds, counts, machine, focus, baseline, binding
- * and policies whole; the decisions; the last rounds whole (the ones before
- * are counted in `roundsBefore`, not kept, so what a write folds and a
- * question reads does not grow with the session); the history from the
- * round before the last closed one on; and the gaps not closed, when there
- * are at most `listed` of them.
+ * loopStep, hookStep, the decision prompt) and a gap write is decided on,
+ * cut from the whole view so a hook reads kilobytes, not the session's
+ * history or its inventory. It keeps the settings, thresholds, counts,
+ * machine, focus, baseline, binding and policies whole; the decisions; the
+ * last rounds whole (the ones before are counted in `roundsBefore`, not
+ * kept, so what a write folds and a question reads does not grow with the
+ * session); the history from the round before the last closed one on; and
+ * the gaps not closed, when there are at most twice `listed` of them.
  *
  * A larger inventory (a scanner's findings run to tens of thousands) is cut
- * too: the head keeps the first `listed` gaps not closed and the first
- * `listed` open ones, in the list's order (most severe first, then as
- * recorded: what `next --json` lists and a stop hook shows the top of), and
- * every gap the loop names whatever its place (reopened ones, for
- * ping-pong; claims a tool disputes); it counts the rest (`gapsLeftOut`),
- * and keeps its rounds' figures without their lists of gaps, which only
- * a round's close and the decision prompt read. Such a head answers the
- * loop's questions as the whole view does while no decision is due
- * (`leavesGapsOut`, `answersLoop`); it is never rendered whole, never written
- * to, never folded (test/core/view-head.test.ts holds it to that on random
- * sessions).
+ * too: the head keeps the first 2 x `listed` gaps not closed and the first
+ * 2 x `listed` open ones, in the list's order (most severe first, then as
+ * recorded: what `next --json` lists and a stop hook shows the top of, with
+ * as many again in reserve), and every gap the loop names wherever it
+ * stands (reopened ones, for ping-pong; claims a tool disputes). It counts
+ * the rest and says where its part of each list ends (`gapsLeftOut`), and
+ * keeps its rounds' figures without their lists of gaps, which only a
+ * round's close and the decision prompt read. The gaps it leaves out are
+ * listed in the index that goes with it (with the closed ones), so a write
+ * decided on it finds any gap by lookup.
+ *
+ * Such a head answers the loop's questions as the whole view does while its
+ * part of each list holds the first `listed` (`headIsExact`) and no decision
+ * is due (`answersLoop`); test/core/view-head.test.ts holds it to that on
+ * random sessions. A write on it keeps what it keeps (a head is never cut
+ * again from a head: what it left out it cannot see), and leaves a new gap
+ * out when it falls past the head's part of the list.
  *
  * Nothing here loads immer, a schema or the statechart: `next` and a stop
  * hook read the head on every turn of an agent's loop, and their start-up
@@ -149,9 +166,12 @@ export function decodeView(text: string): SessionView | null {
 /** How many of the last rounds the head keeps whole: the open one, the last closed one and the one before. */
 export const HEAD_ROUNDS = 3;
 
-/** The head of `view`, keeping its last `keep` rounds whole (at least 2: the open round and the last closed one) and, of a larger inventory, the first `listed` gaps. */
+/** A view that leaves no gap out (every whole view). */
+export const NOTHING_LEFT_OUT: GapsLeftOut = Object.freeze({ open: 0, parked: 0, unfinished: null, openList: null });
+
+/** The head of `view`, keeping its last `keep` rounds whole (at least 2: the open round and the last closed one) and, of a larger inventory, the first gaps of each list (twice `listed`). */
 export function headOf(view: SessionView, keep = HEAD_ROUNDS, listed = LISTED_GAPS): SessionView {
-  return cut(view, keep, listed);
+  return cutHead(view, keep, listed).head;
 }
 
 /** Whether `view` leaves gaps not closed out (a head cut from a large inventory). */
@@ -160,55 +180,70 @@ export function leavesGapsOut(view: Pick<SessionView, 'gapsLeftOut'>): boolean {
 }
 
 /**
- * Whether `view` answers the loop's questions (`next`, a stop hook) as the
- * whole view would: it leaves no gap out, or no decision is due (the
- * options and the prompt read every gap not closed and the last round's
- * lists).
+ * Whether a head's part of each list still holds the first `listed` gaps
+ * of it (a write on the head may have closed or parked some of them): the
+ * gaps of the list more severe than where the part ends, all kept, and
+ * those of that severity recorded before it, as they stand now.
  */
-export function answersLoop(view: Pick<SessionView, 'gapsLeftOut' | 'machine'>): boolean {
-  return !leavesGapsOut(view) || view.machine.state !== 'DIVERGENCE_WARNING';
+export function headIsExact(view: Pick<SessionView, 'gaps' | 'gapsLeftOut'>, listed = LISTED_GAPS): boolean {
+  const { unfinished, openList } = view.gapsLeftOut;
+  return (
+    holds(view, unfinished, (gap) => STATE_CLASS[gap.state] !== 'closed', listed) && holds(view, openList, (gap) => STATE_CLASS[gap.state] === 'open', listed)
+  );
 }
 
-/** Names the closed gaps' index a head goes with (the seq and checksum of the event it was written at). */
+function holds(view: Pick<SessionView, 'gaps'>, frontier: ListFrontier | null, inList: (gap: Gap) => boolean, listed: number): boolean {
+  if (frontier === null) return true;
+  const rank = SEVERITIES.indexOf(frontier.severity);
+  let count = 0;
+  for (const gap of view.gaps.values()) if (inList(gap) && SEVERITIES.indexOf(gap.severity) < rank) count += 1;
+  for (const id of frontier.before) {
+    const gap = view.gaps.get(id);
+    if (gap !== undefined && inList(gap) && gap.severity === frontier.severity) count += 1;
+  }
+  return count >= listed;
+}
+
+/**
+ * Whether `view` answers the loop's questions (`next`, a stop hook) as the
+ * whole view would: it leaves no gap out, or its part of each list holds
+ * the first ones and no decision is due (the options and the prompt read
+ * every gap not closed and the last round's lists).
+ */
+export function answersLoop(view: Pick<SessionView, 'gaps' | 'gapsLeftOut' | 'machine'>): boolean {
+  return !leavesGapsOut(view) || (view.machine.state !== 'DIVERGENCE_WARNING' && headIsExact(view));
+}
+
+/**
+ * Whether a gap opened now on `head` falls past its part of the lists (it
+ * is recorded last, so it comes after every gap of its severity): when the
+ * open list leaves a gap out at its severity or a more severe one. Such a
+ * gap is left out of the head and listed in its index instead.
+ */
+export function fallsPastHead(head: Pick<SessionView, 'gapsLeftOut'>, severity: Severity): boolean {
+  const frontier = head.gapsLeftOut.openList;
+  return frontier !== null && SEVERITIES.indexOf(severity) >= SEVERITIES.indexOf(frontier.severity);
+}
+
+/** Names the index a head goes with (the seq and checksum of the event it was written at). */
 export interface IndexMark {
   seq: number;
   sum: string;
 }
 
-/**
- * The head as a checkpoint stores it: the view's JSON, with the rounds
- * before the kept ones and the gaps left out counted, not written, and the
- * closed gaps' index it goes with (null: none; a write cannot then be
- * decided on this head).
- */
-export function encodeHead(view: SessionView, keep = HEAD_ROUNDS, closed: IndexMark | null = null, listed = LISTED_GAPS): string {
-  const head = cut(view, keep, listed);
-  const { open, parked } = head.gapsLeftOut;
-  return `{"roundsBefore":${head.roundsBefore},"gapsLeftOut":[${open},${parked}],"closed":${JSON.stringify(closed)},"view":${encodeView(head)}}`;
+/** A head cut from a view, and the gaps not closed it left out (the index lists them, with the closed ones). */
+export interface CutHead {
+  head: SessionView;
+  leftOut: Gap[];
 }
 
 /**
- * The head a checkpoint's text holds, frozen; null when it is
- * not one this build wrote.
+ * The head of `view` (see above), and the gaps not closed the cut left out
+ * now: every one a whole view's cut leaves out; none for a head that
+ * already leaves gaps out (it keeps what it keeps, whose left-out ones are
+ * in its index already).
  */
-export function decodeHead(text: string): SessionView | null {
-  return decodeMarkedHead(text)?.view ?? null;
-}
-
-/** The head a checkpoint's text holds, and the closed gaps' index it names; null when it is not one this build wrote. */
-export function decodeMarkedHead(text: string): { view: SessionView; closed: IndexMark | null } | null {
-  const prefix = /^\{"roundsBefore":(\d+),"gapsLeftOut":\[(\d+(?:\.5)?),(\d+)\],"closed":(null|\{"seq":(\d+),"sum":"([0-9A-Za-z_-]+)"\}),"view":/.exec(text);
-  if (prefix === null || !text.endsWith('}')) return null;
-  const view = readView(text.slice(prefix[0].length, -1));
-  if (view === null) return null;
-  const closed = prefix[4] === 'null' ? null : { seq: Number(prefix[5]), sum: prefix[6]! };
-  view.roundsBefore = Number(prefix[1]);
-  view.gapsLeftOut = { open: Number(prefix[2]), parked: Number(prefix[3]) };
-  return { view: freezeNew(view), closed };
-}
-
-/** The head of `view`: only its last `keep` rounds kept, the ones before counted (a head cut again counts what it already left out). */
-function cut(view: SessionView, keep: number, listed: number): SessionView {
+export function cutHead(view: SessionView, keep = HEAD_ROUNDS, listed = LISTED_GAPS): CutHead {
   const rounds = view.rounds.slice(-Math.max(2, keep));
   const firstKept = rounds[0]?.round ?? 0;
   // The round whose close the prompt and the stop request speak of, and the one before it.
@@ -220,41 +255,98 @@ function cut(view: SessionView, keep: number, listed: number): SessionView {
   const first = view.history.findIndex((entry) => entry.round >= since);
   const roundsBefore = view.roundsBefore + view.rounds.length - rounds.length;
   const history = first === -1 ? [] : view.history.slice(first);
-  const kept = keptGaps(view, listed);
-  if (kept.leftOut.open + kept.leftOut.parked === 0) return { ...view, gaps: kept.gaps, rounds, roundsBefore, history };
-  return { ...view, gaps: kept.gaps, gapsLeftOut: kept.leftOut, rounds: rounds.map(withoutLists), roundsBefore, history };
+  const kept = keptGaps(view, 2 * listed);
+  const cut = { ...view, gaps: kept.gaps, gapsLeftOut: kept.gapsLeftOut, roundsBefore, history };
+  return { head: { ...cut, rounds: leavesGapsOut(cut) ? rounds.map(withoutLists) : rounds }, leftOut: kept.leftOut };
 }
 
 /**
- * The gaps a head keeps: the loop's questions look at gaps still open or
- * parked, never at closed ones; of more than `listed` of them, the first
- * `listed` in the list's order, the first `listed` open ones, and the ones
- * reopened or disputed (ping-pong and claims name them wherever they
- * stand), in the view's order; the rest counted by class (a head cut again
- * adds to what it already left out).
+ * The head as a checkpoint stores it: the view's JSON (with what it leaves
+ * out of the gaps), the rounds before the kept ones counted, not written,
+ * and the index it goes with (null: none; a write cannot then be decided on
+ * this head). `view` is cut first unless it is a head cut already (`cut`).
  */
-function keptGaps(view: SessionView, listed: number): { gaps: Map<string, Gap>; leftOut: SessionView['gapsLeftOut'] } {
+export function encodeHead(view: SessionView, keep = HEAD_ROUNDS, closed: IndexMark | null = null, listed = LISTED_GAPS): string {
+  return encodeCutHead(cutHead(view, keep, listed).head, closed);
+}
+
+/** `encodeHead` for a head `cutHead` made. */
+export function encodeCutHead(head: SessionView, closed: IndexMark | null): string {
+  return `{"roundsBefore":${head.roundsBefore},"closed":${JSON.stringify(closed)},"view":${encodeView(head)}}`;
+}
+
+/**
+ * The head a checkpoint's text holds, frozen; null when it is
+ * not one this build wrote.
+ */
+export function decodeHead(text: string): SessionView | null {
+  return decodeMarkedHead(text)?.view ?? null;
+}
+
+/** The head a checkpoint's text holds, and the index it names; null when it is not one this build wrote. */
+export function decodeMarkedHead(text: string): { view: SessionView; closed: IndexMark | null } | null {
+  const prefix = /^\{"roundsBefore":(\d+),"closed":(null|\{"seq":(\d+),"sum":"([0-9A-Za-z_-]+)"\}),"view":/.exec(text);
+  if (prefix === null || !text.endsWith('}')) return null;
+  const view = readView(text.slice(prefix[0].length, -1));
+  if (view === null) return null;
+  const closed = prefix[2] === 'null' ? null : { seq: Number(prefix[3]), sum: prefix[4]! };
+  view.roundsBefore = Number(prefix[1]);
+  return { view: freezeNew(view), closed };
+}
+
+/**
+ * The gaps a head keeps, and what it leaves out. The loop's questions look
+ * at gaps still open or parked, never at closed ones. Of more than `kept`
+ * of them, the first `kept` in the list's order, the first `kept` open
+ * ones, and the ones reopened or disputed (ping-pong and claims name them
+ * wherever they stand), in the view's order; the rest are counted, and
+ * where the head's part of each list ends is noted. A view that already
+ * leaves gaps out (a head written to) keeps all it has: it cannot see
+ * what it left out, so it cannot cut again.
+ */
+function keptGaps(view: SessionView, kept: number): { gaps: Map<string, Gap>; gapsLeftOut: GapsLeftOut; leftOut: Gap[] } {
   const unfinished = [...view.gaps.values()].filter((gap) => STATE_CLASS[gap.state] !== 'closed');
-  const leftOut = { ...view.gapsLeftOut };
-  if (unfinished.length <= listed) return { gaps: new Map(unfinished.map((gap) => [gap.id, gap])), leftOut };
+  const all = new Map(unfinished.map((gap) => [gap.id, gap]));
+  if (leavesGapsOut(view)) {
+    const still = (frontier: ListFrontier | null) => frontier && { ...frontier, before: frontier.before.filter((id) => all.has(id)) };
+    const { unfinished: listed, openList } = view.gapsLeftOut;
+    return { gaps: all, gapsLeftOut: { ...view.gapsLeftOut, unfinished: still(listed), openList: still(openList) }, leftOut: [] };
+  }
+  if (unfinished.length <= kept) return { gaps: all, gapsLeftOut: NOTHING_LEFT_OUT, leftOut: [] };
+  const ordered = SEVERITIES.flatMap((severity) => unfinished.filter((gap) => gap.severity === severity));
   const keep = new Set<string>();
   let open = 0;
-  let any = 0;
-  for (const severity of SEVERITIES) {
-    for (const gap of unfinished) {
-      if (gap.severity !== severity) continue;
-      const isOpen = STATE_CLASS[gap.state] === 'open';
-      if (any < listed || (isOpen && open < listed)) keep.add(gap.id);
-      any += 1;
-      if (isOpen) open += 1;
-    }
-  }
+  ordered.forEach((gap, at) => {
+    const isOpen = STATE_CLASS[gap.state] === 'open';
+    if (at < kept || (isOpen && open < kept) || (gap.reopens ?? 0) > 0 || gap.claimed) keep.add(gap.id);
+    if (isOpen) open += 1;
+  });
   const gaps = new Map<string, Gap>();
+  const leftOut: Gap[] = [];
   for (const gap of unfinished) {
-    if (keep.has(gap.id) || (gap.reopens ?? 0) > 0 || gap.claimed) gaps.set(gap.id, gap);
-    else leftOut[STATE_CLASS[gap.state] === 'open' ? 'open' : 'parked'] += 1;
+    if (keep.has(gap.id)) gaps.set(gap.id, gap);
+    else leftOut.push(gap);
   }
-  return { gaps, leftOut };
+  const parked = leftOut.filter((gap) => STATE_CLASS[gap.state] === 'parked').length;
+  return {
+    gaps,
+    gapsLeftOut: {
+      open: leftOut.length - parked,
+      parked,
+      unfinished: frontierOf(ordered, keep, () => true),
+      openList: frontierOf(ordered, keep, (gap) => STATE_CLASS[gap.state] === 'open'),
+    },
+    leftOut,
+  };
+}
+
+/** Where the kept part of a list ends: the severity of its first gap left out, and the kept gaps of that severity before it (any state); null when the list leaves none out. */
+function frontierOf(ordered: readonly Gap[], keep: ReadonlySet<string>, inList: (gap: Gap) => boolean): ListFrontier | null {
+  const at = ordered.findIndex((gap) => inList(gap) && !keep.has(gap.id));
+  if (at === -1) return null;
+  const { severity } = ordered[at]!;
+  const before = ordered.slice(0, at).filter((gap) => gap.severity === severity && keep.has(gap.id));
+  return { severity, before: before.map((gap) => gap.id) };
 }
 
 /** A round's figures without their lists of gaps (a head that leaves gaps out keeps the counts only). */
@@ -314,9 +406,16 @@ export function closedIndexLines(gaps: Iterable<Gap>): string {
   return text;
 }
 
-/** The whole index of `view`: its body as stored (table line, then buckets). */
-export function encodeClosedIndex(view: SessionView): Buffer {
-  return closedIndexOf(closedIndexLines(view.gaps.values()));
+/** The index lines for `gaps`, whatever their state (the gaps not closed a head leaves out). */
+export function indexLines(gaps: Iterable<Gap>): string {
+  let text = '';
+  for (const gap of gaps) text += `${gap.id} ${gap.severity} ${gap.state}\n`;
+  return text;
+}
+
+/** The whole index that goes with `cut` (cut from `view`): its body as stored (table line, then buckets). */
+export function encodeClosedIndex(view: SessionView, cut: Pick<CutHead, 'leftOut'> = { leftOut: [] }): Buffer {
+  return closedIndexOf(closedIndexLines(view.gaps.values()) + indexLines(cut.leftOut));
 }
 
 /** The index body that lists `lines` (`ID SEVERITY STATE\n` lines), each in its bucket, in their order. */

@@ -226,6 +226,27 @@ export interface SourceRecord {
   claimed: string[];
 }
 
+/**
+ * Where a head's part of a list of gaps ends (the list of gaps not closed,
+ * or of open ones, most severe first, then as recorded): every gap of the
+ * list more severe than `severity` is kept, and of `severity`'s, the ones
+ * named in `before`, recorded before the first one left out (whatever
+ * their state now). The head lists that part exactly while it holds
+ * LISTED_GAPS gaps of the list at least (`headIsExact`).
+ */
+export interface ListFrontier {
+  severity: Severity;
+  before: string[];
+}
+
+/** What a head leaves out of the gaps not closed: how many, open and parked, and where its part of each list ends (null: it leaves none of that list out). */
+export interface GapsLeftOut {
+  open: number;
+  parked: number;
+  unfinished: ListFrontier | null;
+  openList: ListFrontier | null;
+}
+
 /** Everything the log says, folded: the single read model all output is rendered from. */
 export interface SessionView {
   /** null until session.started is folded. */
@@ -250,15 +271,12 @@ export interface SessionView {
    */
   roundsBefore: number;
   /**
-   * How many gaps not closed this view leaves out, open and parked: none in
-   * the whole view; for a head cut from a large inventory, all but the first
-   * ones in the list's order and the ones the loop names (see `headOf`). A
-   * view that leaves gaps out answers the loop's questions that read counts
-   * and the top of the list, never a question that reads the whole list (a
-   * decision's options): ask `leavesGapsOut`. Not stored in a whole view's
-   * checkpoint; a head's carries it beside the view.
+   * The gaps not closed this view leaves out: none in the whole view; for a
+   * head cut from a large inventory, all but the first ones in the list's
+   * order and the ones the loop names (see `headOf` in view-codec.ts). Not
+   * stored in a whole view's checkpoint.
    */
-  gapsLeftOut: { open: number; parked: number };
+  gapsLeftOut: GapsLeftOut;
   /**
    * The weighted open count at the end of the last closed rounds (at most
    * FORECAST_ROUNDS, oldest first; the last is the last closed round's): the

@@ -6,8 +6,13 @@ import {
   closedIndexLookUp,
   DamagedIndex,
   decodeMarkedHead,
-  encodeHead,
+  cutHead,
+  encodeCutHead,
   extendClosedIndex,
+  fallsPastHead,
+  headIsExact,
+  indexLines,
+  STATE_CLASS,
   HEAD_ROUNDS,
   leavesGapsOut,
   LISTED_GAPS,
@@ -121,9 +126,9 @@ export class SessionState {
   recordAll(requests: readonly BatchRequest[], where: RequestNamer, write: Pick<WriteOptions, 'expectSeq'>): BatchRecorded {
     const head = this.#feed === null ? this.#currentHead() : null;
     const working = head === null ? null : headWorking(head, requests);
-    const done = working === null ? null : this.#write(head!.view.lastSeq, requests, where, write, (fresh) => (fresh.length > 0 ? null : working));
+    const done = working === null ? null : this.#write(head!.view.lastSeq, requests, where, write, (fresh) => (fresh.length > 0 ? null : working.view));
     if (done !== null) {
-      saveHead(checkpointsOf(this.log), head!, done.view, done.appended);
+      saveHead(checkpointsOf(this.log), head!, working!, done.view, done.appended);
       this.#head = 'reread';
       this.#leftOnHead = done.view;
       return { groups: done.groups, appended: done.appended };
@@ -192,22 +197,29 @@ export class SessionState {
 
 /*
  * The head: how a session decides gap and round writes cheaply. Deciding a
- * gap event or a round's start or close needs the open gaps, the last
+ * gap event or a round's start or close needs the gaps not closed, the last
  * rounds, the machine, the session's rules and the policies' records (all
- * in the head checkpoint), and of the closed gaps only whether an id is
- * taken or known (the closed gaps' index answers that by lookup). So such a
- * write reads a few kilobytes and one log line, appends, and writes the new
- * head, whatever the log's length. What the head cannot decide goes to the
- * whole view: a move of a closed gap (reopening needs its whole record), a
- * split or a rename (rare, and a rename rewrites what the index lists), any
- * other kind of request (a decision may name closed gaps; metrics and
- * bindings are rare), a head or index that is not current, or a log another
- * writer appended to meanwhile.
+ * in the head checkpoint), and of the gaps the head leaves out (closed ones,
+ * and of a large inventory the ones past its part of the list) only whether
+ * an id is taken or known (the index that goes with the head answers that
+ * by lookup). So such a write reads a few kilobytes, a bucket of the index
+ * and one log line, appends, and writes the new head, whatever the log's
+ * length and the inventory's size. What the head cannot decide goes to the
+ * whole view: a move of a gap it leaves out (reopening a closed one needs
+ * its whole record), a split or a rename (rare, and a rename rewrites what
+ * the index lists), any other kind of request (a decision may name any gap;
+ * metrics and bindings are rare), a head or index that is not current, or a
+ * log another writer appended to meanwhile. A head that leaves gaps out
+ * decides no severity change (the gap would change its place in the list),
+ * no round close (its verdict reads the round's lists of gaps, which such a
+ * head does not keep) and not the start of round 1 (it counts the baseline's
+ * gaps).
  */
 
 const ON_HEAD: readonly string[] = ['gap.opened', 'gap.moved', 'gap.severity_changed', 'round.started', 'round.closed'];
+const ON_HEAD_LEAVING_GAPS_OUT: readonly string[] = ['gap.opened', 'gap.moved', 'round.started'];
 
-/** A current head, with the closed gaps' index it names (read in parts) and what names it. */
+/** A current head, with the index it names (read in parts) and what names it. */
 export interface Head {
   view: SessionView;
   index: ClosedIndexParts;
@@ -219,18 +231,25 @@ function loadHead(checkpoints: Checkpoints): Head | null {
   const found = checkpoints.headForWrite(headFormat(), closedIndexFormat());
   const marked = found === null ? null : decodeMarkedHead(found.head);
   if (found?.index == null || marked?.closed == null || !sameMark(marked.closed, found.index.at)) return null;
-  // A head that leaves gaps out cannot tell a gap it left out from an unknown one: the whole view decides.
-  if (leavesGapsOut(marked.view)) return null;
   return { view: marked.view, index: found.index.parts, mark: marked.closed };
+}
+
+/** What a batch is decided on, on a head: the head with the gaps the requests name that it left out put back (`named`, as the index knows them). */
+interface Working {
+  view: SessionView;
+  named: ReadonlySet<string>;
 }
 
 /**
  * The working copy a batch is decided on, on `head`: the head with the
- * closed gaps the requests name put back; null when the head cannot decide
- * the batch (see above).
+ * gaps it left out that the requests name put back; null when the head
+ * cannot decide the batch (see above).
  */
-function headWorking(head: Head, requests: readonly BatchRequest[]): SessionView | null {
-  if (!requests.every((request) => ON_HEAD.includes(request.body.type))) return null;
+function headWorking(head: Head, requests: readonly BatchRequest[]): Working | null {
+  const partial = leavesGapsOut(head.view);
+  const kinds = partial ? ON_HEAD_LEAVING_GAPS_OUT : ON_HEAD;
+  if (!requests.every((request) => kinds.includes(request.body.type))) return null;
+  if (partial && head.view.baselineGapCount === null && requests.some((request) => request.body.type === 'round.started')) return null;
   const lookUp = closedIndexLookUp(head.index);
   return lookUp === null
     ? null
@@ -243,19 +262,45 @@ function headWorking(head: Head, requests: readonly BatchRequest[]): SessionView
 
 /**
  * Writes the head a batch leaves, with the index it goes with: the same
- * index when no gap closed, else the index with the newly closed gaps added,
- * written first and only when the head is (a head never names an index that
- * does not hold its closed gaps; if the index cannot be written the head
- * names none).
+ * index when no gap closed or was left out, else the index with those gaps
+ * added, written first and only when the head is (a head never names an
+ * index that does not hold every gap it leaves out; if the index cannot be
+ * written the head names none). The gaps the batch named that the head had
+ * left out go back out of it; a gap it opened past the head's part of the
+ * list is left out (listed in the index, counted). A head whose part of a
+ * list no longer holds the first ones (the batch closed or parked too many
+ * of them) is not written: the next call reads the whole view, and cuts a
+ * new head from it.
  */
-export function saveHead(checkpoints: Checkpoints, head: Head, view: SessionView, appended: readonly GapflowEvent[]): void {
-  const added = newlyClosedLines(view, appended);
+function saveHead(checkpoints: Checkpoints, head: Head, working: Working, view: SessionView, appended: readonly GapflowEvent[]): void {
+  const { next, leftOut } = leavingOut(view, working.named, appended);
+  if (!headIsExact(next)) return;
+  const cut = cutHead(next);
+  const added = newlyClosedLines(next, appended) + indexLines(leftOut) + indexLines(cut.leftOut);
   checkpoints.saveHead(headFormat(), view.lastSeq, () => {
-    if (added === '') return encodeHead(view, HEAD_ROUNDS, head.mark);
+    if (added === '') return encodeCutHead(cut.head, head.mark);
     const body = extendedIndex(head.index, added);
-    const next = body === null ? null : checkpoints.saveClosedIndex(closedIndexFormat(), view.lastSeq, body);
-    return encodeHead(view, HEAD_ROUNDS, next);
+    const mark = body === null ? null : checkpoints.saveClosedIndex(closedIndexFormat(), view.lastSeq, body);
+    return encodeCutHead(cut.head, mark);
   });
+}
+
+/**
+ * `view` (a head a batch was folded into) without the gaps it had left out
+ * that the batch named, and with the gaps the batch opened past its part of
+ * the list left out (and counted): those are returned, for the index.
+ */
+function leavingOut(view: SessionView, named: ReadonlySet<string>, appended: readonly GapflowEvent[]): { next: SessionView; leftOut: Gap[] } {
+  if (!leavesGapsOut(view)) return { next: view, leftOut: [] };
+  const opened = appended.flatMap((event) => (event.type === 'gap.opened' ? [view.gaps.get(event.data.id)!] : []));
+  // A gap the batch opened and closed again goes to the index as closed (newlyClosedLines), as any gap closed on the head.
+  const leftOut = opened.filter((gap) => STATE_CLASS[gap.state] !== 'closed' && fallsPastHead(view, gap.severity));
+  if (named.size === 0 && leftOut.length === 0) return { next: view, leftOut };
+  const out = new Set([...named, ...leftOut.map((gap) => gap.id)]);
+  const gaps = new Map([...view.gaps].filter(([id]) => !out.has(id)));
+  const parked = leftOut.filter((gap) => STATE_CLASS[gap.state] === 'parked').length;
+  const gapsLeftOut = { ...view.gapsLeftOut, open: view.gapsLeftOut.open + leftOut.length - parked, parked: view.gapsLeftOut.parked + parked };
+  return { next: { ...view, gaps, gapsLeftOut }, leftOut };
 }
 
 function sameMark(a: IndexMark, b: IndexMark): boolean {
@@ -270,7 +315,7 @@ function sameMark(a: IndexMark, b: IndexMark): boolean {
  * split (the refusal names where that one went), or the index turns out
  * damaged where it is read.
  */
-function withClosedGaps(head: SessionView, bodies: readonly EventBodyInput[], lookUp: (id: string) => ClosedGap | null): SessionView | null {
+function withClosedGaps(head: SessionView, bodies: readonly EventBodyInput[], lookUp: (id: string) => ClosedGap | null): Working | null {
   try {
     return namingClosedGaps(head, bodies, lookUp);
   } catch (error) {
@@ -279,7 +324,7 @@ function withClosedGaps(head: SessionView, bodies: readonly EventBodyInput[], lo
   }
 }
 
-function namingClosedGaps(head: SessionView, bodies: readonly EventBodyInput[], lookUp: (id: string) => ClosedGap | null): SessionView | null {
+function namingClosedGaps(head: SessionView, bodies: readonly EventBodyInput[], lookUp: (id: string) => ClosedGap | null): Working | null {
   const named = new Map<string, Gap>();
   for (const body of bodies) {
     const data = (body as { data?: Record<string, unknown> }).data ?? {};
@@ -295,7 +340,7 @@ function namingClosedGaps(head: SessionView, bodies: readonly EventBodyInput[], 
       named.set(id, { title: '', spawnedBy: null, blocking: false, openedInRound: 0, reason: null, blockedBy: null, ...closed });
     }
   }
-  return named.size === 0 ? head : { ...head, gaps: new Map([...head.gaps, ...named]) };
+  return { view: named.size === 0 ? head : { ...head, gaps: new Map([...head.gaps, ...named]) }, named: new Set(named.keys()) };
 }
 
 /**
@@ -342,9 +387,10 @@ class Keeper {
     }
     const checkpoints = this.#checkpoints;
     checkpoints.saveHead(headFormat(), view.lastSeq, () => {
+      const cut = cutHead(view);
       // Written first: a head names only an index that is on disk whole.
-      const closed = checkpoints.saveClosedIndex(closedIndexFormat(), view.lastSeq, encodeClosedIndex(view));
-      return encodeHead(view, HEAD_ROUNDS, closed);
+      const closed = checkpoints.saveClosedIndex(closedIndexFormat(), view.lastSeq, encodeClosedIndex(view, cut));
+      return encodeCutHead(cut.head, closed);
     });
     if (now || checkpoints.due()) checkpoints.save(viewFormat(), view.lastSeq, () => encodeView(view));
   }
@@ -508,18 +554,20 @@ export function viewFormat(): string {
   return `${VIEW_SHAPE}/gapflow-${packageVersion() ?? 'unknown'}`;
 }
 
-/** The head checkpoint's format (`gaps-N`: of a larger inventory it keeps the first N gaps; `closed-2`: it names the closed gaps' index it goes with). */
+/** The head checkpoint's format (`gaps-N`: of a larger inventory it keeps the first 2 x N gaps of each list; `left-out-3`: it names the index of what it leaves out). */
 export function headFormat(): string {
-  return `${viewFormat()}/head-${HEAD_ROUNDS}-gaps-${LISTED_GAPS}-closed-2`;
+  return `${viewFormat()}/head-${HEAD_ROUNDS}-gaps-${LISTED_GAPS}-left-out-3`;
 }
 
 /**
- * The closed gaps' index format (the index goes with heads of `headFormat`):
- * `closed-2` spreads its lines over buckets behind a table line; an index of
- * `closed-1` (the lines alone) is ignored, and rebuilt by the next write.
+ * The format of the index that goes with heads of `headFormat`, which
+ * lists the gaps the head leaves out: `left-out-3` lists the closed gaps and
+ * the gaps not closed past the head's part of the list; `closed-2` listed
+ * the closed ones only, and `closed-1` had no buckets. Another format is
+ * ignored, and rebuilt by the next write.
  */
 export function closedIndexFormat(): string {
-  return `${viewFormat()}/closed-2`;
+  return `${viewFormat()}/left-out-3`;
 }
 
 export { stateFormat } from './state-format.js';

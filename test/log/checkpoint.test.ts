@@ -531,8 +531,10 @@ describe('gap writes on the head', { timeout: 60_000 }, () => {
       () => writeFileSync(join(dir, CLOSED_FILE), index.slice(0, index.indexOf('\nG-0-a ') + 4)),
       () => writeFileSync(join(dir, CLOSED_FILE), index.slice(0, -1)),
       // Whole, but of another format (another gapflow version, or the index before it had buckets).
-      () => writeFileSync(join(dir, CLOSED_FILE), index.replace(/"format":"[^"]*"/, '"format":"view-1/gapflow-0.0.1/closed-2"')),
-      () => writeFileSync(join(dir, CLOSED_FILE), index.replace(/"format":"([^"]*)\/closed-2"/, '"format":"$1/closed-1"')),
+      () => writeFileSync(join(dir, CLOSED_FILE), index.replace(/"format":"[^"]*"/, '"format":"view-1/gapflow-0.0.1/left-out-3"')),
+      () => writeFileSync(join(dir, CLOSED_FILE), index.replace(/"format":"([^"]*)\/left-out-3"/, '"format":"$1/closed-1"')),
+      // The layout before it listed the gaps not closed a head leaves out (closed ones only).
+      () => writeFileSync(join(dir, CLOSED_FILE), index.replace(/"format":"([^"]*)\/left-out-3"/, '"format":"$1/closed-2"')),
       // Whole and well formed, but written at another line than the one the head names.
       () => {
         rewriteIndex(dir, (lines) => lines.replace('G-0-a HIGH RESOLVED\n', ''));
@@ -574,7 +576,7 @@ describe('gap writes on the head', { timeout: 60_000 }, () => {
     const body = closedIndexLines(lines.gaps.values());
     const old = readFileSync(join(dir, CLOSED_FILE), 'utf8');
     const header = JSON.parse(old.slice(0, old.indexOf('\n'))) as Record<string, unknown>;
-    const format = (header.format as string).replace(/closed-2$/, 'closed-1');
+    const format = (header.format as string).replace(/left-out-3$/, 'closed-1');
     expect(format).not.toBe(header.format);
     const oldHeader = { ...header, format, bodyBytes: Buffer.byteLength(body), bodySum: `crc32-${crc32(body).toString(16).padStart(8, '0')}` };
     writeFileSync(join(dir, CLOSED_FILE), `${JSON.stringify(oldHeader)}\n${body}`);
