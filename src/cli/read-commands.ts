@@ -87,6 +87,11 @@ const STATUS_FORMATS = ['markdown', 'github'] as const;
 export const status = command<ParsedCall<typeof STATUS_FLAGS>>(({ values }, io) => {
   // A format is a value (exit 1 with the valid ones and the nearest), as every other word the CLI takes.
   const format = values.format === undefined ? 'markdown' : wordOf('--format', values.format, STATUS_FORMATS);
+  if (values.all && (format === 'github' || values.decisions)) {
+    throw new UsageError(
+      `status --all lists every gap in status.md; ${values.decisions ? '--decisions prints decisions.md' : '--format github writes a job summary'}, which lists none: give one of them`,
+    );
+  }
   if (format === 'github') {
     if (values.write) throw new UsageError('status --write writes status.md and --format github a job summary: give one of them');
     if (values.decisions) throw new UsageError('status --decisions prints decisions.md and --format github a job summary: give one of them');
@@ -98,7 +103,7 @@ export const status = command<ParsedCall<typeof STATUS_FLAGS>>(({ values }, io) 
     const text = renderDecisions(session.view);
     return values.json ? printJson(io, { decisions: text }) : printMarkdown(io, text);
   }
-  const text = renderStatus(session.view);
+  const text = renderStatus(session.view, { all: values.all === true });
   if (!values.write) return printMarkdown(io, text);
   if (values.dir === undefined && databaseSession(values, io) !== null) {
     throw new UsageError('status --write writes status.md into a folder, and a database session has none: name one with --dir');

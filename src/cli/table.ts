@@ -11,7 +11,7 @@ import { BOOLEAN, COLUMN, type Call, type Entry, namesStore, SECTIONS, STRING, W
  */
 
 export const STATE_FLAGS = { format: STRING } as const satisfies Flags;
-export const STATUS_FLAGS = { write: BOOLEAN, format: STRING, decisions: BOOLEAN } as const satisfies Flags;
+export const STATUS_FLAGS = { write: BOOLEAN, format: STRING, decisions: BOOLEAN, all: BOOLEAN } as const satisfies Flags;
 export const VIZ_FLAGS = { format: STRING } as const satisfies Flags;
 export const APPEND_FLAGS = { file: STRING, 'expect-seq': WRITE_OPTIONS['expect-seq'] } as const satisfies Flags;
 export const SYNC_FLAGS = {
@@ -84,8 +84,9 @@ export const TABLE: readonly Entry[] = [
     // Only `status --write` writes (status.md, decisions.md).
     reads: (words) => !words.some((word) => word === '--write' || word.startsWith('--write=')),
     section: SECTIONS.reading,
-    help: `  status [--write]                status.md to stdout, or into the session folder
-${COLUMN}(with decisions.md beside it)
+    help: `  status [--write] [--all]        status.md to stdout, or into the session folder
+${COLUMN}(with decisions.md beside it); --all lists every gap
+${COLUMN}(else the first 100 of each severity, the rest counted)
   status --decisions              decisions.md: every decision, its gaps, grounds, effect
   status --format github          a GitHub Actions job summary (chart and round table,
 ${COLUMN}under GitHub's 1 MiB cap), appended to

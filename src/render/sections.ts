@@ -173,7 +173,16 @@ function gapNotes(view: SessionView, id: string): string {
 
 const CLASS_ORDER = { open: 0, parked: 1, closed: 2 } as const;
 
-export function inventory(view: SessionView): string {
+/** How many gaps each severity's table in status.md lists before it counts the rest (`status --all` lists every one). */
+export const STATUS_GAPS_LISTED = 100;
+
+/**
+ * The gap inventory: a table a severity, its open gaps first, then the
+ * parked, then the closed ones; of a severity with more than
+ * STATUS_GAPS_LISTED gaps (a scanner's findings), the first that many and
+ * the rest counted, unless `all`.
+ */
+export function inventory(view: SessionView, all = false): string {
   const gaps = [...view.gaps.values()];
   const total = `Open count: ${formatCount(view.open.count)} (weighted ${formatCount(view.open.weighted)}), of ${counted(gaps.length, 'gap')} recorded.`;
   // R23: untriaged gaps are listed as such, in a section of their own when there are any.
@@ -182,8 +191,14 @@ export function inventory(view: SessionView): string {
     const group = gaps.filter((g) => g.severity === severity).sort((a, b) => CLASS_ORDER[STATE_CLASS[a.state]] - CLASS_ORDER[STATE_CLASS[b.state]]);
     if (group.length === 0) return `#### ${severity} (0)\n\n_None._`;
     const open = formatCount(openCount(group));
-    const rows = group.map((g) => [md(g.id), g.state, md(g.title), gapNotes(view, g.id)]);
-    return `#### ${severity} (${group.length}, open count ${open})\n\n${table(['Gap', 'State', 'Title', 'Notes'], rows)}`;
+    const listed = all ? group : group.slice(0, STATUS_GAPS_LISTED);
+    const rows = listed.map((g) => [md(g.id), g.state, md(g.title), gapNotes(view, g.id)]);
+    const rest = group.slice(listed.length);
+    const more =
+      rest.length === 0
+        ? ''
+        : `\n\n_And ${counted(rest.length, 'more gap')} (open count ${formatCount(openCount(rest))}), not listed here: \`gapflow status --all\` lists every gap._`;
+    return `#### ${severity} (${group.length}, open count ${open})\n\n${table(['Gap', 'State', 'Title', 'Notes'], rows)}${more}`;
   });
   return [total, ...sections].join('\n\n');
 }

@@ -17,8 +17,8 @@ import {
   severityTable,
 } from './sections.js';
 
-/** status.md: the session's configuration, round tables and state history, plus the gap inventory. */
-export function renderStatus(view: SessionView): string {
+/** status.md: the session's configuration, round tables and state history, plus the gap inventory (of a large one, the first gaps of each severity and the rest counted, unless `all`). */
+export function renderStatus(view: SessionView, options: { all?: boolean } = {}): string {
   const rounds = closedRounds(view);
   const latest = rounds.at(-1);
   const parts = [
@@ -44,6 +44,6 @@ export function renderStatus(view: SessionView): string {
   parts.push(...verificationSection(view));
   parts.push(...sourcesSection(view));
   parts.push(...policySections(view));
-  if (tracksGaps(view)) parts.push('### Gap Inventory', inventory(view));
+  if (tracksGaps(view)) parts.push('### Gap Inventory', inventory(view, options.all));
   return `${parts.join('\n\n')}\n`;
 }

@@ -54,6 +54,42 @@ const ofSeverity = (severity: string, count = COUNT) =>
     .filter((n) => SEVERITIES[n % 4] === severity)
     .map((n) => `G-${n}`);
 
+describe('status on an inventory larger than it lists', () => {
+  it(
+    'lists the first 100 gaps of a severity and counts the rest; --all lists every one',
+    () => {
+      // Given 130 HIGH gaps and 3 LOW ones, and a HIGH one resolved.
+      box.ok('init');
+      const lines = [...Array.from({ length: 130 }, (_, n) => `H-${n}`), 'L-0', 'L-1', 'L-2'].map((id) =>
+        JSON.stringify({ type: 'gap.opened', data: { id, severity: id.startsWith('H') ? 'HIGH' : 'LOW', title: `finding ${id}` } }),
+      );
+      bin(['append'], `${lines.join('\n')}\n`);
+      box.steps('round start', 'gap move H-0 RESOLVED');
+      const rows = (text: string, prefix: string) => text.split('\n').filter((line) => line.startsWith(`| ${prefix}`));
+      // When status is printed: the HIGH table lists 100 (the open ones first, so H-0 is not among them), and says what it left out.
+      const status = box.ok('status').stdout;
+      expect(rows(status, 'H-')).toHaveLength(100);
+      expect(rows(status, 'H-0 ')).toEqual([]);
+      expect(status).toContain('#### HIGH (130, open count 129)');
+      expect(status).toContain('_And 30 more gaps (open count 29), not listed here: `gapflow status --all` lists every gap._');
+      expect(rows(status, 'L-')).toHaveLength(3);
+      // With --all, every gap, and no such line; status --write writes what status prints.
+      const all = box.ok('status', '--all').stdout;
+      expect(rows(all, 'H-')).toHaveLength(130);
+      expect(all).not.toContain('more gaps');
+      box.ok('status', '--write');
+      expect(rows(readFileSync(box.statusPath, 'utf8'), 'H-')).toHaveLength(100);
+      // --all lists gaps in status.md only.
+      const refused = box.gf('status', '--all', '--decisions');
+      expect([refused.code, refused.stdout]).toEqual([2, '']);
+      expect(refused.stderr).toMatch(
+        /^gapflow: status --all lists every gap in status\.md; --decisions prints decisions\.md, which lists none: give one of them/,
+      );
+    },
+    TIMEOUT,
+  );
+});
+
 describe('next --json and the stop hook on an inventory larger than they list', () => {
   it(
     'lists the first 100 gaps most severe first as recorded, counts the rest, and answers the same from the head as from the whole view',

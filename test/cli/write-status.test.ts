@@ -150,12 +150,13 @@ describe('init --write-status', () => {
 
 describe('--write-status from the bin', () => {
   it('a gap write the head could decide on its own still leaves status.md current', { timeout: 60_000 }, async () => {
-    // Long enough for a head checkpoint, so the write is decided on the head.
+    // Long enough for a head checkpoint, so the write is decided on the head. The new gap is CRITICAL, so it is among
+    // the first gaps of its severity status.md lists (the session's LOW ones run past that).
     longSession(box.dir, 400).startRound();
     writeSessionConfig(box.dir, { writeStatus: true });
     let stderr = '';
     const io: CliIO = { stdout: () => undefined, stderr: (text) => void (stderr += text), env: {}, cwd: box.root };
-    expect(await runBin(['gap', 'open', 'LATE-1', '--severity', 'LOW', '--dir', box.dir], io, () => Promise.resolve(), TABLE)).toBe(0);
+    expect(await runBin(['gap', 'open', 'LATE-1', '--severity', 'CRITICAL', '--dir', box.dir], io, () => Promise.resolve(), TABLE)).toBe(0);
     expect(stderr).toBe('');
     expectCurrent();
     expect(statusMd()).toContain('LATE-1');
