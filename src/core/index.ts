@@ -16,6 +16,7 @@ export {
   encodeCutHead,
   headIsExact,
   fallsPastHead,
+  namedByLoop,
   indexLines,
   NOTHING_LEFT_OUT,
   type CutHead,

@@ -318,7 +318,7 @@ function keptGaps(view: SessionView, kept: number): { gaps: Map<string, Gap>; ga
   let open = 0;
   ordered.forEach((gap, at) => {
     const isOpen = STATE_CLASS[gap.state] === 'open';
-    if (at < kept || (isOpen && open < kept) || (gap.reopens ?? 0) > 0 || gap.claimed) keep.add(gap.id);
+    if (at < kept || (isOpen && open < kept) || namedByLoop(gap)) keep.add(gap.id);
     if (isOpen) open += 1;
   });
   const gaps = new Map<string, Gap>();
@@ -338,6 +338,11 @@ function keptGaps(view: SessionView, kept: number): { gaps: Map<string, Gap>; ga
     },
     leftOut,
   };
+}
+
+/** Whether the loop names `gap` wherever it stands in the list: reopened (ping-pong), or a claim a tool disputes. A head keeps every such gap. */
+export function namedByLoop(gap: Gap): boolean {
+  return (gap.reopens ?? 0) > 0 || gap.claimed === true;
 }
 
 /** Where the kept part of a list ends: the severity of its first gap left out, and the kept gaps of that severity before it (any state); null when the list leaves none out. */

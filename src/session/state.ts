@@ -10,6 +10,7 @@ import {
   encodeCutHead,
   extendClosedIndex,
   fallsPastHead,
+  namedByLoop,
   headIsExact,
   indexLines,
   STATE_CLASS,
@@ -290,13 +291,14 @@ function saveHead(checkpoints: Checkpoints, head: Head, working: Working, view: 
  * that the batch named, and with the gaps the batch opened past its part of
  * the list left out (and counted): those are returned, for the index.
  */
-function leavingOut(view: SessionView, named: ReadonlySet<string>, appended: readonly GapflowEvent[]): { next: SessionView; leftOut: Gap[] } {
+function leavingOut(view: SessionView, lookedUp: ReadonlySet<string>, appended: readonly GapflowEvent[]): { next: SessionView; leftOut: Gap[] } {
   if (!leavesGapsOut(view)) return { next: view, leftOut: [] };
   const opened = appended.flatMap((event) => (event.type === 'gap.opened' ? [view.gaps.get(event.data.id)!] : []));
-  // A gap the batch opened and closed again goes to the index as closed (newlyClosedLines), as any gap closed on the head.
-  const leftOut = opened.filter((gap) => STATE_CLASS[gap.state] !== 'closed' && fallsPastHead(view, gap.severity));
-  if (named.size === 0 && leftOut.length === 0) return { next: view, leftOut };
-  const out = new Set([...named, ...leftOut.map((gap) => gap.id)]);
+  // A gap the batch opened and closed again goes to the index as closed (newlyClosedLines), as any gap closed on the head;
+  // one it reopened stays, as the head keeps every gap the loop names (ping-pong names a reopened one wherever it stands).
+  const leftOut = opened.filter((gap) => STATE_CLASS[gap.state] !== 'closed' && !namedByLoop(gap) && fallsPastHead(view, gap.severity));
+  if (lookedUp.size === 0 && leftOut.length === 0) return { next: view, leftOut };
+  const out = new Set([...lookedUp, ...leftOut.map((gap) => gap.id)]);
   const gaps = new Map([...view.gaps].filter(([id]) => !out.has(id)));
   const parked = leftOut.filter((gap) => STATE_CLASS[gap.state] === 'parked').length;
   const gapsLeftOut = { ...view.gapsLeftOut, open: view.gapsLeftOut.open + leftOut.length - parked, parked: view.gapsLeftOut.parked + parked };

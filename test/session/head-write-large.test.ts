@@ -180,6 +180,35 @@ describe('a write decided on a head that leaves gaps out', () => {
     TIMEOUT,
   );
 
+  it('keeps a gap opened past its part of the list when the same batch reopens it: ping-pong names it wherever it stands', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gapflow-large-'));
+    try {
+      // Given 300 LOW gaps: the head keeps the first 200.
+      const session = Session.create(store(dir), {}, stampOf(0));
+      session.recordAll(
+        Array.from({ length: 300 }, (_, n) => ({ body: { type: 'gap.opened', data: { id: `G-${n}`, severity: 'LOW', title: `t${n}` } } })),
+        null,
+      );
+      session.startRound();
+      session.saveCheckpoints();
+      // When one batch on the head opens X (past its part of the list) and resolves and reopens it twice.
+      const moves = ['RESOLVED', 'OPEN', 'RESOLVED', 'OPEN'].map((to) => ({ body: { type: 'gap.moved' as const, data: { id: 'X', to: to as GapState } } }));
+      Session.open(store(dir), { ...stampOf(1), head: true }).recordAll(
+        [{ body: { type: 'gap.opened', data: { id: 'X', severity: 'LOW', title: 'flaky' } } }, ...moves],
+        null,
+      );
+      // Then the head keeps X, and names it for ping-pong as the whole view does.
+      const head = decodeMarkedHead(headBody(dir))!.view;
+      const whole = Session.open(store(dir), { checkpoints: false }).view;
+      expect(head.lastSeq).toBe(whole.lastSeq);
+      expect(head.gaps.get('X')?.reopens).toBe(2);
+      expect(answers(head)).toEqual(answers(whole));
+      expect(answers(head).step.pingPong.map((gap) => gap.id)).toEqual(['X']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it(
     'keeps its part of the list while the first gaps close, and gives way to the whole view when that part would fall short',
     () => {
