@@ -1,6 +1,6 @@
 import { formatSeconds, Refusal } from '../core/index.js';
 import { HIDDEN_CHARACTER, VERIFY_OUTPUT_MAX } from '../../events/index.js';
-import { peekHead, type BatchRecorded, type BatchRequest, type RequestNamer, type Session } from '../session/index.js';
+import { readHead, type BatchRecorded, type BatchRequest, type RequestNamer, type Session } from '../session/index.js';
 import { open, storeOf, type CliIO, type WhereOptions } from './common.js';
 import { runCommand } from './record-command.js';
 import { refuseUnapproved } from './trust.js';
@@ -109,7 +109,7 @@ export function gatedBatch(batch: GatedRequest[], values: WhereOptions & { json?
   const log = storeOf(values, io);
   if (!log.exists()) return null;
   // The head says whether the session has a check, without opening the whole session for every batch.
-  const head = peekHead(log);
+  const head = readHead(log);
   if (head !== null && head.settings?.verify === undefined) return null;
   const session = open(values, io);
   if (session.view.settings?.verify === undefined) return null;

@@ -89,7 +89,7 @@ export const status = command<ParsedCall<typeof STATUS_FLAGS>>(({ values }, io) 
   const format = values.format === undefined ? 'markdown' : wordOf('--format', values.format, STATUS_FORMATS);
   if (values.all && (format === 'github' || values.decisions)) {
     throw new UsageError(
-      `status --all lists every gap in status.md; ${values.decisions ? '--decisions prints decisions.md' : '--format github writes a job summary'}, which lists none: give one of them`,
+      `status --all lists every gap in status.md's inventory; ${values.decisions ? '--decisions prints decisions.md' : '--format github writes a job summary'}, which has no inventory: give one of them`,
     );
   }
   if (format === 'github') {

@@ -125,7 +125,7 @@ function blockReason(view: SessionView, step: LoopStep, blocks: number, maxBlock
     const fence = dataFence();
     lines.push([`${counts}, most severe first ${dataNote('titles')}:`], [fence.open]);
     // `openGaps` names the first of them only; the ones beyond it are counted with the ones left out here.
-    const more = (n: number) => `\n- +${formatCount(n + step.openGapsNotListed)} more (gapflow status lists every gap)`;
+    const more = (n: number) => `\n- +${formatCount(n + step.openGapsNotListed)} more (gapflow status --all lists every gap)`;
     lines.push([itemList(open, '\n', more, GAPS_LISTED)], [fence.close]);
   }
   lines.push(count);

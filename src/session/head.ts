@@ -17,15 +17,21 @@ import { headFormat } from './state.js';
  * line of the log, whatever the log's length.
  */
 export function peekHead(store: EventStore): SessionView | null {
-  return answering(checkpointsOf(store).head(headFormat()));
+  return answering(readHead(store));
+}
+
+/** The head of the session in `store` when its head checkpoint covers the log's last line, whether or not it answers the loop (its settings, its machine); null otherwise. */
+export function readHead(store: EventStore): SessionView | null {
+  const body = checkpointsOf(store).head(headFormat());
+  return body === null ? null : decodeHead(body);
 }
 
 /** `peekHead` for the file log in `dir`, read without opening it as a FileLog. */
 export function peekHeadIn(dir: string): SessionView | null {
-  return answering(readCurrentHead(dir, headFormat()));
+  const body = readCurrentHead(dir, headFormat());
+  return answering(body === null ? null : decodeHead(body));
 }
 
-function answering(body: string | null): SessionView | null {
-  const head = body === null ? null : decodeHead(body);
+function answering(head: SessionView | null): SessionView | null {
   return head !== null && answersLoop(head) ? head : null;
 }

@@ -131,7 +131,8 @@ export class SessionState {
     if (done !== null) {
       saveHead(checkpointsOf(this.log), head!, working!, done.view, done.appended);
       this.#head = 'reread';
-      this.#leftOnHead = done.view;
+      // The gaps the head left out that the batch named were put back for the decision only: they are counted as left out.
+      this.#leftOnHead = withoutGaps(done.view, working!.named);
       return { groups: done.groups, appended: done.appended };
     }
     const feed = this.whole();
@@ -277,6 +278,9 @@ function saveHead(checkpoints: Checkpoints, head: Head, working: Working, view: 
   const { next, leftOut } = leavingOut(view, working.named, appended);
   if (!headIsExact(next)) return;
   const cut = cutHead(next);
+  // A head is not cut again from a head, so gaps opened ahead of its part of the list pile up in it: past twice what
+  // it keeps (the gaps the loop names aside), it is not written, and the next call cuts one from the whole view.
+  if (leavesGapsOut(cut.head) && [...cut.head.gaps.values()].filter((gap) => !namedByLoop(gap)).length > 4 * LISTED_GAPS) return;
   const added = newlyClosedLines(next, appended) + indexLines(leftOut) + indexLines(cut.leftOut);
   checkpoints.saveHead(headFormat(), view.lastSeq, () => {
     if (added === '') return encodeCutHead(cut.head, head.mark);
@@ -284,6 +288,11 @@ function saveHead(checkpoints: Checkpoints, head: Head, working: Working, view: 
     const mark = body === null ? null : checkpoints.saveClosedIndex(closedIndexFormat(), view.lastSeq, body);
     return encodeCutHead(cut.head, mark);
   });
+}
+
+/** `view` without the gaps `ids` names (a head's working copy without the gaps it had left out). */
+function withoutGaps(view: SessionView, ids: ReadonlySet<string>): SessionView {
+  return ids.size === 0 ? view : { ...view, gaps: new Map([...view.gaps].filter(([id]) => !ids.has(id))) };
 }
 
 /**
@@ -298,8 +307,7 @@ function leavingOut(view: SessionView, lookedUp: ReadonlySet<string>, appended: 
   // one it reopened stays, as the head keeps every gap the loop names (ping-pong names a reopened one wherever it stands).
   const leftOut = opened.filter((gap) => STATE_CLASS[gap.state] !== 'closed' && !namedByLoop(gap) && fallsPastHead(view, gap.severity));
   if (lookedUp.size === 0 && leftOut.length === 0) return { next: view, leftOut };
-  const out = new Set([...lookedUp, ...leftOut.map((gap) => gap.id)]);
-  const gaps = new Map([...view.gaps].filter(([id]) => !out.has(id)));
+  const gaps = withoutGaps(view, new Set([...lookedUp, ...leftOut.map((gap) => gap.id)])).gaps;
   const parked = leftOut.filter((gap) => STATE_CLASS[gap.state] === 'parked').length;
   const gapsLeftOut = { ...view.gapsLeftOut, open: view.gapsLeftOut.open + leftOut.length - parked, parked: view.gapsLeftOut.parked + parked };
   return { next: { ...view, gaps, gapsLeftOut }, leftOut };

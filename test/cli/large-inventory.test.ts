@@ -83,7 +83,7 @@ describe('status on an inventory larger than it lists', () => {
       const refused = box.gf('status', '--all', '--decisions');
       expect([refused.code, refused.stdout]).toEqual([2, '']);
       expect(refused.stderr).toMatch(
-        /^gapflow: status --all lists every gap in status\.md; --decisions prints decisions\.md, which lists none: give one of them/,
+        /^gapflow: status --all lists every gap in status\.md's inventory; --decisions prints decisions\.md, which has no inventory: give one of them/,
       );
     },
     TIMEOUT,
@@ -139,7 +139,7 @@ describe('next --json and the stop hook on an inventory larger than they list', 
       expect(answer.decision).toBe('block');
       expect(answer.reason).toContain('Open gaps (248.5,');
       expect(answer.reason).toContain(`- CRITICAL ${open[0]}: finding`);
-      expect(answer.reason).toContain(`- +${248 - 25} more (gapflow status lists every gap)`);
+      expect(answer.reason).toContain(`- +${248 - 25} more (gapflow status --all lists every gap)`);
     },
     TIMEOUT,
   );
