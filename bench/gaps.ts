@@ -11,12 +11,11 @@
  * A measure that passes its time limit or fails is shown as TIMEOUT or
  * FAILED and the bench goes on.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { label, option, settleWrites, sizesOption } from './args.js';
-import { killRunning, runChild, series, type Child, type Summary } from './measure.js';
+import { label, option, sizesOption } from './args.js';
+import { bareAppend, runChild, scratchRoot, series, type Child, type Summary } from './measure.js';
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const BIN = here('../gapflow.cjs');
@@ -110,18 +109,8 @@ async function measure(gaps: number, root: string): Promise<Row[]> {
   const open = (id: string): Child => ({ args: gapflow('gap', 'open', id, '--severity', 'LOW', '--title', 't') });
   const primer = await runChild(open('P-prime'), root, TIMEOUT_MS);
   if (primer.outcome === 'ok') {
-    const lineBytes = Buffer.byteLength(readFileSync(logFile, 'utf8').trimEnd().split('\n').at(-1)!, 'utf8') + 1;
     const copy = join(base, 'bare-append.jsonl');
-    copyFileSync(logFile, copy);
-    settleWrites(copy);
-    const append: Child = {
-      args: [
-        '-e',
-        "const fs=require('fs');const fd=fs.openSync(process.argv[1],'a');fs.writeSync(fd,'x'.repeat(+process.argv[2]-1)+'\\n');fs.fsyncSync(fd);fs.closeSync(fd)",
-        copy,
-        String(lineBytes),
-      ],
-    };
+    const { child: append } = bareAppend(logFile, copy);
     const [gapRun, appendRun] = await series([(run) => open(`P-${String(run).padStart(5, '0')}`), () => append], options);
     rows.push(ratioRow('gap open vs append+fsync', gapRun!, appendRun!, 1.8));
     rmSync(copy, { force: true });
@@ -146,15 +135,7 @@ function print(rows: readonly Row[]): void {
     );
 }
 
-const root = mkdtempSync(join(tmpdir(), 'gapflow-bench-'));
-const cleanUp = () => rmSync(root, { recursive: true, force: true });
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    killRunning();
-    cleanUp();
-    process.exit(130);
-  });
-}
+const { root, cleanUp } = scratchRoot();
 try {
   console.log(
     `gapflow bench, the gap dimension (issue 34): ${sizes.map(label).join(', ')} gaps not closed, ${ROUNDS} rounds; ${RUNS} interleaved runs a measure; node ${process.version}`,

@@ -28,12 +28,11 @@
  * shown as TIMEOUT or FAILED (with the child's first stderr line) and the
  * bench goes on; when a warm-up takes over 2 s, 3 runs are timed, not 13.
  */
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { label, option, settleWrites, sizesOption } from './args.js';
-import { killRunning, median, runChild, series, type Child, type Outcome, type Run, type Summary } from './measure.js';
+import { label, option, sizesOption } from './args.js';
+import { bareAppend, median, runChild, scratchRoot, series, type Child, type Outcome, type Run, type Summary } from './measure.js';
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const BIN = here('../gapflow.cjs');
@@ -306,21 +305,9 @@ async function measureSize(events: number, root: string): Promise<SizeReport> {
   if (primer.outcome !== 'ok') {
     add('4', { ...processRow('gap open', summarizeOne(primer), summarizeOne(primer), 1.5), baseline: '-', baselineRss: '-' });
   } else {
-    const lines = readFileSync(logFile, 'utf8').trimEnd().split('\n');
-    const lineBytes = Buffer.byteLength(lines.at(-1)!, 'utf8') + 1;
     const copy = join(base, 'bare-append.jsonl');
-    copyFileSync(logFile, copy);
-    // Flushed before the series, outside the timing: the copy (215 MiB at 1M) and the checkpoints this size's
-    // earlier goals wrote are dirty pages, and their writeback would land on whichever call fsyncs first.
-    settleWrites(copy);
-    const append: Child = {
-      args: [
-        '-e',
-        "const fs=require('fs');const fd=fs.openSync(process.argv[1],'a');fs.writeSync(fd,'x'.repeat(+process.argv[2]-1)+'\\n');fs.fsyncSync(fd);fs.closeSync(fd)",
-        copy,
-        String(lineBytes),
-      ],
-    };
+    // The copy is 215 MiB at 1M events.
+    const { child: append, lineBytes } = bareAppend(logFile, copy);
     // Fresh ids of one length, so every line is the primer's size.
     const [gapRun, appendRun] = await series([(run) => open(`P-${String(run).padStart(5, '0')}`), () => append], options(dirs.scratch));
     report.gapOpen = gapRun!.ms;
@@ -379,15 +366,7 @@ async function startUpNote(scratch: string): Promise<void> {
   );
 }
 
-const root = mkdtempSync(join(tmpdir(), 'gapflow-bench-'));
-const cleanUp = () => rmSync(root, { recursive: true, force: true });
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    killRunning();
-    cleanUp();
-    process.exit(130);
-  });
-}
+const { root, cleanUp } = scratchRoot();
 try {
   console.log(
     `gapflow bench (issue 13): ${[GROWTH_BASE, ...sizes].map(label).join(', ')} events; ${RUNS} interleaved runs a process measure (${SLOW_RUNS} when a first timed run takes over ${SLOW_MS / 1000} s), ${COLD_RUNS} pairs in process (a short log: a second's worth, up to 41); limit ${TIMEOUT_MS / 1000} s a run`,

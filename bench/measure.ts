@@ -13,7 +13,9 @@
  * on with the next measure.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, openSync, closeSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, openSync, closeSync } from 'node:fs';
+import { settleWrites } from './args.js';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const TIME = '/usr/bin/time';
@@ -221,4 +223,38 @@ export async function series(children: readonly ((run: number) => Child)[], opti
     const failure = dead[i];
     return failure ? { ...summary, outcome: failure.outcome, note: failure.note } : summary;
   });
+}
+
+/**
+ * A temporary folder for a bench run, removed by `cleanUp` and when the run
+ * is interrupted (its children killed first, so none is left writing there).
+ */
+export function scratchRoot(): { root: string; cleanUp: () => void } {
+  const root = mkdtempSync(join(tmpdir(), 'gapflow-bench-'));
+  const cleanUp = () => rmSync(root, { recursive: true, force: true });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      killRunning();
+      cleanUp();
+      process.exit(130);
+    });
+  }
+  return { root, cleanUp };
+}
+
+/**
+ * The baseline a gap write is held to: node appending a line as long as the
+ * log's last one to a copy of the log, with fsync. The copy is made next to
+ * `copyTo` and flushed before the series, outside the timing (its dirty
+ * pages, and those of the checkpoints written before, would otherwise land
+ * on whichever call fsyncs first).
+ */
+export function bareAppend(logFile: string, copyTo: string): { child: Child; lineBytes: number } {
+  const lines = readFileSync(logFile, 'utf8').trimEnd().split('\n');
+  const lineBytes = Buffer.byteLength(lines.at(-1)!, 'utf8') + 1;
+  copyFileSync(logFile, copyTo);
+  settleWrites(copyTo);
+  const script =
+    "const fs=require('fs');const fd=fs.openSync(process.argv[1],'a');fs.writeSync(fd,'x'.repeat(+process.argv[2]-1)+'\\n');fs.fsyncSync(fd);fs.closeSync(fd)";
+  return { child: { args: ['-e', script, copyTo, String(lineBytes)] }, lineBytes };
 }

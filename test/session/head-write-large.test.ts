@@ -12,17 +12,16 @@ import {
   LISTED_GAPS,
   leavesGapsOut,
   loopStep,
-  Refusal,
   STATE_CLASS,
   standingStopRequest,
   topListedGaps,
   type SessionView,
 } from '../../src/core/index.js';
-import { CLOSED_FILE, FileLog, HEAD_FILE, openCheckpointParts } from '../../src/log/index.js';
+import { CLOSED_FILE, HEAD_FILE, openCheckpointParts } from '../../src/log/index.js';
 import { hookVerdict, nextLine } from '../../src/render/index.js';
 import { closedIndexFormat, Session, type BatchRequest } from '../../src/session/index.js';
 import type { GapState, Severity } from '../../events/index.js';
-import { GAP_STATES, SEVERITY_LIST } from './model.js';
+import { onTheHead, outcome, requestArb, stampOf, store, type RequestPick } from './head-calls.js';
 
 /*
  * Issue 34: writes decided on a head that leaves gaps out (a session with
@@ -37,21 +36,10 @@ import { GAP_STATES, SEVERITY_LIST } from './model.js';
  */
 
 const TIMEOUT = 240_000;
-const store = (dir: string) => new FileLog(dir, { minCheckpointBytes: 0 });
 const SEVERITIES: Severity[] = ['LOW', 'CRITICAL', 'MEDIUM', 'HIGH'];
 
-const requestArb = fc.record({
-  kind: fc.nat(99),
-  a: fc.nat(),
-  b: fc.nat(),
-  severity: fc.constantFrom(...SEVERITY_LIST),
-  state: fc.constantFrom(...GAP_STATES),
-  flag: fc.boolean(),
-});
-type Pick = typeof requestArb extends fc.Arbitrary<infer T> ? T : never;
-
 /** A request read against the whole view: mostly new gaps and allowed moves of the first gaps of the list (as an agent works), some of any gap. */
-function request(view: SessionView, r: Pick, fresh: string): BatchRequest {
+function request(view: SessionView, r: RequestPick, fresh: string): BatchRequest {
   const ids = [...view.gaps.keys()];
   const top = topListedGaps(view).gaps.map((gap) => gap.id);
   const any = (n: number) => ids[n % ids.length]!;
@@ -71,20 +59,6 @@ function request(view: SessionView, r: Pick, fresh: string): BatchRequest {
     return { body: { type: 'gap.moved', data: { id, to, ...blockedBy, ...of } } };
   }
   return { body: { type: 'gap.severity_changed', data: { id: near(r.a), to: r.severity } } };
-}
-
-const stampOf = (call: number) => {
-  let n = 0;
-  return { clock: () => new Date(Date.UTC(2026, 0, 1, 0, 0, call)), newId: () => `e${call}-${n++}` };
-};
-
-function outcome(run: () => { groups: unknown }): unknown {
-  try {
-    return run();
-  } catch (error) {
-    if (error instanceof Refusal) return { refused: error.message };
-    throw error;
-  }
 }
 
 /** What `next --json` and a stop hook answer from a view. */
@@ -128,22 +102,15 @@ describe('a write decided on a head that leaves gaps out', () => {
                 tally.calls += 1;
                 const view = Session.open(store(whole), { checkpoints: false }).view;
                 const batch = picks.map((pick, k) => request(view, pick, `N-${call}-${k}`));
-                const log = store(onHead);
-                let wholeReads = 0;
-                const resume = log.checkpoints.resume.bind(log.checkpoints);
-                log.checkpoints.resume = (...args) => {
-                  wholeReads += 1;
-                  return resume(...args);
-                };
-                const headSession = Session.open(log, { ...stampOf(call), head: true });
+                const { session: headSession, wholeReads } = onTheHead(onHead, call);
                 const wasLeavingOut = leavesGapsOut(headSession.current);
                 const quick = outcome(() => headSession.recordAll(batch, null));
                 const full = outcome(() => Session.open(store(whole), stampOf(call)).recordAll(batch, null));
                 // When: the same batch on each copy. Then: the same events and refusals.
                 expect(quick).toEqual(full);
                 expect(readFileSync(join(onHead, 'events.jsonl'), 'utf8')).toBe(readFileSync(join(whole, 'events.jsonl'), 'utf8'));
-                if (wholeReads === 0 && wasLeavingOut) tally.onHead += 1;
-                if (wholeReads > 0) tally.fellBack += 1;
+                if (wholeReads() === 0 && wasLeavingOut) tally.onHead += 1;
+                if (wholeReads() > 0) tally.fellBack += 1;
                 // The head the head copy left, when it is current: it answers the loop as the whole view does, and with its index knows every gap.
                 const marked = decodeMarkedHead(headBody(onHead));
                 const wholeView = Session.open(store(whole), { checkpoints: false }).view;
@@ -222,15 +189,9 @@ describe('a write decided on a head that leaves gaps out', () => {
         for (let call = 0; call < 150; call++) {
           const before = Session.open(store(dir), { checkpoints: false }).view;
           const first = topListedGaps(before).gaps[0]!.id;
-          const log = store(dir);
-          let wholeReads = 0;
-          const resume = log.checkpoints.resume.bind(log.checkpoints);
-          log.checkpoints.resume = (...args) => {
-            wholeReads += 1;
-            return resume(...args);
-          };
-          Session.open(log, { ...stampOf(call), head: true }).recordAll([{ body: { type: 'gap.moved', data: { id: first, to: 'RESOLVED' } } }], null);
-          if (wholeReads === 0) onHead += 1;
+          const { session, wholeReads } = onTheHead(dir, call);
+          session.recordAll([{ body: { type: 'gap.moved', data: { id: first, to: 'RESOLVED' } } }], null);
+          if (wholeReads() === 0) onHead += 1;
           const marked = decodeMarkedHead(headBody(dir));
           const wholeView = Session.open(store(dir), { checkpoints: false }).view;
           // Then every head written is current and answers as the whole view does; one that would not is not written.

@@ -3,22 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  ALLOWED_MOVES,
-  closedIndexLookUp,
-  decodeHead,
-  decodeMarkedHead,
-  encodeClosedIndex,
-  Refusal,
-  roundCount,
-  type SessionView,
-} from '../../src/core/index.js';
-import { CLOSED_FILE, FileLog, HEAD_FILE, openCheckpointParts } from '../../src/log/index.js';
+import { ALLOWED_MOVES, closedIndexLookUp, decodeHead, decodeMarkedHead, encodeClosedIndex, roundCount, type SessionView } from '../../src/core/index.js';
+import { CLOSED_FILE, HEAD_FILE, openCheckpointParts } from '../../src/log/index.js';
 import { closedIndexFormat } from '../../src/session/index.js';
 import { Session, type BatchRequest } from '../../src/session/index.js';
-import type { GapState, Severity } from '../../events/index.js';
 import { roundClosedLines, roundStartedLine } from '../../src/render/index.js';
-import { GAP_STATES, play, scriptArb, settingsArb, SEVERITY_LIST } from './model.js';
+import { play, scriptArb, settingsArb } from './model.js';
+import { onTheHead, outcome, requestArb, stampOf, store, type RequestPick } from './head-calls.js';
 
 /*
  * A gap or round write decided on the head (a few kilobytes and the closed gaps'
@@ -32,42 +23,6 @@ import { GAP_STATES, play, scriptArb, settingsArb, SEVERITY_LIST } from './model
  */
 
 const TIMEOUT = 240_000;
-/** Heads and indexes on logs of any length, so short random sessions exercise them. */
-const store = (dir: string) => new FileLog(dir, { minCheckpointBytes: 0 });
-
-/**
- * A session opened from its head, and how often it read its whole view (a
- * read of the view checkpoint, or of every line, goes through `resume`):
- * none when a write was decided on the head.
- */
-function onTheHead(dir: string, call: number): { session: Session; wholeReads: () => number } {
-  const log = store(dir);
-  const resume = log.checkpoints.resume.bind(log.checkpoints);
-  let reads = 0;
-  log.checkpoints.resume = (...args) => {
-    reads += 1;
-    return resume(...args);
-  };
-  return { session: Session.open(log, { ...stampOf(call), head: true }), wholeReads: () => reads };
-}
-
-interface RequestPick {
-  kind: number;
-  a: number;
-  b: number;
-  severity: Severity;
-  state: GapState;
-  flag: boolean;
-}
-
-const requestArb = fc.record({
-  kind: fc.nat(99),
-  a: fc.nat(),
-  b: fc.nat(),
-  severity: fc.constantFrom(...SEVERITY_LIST),
-  state: fc.constantFrom(...GAP_STATES),
-  flag: fc.boolean(),
-});
 
 /** A request read against the view: a new gap, a reused id, a move or a severity change of any gap (closed ones included), a round's start or close (now and then a wrong number). */
 function gapRequest(view: SessionView, r: RequestPick, fresh: string): BatchRequest {
@@ -90,23 +45,6 @@ function gapRequest(view: SessionView, r: RequestPick, fresh: string): BatchRequ
     return { body: { type: 'gap.moved', data: { id, to, ...blockedBy, ...of } } };
   }
   return { body: { type: 'gap.severity_changed', data: { id: any(r.a), to: r.severity } } };
-}
-
-/** The same stamps for both copies: call `call`'s n-th event gets id `e<call>-<n>`. */
-const stampOf = (call: number) => {
-  let n = 0;
-  return { clock: () => new Date(Date.UTC(2026, 0, 1, 0, 0, call)), newId: () => `e${call}-${n++}` };
-};
-
-type Outcome = { refused: string } | { groups: unknown } | null;
-
-function outcome(run: () => { groups: unknown } | null): Outcome {
-  try {
-    return run();
-  } catch (error) {
-    if (error instanceof Refusal) return { refused: error.message };
-    throw error;
-  }
 }
 
 /** What `gap`, `round` and `append` print from the view a write leaves. */
