@@ -54,6 +54,7 @@ export interface RequestPick {
   kind: number;
   a: number;
   b: number;
+  c: number;
   severity: Severity;
   state: GapState;
   flag: boolean;
@@ -63,6 +64,7 @@ export const requestArb: fc.Arbitrary<RequestPick> = fc.record({
   kind: fc.nat(99),
   a: fc.nat(),
   b: fc.nat(),
+  c: fc.nat(),
   severity: fc.constantFrom(...SEVERITY_LIST),
   state: fc.constantFrom(...GAP_STATES),
   flag: fc.boolean(),
