@@ -11,6 +11,7 @@ export {
   decodeMarkedHead,
   encodeHead,
   HEAD_ROUNDS,
+  HEAD_WHOLE_GAPS,
   headOf,
   cutHead,
   encodeCutHead,

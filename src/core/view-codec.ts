@@ -137,7 +137,8 @@ export function decodeView(text: string): SessionView | null {
  * last rounds whole (the ones before are counted in `roundsBefore`, not
  * kept, so what a write folds and a question reads does not grow with the
  * session); the history from the round before the last closed one on; and
- * the gaps not closed, when there are at most twice `listed` of them.
+ * the gaps not closed, when there are at most `whole` of them
+ * (HEAD_WHOLE_GAPS).
  *
  * A larger inventory (a scanner's findings run to tens of thousands) is cut
  * too: the head keeps the first 2 x `listed` gaps not closed and the first
@@ -166,12 +167,22 @@ export function decodeView(text: string): SessionView | null {
 /** How many of the last rounds the head keeps whole: the open one, the last closed one and the one before. */
 export const HEAD_ROUNDS = 3;
 
+/**
+ * How many gaps not closed a head keeps whole: up to this many it keeps
+ * every one, and decides every gap and round write as before; past it, the
+ * first 2 x `listed` of each list. A round close is not decided on a head
+ * that leaves gaps out (its verdict reads the round's lists), so the
+ * inventory a loop works through by hand (hundreds of gaps) keeps its writes
+ * on the head, and a scanner's (thousands and more) keeps its head small.
+ */
+export const HEAD_WHOLE_GAPS = 1_000;
+
 /** A view that leaves no gap out (every whole view). */
 export const NOTHING_LEFT_OUT: GapsLeftOut = Object.freeze({ open: 0, parked: 0, unfinished: null, openList: null });
 
 /** The head of `view`, keeping its last `keep` rounds whole (at least 2: the open round and the last closed one) and, of a larger inventory, the first gaps of each list (twice `listed`). */
-export function headOf(view: SessionView, keep = HEAD_ROUNDS, listed = LISTED_GAPS): SessionView {
-  return cutHead(view, keep, listed).head;
+export function headOf(view: SessionView, keep = HEAD_ROUNDS, listed = LISTED_GAPS, whole = HEAD_WHOLE_GAPS): SessionView {
+  return cutHead(view, keep, listed, whole).head;
 }
 
 /** Whether `view` leaves gaps not closed out (a head cut from a large inventory). */
@@ -243,7 +254,7 @@ export interface CutHead {
  * already leaves gaps out (it keeps what it keeps, whose left-out ones are
  * in its index already).
  */
-export function cutHead(view: SessionView, keep = HEAD_ROUNDS, listed = LISTED_GAPS): CutHead {
+export function cutHead(view: SessionView, keep = HEAD_ROUNDS, listed = LISTED_GAPS, whole = HEAD_WHOLE_GAPS): CutHead {
   const rounds = view.rounds.slice(-Math.max(2, keep));
   const firstKept = rounds[0]?.round ?? 0;
   // The round whose close the prompt and the stop request speak of, and the one before it.
@@ -255,7 +266,7 @@ export function cutHead(view: SessionView, keep = HEAD_ROUNDS, listed = LISTED_G
   const first = view.history.findIndex((entry) => entry.round >= since);
   const roundsBefore = view.roundsBefore + view.rounds.length - rounds.length;
   const history = first === -1 ? [] : view.history.slice(first);
-  const kept = keptGaps(view, 2 * listed);
+  const kept = keptGaps(view, 2 * listed, whole);
   const cut = { ...view, gaps: kept.gaps, gapsLeftOut: kept.gapsLeftOut, roundsBefore, history };
   return { head: { ...cut, rounds: leavesGapsOut(cut) ? rounds.map(withoutLists) : rounds }, leftOut: kept.leftOut };
 }
@@ -266,8 +277,8 @@ export function cutHead(view: SessionView, keep = HEAD_ROUNDS, listed = LISTED_G
  * and the index it goes with (null: none; a write cannot then be decided on
  * this head). `view` is cut first unless it is a head cut already (`cut`).
  */
-export function encodeHead(view: SessionView, keep = HEAD_ROUNDS, closed: IndexMark | null = null, listed = LISTED_GAPS): string {
-  return encodeCutHead(cutHead(view, keep, listed).head, closed);
+export function encodeHead(view: SessionView, keep = HEAD_ROUNDS, closed: IndexMark | null = null, listed = LISTED_GAPS, whole = HEAD_WHOLE_GAPS): string {
+  return encodeCutHead(cutHead(view, keep, listed, whole).head, closed);
 }
 
 /** `encodeHead` for a head `cutHead` made. */
@@ -304,7 +315,7 @@ export function decodeMarkedHead(text: string): { view: SessionView; closed: Ind
  * leaves gaps out (a head written to) keeps all it has: it cannot see
  * what it left out, so it cannot cut again.
  */
-function keptGaps(view: SessionView, kept: number): { gaps: Map<string, Gap>; gapsLeftOut: GapsLeftOut; leftOut: Gap[] } {
+function keptGaps(view: SessionView, kept: number, whole: number): { gaps: Map<string, Gap>; gapsLeftOut: GapsLeftOut; leftOut: Gap[] } {
   const unfinished = [...view.gaps.values()].filter((gap) => STATE_CLASS[gap.state] !== 'closed');
   const all = new Map(unfinished.map((gap) => [gap.id, gap]));
   if (leavesGapsOut(view)) {
@@ -312,7 +323,7 @@ function keptGaps(view: SessionView, kept: number): { gaps: Map<string, Gap>; ga
     const { unfinished: listed, openList } = view.gapsLeftOut;
     return { gaps: all, gapsLeftOut: { ...view.gapsLeftOut, unfinished: still(listed), openList: still(openList) }, leftOut: [] };
   }
-  if (unfinished.length <= kept) return { gaps: all, gapsLeftOut: NOTHING_LEFT_OUT, leftOut: [] };
+  if (unfinished.length <= Math.max(kept, whole)) return { gaps: all, gapsLeftOut: NOTHING_LEFT_OUT, leftOut: [] };
   const ordered = SEVERITIES.flatMap((severity) => unfinished.filter((gap) => gap.severity === severity));
   const keep = new Set<string>();
   let open = 0;

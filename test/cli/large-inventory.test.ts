@@ -17,7 +17,8 @@ import { Sandbox } from './helpers.js';
 
 const TIMEOUT = 60_000;
 const SEVERITIES = ['LOW', 'CRITICAL', 'MEDIUM', 'HIGH'];
-const COUNT = 250;
+/** Past HEAD_WHOLE_GAPS (1,000), so the head keeps the first gaps only. */
+const COUNT = 1_050;
 
 interface Next {
   action: string;
@@ -94,7 +95,7 @@ describe('next --json and the stop hook on an inventory larger than they list', 
   it(
     'lists the first 100 gaps most severe first as recorded, counts the rest, and answers the same from the head as from the whole view',
     () => {
-      // Given 250 open gaps (62 CRITICAL, 63 HIGH, …) and round 1 open.
+      // Given 1,050 open gaps (262 CRITICAL, 263 HIGH, …) and round 1 open.
       inventory(COUNT);
       box.ok('round', 'start');
       // When next --json is asked twice: the first call may build the head; the second is answered from it.
@@ -109,7 +110,7 @@ describe('next --json and the stop hook on an inventory larger than they list', 
       expect([...second.openGaps.CRITICAL!, ...second.openGaps.HIGH!]).toEqual(expected);
       expect([second.openGaps.MEDIUM, second.openGaps.LOW]).toEqual([[], []]);
       expect([second.openGapsNotListed, second.openGapCount]).toEqual([COUNT - 100, COUNT]);
-      // The head keeps the first 200 (as many again in reserve), not 250: what it keeps does not grow with the inventory.
+      // The head keeps the first 200 (as many again in reserve), not 1,050: what it keeps does not grow with the inventory.
       expect(readFileSync(headFile(), 'utf8').match(/"title":"finding/g)?.length).toBe(200);
     },
     TIMEOUT,
@@ -132,14 +133,14 @@ describe('next --json and the stop hook on an inventory larger than they list', 
       expect([...step.openGaps.CRITICAL!, ...step.openGaps.HIGH!]).toEqual([...open, ...highs].slice(0, 100));
       expect(step.gapsNotListed).toBe(COUNT - 1 - 100);
       expect(step.openGapsNotListed).toBe(COUNT - 2 - 100);
-      // The hook shows 25 and counts the other open gaps: 248 open in all (the open count, 248.5, counts the deferred one half).
+      // The hook shows 25 and counts the other open gaps: COUNT - 2 open in all (the open count counts the deferred one half).
       const stop = JSON.stringify({ session_id: 'agent-1', hook_event_name: 'Stop', stop_hook_active: false, cwd: box.root });
       bin(['hook', 'claude'], stop);
       const answer = JSON.parse(bin(['hook', 'claude'], stop)) as { decision: string; reason: string };
       expect(answer.decision).toBe('block');
-      expect(answer.reason).toContain('Open gaps (248.5,');
+      expect(answer.reason).toContain(`Open gaps (${COUNT - 2}.5,`);
       expect(answer.reason).toContain(`- CRITICAL ${open[0]}: finding`);
-      expect(answer.reason).toContain(`- +${248 - 25} more (gapflow status --all lists every gap)`);
+      expect(answer.reason).toContain(`- +${COUNT - 2 - 25} more (gapflow status --all lists every gap)`);
     },
     TIMEOUT,
   );

@@ -9,7 +9,7 @@ import {
   closedIndexLookUp,
   decodeMarkedHead,
   hookStep,
-  LISTED_GAPS,
+  HEAD_WHOLE_GAPS,
   leavesGapsOut,
   loopStep,
   STATE_CLASS,
@@ -133,7 +133,7 @@ describe('a write decided on a head that leaves gaps out', () => {
       const tally = { calls: 0, onHead: 0, leftOutHeads: 0, answered: 0, fellBack: 0 };
       fc.assert(
         fc.property(
-          fc.integer({ min: 2 * LISTED_GAPS + 1, max: 2 * LISTED_GAPS + 120 }),
+          fc.integer({ min: HEAD_WHOLE_GAPS + 1, max: HEAD_WHOLE_GAPS + 120 }),
           fc.boolean(),
           fc.array(fc.array(requestArb, { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 6 }),
           (count, mixed, calls) => {
@@ -192,10 +192,10 @@ describe('a write decided on a head that leaves gaps out', () => {
   it('keeps a gap opened past its part of the list when the same batch reopens it: ping-pong names it wherever it stands', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gapflow-large-'));
     try {
-      // Given 300 LOW gaps: the head keeps the first 200.
+      // Given HEAD_WHOLE_GAPS + 100 LOW gaps: the head keeps the first 200.
       const session = Session.create(store(dir), {}, stampOf(0));
       session.recordAll(
-        Array.from({ length: 300 }, (_, n) => ({ body: { type: 'gap.opened', data: { id: `G-${n}`, severity: 'LOW', title: `t${n}` } } })),
+        Array.from({ length: HEAD_WHOLE_GAPS + 100 }, (_, n) => ({ body: { type: 'gap.opened', data: { id: `G-${n}`, severity: 'LOW', title: `t${n}` } } })),
         null,
       );
       session.startRound();
@@ -223,8 +223,8 @@ describe('a write decided on a head that leaves gaps out', () => {
     () => {
       const dir = mkdtempSync(join(tmpdir(), 'gapflow-large-'));
       try {
-        // Given 2 x LISTED_GAPS + 60 gaps and round 1 open: the head keeps the first 2 x LISTED_GAPS.
-        inventory(dir, 2 * LISTED_GAPS + 60);
+        // Given HEAD_WHOLE_GAPS + 60 gaps and round 1 open: the head keeps the first 2 x LISTED_GAPS.
+        inventory(dir, HEAD_WHOLE_GAPS + 60);
         let onHead = 0;
         let gaveWay = 0;
         // When the first gap of the list is resolved, one call at a time, 150 times.
