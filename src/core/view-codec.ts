@@ -175,7 +175,7 @@ export const HEAD_ROUNDS = 3;
  * inventory a loop works through by hand (hundreds of gaps) keeps its writes
  * on the head, and a scanner's (thousands and more) keeps its head small.
  */
-export const HEAD_WHOLE_GAPS = 1_000;
+export const HEAD_WHOLE_GAPS = 500;
 
 /** A view that leaves no gap out (every whole view). */
 export const NOTHING_LEFT_OUT: GapsLeftOut = Object.freeze({ open: 0, parked: 0, unfinished: null, openList: null });

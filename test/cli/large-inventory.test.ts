@@ -17,7 +17,7 @@ import { Sandbox } from './helpers.js';
 
 const TIMEOUT = 60_000;
 const SEVERITIES = ['LOW', 'CRITICAL', 'MEDIUM', 'HIGH'];
-/** Past HEAD_WHOLE_GAPS (1,000), so the head keeps the first gaps only. */
+/** Past HEAD_WHOLE_GAPS (500), so the head keeps the first gaps only. */
 const COUNT = 1_050;
 
 interface Next {
