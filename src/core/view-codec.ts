@@ -275,7 +275,7 @@ export function cutHead(view: SessionView, keep = HEAD_ROUNDS, listed = LISTED_G
  * The head as a checkpoint stores it: the view's JSON (with what it leaves
  * out of the gaps), the rounds before the kept ones counted, not written,
  * and the index it goes with (null: none; a write cannot then be decided on
- * this head). `view` is cut first unless it is a head cut already (`cut`).
+ * this head). `view` is cut first (`cutHead`).
  */
 export function encodeHead(view: SessionView, keep = HEAD_ROUNDS, closed: IndexMark | null = null, listed = LISTED_GAPS, whole = HEAD_WHOLE_GAPS): string {
   return encodeCutHead(cutHead(view, keep, listed, whole).head, closed);
