@@ -57,6 +57,8 @@ export function initialView(): SessionView {
     verification: null,
     sources: [],
     lastSeq: 0,
+    lastAt: null,
+    warningsRaised: 0,
   };
 }
 
@@ -112,7 +114,7 @@ export interface Folding<E> {
  * seq), seeing the view just before it. Taken one event at a time, so a
  * reader can fold the lines as it reads them and never hold the list.
  */
-export function startFold<E extends { seq: number }>(settle: (view: SessionView, event: E, index: number) => SettledEvent | null): Folding<E> {
+export function startFold<E extends { seq: number; at: string }>(settle: (view: SessionView, event: E, index: number) => SettledEvent | null): Folding<E> {
   const view = initialView();
   let taken = 0;
   let finished = false;
@@ -121,7 +123,10 @@ export function startFold<E extends { seq: number }>(settle: (view: SessionView,
       if (finished) throw new Error('this fold is finished: it takes no more events');
       const settled = settle(view, event, taken++);
       if (settled) apply(view, settled);
-      else view.lastSeq = event.seq;
+      else {
+        view.lastSeq = event.seq;
+        view.lastAt = event.at;
+      }
     },
     get taken() {
       return taken;
@@ -134,7 +139,10 @@ export function startFold<E extends { seq: number }>(settle: (view: SessionView,
 }
 
 /** Folds a whole history at once (`startFold`); the result is frozen like any other view. */
-export function fold<E extends { seq: number }>(events: Iterable<E>, settle: (view: SessionView, event: E, index: number) => SettledEvent | null): SessionView {
+export function fold<E extends { seq: number; at: string }>(
+  events: Iterable<E>,
+  settle: (view: SessionView, event: E, index: number) => SettledEvent | null,
+): SessionView {
   const folding = startFold(settle);
   for (const event of events) folding.take(event);
   return folding.finish();
@@ -222,6 +230,7 @@ export function settle(view: SessionView, event: GapflowEvent): SettledEvent | n
 /** Mutates `view` by one event: called on an immer draft, or on the private working copy of `fold`. */
 function apply(view: SessionView, event: SettledEvent): void {
   view.lastSeq = event.seq;
+  view.lastAt = event.at;
   switch (event.type) {
     case 'session.started':
       view.settings = event.data;
@@ -628,6 +637,7 @@ function closeRound(view: SessionView, event: SettledOf<'round.closed'>): void {
   for (const step of steps.length > 0 ? steps : [{ from, to: from }]) {
     const reason = describeRoundStep(step, round, view.config, machine, combined, view.policies);
     view.history.push({ round: round.round, from: step.from, to: step.to, reason, cause: 'round', duringRound: false });
+    if (step.to === 'DIVERGENCE_WARNING') view.warningsRaised += 1;
   }
 }
 

@@ -29,7 +29,7 @@ import { policyRulesNamed } from '../policies/index.js';
  * whole view, and a head's checkpoint (encodeHead) carries them beside the
  * view it stores.
  */
-export const VIEW_SHAPE = 'view-7';
+export const VIEW_SHAPE = 'view-8';
 
 interface StoredView extends Omit<SessionView, 'gaps' | 'policies' | 'roundsBefore' | 'gapsLeftOut'> {
   gaps: Gap[];
@@ -87,7 +87,8 @@ function readView(text: string): SessionView | null {
  */
 function looksStored(value: unknown): value is StoredView {
   if (!isObject(value)) return false;
-  const { gaps, rounds, weightedOpenEnds, history, decisions, focus, renames, machine, policies, open, lastSeq, sources, gapsLeftOut } = value;
+  const { gaps, rounds, weightedOpenEnds, history, decisions, focus, renames, machine, policies, open, lastSeq, lastAt, warningsRaised, sources, gapsLeftOut } =
+    value;
   return (
     (gapsLeftOut === undefined || looksLeftOut(gapsLeftOut)) &&
     Array.isArray(gaps) &&
@@ -96,6 +97,8 @@ function looksStored(value: unknown): value is StoredView {
     isObject(machine) &&
     isObject(open) &&
     Number.isSafeInteger(lastSeq) &&
+    (lastAt === null || typeof lastAt === 'string') &&
+    Number.isSafeInteger(warningsRaised) &&
     isObject(policies) &&
     Array.isArray(policies.enabled) &&
     policies.enabled.every((name) => typeof name === 'string' && policyRulesNamed(name) !== undefined) &&

@@ -306,4 +306,13 @@ export interface SessionView {
   sources: SourceRecord[];
   /** The last event's seq, which is also the number of events folded (seq runs 1, 2, 3…). */
   lastSeq: number;
+  /** When the last event was recorded (its `at`); null before any. */
+  lastAt: string | null;
+  /**
+   * How many round closes moved the session to DIVERGENCE_WARNING (a
+   * decision that leads back there is the same warning still standing, not
+   * a new one): kept as the rounds close, so a head that keeps only the
+   * last rounds' history still counts every warning.
+   */
+  warningsRaised: number;
 }

@@ -1,6 +1,6 @@
-import type { SessionView } from '../core/index.js';
+import { headOf, type SessionView } from '../core/index.js';
 import { renderStatus } from '../render/index.js';
-import { catchUp, replay } from '../session/index.js';
+import { readHead, storedView } from '../session/index.js';
 import { pauseFor } from '../log/index.js';
 import { isPassingReadFailure, retryDelayMs, SETTLE_WITHIN_MS } from './retry.js';
 import { errorRow, fleetRow, weightedOpenChart, warningsOf, type ChartPoint, type FleetRow, type Staleness, type Warning } from './rows.js';
@@ -21,15 +21,8 @@ export interface FleetChange {
   removed: string[];
 }
 
-/** A session read: its view and its last event (its id and time). */
-interface Read {
-  view: SessionView;
-  lastEventAt: string | null;
-  lastId: string | null;
-}
-
-/** What one read of a session came to: the session, a fault of its log (why it is unreadable), or a failure that says nothing about the log. */
-type Outcome = { read: Read } | { fault: string } | { failed: string };
+/** What one read of a session came to: its head (a whole view cut to one), a fault of its log (why it is unreadable), or a failure that says nothing about the log. */
+type Outcome = { head: SessionView } | { fault: string } | { failed: string };
 
 /**
  * A session as the fleet holds it: what the last read that got an answer
@@ -38,7 +31,7 @@ type Outcome = { read: Read } | { fault: string } | { failed: string };
  */
 interface Held {
   entry: FleetEntry;
-  found: { read: Read } | { fault: string } | null;
+  found: { head: SessionView } | { fault: string } | null;
   failing: (Staleness & { retries: number }) | null;
 }
 
@@ -57,39 +50,20 @@ function failure(error: unknown): Outcome {
   return isPassingReadFailure(error) ? { failed: message } : { fault: message };
 }
 
-/** Reads one session whole: every event, replayed (nothing is written to the store, not even a checkpoint). */
+/**
+ * Reads one session's head: its head checkpoint when that covers the log's
+ * last line (a few kilobytes, whatever the session's length or inventory),
+ * else its whole view (from its checkpoint and the events after it) cut to
+ * a head, which is all a row reads; so the fleet holds a head per session,
+ * not its inventory. Nothing is written to the store, not even a checkpoint.
+ */
 function load(entry: FleetEntry): Outcome {
   if (!('store' in entry)) return { fault: entry.error };
   try {
-    const events = entry.store.read();
-    const view = replay(events, entry.store.location);
-    return { read: { view, lastEventAt: events.at(-1)?.at ?? null, lastId: events.at(-1)?.id ?? null } };
+    return { head: readHead(entry.store) ?? headOf(storedView(entry.store)) };
   } catch (error) {
     return failure(error);
   }
-}
-
-/**
- * A session read again after `read`: only the events past those it was
- * read to, folded onto its view, when the last of those is still where it
- * was; read whole otherwise (a log replaced or cut back). A read that fails
- * for a passing cause is not tried whole at once: the retry comes later.
- */
-function loadMore(entry: FleetEntry, read: Read): Outcome {
-  if (read.view.lastSeq === 0 || !('store' in entry)) return load(entry);
-  try {
-    const [last, ...fresh] = entry.store.read(read.view.lastSeq - 1);
-    if (last?.id !== read.lastId) return load(entry);
-    if (fresh.length === 0) return { read };
-    return { read: { view: catchUp(read.view, fresh).view, lastEventAt: fresh.at(-1)!.at, lastId: fresh.at(-1)!.id } };
-  } catch (error) {
-    return isPassingReadFailure(error) ? failure(error) : load(entry);
-  }
-}
-
-/** Reads a held session again: past what was read of it, or whole when nothing was. */
-function reread(held: Held): Outcome {
-  return held.found !== null && 'read' in held.found ? loadMore(held.entry, held.found.read) : load(held.entry);
 }
 
 /** A session after a read at `now`: what it found, or, when the read failed for a passing cause, what was found before, failing since the first such failure. */
@@ -141,13 +115,23 @@ export class Fleet {
     return [...this.#held.entries()].map(([name, held]) => rowOf(name, held, now));
   }
 
-  /** One session's detail; undefined when there is no session of that name. */
+  /**
+   * One session's detail, read whole now (the only read of a whole view:
+   * the fleet holds heads); undefined when there is no session of that
+   * name. When that read fails, the row as last read, and nothing else.
+   */
   detail(name: string): SessionDetail | undefined {
     const held = this.#held.get(name);
     if (held === undefined) return undefined;
-    const row = rowOf(name, held, this.#now());
-    if (held.found === null || 'fault' in held.found) return { row, chart: [], warnings: [], status: null };
-    const { view } = held.found.read;
+    const now = this.#now();
+    if (held.found === null || 'fault' in held.found || !('store' in held.entry)) return { row: rowOf(name, held, now), chart: [], warnings: [], status: null };
+    let view: SessionView;
+    try {
+      view = storedView(held.entry.store);
+    } catch {
+      return { row: rowOf(name, held, now), chart: [], warnings: [], status: null };
+    }
+    const row = fleetRow(name, view, now, held.failing === null ? null : { since: held.failing.since, reason: held.failing.reason });
     return { row, chart: weightedOpenChart(view), warnings: warningsOf(view), status: renderStatus(view) };
   }
 
@@ -230,7 +214,7 @@ export class Fleet {
   #reload(name: string): FleetChange {
     const held = this.#held.get(name);
     if (held === undefined) return NO_CHANGE;
-    const next = after(held, reread(held), this.#now());
+    const next = after(held, load(held.entry), this.#now());
     this.#held.set(name, next);
     if (next.failing === null) this.#cancelRetry(name);
     else this.#retryLater(name);
@@ -287,5 +271,5 @@ function rowOf(name: string, held: Held, now: number): FleetRow {
   const { found, failing } = held;
   if (found === null) return errorRow(name, failing?.reason ?? 'not read yet');
   if ('fault' in found) return errorRow(name, found.fault);
-  return fleetRow(name, found.read.view, found.read.lastEventAt, now, failing === null ? null : { since: failing.since, reason: failing.reason });
+  return fleetRow(name, found.head, now, failing === null ? null : { since: failing.since, reason: failing.reason });
 }

@@ -22,7 +22,7 @@ export interface FleetRow {
   lastReason: string | null;
   /** The forecast `state --json` gives (null once COMPLETE, or when no policy reads gaps). */
   forecast: Forecast | null;
-  /** Warnings raised (see warningsOf). */
+  /** Warnings raised (see warningsOf; a head counts them all, `warningsRaised`). */
   warnings: number;
   /** Events in the log. */
   eventCount: number;
@@ -65,11 +65,12 @@ export interface ChartPoint {
 }
 
 /**
- * The row of a session read as `view`, its last event recorded at
- * `lastEventAt`, at time `now` (ms since the epoch); `stale` when reads of it
- * have failed since `view` was read.
+ * The row of a session read as `view` (the whole view or its head: the row
+ * reads only what a head keeps), at time `now` (ms since the epoch); `stale`
+ * when reads of it have failed since `view` was read.
  */
-export function fleetRow(name: string, view: SessionView, lastEventAt: string | null, now: number, stale: Staleness | null = null): FleetRow {
+export function fleetRow(name: string, view: SessionView, now: number, stale: Staleness | null = null): FleetRow {
+  const lastEventAt = view.lastAt;
   return {
     name,
     state: view.machine.state,
@@ -80,7 +81,7 @@ export function fleetRow(name: string, view: SessionView, lastEventAt: string | 
     weightedOpen: view.open.weighted,
     lastReason: view.history.at(-1)?.reason ?? null,
     forecast: viewForecast(view),
-    warnings: warningsOf(view).length,
+    warnings: view.warningsRaised,
     eventCount: view.lastSeq,
     lastEventAt,
     age: ageOf(lastEventAt, now),

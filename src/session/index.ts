@@ -24,6 +24,7 @@ export {
 export {
   closedIndexFormat,
   replay,
+  storedView,
   verifyFileSession,
   verifyStoreSession,
   viewFormat,

@@ -467,6 +467,11 @@ function resumeView(store: EventStore): { view: SessionView; fresh: boolean } {
   return { view: replay(checkpoint === null ? events : store.read(), store.location), fresh: checkpoint !== null };
 }
 
+/** The whole view of the session in `store`, read as a session opens it (from its checkpoint and the events after it), writing nothing. */
+export function storedView(store: EventStore): SessionView {
+  return resumeView(store).view;
+}
+
 /**
  * What `verifyFileSession` found: `problem` names the first damaged line
  * (`line`), or is null; `findings` are where today's rules part ways with

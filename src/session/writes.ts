@@ -152,6 +152,7 @@ export function catchUp(view: SessionView, fresh: readonly GapflowEvent[]): { ev
       const fact = settle(working, event);
       if (fact === null) {
         working.lastSeq = event.seq;
+        working.lastAt = event.at;
         continue;
       }
       settled.push(fact);

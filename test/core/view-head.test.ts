@@ -14,6 +14,7 @@ import {
 } from '../../src/core/index.js';
 import { answersLoop, decodeHead, encodeHead, headOf, leavesGapsOut, LISTED_GAPS } from '../../src/core/index.js';
 import { hookVerdict, nextLine, renderPrompt } from '../../src/render/index.js';
+import { fleetRow, warningsOf } from '../../src/fleet/index.js';
 import { EVENT_VERSION, type GapflowEvent, type Severity } from '../../events/index.js';
 import { newSession } from '../support.js';
 import { play, scriptArb, settingsArb } from '../session/model.js';
@@ -23,7 +24,8 @@ import { play, scriptArb, settingsArb } from '../session/model.js';
  * loop's questions exactly as the whole view does. Random sessions, cut at
  * random points, asked every question the loop asks: the next step, its
  * line, the decision prompt, and a stop hook's decision and words for each
- * kind of call. The head keeps only 2 rounds here, so most sessions are cut.
+ * kind of call, and the row a fleet shows of it (the fleet holds heads). The
+ * head keeps only 2 rounds here, so most sessions are cut.
  */
 
 const TIMEOUT = 120_000;
@@ -50,7 +52,8 @@ function answers(view: SessionView) {
       };
     }),
   );
-  return { step, line: nextLine(step), prompt: renderPrompt(view), hooks, round: closedRounds(view).length, forecast: viewForecast(view) };
+  const row = fleetRow('s', view, Date.UTC(2026, 0, 12, 12));
+  return { step, line: nextLine(step), prompt: renderPrompt(view), hooks, round: closedRounds(view).length, forecast: viewForecast(view), row };
 }
 
 /** The event with its round number moved up by 10 (round starts and closes, and metrics). */
@@ -119,6 +122,7 @@ describe('the head of a view', () => {
       let prompts = 0;
       let leftOut = 0;
       let gaveWay = 0;
+      let warned = 0;
       fc.assert(
         fc.property(
           longSettings,
@@ -134,6 +138,9 @@ describe('the head of a view', () => {
             const events = shifted ? played.map(shiftRound) : played;
             // Bound to an agent or not: a stop hook answers its own agent and a foreign one differently.
             const view = replay(bound === null ? events : [...events, bindingEvent(events.length + 1, bound)]);
+            // The warnings the fold counts are the ones the history shows (a head keeps only its last rounds' history).
+            expect(view.warningsRaised).toBe(warningsOf(view).length);
+            if (view.warningsRaised > 0) warned += 1;
             const head = headOf(view, 2);
             if (head.roundsBefore > 0) cut += 1;
             const expected = answers(view);
@@ -159,9 +166,12 @@ describe('the head of a view', () => {
       );
       expect(leftOut).toBeGreaterThan(60);
       expect(gaveWay).toBeGreaterThan(0);
+      expect(warned).toBeGreaterThan(10);
       // The property is about cut views: a good share of the random sessions (a fifth at least) must have been cut.
       expect(cut).toBeGreaterThan(60);
-      console.log(`view head: ${cut} of 600 views cut, ${prompts} of them with a decision prompt; ${leftOut} leaving gaps out, ${gaveWay} of them giving way`);
+      console.log(
+        `view head: ${cut} of 600 views cut, ${prompts} of them with a decision prompt; ${leftOut} leaving gaps out, ${gaveWay} of them giving way; ${warned} with warnings`,
+      );
       expect(prompts).toBeGreaterThanOrEqual(3);
     },
     TIMEOUT,

@@ -88,9 +88,9 @@ function rows(): FleetRow[] {
   baseline(c, 'LOW', 1);
   playRound(c, { open: [['C-1', 'CRITICAL']] });
   return [
-    fleetRow('team/a', a.view, '2026-01-12T11:00:00.000Z', NOW),
-    fleetRow('say "hi" \\ back\nslash', b.view, null, NOW),
-    fleetRow('c', c.view, '2026-01-12T10:00:00.500Z', NOW),
+    fleetRow('team/a', { ...a.view, lastAt: '2026-01-12T11:00:00.000Z' }, NOW),
+    fleetRow('say "hi" \\ back\nslash', { ...b.view, lastAt: null }, NOW),
+    fleetRow('c', { ...c.view, lastAt: '2026-01-12T10:00:00.500Z' }, NOW),
     errorRow('broken', 'line 2: not JSON'),
   ];
 }
@@ -153,8 +153,8 @@ describe('/metrics: the fleet in the Prometheus text format', () => {
     baseline(b, 'LOW', 3);
     const parsed = parseExposition(
       metricsText([
-        fleetRow('fresh', a.view, null, NOW),
-        fleetRow('stale', b.view, null, NOW, { since: NOW - 40_000, reason: 'Connection terminated unexpectedly' }),
+        fleetRow('fresh', a.view, NOW),
+        fleetRow('stale', b.view, NOW, { since: NOW - 40_000, reason: 'Connection terminated unexpectedly' }),
         errorRow('broken', 'line 2: not JSON'),
       ]),
     );

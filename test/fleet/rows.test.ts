@@ -15,7 +15,7 @@ describe('a fleet row, from the events a session recorded', () => {
     const session = newSession();
     baseline(session, 'HIGH', 2); // B-HIGH-1, B-HIGH-2: weighted 8
     playRound(session, { resolve: ['B-HIGH-1'], open: [['N-1', 'LOW']] }); // net +3: CONVERGING
-    const row = fleetRow('team/a', session.view, '2026-01-12T11:59:15.000Z', NOON);
+    const row = fleetRow('team/a', { ...session.view, lastAt: '2026-01-12T11:59:15.000Z' }, NOON);
     expect(row).toMatchObject({
       name: 'team/a',
       state: 'CONVERGING',
@@ -41,13 +41,14 @@ describe('a fleet row, from the events a session recorded', () => {
     playRound(session, { open: [['N-1', 'LOW']] });
     session.startRound();
     session.openGap('N-2', 'CRITICAL');
-    expect(fleetRow('s', session.view, null, NOON)).toMatchObject({
+    expect(fleetRow('s', session.view, NOON)).toMatchObject({
       round: 1,
       roundOpen: true,
       open: 3,
       weightedOpen: 2 + 1 + 16,
-      age: null,
-      lastEventAt: null,
+      // The test clock stamps event k (from 0) at 09:00:k: started, the baseline gap, round 1 (start, N-1, close), round 2's start and N-2.
+      lastEventAt: '2026-01-12T09:00:06.000Z',
+      age: 3 * 3600 - 6,
     });
   });
 
@@ -55,17 +56,17 @@ describe('a fleet row, from the events a session recorded', () => {
     const session = newSession();
     const gaps = baseline(session, 'LOW', 8);
     for (let r = 0; r < 4; r++) playRound(session, { resolve: gaps.slice(r, r + 1) }); // 7, 6, 5, 4 left
-    const falling = fleetRow('s', session.view, null, NOON);
+    const falling = fleetRow('s', session.view, NOON);
     expect(falling.forecast).toMatchObject({ reason: 'declining', finish: { low: 8, high: 8 } });
     playRound(session, { resolve: gaps.slice(4) });
-    const done = fleetRow('s', session.view, null, NOON);
+    const done = fleetRow('s', session.view, NOON);
     expect(done).toMatchObject({ state: 'COMPLETE', outcome: 'CONVERGED', open: 0, weightedOpen: 0, forecast: null });
   });
 
   it('never gives a negative age for an event stamped after the clock it is read by', () => {
     const session = newSession();
     baseline(session, 'LOW', 1);
-    expect(fleetRow('s', session.view, '2026-01-12T12:00:05.000Z', NOON).age).toBe(0);
+    expect(fleetRow('s', { ...session.view, lastAt: '2026-01-12T12:00:05.000Z' }, NOON).age).toBe(0);
   });
 
   it('an unreadable session is a row with its error and no figures', () => {
@@ -95,7 +96,7 @@ describe('a fleet row, from the events a session recorded', () => {
     const session = newSession();
     baseline(session, 'HIGH', 2);
     const since = NOON - 12_700;
-    const row = fleetRow('s', session.view, '2026-01-12T11:00:00.000Z', NOON, { since, reason: 'Connection terminated unexpectedly' });
+    const row = fleetRow('s', { ...session.view, lastAt: '2026-01-12T11:00:00.000Z' }, NOON, { since, reason: 'Connection terminated unexpectedly' });
     expect(row).toMatchObject({ state: 'CONVERGING', open: 2, weightedOpen: 8, error: null, age: 3600 });
     expect(row).toMatchObject({ stale: true, staleSince: '2026-01-12T11:59:47.300Z', staleForSeconds: 12, staleReason: 'Connection terminated unexpectedly' });
   });
@@ -103,7 +104,7 @@ describe('a fleet row, from the events a session recorded', () => {
   it('a row read well is not stale', () => {
     const session = newSession();
     baseline(session, 'LOW', 1);
-    expect(fleetRow('s', session.view, null, NOON)).toMatchObject({ stale: false, staleSince: null, staleForSeconds: null, staleReason: null });
+    expect(fleetRow('s', session.view, NOON)).toMatchObject({ stale: false, staleSince: null, staleForSeconds: null, staleReason: null });
   });
 });
 
@@ -114,7 +115,7 @@ describe('warnings: each round close that raised a DIVERGENCE_WARNING, with its 
     playRound(session, { open: [['C-1', 'CRITICAL']] });
     expect(session.view.machine.state).toBe('DIVERGENCE_WARNING');
     expect(warningsOf(session.view)).toEqual([{ round: 1, cause: 'critical' }]);
-    expect(fleetRow('s', session.view, null, NOON).warnings).toBe(1);
+    expect(fleetRow('s', session.view, NOON).warnings).toBe(1);
   });
 
   it('a weighted net below the divergence threshold is a divergence warning', () => {

@@ -14,7 +14,7 @@ describe('the fleet table', () => {
   it('marks a stale row with its age beside its state, and says why under the table', () => {
     const session = newSession();
     baseline(session, 'HIGH', 2);
-    const stale = fleetRow('team/a', session.view, null, NOON, { since: NOON - 95_000, reason: 'db: Connection terminated unexpectedly' });
+    const stale = fleetRow('team/a', session.view, NOON, { since: NOON - 95_000, reason: 'db: Connection terminated unexpectedly' });
     const lines = fleetTable([errorRow('broken', 'events.jsonl line 3: not JSON'), stale], '/work')
       .trimEnd()
       .split('\n');
@@ -29,7 +29,7 @@ describe('the fleet table', () => {
   it("spells out the control characters of a stale row's reason, as of every other cell", () => {
     const session = newSession();
     baseline(session, 'LOW', 1);
-    const table = fleetTable([fleetRow('s', session.view, null, NOON, { since: NOON, reason: 'x\u001b]52;c;ZQ==\u0007y' })], '/work');
+    const table = fleetTable([fleetRow('s', session.view, NOON, { since: NOON, reason: 'x\u001b]52;c;ZQ==\u0007y' })], '/work');
     expect(table).toContain('reading it again failed: x\\u{1b}]52;c;ZQ==\\u{7}y\n');
     // eslint-disable-next-line no-control-regex -- control characters are what must not come out
     expect(table).not.toMatch(/[\u001b\u0007]/);
