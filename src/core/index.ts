@@ -7,14 +7,10 @@ export {
   decodeView,
   encodeView,
   VIEW_SHAPE,
-  decodeHead,
-  decodeMarkedHead,
-  encodeHead,
   HEAD_ROUNDS,
   HEAD_WHOLE_GAPS,
   headOf,
   cutHead,
-  encodeCutHead,
   headIsExact,
   fallsPastHead,
   namedByLoop,
@@ -42,6 +38,7 @@ export {
   type ClosedGap,
   type ClosedIndexParts,
 } from './view-codec.js';
+export { decodeHead, decodeHeadSummary, decodeMarkedHead, encodeCutHead, encodeHead, summaryOf, type SessionSummary } from './head-codec.js';
 export { auditHistory, type Finding } from './audit.js';
 export {
   closedRoundCount,

@@ -59,7 +59,7 @@ export function encodeView(view: SessionView): string {
  * null when the text is not a view this build wrote (the caller then replays
  * the log).
  */
-function readView(text: string): SessionView | null {
+export function readView(text: string): SessionView | null {
   let stored: unknown;
   try {
     stored = JSON.parse(text);
@@ -272,40 +272,6 @@ export function cutHead(view: SessionView, keep = HEAD_ROUNDS, listed = LISTED_G
   const kept = keptGaps(view, 2 * listed, whole);
   const cut = { ...view, gaps: kept.gaps, gapsLeftOut: kept.gapsLeftOut, roundsBefore, history };
   return { head: { ...cut, rounds: leavesGapsOut(cut) ? rounds.map(withoutLists) : rounds }, leftOut: kept.leftOut };
-}
-
-/**
- * The head as a checkpoint stores it: the view's JSON (with what it leaves
- * out of the gaps), the rounds before the kept ones counted, not written,
- * and the index it goes with (null: none; a write cannot then be decided on
- * this head). `view` is cut first (`cutHead`).
- */
-export function encodeHead(view: SessionView, keep = HEAD_ROUNDS, closed: IndexMark | null = null, listed = LISTED_GAPS, whole = HEAD_WHOLE_GAPS): string {
-  return encodeCutHead(cutHead(view, keep, listed, whole).head, closed);
-}
-
-/** `encodeHead` for a head `cutHead` made. */
-export function encodeCutHead(head: SessionView, closed: IndexMark | null): string {
-  return `{"roundsBefore":${head.roundsBefore},"closed":${JSON.stringify(closed)},"view":${encodeView(head)}}`;
-}
-
-/**
- * The head a checkpoint's text holds, frozen; null when it is
- * not one this build wrote.
- */
-export function decodeHead(text: string): SessionView | null {
-  return decodeMarkedHead(text)?.view ?? null;
-}
-
-/** The head a checkpoint's text holds, and the index it names; null when it is not one this build wrote. */
-export function decodeMarkedHead(text: string): { view: SessionView; closed: IndexMark | null } | null {
-  const prefix = /^\{"roundsBefore":(\d+),"closed":(null|\{"seq":(\d+),"sum":"([0-9A-Za-z_-]+)"\}),"view":/.exec(text);
-  if (prefix === null || !text.endsWith('}')) return null;
-  const view = readView(text.slice(prefix[0].length, -1));
-  if (view === null) return null;
-  const closed = prefix[2] === 'null' ? null : { seq: Number(prefix[3]), sum: prefix[4]! };
-  view.roundsBefore = Number(prefix[1]);
-  return { view: freezeNew(view), closed };
 }
 
 /**

@@ -1,6 +1,6 @@
-import { headOf, type SessionView } from '../core/index.js';
+import { summaryOf, type SessionSummary, type SessionView } from '../core/index.js';
 import { renderStatus } from '../render/index.js';
-import { readHead, storedView } from '../session/index.js';
+import { readHeadSummary, storedView } from '../session/index.js';
 import { pauseFor } from '../log/index.js';
 import { isPassingReadFailure, retryDelayMs, SETTLE_WITHIN_MS } from './retry.js';
 import { errorRow, fleetRow, weightedOpenChart, warningsOf, type ChartPoint, type FleetRow, type Staleness, type Warning } from './rows.js';
@@ -21,8 +21,8 @@ export interface FleetChange {
   removed: string[];
 }
 
-/** What one read of a session came to: its head (a whole view cut to one), a fault of its log (why it is unreadable), or a failure that says nothing about the log. */
-type Outcome = { head: SessionView } | { fault: string } | { failed: string };
+/** What one read of a session came to: what its row shows, a fault of its log (why it is unreadable), or a failure that says nothing about the log. */
+type Outcome = { facts: SessionSummary } | { fault: string } | { failed: string };
 
 /**
  * A session as the fleet holds it: what the last read that got an answer
@@ -31,7 +31,7 @@ type Outcome = { head: SessionView } | { fault: string } | { failed: string };
  */
 interface Held {
   entry: FleetEntry;
-  found: { head: SessionView } | { fault: string } | null;
+  found: { facts: SessionSummary } | { fault: string } | null;
   failing: (Staleness & { retries: number }) | null;
 }
 
@@ -51,16 +51,17 @@ function failure(error: unknown): Outcome {
 }
 
 /**
- * Reads one session's head: its head checkpoint when that covers the log's
- * last line (a few kilobytes, whatever the session's length or inventory),
- * else its whole view (from its checkpoint and the events after it) cut to
- * a head, which is all a row reads; so the fleet holds a head per session,
- * not its inventory. Nothing is written to the store, not even a checkpoint.
+ * Reads what one session's row shows: the summary in front of its head
+ * checkpoint when that covers the log's last line (the head read, its view
+ * not parsed), else the summary of its whole view (its checkpoint and the
+ * events after it). The fleet holds summaries, not views, so its memory
+ * does not grow with the sessions' inventories. Nothing is written to the
+ * store, not even a checkpoint.
  */
 function load(entry: FleetEntry): Outcome {
   if (!('store' in entry)) return { fault: entry.error };
   try {
-    return { head: readHead(entry.store) ?? headOf(storedView(entry.store)) };
+    return { facts: readHeadSummary(entry.store) ?? summaryOf(storedView(entry.store)) };
   } catch (error) {
     return failure(error);
   }
@@ -271,5 +272,5 @@ function rowOf(name: string, held: Held, now: number): FleetRow {
   const { found, failing } = held;
   if (found === null) return errorRow(name, failing?.reason ?? 'not read yet');
   if ('fault' in found) return errorRow(name, found.fault);
-  return fleetRow(name, found.head, now, failing === null ? null : { since: failing.since, reason: failing.reason });
+  return fleetRow(name, found.facts, now, failing === null ? null : { since: failing.since, reason: failing.reason });
 }

@@ -1,5 +1,5 @@
 import type { ConvergenceState } from '../../events/index.js';
-import { closedRoundCount, closedRounds, tracksGaps, viewForecast, type Forecast, type SessionView } from '../core/index.js';
+import { closedRounds, summaryOf, tracksGaps, type Forecast, type SessionSummary, type SessionView } from '../core/index.js';
 
 /*
  * What the fleet shows of one session, read off its view: pure functions,
@@ -65,26 +65,16 @@ export interface ChartPoint {
 }
 
 /**
- * The row of a session read as `view` (the whole view or its head: the row
- * reads only what a head keeps), at time `now` (ms since the epoch); `stale`
- * when reads of it have failed since `view` was read.
+ * The row of a session read as `view` (its whole view or its head), or as
+ * its summary (what a head checkpoint holds in front), at time `now` (ms
+ * since the epoch); `stale` when reads of it have failed since it was read.
  */
-export function fleetRow(name: string, view: SessionView, now: number, stale: Staleness | null = null): FleetRow {
-  const lastEventAt = view.lastAt;
+export function fleetRow(name: string, view: SessionView | SessionSummary, now: number, stale: Staleness | null = null): FleetRow {
+  const facts = 'machine' in view ? summaryOf(view) : view;
   return {
     name,
-    state: view.machine.state,
-    outcome: view.machine.outcome ?? null,
-    round: closedRoundCount(view),
-    roundOpen: view.roundOpen,
-    open: view.open.count,
-    weightedOpen: view.open.weighted,
-    lastReason: view.history.at(-1)?.reason ?? null,
-    forecast: viewForecast(view),
-    warnings: view.warningsRaised,
-    eventCount: view.lastSeq,
-    lastEventAt,
-    age: ageOf(lastEventAt, now),
+    ...facts,
+    age: ageOf(facts.lastEventAt, now),
     error: null,
     stale: stale !== null,
     staleSince: stale === null ? null : new Date(stale.since).toISOString(),

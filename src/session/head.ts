@@ -1,4 +1,4 @@
-import { answersLoop, decodeHead, type SessionView } from '../core/index.js';
+import { answersLoop, decodeHead, decodeHeadSummary, type SessionSummary, type SessionView } from '../core/index.js';
 import { checkpointsOf, readCurrentHead, type EventStore } from '../log/index.js';
 import { headFormat } from './state.js';
 
@@ -24,6 +24,12 @@ export function peekHead(store: EventStore): SessionView | null {
 export function readHead(store: EventStore): SessionView | null {
   const body = checkpointsOf(store).head(headFormat());
   return body === null ? null : decodeHead(body);
+}
+
+/** The summary in front of the head checkpoint of the session in `store` (its view not parsed), when the head covers the log's last line; null otherwise. */
+export function readHeadSummary(store: EventStore): SessionSummary | null {
+  const body = checkpointsOf(store).head(headFormat());
+  return body === null ? null : decodeHeadSummary(body);
 }
 
 /** `peekHead` for the file log in `dir`, read without opening it as a FileLog. */

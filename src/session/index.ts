@@ -34,6 +34,6 @@ export {
   type Verification,
 } from './state.js';
 export { recordDecided } from './record-decided.js';
-export { openLoopView, peekHead, readHead } from './loop-view.js';
+export { openLoopView, peekHead, readHead, readHeadSummary } from './loop-view.js';
 export { LiveActor, type ConvergenceActor, type InspectOption } from './live.js';
 export { draftSession, importedSession, type DraftSession, type ImportedSession, type TimedRequest } from './import.js';

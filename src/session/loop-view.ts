@@ -4,7 +4,7 @@ import { FileLog } from '../log/index.js';
 import type { SessionOptions } from './options.js';
 import { Session } from './session.js';
 
-export { peekHead, readHead } from './head.js';
+export { peekHead, readHead, readHeadSummary } from './head.js';
 
 /**
  * A view that answers the loop's questions (loopStep, hookStep, the decision

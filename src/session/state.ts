@@ -569,9 +569,13 @@ export function viewFormat(): string {
   return `${VIEW_SHAPE}/gapflow-${packageVersion() ?? 'unknown'}`;
 }
 
-/** The head checkpoint's format (`gaps-N`: of a larger inventory it keeps the first 2 x N gaps of each list; `left-out-3`: it names the index of what it leaves out). */
+/**
+ * The head checkpoint's format (`gaps-N`: of a larger inventory it keeps the
+ * first 2 x N gaps of each list; `left-out-3`: it names the index of what it
+ * leaves out; `summary`: a fleet row's figures in front of the view).
+ */
 export function headFormat(): string {
-  return `${viewFormat()}/head-${HEAD_ROUNDS}-gaps-${LISTED_GAPS}-left-out-3`;
+  return `${viewFormat()}/head-${HEAD_ROUNDS}-gaps-${LISTED_GAPS}-left-out-3-summary`;
 }
 
 /**

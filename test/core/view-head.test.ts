@@ -12,7 +12,7 @@ import {
   viewForecast,
   type HookCall,
 } from '../../src/core/index.js';
-import { answersLoop, decodeHead, encodeHead, headOf, leavesGapsOut, LISTED_GAPS } from '../../src/core/index.js';
+import { answersLoop, decodeHead, decodeHeadSummary, encodeHead, headOf, leavesGapsOut, LISTED_GAPS, summaryOf } from '../../src/core/index.js';
 import { hookVerdict, nextLine, renderPrompt } from '../../src/render/index.js';
 import { fleetRow, warningsOf } from '../../src/fleet/index.js';
 import { EVENT_VERSION, type GapflowEvent, type Severity } from '../../events/index.js';
@@ -87,6 +87,35 @@ function bindingEvent(seq: number, agentSession: string): GapflowEvent {
   return { v: EVENT_VERSION, seq, id: `bind-${seq}`, at: '2026-01-12T10:00:00.000Z', type: 'session.bound', data: { agentSession } };
 }
 
+describe("the summary in front of a head's text", () => {
+  it('is read without the view, and refused when it is not the shape a row shows, or the text is not a head', () => {
+    const session = newSession();
+    session.openGap('G-1', 'HIGH', { title: 'a title with ,"view": in it' });
+    const text = encodeHead(session.view);
+    expect(decodeHeadSummary(text)).toMatchObject({ state: 'CONVERGING', open: 1, weightedOpen: 4, eventCount: 2, lastEventAt: '2026-01-12T09:00:01.000Z' });
+    // The view behind it is not parsed: a damaged view leaves the summary readable, and decodeHead refuses it.
+    const damagedView = text.replace('"gaps":[', '"gaps":[}');
+    expect(decodeHeadSummary(damagedView)).toMatchObject({ open: 1 });
+    expect(decodeHead(damagedView)).toBeNull();
+    for (const [field, value] of [
+      ['state', '"<b>UP</b>"'],
+      ['open', '-1'],
+      ['weightedOpen', '"4"'],
+      ['eventCount', '2.5'],
+      ['lastReason', '7'],
+      ['forecast', '"soon"'],
+      ['roundOpen', 'null'],
+    ] as const) {
+      const summary = JSON.stringify({ ...summaryOf(session.view), [field]: JSON.parse(value) });
+      const forged = text.replace(/"summary":\{.*?\},"view":/, `"summary":${summary},"view":`);
+      expect(forged, field).not.toBe(text);
+      expect(decodeHeadSummary(forged), field).toBeNull();
+    }
+    expect(decodeHeadSummary(text.replace('"summary":', '"summery":'))).toBeNull();
+    expect(decodeHeadSummary(text.slice(0, text.indexOf(',"view":')))).toBeNull();
+  });
+});
+
 describe('counting closed rounds without copying them', () => {
   it('closedRoundCount and lastClosedRound agree with closedRounds on whole views, heads, and a hand-made log that left a round open in the middle', () => {
     const session = newSession({ maxRounds: 40, stallThreshold: 30 });
@@ -147,10 +176,13 @@ describe('the head of a view', () => {
             if (expected.prompt !== null && head.roundsBefore > 0) prompts += 1;
             expect(answers(head)).toEqual(expected);
             expect(answers(decodeHead(encodeHead(view, 2))!)).toEqual(expected);
+            // The summary in front of the head, read without its view, is the whole view's.
+            expect(decodeHeadSummary(encodeHead(view, 2))).toEqual(summaryOf(view));
             // With more gaps than a head keeps (a large inventory's): the same answers while no decision is due.
             const large = replay(withInventory(bound === null ? events : [...events, bindingEvent(events.length + 1, bound)], extra));
             // Cut past 2 x LISTED_GAPS gaps, not HEAD_WHOLE_GAPS: the same cut, on sessions small enough to play 600 times.
             const cutLarge = headOf(large, 2, LISTED_GAPS, 2 * LISTED_GAPS);
+            expect(decodeHeadSummary(encodeHead(large, 2, null, LISTED_GAPS, 2 * LISTED_GAPS))).toEqual(summaryOf(large));
             const expectedLarge = answers(large);
             if (leavesGapsOut(cutLarge)) leftOut += 1;
             if (answersLoop(cutLarge)) {
