@@ -26,7 +26,12 @@ export function parseSize(text: string): number {
 
 /** The sizes `--sizes` or `$BENCH_SIZES` name (else `fallback`), once each, smallest first. */
 export function sizesOption(fallback: string): number[] {
-  return [...new Set((option('sizes') ?? process.env.BENCH_SIZES ?? fallback).split(',').map(parseSize))].sort((a, b) => a - b);
+  return sizesIn(option('sizes') ?? process.env.BENCH_SIZES ?? fallback);
+}
+
+/** The sizes a list names ("1k,10k,100k"), once each, smallest first. */
+export function sizesIn(list: string): number[] {
+  return [...new Set(list.split(',').map(parseSize))].sort((a, b) => a - b);
 }
 
 /** 1000 → "1k", 1000000 → "1M": a size as the bench prints it. */

@@ -17,7 +17,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { label, option, sizesOption } from './args.js';
+import { label, option, sizesIn } from './args.js';
 import { runChild, scratchRoot, series, type Child, type Summary } from './measure.js';
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
@@ -25,7 +25,7 @@ const BIN = here('../gapflow.cjs');
 const BUILD = here('./fleet-build.js');
 const CHURN = here('./fleet-churn.js');
 
-const sizes = sizesOption(option('sessions') ?? '1k,5k');
+const sizes = sizesIn(option('sessions') ?? '1k,5k');
 const RUNS = Number(option('runs') ?? 11);
 const SOAK_MINUTES = Number(option('soak-minutes') ?? 10);
 const TIMEOUT_MS = Number(option('timeout') ?? 120) * 1000;

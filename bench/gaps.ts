@@ -14,14 +14,14 @@
 import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { label, option, sizesOption } from './args.js';
+import { label, option, sizesIn } from './args.js';
 import { bareAppend, runChild, scratchRoot, series, type Child, type Summary } from './measure.js';
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const BIN = here('../gapflow.cjs');
 const BUILD = here('./gaps-build.js');
 
-const sizes = sizesOption(option('gaps') ?? '1k,10k,100k');
+const sizes = sizesIn(option('gaps') ?? '1k,10k,100k');
 const ROUNDS = Number(option('rounds') ?? 1_000);
 const RUNS = Number(option('runs') ?? 21);
 const TIMEOUT_MS = Number(option('timeout') ?? 120) * 1000;

@@ -62,7 +62,7 @@ export const exportCommand = command<ParsedCall<typeof EXPORT_FLAGS>>(({ values 
     throw new UsageError('export --json reports on a file it wrote: give --out FILE (without it, the log itself goes to standard output)');
   if (out !== undefined && out.trim() === '') throw new UsageError('--out needs a file (or - for standard output)');
   const store = storeOf(values, io);
-  const { text, events } = exportLog(store);
+  const { text, count, lastSeq } = exportLog(store);
   const bytes = Buffer.from(text, 'utf8');
   if (out === undefined) return io.stdoutBytes ? io.stdoutBytes(bytes) : io.stdout(text);
   const path = resolve(io.cwd, out);
@@ -73,9 +73,8 @@ export const exportCommand = command<ParsedCall<typeof EXPORT_FLAGS>>(({ values 
       throw new LogError(`${path} already exists: export writes a new file, and nothing was written`);
     throw error;
   }
-  const last = events.at(-1)!;
-  if (values.json) return printJson(io, { written: path, from: store.location, events: events.length, lastSeq: last.seq, bytes: bytes.length });
+  if (values.json) return printJson(io, { written: path, from: store.location, events: count, lastSeq, bytes: bytes.length });
   io.stdout(
-    `exported ${events.length} ${events.length === 1 ? 'event' : 'events'} (seq 1-${last.seq}, ${bytes.length.toLocaleString('en-US')} bytes) from ${store.location} to ${path}\n`,
+    `exported ${count} ${count === 1 ? 'event' : 'events'} (seq 1-${lastSeq}, ${bytes.length.toLocaleString('en-US')} bytes) from ${store.location} to ${path}\n`,
   );
 });

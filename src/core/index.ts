@@ -38,7 +38,8 @@ export {
   type ClosedGap,
   type ClosedIndexParts,
 } from './view-codec.js';
-export { decodeHead, decodeHeadSummary, decodeMarkedHead, encodeCutHead, encodeHead, summaryOf, type SessionSummary } from './head-codec.js';
+export { decodeHead, decodeHeadSummary, decodeMarkedHead, encodeCutHead } from './view-codec.js';
+export { encodeHead, summaryOf } from './read-model.js';
 export { auditHistory, type Finding } from './audit.js';
 export {
   closedRoundCount,

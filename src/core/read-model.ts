@@ -1,5 +1,5 @@
-import { CLASS_FACTOR, SEVERITIES, STATE_CLASS } from './rules.js';
-import type { Gap, RoundFigures, SessionView } from './view.js';
+import { CLASS_FACTOR, LISTED_GAPS, SEVERITIES, STATE_CLASS } from './rules.js';
+import type { Gap, RoundFigures, SessionSummary, SessionView } from './view.js';
 import {
   formatCount,
   combine,
@@ -13,7 +13,7 @@ import {
 } from '../policies/index.js';
 import type { ConvergenceConfig } from '../../machines/index.js';
 import { runWords } from './gate.js';
-import { deepFreeze, openingFigures } from './view-codec.js';
+import { cutHead, deepFreeze, encodeCutHead, HEAD_ROUNDS, HEAD_WHOLE_GAPS, openingFigures, type IndexMark } from './view-codec.js';
 
 /*
  * The rounds as the loop's questions ask for them. A head keeps only its
@@ -752,4 +752,36 @@ function lastRun(view: SessionView) {
   if (run === null) return null;
   const { seq: _seq, ...shown } = run;
   return shown;
+}
+
+/*
+ * The head checkpoint's text of a view: its summary (what a fleet row shows) in front of the cut head.
+ */
+
+/** The summary of a session read as `view`: its whole view or its head, the same (test/core/view-head.test.ts). */
+export function summaryOf(view: SessionView): SessionSummary {
+  return {
+    state: view.machine.state,
+    outcome: view.machine.outcome ?? null,
+    round: closedRoundCount(view),
+    roundOpen: view.roundOpen,
+    open: view.open.count,
+    weightedOpen: view.open.weighted,
+    lastReason: view.history.at(-1)?.reason ?? null,
+    forecast: viewForecast(view),
+    warnings: view.warningsRaised,
+    eventCount: view.lastSeq,
+    lastEventAt: view.lastAt,
+  };
+}
+
+/**
+ * The head as a checkpoint stores it: the rounds before the kept ones
+ * counted, not written; the index it goes with (null: none; a write cannot
+ * then be decided on this head); its summary; and the view's JSON (with what
+ * it leaves out of the gaps). `view` is cut first (`cutHead`).
+ */
+export function encodeHead(view: SessionView, keep = HEAD_ROUNDS, closed: IndexMark | null = null, listed = LISTED_GAPS, whole = HEAD_WHOLE_GAPS): string {
+  const { head } = cutHead(view, keep, listed, whole);
+  return encodeCutHead(head, closed, summaryOf(head));
 }

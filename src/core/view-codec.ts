@@ -1,6 +1,7 @@
 import type { GapState, Severity } from '../../events/index.js';
+import type { ConvergenceState } from '../../machines/index.js';
 import { LISTED_GAPS, SEVERITIES, STATE_CLASS } from './rules.js';
-import type { Gap, GapsLeftOut, ListFrontier, MetricsRecord, RoundFigures, SessionView } from './view.js';
+import type { Gap, GapsLeftOut, ListFrontier, MetricsRecord, RoundFigures, SessionSummary, SessionView } from './view.js';
 import { policyRulesNamed } from '../policies/index.js';
 
 /*
@@ -272,6 +273,94 @@ export function cutHead(view: SessionView, keep = HEAD_ROUNDS, listed = LISTED_G
   const kept = keptGaps(view, 2 * listed, whole);
   const cut = { ...view, gaps: kept.gaps, gapsLeftOut: kept.gapsLeftOut, roundsBefore, history };
   return { head: { ...cut, rounds: leavesGapsOut(cut) ? rounds.map(withoutLists) : rounds }, leftOut: kept.leftOut };
+}
+
+/*
+ * The head checkpoint's text: the head, the index it names, and its summary
+ * (what a fleet row shows), in front, so a reader of many sessions (the
+ * fleet) parses a few hundred bytes of each, not its head.
+ */
+
+/** `encodeHead` (read-model.ts) for a head `cutHead` made, with its summary (`summaryOf`). */
+export function encodeCutHead(head: SessionView, closed: IndexMark | null, summary: SessionSummary): string {
+  return `{"roundsBefore":${head.roundsBefore},"closed":${JSON.stringify(closed)},"summary":${JSON.stringify(summary)},"view":${encodeView(head)}}`;
+}
+
+const PREFIX = /^\{"roundsBefore":(\d+),"closed":(null|\{"seq":(\d+),"sum":"([0-9A-Za-z_-]+)"\}),"summary":/;
+/** Where the summary ends: JSON.stringify escapes every quote inside a string, so this is found nowhere in the summary. */
+const VIEW_KEY = ',"view":';
+
+/** The parts of a head's text: its prefix's figures and where the summary and the view lie; null when it is not a head this build wrote. */
+function headParts(text: string): { prefix: RegExpExecArray; summaryEnd: number } | null {
+  const prefix = PREFIX.exec(text);
+  if (prefix === null || !text.endsWith('}')) return null;
+  const summaryEnd = text.indexOf(VIEW_KEY, prefix[0].length);
+  return summaryEnd === -1 ? null : { prefix, summaryEnd };
+}
+
+/**
+ * The head a checkpoint's text holds, frozen (unless `frozen` is false: a
+ * reader that only reads it and lets it go need not pay for the walk); null
+ * when it is not one this build wrote.
+ */
+export function decodeHead(text: string, frozen = true): SessionView | null {
+  return decodeMarkedHead(text, frozen)?.view ?? null;
+}
+
+/** The head a checkpoint's text holds, and the index it names; null when it is not one this build wrote. */
+export function decodeMarkedHead(text: string, frozen = true): { view: SessionView; closed: IndexMark | null } | null {
+  const parts = headParts(text);
+  if (parts === null) return null;
+  const view = readView(text.slice(parts.summaryEnd + VIEW_KEY.length, -1));
+  if (view === null) return null;
+  const { prefix } = parts;
+  const closed = prefix[2] === 'null' ? null : { seq: Number(prefix[3]), sum: prefix[4]! };
+  view.roundsBefore = Number(prefix[1]);
+  return { view: frozen ? freezeNew(view) : view, closed };
+}
+
+/** The summary a head checkpoint's text holds, read without its view; null when it is not a head this build wrote, or the summary is not one. */
+export function decodeHeadSummary(text: string): SessionSummary | null {
+  const parts = headParts(text);
+  if (parts === null) return null;
+  let summary: unknown;
+  try {
+    summary = JSON.parse(text.slice(parts.prefix[0].length, parts.summaryEnd));
+  } catch {
+    return null;
+  }
+  return looksSummary(summary) ? summary : null;
+}
+
+const STATES: readonly string[] = ['CONVERGING', 'FLAT', 'STALLED', 'DIVERGENCE_WARNING', 'PAUSED', 'COMPLETE'] satisfies readonly ConvergenceState[];
+const count = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0;
+/** The open counts: a gap in some states counts in part (CLASS_FACTOR). */
+const amount = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value >= 0;
+const textOrNull = (value: unknown) => value === null || typeof value === 'string';
+
+/**
+ * A summary's shape, checked as a view's is (looksStored): the store has
+ * checked the text's checksum, so this guards against a head another build
+ * wrote under the same format, and keeps what a dashboard shows to the
+ * types it shows.
+ */
+function looksSummary(value: unknown): value is SessionSummary {
+  if (typeof value !== 'object' || value === null) return false;
+  const s = value as Record<string, unknown>;
+  const forecast = s.forecast as Record<string, unknown> | null;
+  return (
+    STATES.includes(s.state as string) &&
+    textOrNull(s.outcome) &&
+    count(s.round) &&
+    typeof s.roundOpen === 'boolean' &&
+    amount(s.open) &&
+    amount(s.weightedOpen) &&
+    textOrNull(s.lastReason) &&
+    (forecast === null || (typeof forecast === 'object' && typeof forecast.reason === 'string' && typeof forecast.detail === 'string')) &&
+    count(s.warnings) &&
+    count(s.eventCount) &&
+    textOrNull(s.lastEventAt)
+  );
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { DecisionData, DecisionKind, GapState, RoundKind, SessionSettings, Severity, SyncFormat } from '../../events/index.js';
 import type { ConvergenceConfig, ConvergenceState, MachineState } from '../../machines/index.js';
 import type { CombinedVerdict, CompleteWhen, NamedVerdict } from '../policies/index.js';
+import type { Forecast } from './read-model.js';
 
 export interface Gap {
   id: string;
@@ -315,4 +316,26 @@ export interface SessionView {
    * last rounds' history still counts every warning.
    */
   warningsRaised: number;
+}
+
+/** What a session's row in a fleet shows of it, whatever the clock: read off its whole view or its head alike. */
+export interface SessionSummary {
+  state: ConvergenceState;
+  /** How a COMPLETE session ended (CONVERGED, APPROVED, …); null otherwise. */
+  outcome: string | null;
+  /** Rounds closed, as `state --json` counts them. */
+  round: number;
+  roundOpen: boolean;
+  open: number;
+  weightedOpen: number;
+  /** Why the session took its last step (the last state history entry); null before any. */
+  lastReason: string | null;
+  /** The forecast `state --json` gives (null once COMPLETE, or when no policy reads gaps). */
+  forecast: Forecast | null;
+  /** Round closes that raised a DIVERGENCE_WARNING (`warningsRaised`). */
+  warnings: number;
+  /** Events in the log. */
+  eventCount: number;
+  /** When the last event was recorded (its `at`); null before any. */
+  lastEventAt: string | null;
 }

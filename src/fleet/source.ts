@@ -78,6 +78,8 @@ function watchFolder(list: () => FleetEntry[], changed: (name: string | null) =>
         if (started) changed(entry.name);
       },
       {
+        // The rows were read already: following starts at each log's end, reading its last line, not the whole log.
+        fromEnd: true,
         ...(options.followMs === undefined ? {} : { intervalMs: options.followMs }),
         onError: () => {
           // A bad line, or a log replaced beneath the follower (which then stops): the row shows it; the next rescan follows again.

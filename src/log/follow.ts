@@ -1,6 +1,7 @@
 import type { FSWatcher } from 'node:fs';
 import type { GapflowEvent } from '../../events/index.js';
 import { CHAIN_START, faultMessage, scanBytes, type ChainPoint, type Scan } from './lines.js';
+import { storedSum } from './chain.js';
 import { holdsNoSession, readFrom, readLogBytes, isCode } from './files.js';
 import { LogError } from './types.js';
 
@@ -25,6 +26,14 @@ export interface FollowOptions {
   onError?: (error: LogError) => void;
   /** Keep the process alive while following (default false: a forgotten follower never holds a process open). */
   persistent?: boolean;
+  /**
+   * Start at the log's end as it stands, whatever `from` says: nothing is
+   * handed over first, and the follower reads the log's last line alone, not
+   * the whole log (a fleet follows thousands of logs, whose rows it reads
+   * otherwise). Falls back to reading the whole log when the last line cannot
+   * be read so. A store may not offer it (then it hands over from `from`).
+   */
+  fromEnd?: boolean;
 }
 
 export const FOLLOW_INTERVAL_MS = 1_000;
@@ -62,6 +71,10 @@ export function followLog(
   const dir = dirname(location);
   let at = cursor !== null && cursor.point.seq === from ? cursor : null;
   let seen = from;
+  if (options.fromEnd) {
+    at = endCursor(location);
+    seen = at?.point.seq ?? from;
+  }
   let told: string | null = null;
   let stopped = false;
   let pending = false;
@@ -167,6 +180,35 @@ function watchFolder(dir: string, name: string, persistent: boolean, wake: () =>
 
 function sizeOf(location: string): number {
   return statSync(location).size;
+}
+
+/** How much of the log's end `endCursor` reads: a line is far shorter (MAX_LINE_BYTES is the exception a longer one falls back from). */
+const END_BYTES = 64 * 1024;
+
+/**
+ * The cursor at the log's end as it stands: after its last whole line
+ * (a torn one after it is read whole by the next look), with the chain at
+ * that line's stored sum. Null when that line cannot be read alone: no
+ * whole line, one longer than END_BYTES, one with no seq or no stored sum
+ * (a version 1 log), or no log; the follower then reads the log whole.
+ */
+function endCursor(location: string): TailCursor | null {
+  try {
+    const size = sizeOf(location);
+    const from = Math.max(0, size - END_BYTES);
+    const bytes = readFrom(location, from);
+    const last = bytes.lastIndexOf(0x0a);
+    const before = last <= 0 ? -1 : bytes.lastIndexOf(0x0a, last - 1);
+    if (last === -1 || (before === -1 && from > 0)) return null;
+    const lastLine = Buffer.from(bytes.subarray(before + 1, last + 1));
+    const line = lastLine.toString('utf8', 0, lastLine.length - 1);
+    const sum = storedSum(line);
+    const seq = sum === null ? null : (JSON.parse(line) as { seq?: unknown }).seq;
+    if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 1) return null;
+    return { end: from + last + 1, point: { seq, sum: sum!, sealed: true }, lastLine };
+  } catch {
+    return null;
+  }
 }
 
 /** Where the next look starts: after the scan's last good line (or where this one started, when it found none). */

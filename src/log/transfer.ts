@@ -32,17 +32,31 @@ function movesLines(store: EventStore, doing: string): SealedLines {
   return lines;
 }
 
-/** The session in `store` as JSONL text, every line as written, once every line is checked; refuses a damaged log, naming the line. */
-export function exportLog(store: EventStore): { text: string; events: readonly GapflowEvent[] } {
+/**
+ * The session in `store` as JSONL text, every line as written, once every
+ * line is checked, with how many events it holds and the last one's seq;
+ * refuses a damaged log, naming the line. The events are checked as they
+ * are read and let go: what it holds is the text it hands back.
+ */
+export function exportLog(store: EventStore): { text: string; count: number; lastSeq: number } {
   const text = movesLines(store, 'export').text();
-  const checked = checkLogText(text);
-  if (checked.fault !== null)
-    throw new LogError(
-      `${store.location} line ${checked.fault.line}: ${checked.fault.reason}; nothing was exported (\`gapflow verify\` says more)`,
-      checked.fault.line,
-    );
-  if (checked.events.length === 0) throw new LogError(`${store.location} holds no event; nothing was exported`);
-  return { text, events: checked.events };
+  let count = 0;
+  let lastSeq = 0;
+  const counted = (event: GapflowEvent) => {
+    count += 1;
+    lastSeq = event.seq;
+  };
+  // A scan that starts over asks for a new sink: the count starts over with it.
+  const sink = () => {
+    count = 0;
+    lastSeq = 0;
+    return counted;
+  };
+  const scan = scanBytes(Buffer.from(text, 'utf8'), CHAIN_START, 0, 'schema', {}, sink);
+  if (scan.fault !== null)
+    throw new LogError(`${store.location} line ${scan.fault.line}: ${scan.fault.reason}; nothing was exported (\`gapflow verify\` says more)`, scan.fault.line);
+  if (count === 0) throw new LogError(`${store.location} holds no event; nothing was exported`);
+  return { text, count, lastSeq };
 }
 
 /**

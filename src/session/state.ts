@@ -8,6 +8,7 @@ import {
   decodeMarkedHead,
   cutHead,
   encodeCutHead,
+  summaryOf,
   extendClosedIndex,
   fallsPastHead,
   namedByLoop,
@@ -283,10 +284,10 @@ function saveHead(checkpoints: Checkpoints, head: Head, working: Working, view: 
   if (leavesGapsOut(cut.head) && [...cut.head.gaps.values()].filter((gap) => !namedByLoop(gap)).length > 4 * LISTED_GAPS) return;
   const added = newlyClosedLines(next, appended) + indexLines(leftOut) + indexLines(cut.leftOut);
   checkpoints.saveHead(headFormat(), view.lastSeq, () => {
-    if (added === '') return encodeCutHead(cut.head, head.mark);
+    if (added === '') return encodeCutHead(cut.head, head.mark, summaryOf(cut.head));
     const body = extendedIndex(head.index, added);
     const mark = body === null ? null : checkpoints.saveClosedIndex(closedIndexFormat(), view.lastSeq, body);
-    return encodeCutHead(cut.head, mark);
+    return encodeCutHead(cut.head, mark, summaryOf(cut.head));
   });
 }
 
@@ -400,7 +401,7 @@ class Keeper {
       const cut = cutHead(view);
       // Written first: a head names only an index that is on disk whole.
       const closed = checkpoints.saveClosedIndex(closedIndexFormat(), view.lastSeq, encodeClosedIndex(view, cut));
-      return encodeCutHead(cut.head, closed);
+      return encodeCutHead(cut.head, closed, summaryOf(cut.head));
     });
     if (now || checkpoints.due()) checkpoints.save(viewFormat(), view.lastSeq, () => encodeView(view));
   }

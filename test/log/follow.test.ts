@@ -67,6 +67,41 @@ describe('FileLog.follow', () => {
     }
   });
 
+  it('from the end: hands over nothing first, reads the last line alone (a damaged line before it is not read), then hears each append', {
+    timeout: 10_000,
+  }, async () => {
+    const dir = tempDir();
+    sessionWithGaps(dir, 'A', 'B');
+    // Same length, other bytes in line 2: a whole read would stop at its checksum and tell a fault.
+    const path = join(dir, 'events.jsonl');
+    writeFileSync(path, readFileSync(path, 'utf8').replace('"title":"gap A"', '"title":"gap Z"'));
+    const f = follower(new FileLog(dir), 0, { fromEnd: true });
+    try {
+      expect(f.seqs()).toEqual([]);
+      new FileLog(dir).transact(3, () => ({ events: [rawEvent(4)], result: undefined }));
+      await vi.waitFor(() => expect(f.seqs()).toEqual([4]), { timeout: 2_000, interval: 5 });
+      expect(f.errors).toEqual([]);
+    } finally {
+      f.stop();
+    }
+  });
+
+  it('from the end of a log whose last line carries no checksum (version 1): reads it whole, as from `from`', { timeout: 10_000 }, () => {
+    const dir = tempDir();
+    const log = new FileLog(dir);
+    log.create([rawEvent(1)]);
+    const path = join(dir, 'events.jsonl');
+    const line = readFileSync(path, 'utf8');
+    writeFileSync(path, line.replace(/,"sum":"[^"]*"\}\n$/, '}\n').replace(/^\{"v":\d/, '{"v":1'));
+    expect(readFileSync(path, 'utf8')).not.toContain('"sum"');
+    const f = follower(new FileLog(dir), 0, { fromEnd: true });
+    try {
+      expect(f.seqs()).toEqual([1]);
+    } finally {
+      f.stop();
+    }
+  });
+
   it('hears the events after `from` at once, then each append in order, and nothing once stopped', { timeout: 10_000 }, async () => {
     const dir = tempDir();
     sessionWithGaps(dir, 'A', 'B');
