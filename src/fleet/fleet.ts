@@ -118,8 +118,9 @@ export class Fleet {
 
   /**
    * One session's detail, read whole now (the only read of a whole view:
-   * the fleet holds heads); undefined when there is no session of that
-   * name. When that read fails, the row as last read, and nothing else.
+   * the fleet holds each session's summary); undefined when there is no
+   * session of that name. When that read fails, the row as last read, and
+   * nothing else.
    */
   detail(name: string): SessionDetail | undefined {
     const held = this.#held.get(name);
