@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answersLoop, closedBucketOf, closedIndexLookUp, decodeMarkedHead, HEAD_WHOLE_GAPS, leavesGapsOut, STATE_CLASS } from '../../src/core/index.js';
 import { PgLog, Session } from '../../src/index.js';
-import { closedIndexFormat, readHead } from '../../src/session/index.js';
+import { closedIndexFormat, openLoopView, readHead } from '../../src/session/index.js';
 import { postgresServer } from '../postgres.js';
 import { onTheHeadOf, outcome, requestArb, stampOf } from '../session/head-calls.js';
 import { answers, calledBatch, inventory } from '../session/large-inventory.js';
@@ -158,6 +158,17 @@ describe('a write decided on the head of a database session past HEAD_WHOLE_GAPS
     },
     TIMEOUT,
   );
+
+  it('is what `next` reads of it: the loop view is the head, which leaves gaps out and answers as the whole view does', { timeout: 60_000 }, () => {
+    // Given a session past HEAD_WHOLE_GAPS, its head kept.
+    const name = fresh('loop-view');
+    inventory(store(name), HEAD_WHOLE_GAPS + 30);
+    // When the loop's view is opened (as `gapflow next --store URL --session NAME` opens it).
+    const view = openLoopView(store(name));
+    // Then it is the head (a whole view leaves no gap out), answering as the whole view.
+    expect(leavesGapsOut(view)).toBe(true);
+    expect(answers(view)).toEqual(answers(Session.open(store(name), { checkpoints: false }).view));
+  });
 
   it('a gap opened past the head rewrites the one bucket it lands in, not the index', { timeout: 60_000 }, async () => {
     // Given HEAD_WHOLE_GAPS + 100 LOW gaps: the head keeps the first 200, the index lists the rest.
