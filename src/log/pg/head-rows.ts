@@ -93,7 +93,7 @@ export class HeadRows {
     } catch {
       return null;
     }
-    const stored = new Map(rows.map((row) => [Number(row.bucket), row.bytes as Uint8Array]));
+    const stored = new Map(rows.map((row) => [Number(row.bucket), Buffer.from(String(row.text), 'latin1')]));
     const parts: Buffer[] = [first];
     for (let n = covered[0]!; n <= covered.at(-1)!; n++) {
       const bucket = opened.buckets[n]!;
@@ -103,7 +103,7 @@ export class HeadRows {
         this.#forget(opened);
         return null;
       }
-      parts.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+      parts.push(bytes);
     }
     // From the table line's start: the buckets before the first covered one are not read, so they are skipped here.
     const skipped = opened.buckets[covered[0]!]!.offset - first.length;

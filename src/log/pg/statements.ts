@@ -167,10 +167,17 @@ export function headForWrite(session: string, headFormat: string, indexFormat: s
   };
 }
 
-/** Buckets `first` to `last` of a session's index, in order, while the index is still the write `token` (none otherwise). */
+/**
+ * Buckets `first` to `last` of a session's index, in order, while the index
+ * is still the write `token` (none otherwise). Each comes as text, in
+ * `escape` encoding: an index's lines are ASCII without a backslash (gap
+ * ids, severities, states), which that encoding gives as they are, half
+ * the size of the hex a bytea comes in and with no decoding; damaged bytes
+ * come escaped, so they do not match their bucket's length or crc.
+ */
 export function closedBuckets(session: string, token: string, first: number, last: number): Step {
   return {
-    text: `SELECT b.bucket, b.bytes FROM ${S}.closed_buckets b
+    text: `SELECT b.bucket, encode(b.bytes, 'escape') AS text FROM ${S}.closed_buckets b
            WHERE b.stream = $1 AND b.bucket BETWEEN $3 AND $4 AND EXISTS (SELECT 1 FROM ${S}.closed_indexes i WHERE i.stream = $1 AND i.token = $2)
            ORDER BY b.bucket`,
     values: [session, token, first, last],
