@@ -20,13 +20,17 @@
  * and the fsync setting of every measure that writes. Last, each size times
  * `gapflow state --json` as a process on each store (`--dir` and `--store
  * URL --session NAME`), the way a hook or a script calls it.
+ *
+ * `--gaps 1k,100k` measures the gap dimension instead (bench/pg-gaps.ts):
+ * the hot calls on sessions with that many gaps not closed.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { label, option, sizesOption } from './args.js';
+import { label, option, parseSize, sizesOption } from './args.js';
 import { killRunning, runChild, series, type Child, type Summary } from './measure.js';
+import { measureGaps } from './pg-gaps.js';
 import type { Facts, Measured } from './pg-size.js';
 import { startPostgres, type PostgresServer } from './postgres-server.js';
 
@@ -42,6 +46,8 @@ const CLI_TIMEOUT_MS = 120_000;
 const CLI_RUNS = 13;
 
 const sizes = sizesOption('1k,10k,100k');
+/** The gap dimension's sizes (`--gaps`), measured instead of the sizes in events; none: the sizes. */
+const gapSizes = option('gaps')?.split(',').map(parseSize) ?? null;
 const fsyncOption = option('fsync') ?? 'both';
 const passes = { on: 'on', off: 'off', both: 'on,off' }[fsyncOption];
 if (passes === undefined) throw new Error(`--fsync: "${fsyncOption}" is not on, off or both`);
@@ -164,9 +170,8 @@ try {
   const load = loadavg()
     .map((n) => n.toFixed(2))
     .join(', ');
-  console.log(
-    `gapflow bench: the PostgreSQL store beside the JSONL file; ${sizes.map(label).join(', ')} events; load average at start ${load}; node ${process.version}`,
-  );
+  const measured = gapSizes === null ? `${sizes.map(label).join(', ')} events` : `${gapSizes.map(label).join(', ')} gaps not closed`;
+  console.log(`gapflow bench: the PostgreSQL store beside the JSONL file; ${measured}; load average at start ${load}; node ${process.version}`);
   process.stderr.write('bench: starting PostgreSQL…\n');
   const start = performance.now();
   server = await startPostgres({ fsync: passes !== 'off' });
@@ -176,10 +181,14 @@ try {
   console.log(
     'each subject and its baseline run in turns, in one process (a CLI call: a process each); medians; RSS: peak RSS of the process that measured the size (of the call, for a CLI call)',
   );
-  const all: string[][] = [];
-  for (const events of sizes) all.push(...(await measureSize(events, root, server)));
-  console.log('\n== all sizes');
-  printTable([HEAD, ...all]);
+  if (gapSizes !== null) {
+    await measureGaps(gapSizes, server.url, root);
+  } else {
+    const all: string[][] = [];
+    for (const events of sizes) all.push(...(await measureSize(events, root, server)));
+    console.log('\n== all sizes');
+    printTable([HEAD, ...all]);
+  }
 } finally {
   await cleanUp();
 }

@@ -33,6 +33,7 @@ import { gatedBatch, type GatedRequest } from './gate.js';
 import {
   readStdin,
   databaseSession,
+  databaseStore,
   type CliIO,
   newStoreOf,
   open,
@@ -81,9 +82,10 @@ function answerStop(stop: HookStop, maxBlocks: number, io: CliIO): HookVerdict |
 /** `gapflow next`: the loop's next move for any framework. */
 export const next = command<ParsedCall>(({ values }, io) => {
   // The head is enough here: the next step and the prompt read the open gaps and the last rounds, not the history.
-  if (databaseSession(values, io) !== null) {
-    const session = open(values, io);
-    return printNext(io, session.view, values.json, session.log.location);
+  const database = databaseSession(values, io);
+  if (database !== null) {
+    const store = databaseStore(database);
+    return printNext(io, openLoopView(store), values.json, store.location);
   }
   const dir = sessionDir(values, io);
   printNext(io, openLoopView(dir), values.json, join(dir, LOG_FILE));

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { Refusal } from '../../src/core/index.js';
-import { FileLog } from '../../src/log/index.js';
+import { FileLog, type PgLog } from '../../src/log/index.js';
 import { Session } from '../../src/session/index.js';
 import type { GapState, Severity } from '../../events/index.js';
 import { GAP_STATES, SEVERITY_LIST } from './model.js';
@@ -27,7 +27,11 @@ export const stampOf = (call: number) => {
  * none when a write was decided on the head.
  */
 export function onTheHead(dir: string, call: number): { session: Session; wholeReads: () => number } {
-  const log = store(dir);
+  return onTheHeadOf(store(dir), call);
+}
+
+/** `onTheHead` for the session in `log` (a store with checkpoints: a folder's, a database's). */
+export function onTheHeadOf(log: FileLog | PgLog, call: number): { session: Session; wholeReads: () => number } {
   const resume = log.checkpoints.resume.bind(log.checkpoints);
   let reads = 0;
   log.checkpoints.resume = (...args) => {

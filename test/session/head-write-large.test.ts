@@ -3,25 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  ALLOWED_MOVES,
-  answersLoop,
-  closedIndexLookUp,
-  decodeMarkedHead,
-  hookStep,
-  HEAD_WHOLE_GAPS,
-  leavesGapsOut,
-  loopStep,
-  STATE_CLASS,
-  standingStopRequest,
-  topListedGaps,
-  type SessionView,
-} from '../../src/core/index.js';
+import { answersLoop, closedIndexLookUp, decodeMarkedHead, HEAD_WHOLE_GAPS, leavesGapsOut, STATE_CLASS, topListedGaps } from '../../src/core/index.js';
 import { CLOSED_FILE, HEAD_FILE, openCheckpointParts } from '../../src/log/index.js';
-import { hookVerdict, nextLine } from '../../src/render/index.js';
-import { closedIndexFormat, Session, type BatchRequest } from '../../src/session/index.js';
-import type { GapState, Severity } from '../../events/index.js';
-import { onTheHead, outcome, requestArb, stampOf, store, type RequestPick } from './head-calls.js';
+import { closedIndexFormat, Session } from '../../src/session/index.js';
+import type { GapState } from '../../events/index.js';
+import { onTheHead, outcome, requestArb, stampOf, store } from './head-calls.js';
+import { answers, calledBatch, inventory } from './large-inventory.js';
 
 /*
  * Issue 34: writes decided on a head that leaves gaps out (a session with
@@ -36,95 +23,10 @@ import { onTheHead, outcome, requestArb, stampOf, store, type RequestPick } from
  */
 
 const TIMEOUT = 240_000;
-const SEVERITIES: Severity[] = ['LOW', 'CRITICAL', 'MEDIUM', 'HIGH'];
-
-/**
- * A request read against the whole view: mostly new gaps and allowed moves
- * of the first gaps of the list (as an agent works), some of any gap, and
- * some of a gap opened earlier in the same batch (`batch`: its state as the
- * batch's moves so far leave it, so a gap opened, resolved and reopened in
- * one batch comes up).
- */
-function request(view: SessionView, r: RequestPick, fresh: string, batch: Map<string, GapState>): BatchRequest {
-  const ids = [...view.gaps.keys()];
-  const top = topListedGaps(view).gaps.map((gap) => gap.id);
-  const local = [...batch.keys()];
-  const any = (n: number) => ids[n % ids.length]!;
-  const near = (n: number) => (local.length > 0 && r.b % 3 !== 0 ? local[n % local.length]! : r.flag && top.length > 0 ? top[n % top.length]! : any(n));
-  if (r.kind >= 94) return { body: { type: 'round.closed', data: { round: Math.max(1, view.rounds.length) } } };
-  if (r.kind >= 88) return { body: { type: 'round.started', data: { round: view.rounds.length + 1 } } };
-  if (r.kind < 40) {
-    const spawnedBy = r.b % 4 === 0 ? { spawnedBy: any(r.b) } : {};
-    return { body: { type: 'gap.opened', data: { id: r.kind < 34 ? fresh : any(r.a), severity: r.severity, title: `gap ${fresh}`, ...spawnedBy } } };
-  }
-  if (r.kind < 84) {
-    const id = near(r.a);
-    const state = batch.get(id) ?? view.gaps.get(id)?.state ?? 'OPEN';
-    const allowed = ALLOWED_MOVES[state];
-    // A gap of the batch is mostly fixed and broken again: ping-pong, in one call.
-    const cycle = batch.has(id) && r.c % 3 !== 0 ? ({ OPEN: 'RESOLVED', RESOLVED: 'OPEN' } as Partial<Record<GapState, GapState>>)[state] : undefined;
-    const to: GapState = cycle ?? (r.kind < 78 ? (allowed[r.c % allowed.length] ?? r.state) : r.state);
-    const blockedBy = to === 'BLOCKED' ? { blockedBy: any(r.b) } : {};
-    const of = to === 'DUPLICATE' ? { of: any(r.b + 1) } : {};
-    return { body: { type: 'gap.moved', data: { id, to, ...blockedBy, ...of } } };
-  }
-  return { body: { type: 'gap.severity_changed', data: { id: near(r.a), to: r.severity } } };
-}
-
-/** A call's requests, each read against the view before the call and the gaps the call opened before it. */
-function calledBatch(view: SessionView, picks: readonly RequestPick[], call: number): BatchRequest[] {
-  const opened = new Map<string, GapState>();
-  return picks.map((pick, k) => {
-    const made = request(view, pick, `N-${call}-${k}`, opened);
-    if (made.body.type === 'gap.opened' && !view.gaps.has(made.body.data.id)) opened.set(made.body.data.id, 'OPEN');
-    if (made.body.type === 'gap.moved' && opened.has(made.body.data.id)) opened.set(made.body.data.id, made.body.data.to);
-    return made;
-  });
-}
-
-/** What `next --json` and a stop hook answer from a view. */
-function answers(view: SessionView) {
-  const step = loopStep(view, standingStopRequest(view));
-  const call = { agentSession: 'agent-1', event: 'Stop' as const, stopHookActive: false };
-  const decided = hookStep(view, call, { blocks: 0, maxBlocks: 5 });
-  return { step, line: nextLine(step), listed: topListedGaps(view), hook: hookVerdict(decided.view, call, decided.context, decided.decision) };
-}
-
 const headBody = (dir: string) => {
   const text = readFileSync(join(dir, HEAD_FILE), 'utf8');
   return text.slice(text.indexOf('\n') + 1);
 };
-
-/**
- * A session with `count` gaps at the baseline (severities by turns) and
- * round 1 open, in `dir`; with `mixed`, a ping-pong threshold of 1, every
- * seventh gap deferred and every eleventh resolved and reopened.
- */
-function inventory(dir: string, count: number, mixed = false): void {
-  const session = Session.create(store(dir), mixed ? { pingPong: 1 } : {}, stampOf(999));
-  session.recordAll(
-    Array.from({ length: count }, (_, n) => ({ body: { type: 'gap.opened', data: { id: `G-${n}`, severity: SEVERITIES[n % 4]!, title: `finding ${n}` } } })),
-    null,
-  );
-  if (mixed) {
-    const moves = Array.from({ length: count }, (_, n): [string, GapState][] =>
-      n % 7 === 3
-        ? [[`G-${n}`, 'USER_DEFERRED']]
-        : n % 11 === 5
-          ? [
-              [`G-${n}`, 'RESOLVED'],
-              [`G-${n}`, 'OPEN'],
-            ]
-          : [],
-    ).flat();
-    session.recordAll(
-      moves.map(([id, to]) => ({ body: { type: 'gap.moved', data: { id, to } } })),
-      null,
-    );
-  }
-  session.startRound();
-  session.saveCheckpoints();
-}
 
 describe('a write decided on a head that leaves gaps out', () => {
   it(
@@ -139,7 +41,7 @@ describe('a write decided on a head that leaves gaps out', () => {
           (count, mixed, calls) => {
             const [onHead, whole] = [mkdtempSync(join(tmpdir(), 'gapflow-large-')), mkdtempSync(join(tmpdir(), 'gapflow-large-'))];
             try {
-              for (const dir of [onHead, whole]) inventory(dir, count, mixed);
+              for (const dir of [onHead, whole]) inventory(store(dir), count, mixed);
               calls.forEach((picks, call) => {
                 tally.calls += 1;
                 const view = Session.open(store(whole), { checkpoints: false }).view;
@@ -224,7 +126,7 @@ describe('a write decided on a head that leaves gaps out', () => {
       const dir = mkdtempSync(join(tmpdir(), 'gapflow-large-'));
       try {
         // Given HEAD_WHOLE_GAPS + 60 gaps and round 1 open: the head keeps the first 2 x LISTED_GAPS.
-        inventory(dir, HEAD_WHOLE_GAPS + 60);
+        inventory(store(dir), HEAD_WHOLE_GAPS + 60);
         let onHead = 0;
         let gaveWay = 0;
         // When the first gap of the list is resolved, one call at a time, 150 times.

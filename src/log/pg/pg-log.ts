@@ -17,6 +17,7 @@ import { CHECKPOINT_MIN_TAIL_BYTES } from '../file-log.js';
 import { sealedBytes } from '../files.js';
 import { DatabaseError, type Bridge, type Notice } from './bridge.js';
 import { bridgeTo } from './bridges.js';
+import { HeadRows } from './head-rows.js';
 import { sessionNameProblem, shownDatabase } from './names.js';
 import type { Row, Step } from './protocol.js';
 import * as sql from './statements.js';
@@ -47,8 +48,8 @@ const unended = (lines: readonly string[]) => lines.map((line) => line.slice(0, 
  * transaction that locks the stream's row, so writers on one session take
  * turns and writers on different sessions do not wait for each other. Every
  * commit notifies listeners (`follow`, the fleet view). Like a folder, it
- * keeps a checkpoint of the view and the `state --json` output, caches keyed
- * by the line they cover.
+ * keeps a checkpoint of the view, the head with the closed gaps' index it
+ * names, and the `state --json` output, caches keyed by the line they cover.
  */
 export class PgLog implements EventStore {
   readonly location: string;
@@ -82,15 +83,23 @@ export class PgLog implements EventStore {
     this.#ownConnection = options.ownConnection ?? false;
     this.#bridge = bridgeTo(url, this.#ownConnection);
     this.#minCheckpointBytes = options.minCheckpointBytes ?? CHECKPOINT_MIN_TAIL_BYTES;
-    // The view checkpoint and the stored state --json, rows beside the stream's; a database keeps no head or index (its reads are one statement).
+    // The view checkpoint, the head with the closed gaps' index it names (head-rows.ts), and the stored state --json:
+    // rows beside the stream's, so `next`, a stop hook and a gap write read a few kilobytes whatever the inventory's size.
+    const heads = new HeadRows(session, {
+      known: () => this.#known,
+      endsAt: (known) => {
+        this.#known = known;
+      },
+      run: (steps) => this.#door().run(steps),
+    });
     this.checkpoints = {
       resume: (format, fold) => this.#resume(format, fold),
       save: (format, seq, body) => this.#save(format, seq, body),
       due: () => this.#due(),
-      head: () => null,
-      saveHead: () => undefined,
-      headForWrite: () => null,
-      saveClosedIndex: () => null,
+      head: (format) => heads.head(format),
+      saveHead: (format, seq, body) => heads.saveHead(format, seq, body),
+      headForWrite: (headFormat, indexFormat) => heads.headForWrite(headFormat, indexFormat),
+      saveClosedIndex: (format, seq, body) => heads.saveClosedIndex(format, seq, body),
       saveState: (format, seq, body) => this.#saveState(format, seq, body),
       state: (format) => this.#state(format),
     };
@@ -160,7 +169,7 @@ export class PgLog implements EventStore {
   }
 
   #state(format: string): string | null {
-    const found = this.#one(sql.currentStateCache(this.session, format))[0];
+    const found = this.#one(sql.currentCheckpoint(this.session, 'state', format))[0];
     return found === undefined ? null : String(found.body);
   }
 

@@ -54,6 +54,31 @@ export const MIGRATIONS: readonly string[] = [
   // refuses to take a session past the log's size limit without summing its lines.
   `ALTER TABLE ${SCHEMA}.streams ADD COLUMN bytes bigint NOT NULL DEFAULT 0;
    UPDATE ${SCHEMA}.streams s SET bytes = (SELECT coalesce(sum(octet_length(e.line) + 1), 0) FROM ${SCHEMA}.events e WHERE e.stream = s.name);`,
+  // 4: the head and the closed gaps' index, as a folder keeps checkpoint.head.json and checkpoint.closed.json (the head
+  // is a checkpoints row of kind 'head'). The index is one row that names it (the seq and checksum it covers, its
+  // length, and its table line: each bucket's length and crc32) and one row per bucket: a lookup reads its one bucket
+  // by the primary key, and a write that adds a gap to the index rewrites the bucket it lands in, not the megabytes of
+  // the rest, as one bytea would have it rewrite them. `token` names one write of the index: a reader of buckets
+  // checks, in the same statement, that the index is still the one whose table it read. Buckets are stored
+  // uncompressed (EXTERNAL): a write that extends the index reads it whole, and decompressing its 1.9 MB at 100,000
+  // gaps took four times as long as reading them (28 ms against 4 ms, a third of them as stored).
+  `CREATE TABLE ${SCHEMA}.closed_indexes (
+     stream text PRIMARY KEY REFERENCES ${SCHEMA}.streams (name),
+     format text NOT NULL,
+     seq bigint NOT NULL,
+     sum text NOT NULL,
+     token text NOT NULL,
+     body_bytes bigint NOT NULL,
+     table_line text NOT NULL,
+     written_at timestamptz NOT NULL DEFAULT now()
+   );
+   CREATE TABLE ${SCHEMA}.closed_buckets (
+     stream text NOT NULL REFERENCES ${SCHEMA}.streams (name),
+     bucket integer NOT NULL,
+     bytes bytea NOT NULL,
+     PRIMARY KEY (stream, bucket)
+   );
+   ALTER TABLE ${SCHEMA}.closed_buckets ALTER COLUMN bytes SET STORAGE EXTERNAL;`,
 ];
 
 /** The channel a commit notifies, with `{"stream","version"}` as its payload. */

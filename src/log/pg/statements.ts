@@ -122,13 +122,104 @@ export function keepCheckpoint(session: string, kind: 'view' | 'state', format: 
   };
 }
 
-/** The kept `state --json` output of `format`, when it covers the session's last event exactly. */
-export function currentStateCache(session: string, format: string): Step {
+/** The body of a session's checkpoint of `kind` ('state': the kept `state --json`; 'head') and `format`, when it covers the session's last event exactly. */
+export function currentCheckpoint(session: string, kind: 'state' | 'head', format: string): Step {
   return {
     text: `SELECT c.body FROM ${S}.checkpoints c JOIN ${S}.streams s ON s.name = c.stream
-           WHERE c.stream = $1 AND c.kind = 'state' AND c.format = $2 AND c.seq = s.version AND c.sum = s.last_sum`,
-    values: [session, format],
+           WHERE c.stream = $1 AND c.kind = $2 AND c.format = $3 AND c.seq = s.version AND c.sum = s.last_sum`,
+    values: [session, kind, format],
   };
+}
+
+/*
+ * The head and the closed gaps' index (schema.ts, migration 4): what a
+ * write decided on the head reads, in one statement, and the index's
+ * buckets by number.
+ */
+
+/** Where a session ends (its version and last checksum), with the key of its head: what `saveHead` looks at before it builds a body. */
+export function headKey(session: string): Step {
+  return {
+    text: `SELECT s.version, s.last_sum, c.format, c.seq, c.sum FROM ${S}.streams s
+           LEFT JOIN ${S}.checkpoints c ON c.stream = s.name AND c.kind = 'head' WHERE s.name = $1`,
+    values: [session],
+  };
+}
+
+/** Keeps a session's head over the one it had, while the session still ends at `seq` with `sum` (else nothing: a head no reader could use). */
+export function keepHead(session: string, format: string, seq: number, sum: string, body: string): Step {
+  return {
+    text: `INSERT INTO ${S}.checkpoints (stream, kind, format, seq, sum, body)
+           SELECT $1, 'head', $2, $3, $4, $5 FROM ${S}.streams WHERE name = $1 AND version = $3 AND last_sum = $4
+           ON CONFLICT (stream, kind) DO UPDATE SET format = EXCLUDED.format, seq = EXCLUDED.seq, sum = EXCLUDED.sum, body = EXCLUDED.body, written_at = now()`,
+    values: [session, format, seq, sum, body],
+  };
+}
+
+/** A session's head of `headFormat` when it covers the last event exactly, with the row that names its closed gaps' index of `indexFormat` (its columns null when there is none). */
+export function headForWrite(session: string, headFormat: string, indexFormat: string): Step {
+  return {
+    text: `SELECT c.seq, c.sum, c.body, i.seq AS index_seq, i.sum AS index_sum, i.token, i.body_bytes, i.table_line
+           FROM ${S}.checkpoints c JOIN ${S}.streams s ON s.name = c.stream AND c.seq = s.version AND c.sum = s.last_sum
+           LEFT JOIN ${S}.closed_indexes i ON i.stream = c.stream AND i.format = $3
+           WHERE c.stream = $1 AND c.kind = 'head' AND c.format = $2`,
+    values: [session, headFormat, indexFormat],
+  };
+}
+
+/**
+ * Buckets `first` to `last` of a session's index, in order, while the index
+ * is still the write `token` (none otherwise). Each comes as text, in
+ * `escape` encoding: an index's lines are ASCII without a backslash (gap
+ * ids, severities, states), which that encoding gives as they are, half
+ * the size of the hex a bytea comes in and with no decoding; damaged bytes
+ * come escaped, so they do not match their bucket's length or crc.
+ */
+export function closedBuckets(session: string, token: string, first: number, last: number): Step {
+  return {
+    text: `SELECT b.bucket, encode(b.bytes, 'escape') AS text FROM ${S}.closed_buckets b
+           WHERE b.stream = $1 AND b.bucket BETWEEN $3 AND $4 AND EXISTS (SELECT 1 FROM ${S}.closed_indexes i WHERE i.stream = $1 AND i.token = $2)
+           ORDER BY b.bucket`,
+    values: [session, token, first, last],
+  };
+}
+
+/** Inside an index write's transaction: takes the row that names a session's index (none for a first index), answering which write it holds and what it covers. */
+export function lockClosedIndex(session: string): Step {
+  return { text: `SELECT token, seq, sum FROM ${S}.closed_indexes WHERE stream = $1 FOR UPDATE`, values: [session] };
+}
+
+/** What an index write keeps: the row that names it, and the buckets it writes (`bytes` holds them one after another, `numbers[k]`'s `lengths[k]` long). */
+export interface ClosedIndexRow {
+  format: string;
+  seq: number;
+  sum: string;
+  token: string;
+  bodyBytes: number;
+  tableLine: string;
+  numbers: number[];
+  lengths: number[];
+  bytes: Buffer;
+}
+
+/** Writes an index's buckets (those given; the others stay as they are) and the row that names it, in one statement. */
+export function keepClosedIndex(session: string, row: ClosedIndexRow): Step {
+  let start = 0;
+  const starts = row.lengths.map((length) => (start += length) - length);
+  return {
+    text: `WITH buckets AS (INSERT INTO ${S}.closed_buckets (stream, bucket, bytes)
+             SELECT $1, b.n, substring($2::bytea FROM b.start + 1 FOR b.len) FROM unnest($3::int[], $4::int[], $5::int[]) AS b(n, start, len)
+             ON CONFLICT (stream, bucket) DO UPDATE SET bytes = EXCLUDED.bytes)
+           INSERT INTO ${S}.closed_indexes (stream, format, seq, sum, token, body_bytes, table_line) VALUES ($1, $6, $7, $8, $9, $10, $11)
+           ON CONFLICT (stream) DO UPDATE SET format = EXCLUDED.format, seq = EXCLUDED.seq, sum = EXCLUDED.sum, token = EXCLUDED.token,
+             body_bytes = EXCLUDED.body_bytes, table_line = EXCLUDED.table_line, written_at = now()`,
+    values: [session, row.bytes, row.numbers, starts, row.lengths, row.format, row.seq, row.sum, row.token, row.bodyBytes, row.tableLine],
+  };
+}
+
+/** Drops the row that names a session's index when it is still the write `token` (one whose buckets were found damaged: the next write rewrites them all). */
+export function forgetClosedIndex(session: string, token: string): Step {
+  return { text: `DELETE FROM ${S}.closed_indexes WHERE stream = $1 AND token = $2`, values: [session, token] };
 }
 
 /** The event `id` of a session, with the line before it (what it chains on from). */
