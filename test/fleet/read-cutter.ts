@@ -6,7 +6,7 @@ import { afterEach } from 'vitest';
  * Cuts a store's reads of a session as a database failure would: a process
  * of its own takes an exclusive lock on one of gapflow's tables, so a read
  * of a session (a statement that reads `gapflow.streams s` by name: the
- * events, or the checkpoint and the events after it) waits
+ * events, the checkpoint and the events after it, or the head row) waits
  * on it, and terminates the connection of each such read it finds waiting
  * (pg_terminate_backend), for `cutForMs` after the first, then lets the
  * lock go. A process apart, since the reader's thread is held while its read
@@ -34,7 +34,7 @@ for await (const line of createInterface({ input: process.stdin })) {
   let cut = 0;
   while (first === null ? Date.now() < gaveUp : Date.now() - first < Number(cutForMs)) {
     const { rows } = await admin.query(
-      "SELECT pid FROM pg_stat_activity WHERE application_name = 'gapflow' AND wait_event_type = 'Lock' AND query LIKE '%gapflow.streams s %WHERE s.name = $1%'",
+      "SELECT pid FROM pg_stat_activity WHERE application_name = 'gapflow' AND wait_event_type = 'Lock' AND (query LIKE '%gapflow.streams s %WHERE s.name = $1%' OR query LIKE '%JOIN gapflow.streams s %WHERE c.stream = $1%')",
     );
     for (const { pid } of rows) {
       await admin.query('SELECT pg_terminate_backend($1)', [pid]);

@@ -132,8 +132,8 @@ describe('a dashboard over PostgreSQL whose read of a session is cut', () => {
 
   it('gapflow fleet reads again a first read that was cut, and lists the session, not UNREADABLE', { timeout: 60_000 }, async () => {
     sessionIn('cut/listed', 3);
-    // The events locked, not the streams: the listing of sessions goes through, each session's read waits and is cut.
-    const cutter = await readCutter(databaseUrl(), 'events', 500);
+    // The checkpoints locked, not the streams: the listing of sessions goes through, each session's read (its head row) waits and is cut.
+    const cutter = await readCutter(databaseUrl(), 'checkpoints', 500);
     await cutter.lock();
     const listed = runCli(['fleet', databaseUrl(), '--json'], { cwd: '/' });
     expect(await cutter.released()).toBeGreaterThanOrEqual(1);
