@@ -64,7 +64,7 @@ afterEach(() => {
 });
 
 /** A cutter of reads on the database at `url`, connected; `table` is the one it locks (`streams`, or `events` to leave the listing of sessions free). */
-export async function readCutter(url: string, table: 'streams' | 'events', cutForMs: number, waitMs = 20_000): Promise<ReadCutter> {
+export async function readCutter(url: string, table: 'streams' | 'events' | 'checkpoints', cutForMs: number, waitMs = 20_000): Promise<ReadCutter> {
   const child = spawn('node', ['--input-type=module', '-e', CUTTER, url, table, String(cutForMs), String(waitMs)], {
     cwd: ROOT,
     stdio: ['pipe', 'pipe', 'pipe'],
