@@ -38,7 +38,7 @@ export {
   type ClosedGap,
   type ClosedIndexParts,
 } from './view-codec.js';
-export { decodeHead, decodeHeadSummary, decodeMarkedHead, encodeCutHead } from './view-codec.js';
+export { decodeHead, decodeHeadSummary, decodeMarkedHead, encodeCutHead, SUMMARY_STATES } from './view-codec.js';
 export { encodeHead, summaryOf } from './read-model.js';
 export { auditHistory, type Finding } from './audit.js';
 export {

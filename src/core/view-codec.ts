@@ -2,6 +2,7 @@ import type { GapState, Severity } from '../../events/index.js';
 import type { ConvergenceState } from '../../machines/index.js';
 import { LISTED_GAPS, SEVERITIES, STATE_CLASS } from './rules.js';
 import type { Gap, GapsLeftOut, ListFrontier, MetricsRecord, RoundFigures, SessionSummary, SessionView } from './view.js';
+import type { ForecastReason } from './read-model.js';
 import { policyRulesNamed } from '../policies/index.js';
 
 /*
@@ -332,11 +333,38 @@ export function decodeHeadSummary(text: string): SessionSummary | null {
   return looksSummary(summary) ? summary : null;
 }
 
-const STATES: readonly string[] = ['CONVERGING', 'FLAT', 'STALLED', 'DIVERGENCE_WARNING', 'PAUSED', 'COMPLETE'] satisfies readonly ConvergenceState[];
+/** The machine's states, written out here: the vocabulary's list comes with its schema library, which a head's reader does not load (test/core/view-head.test.ts holds the two lists equal). */
+export const SUMMARY_STATES: readonly string[] = [
+  'CONVERGING',
+  'FLAT',
+  'STALLED',
+  'DIVERGENCE_WARNING',
+  'PAUSED',
+  'COMPLETE',
+] satisfies readonly ConvergenceState[];
+const FORECAST_REASONS: readonly string[] = ['declining', 'too_few_rounds', 'no_downward_trend', 'already_done'] satisfies readonly ForecastReason[];
 const count = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0;
 /** The open counts: a gap in some states counts in part (CLASS_FACTOR). */
 const amount = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value >= 0;
 const textOrNull = (value: unknown) => value === null || typeof value === 'string';
+const rangeOrNull = (value: unknown) => value === null || (isObject(value) && count(value.low) && count(value.high));
+/** An event's `at`: an ISO 8601 time, as the event schema takes it. */
+const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d(:?\d\d)?)$/;
+const timeOrNull = (value: unknown) => value === null || (typeof value === 'string' && ISO_TIME.test(value));
+
+/** A forecast as forecast() makes one (read-model.ts): a reason it gives, its ranges, window, slope and words. */
+function looksForecast(value: unknown): boolean {
+  return (
+    value === null ||
+    (isObject(value) &&
+      FORECAST_REASONS.includes(value.reason as string) &&
+      rangeOrNull(value.rounds) &&
+      rangeOrNull(value.finish) &&
+      count(value.window) &&
+      (value.slope === null || (typeof value.slope === 'number' && Number.isFinite(value.slope))) &&
+      typeof value.detail === 'string')
+  );
+}
 
 /**
  * A summary's shape, checked as a view's is (looksStored): the store has
@@ -347,19 +375,18 @@ const textOrNull = (value: unknown) => value === null || typeof value === 'strin
 function looksSummary(value: unknown): value is SessionSummary {
   if (typeof value !== 'object' || value === null) return false;
   const s = value as Record<string, unknown>;
-  const forecast = s.forecast as Record<string, unknown> | null;
   return (
-    STATES.includes(s.state as string) &&
+    SUMMARY_STATES.includes(s.state as string) &&
     textOrNull(s.outcome) &&
     count(s.round) &&
     typeof s.roundOpen === 'boolean' &&
     amount(s.open) &&
     amount(s.weightedOpen) &&
     textOrNull(s.lastReason) &&
-    (forecast === null || (typeof forecast === 'object' && typeof forecast.reason === 'string' && typeof forecast.detail === 'string')) &&
+    looksForecast(s.forecast) &&
     count(s.warnings) &&
     count(s.eventCount) &&
-    textOrNull(s.lastEventAt)
+    timeOrNull(s.lastEventAt)
   );
 }
 

@@ -44,6 +44,9 @@ export interface FleetOptions {
 
 const NO_CHANGE: FleetChange = { rows: [], removed: [] };
 
+/** How many sessions' details a fleet keeps read (a dashboard shows one at a time; a few tabs may show others). */
+const DETAILS_KEPT = 8;
+
 /** A read that threw: a failure that says nothing about the log (isPassingReadFailure), or a fault of the log. */
 function failure(error: unknown): Outcome {
   const message = error instanceof Error ? error.message : String(error);
@@ -90,6 +93,8 @@ export class Fleet {
   readonly #now: () => number;
   readonly #settleMs: number;
   #held = new Map<string, Held>();
+  /** The details read last (at most DETAILS_KEPT, oldest first), each with the seq it was read at. */
+  readonly #details = new Map<string, { seq: number; detail: Omit<SessionDetail, 'row'> }>();
   readonly #listeners = new Set<(change: FleetChange) => void>();
   readonly #due = new Map<string | null, ReturnType<typeof setTimeout>>();
   /** The retry set for each session whose reads are failing; null: the listing's. */
@@ -126,15 +131,22 @@ export class Fleet {
     const held = this.#held.get(name);
     if (held === undefined) return undefined;
     const now = this.#now();
-    if (held.found === null || 'fault' in held.found || !('store' in held.entry)) return { row: rowOf(name, held, now), chart: [], warnings: [], status: null };
+    const row = rowOf(name, held, now);
+    if (held.found === null || 'fault' in held.found || !('store' in held.entry)) return { row, chart: [], warnings: [], status: null };
+    // Read for a request before, and unchanged since (the same last event as the row): not read again.
+    const kept = this.#details.get(name);
+    if (kept !== undefined && kept.seq === held.found.facts.eventCount) return { row, ...kept.detail };
     let view: SessionView;
     try {
       view = storedView(held.entry.store);
     } catch {
-      return { row: rowOf(name, held, now), chart: [], warnings: [], status: null };
+      return { row, chart: [], warnings: [], status: null };
     }
-    const row = fleetRow(name, view, now, held.failing === null ? null : { since: held.failing.since, reason: held.failing.reason });
-    return { row, chart: weightedOpenChart(view), warnings: warningsOf(view), status: renderStatus(view) };
+    const detail = { chart: weightedOpenChart(view), warnings: warningsOf(view), status: renderStatus(view) };
+    this.#details.delete(name);
+    this.#details.set(name, { seq: view.lastSeq, detail });
+    for (const old of this.#details.keys()) if (this.#details.size > DETAILS_KEPT) this.#details.delete(old);
+    return { row: fleetRow(name, view, now, held.failing === null ? null : { since: held.failing.since, reason: held.failing.reason }), ...detail };
   }
 
   /** Calls `listener` with every change from now on; returns the unsubscribe. */

@@ -12,10 +12,10 @@ import {
   viewForecast,
   type HookCall,
 } from '../../src/core/index.js';
-import { answersLoop, decodeHead, decodeHeadSummary, encodeHead, headOf, leavesGapsOut, LISTED_GAPS, summaryOf } from '../../src/core/index.js';
+import { answersLoop, decodeHead, decodeHeadSummary, encodeHead, headOf, leavesGapsOut, LISTED_GAPS, summaryOf, SUMMARY_STATES } from '../../src/core/index.js';
 import { hookVerdict, nextLine, renderPrompt } from '../../src/render/index.js';
 import { fleetRow, warningsOf } from '../../src/fleet/index.js';
-import { EVENT_VERSION, type GapflowEvent, type Severity } from '../../events/index.js';
+import { CONVERGENCE_STATES, EVENT_VERSION, type GapflowEvent, type Severity } from '../../events/index.js';
 import { newSession } from '../support.js';
 import { play, scriptArb, settingsArb } from '../session/model.js';
 
@@ -88,6 +88,10 @@ function bindingEvent(seq: number, agentSession: string): GapflowEvent {
 }
 
 describe("the summary in front of a head's text", () => {
+  it("names the machine's states as the vocabulary does", () => {
+    expect(SUMMARY_STATES).toEqual(CONVERGENCE_STATES);
+  });
+
   it('is read without the view, and refused when it is not the shape a row shows, or the text is not a head', () => {
     const session = newSession();
     session.openGap('G-1', 'HIGH', { title: 'a title with ,"view": in it' });
@@ -105,6 +109,11 @@ describe("the summary in front of a head's text", () => {
       ['lastReason', '7'],
       ['forecast', '"soon"'],
       ['roundOpen', 'null'],
+      // A forecast of a reason the fleet's words do not know, or without its ranges, would break the table that shows it.
+      ['forecast', '{"reason":"bogus","detail":"x","rounds":null,"finish":null,"window":4,"slope":null}'],
+      ['forecast', '{"reason":"declining","detail":"x","window":4,"slope":-1}'],
+      ['forecast', '{"reason":"declining","detail":"x","rounds":{"low":1},"finish":null,"window":4,"slope":-1}'],
+      ['lastEventAt', '"yesterday"'],
     ] as const) {
       const summary = JSON.stringify({ ...summaryOf(session.view), [field]: JSON.parse(value) });
       const forged = text.replace(/"summary":\{.*?\},"view":/, `"summary":${summary},"view":`);

@@ -178,6 +178,25 @@ describe('a watched fleet whose reads fail for a passing cause', () => {
     expect(changes.at(-1)!.rows[0]).toMatchObject({ name: 'a', stale: false, open: 3 });
   });
 
+  it('reads a session whole for its detail once, until the session changes', { timeout: 30_000 }, async () => {
+    const store = new FlakyLog();
+    const { source, changed, session } = oneSession(store);
+    const { fleet } = watched(source);
+    const before = store.reads;
+    const first = fleet.detail('a')!;
+    expect(store.reads).toBe(before + 1);
+    expect(fleet.detail('a')).toEqual(first);
+    expect(store.reads).toBe(before + 1);
+    session.openGap('C', 'HIGH', { title: 'a third finding' });
+    changed();
+    await until('the row read again', () => fleet.rows()[0]!.open === 3, 5_000);
+    const reads = store.reads;
+    const after = fleet.detail('a')!;
+    expect(store.reads).toBe(reads + 1);
+    expect(first.status).not.toContain('a third finding');
+    expect(after).toMatchObject({ row: { open: 3 }, status: expect.stringContaining('a third finding') });
+  });
+
   it('a session whose first read failed is UNREADABLE with why, and listed once a retry reads it', { timeout: 30_000 }, async () => {
     const store = new FlakyLog();
     const { source } = oneSession(store);

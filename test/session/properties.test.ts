@@ -16,7 +16,7 @@ import { renderStatus } from '../../src/render/index.js';
 import { decodeView, encodeView, toStateJson } from '../../src/core/index.js';
 import { renderPrompt } from '../../src/render/index.js';
 import { catchUp } from '../../src/session/writes.js';
-import { WEIGHT } from '../support.js';
+import { newSession, WEIGHT } from '../support.js';
 import { applyCommand, FACTOR, invalidCommands, isClosed, play, scriptArb, seen, settingsArb, tally, type Model, type Played } from './model.js';
 
 /*
@@ -100,6 +100,29 @@ describe('property: random valid sessions', () => {
     },
     TIMEOUT,
   );
+
+  it('moves the last seq and its time past a close that cannot be judged (an old line with no round open), in replay and in a catch-up alike', () => {
+    // Given a session, and an old round close (recorded before outcomes were) with no round open: settled as nothing.
+    const session = newSession();
+    session.openGap('G-1', 'LOW');
+    const events = session.log.read();
+    const close = {
+      v: 3,
+      seq: events.length + 1,
+      id: 'old-close',
+      at: '2026-01-12T10:00:00.000Z',
+      type: 'round.closed',
+      data: { round: 1 },
+    } as unknown as GapflowEvent;
+    // When it is folded by replay, and caught up on from the view before it,
+    const replayed = replay([...events, close]);
+    const caughtUp = catchUp(replay(events), [close]).view;
+    // Then both count it and take its time, and nothing else changed.
+    for (const view of [replayed, caughtUp]) {
+      expect(view).toMatchObject({ lastSeq: events.length + 1, lastAt: '2026-01-12T10:00:00.000Z', roundOpen: false });
+      expect(view.gaps).toEqual(session.view.gaps);
+    }
+  });
 
   it(
     'the open count and weighted open equal R9 over the inventory the commands left',
