@@ -1,33 +1,20 @@
 import type { ConvergenceState } from '../../events/index.js';
-import { closedRounds, summaryOf, tracksGaps, type Forecast, type SessionSummary, type SessionView } from '../core/index.js';
+import { closedRounds, summaryOf, tracksGaps, type SessionSummary, type SessionView } from '../core/index.js';
 
 /*
  * What the fleet shows of one session, read off its view: pure functions,
  * the clock handed in, so a row is the same wherever it is computed.
  */
 
-/** One session in the fleet: a line of `gapflow fleet`, a row of the dashboard. */
-export interface FleetRow {
+/**
+ * One session in the fleet: a line of `gapflow fleet`, a row of the
+ * dashboard. Its figures are the session's summary (SessionSummary: what a
+ * head checkpoint holds in front), read at a time and maybe stale.
+ */
+export interface FleetRow extends Omit<SessionSummary, 'state'> {
   name: string;
   /** Null when the log could not be read (`error` says why). */
   state: ConvergenceState | null;
-  /** How a COMPLETE session ended (CONVERGED, APPROVED, …); null otherwise. */
-  outcome: string | null;
-  /** Rounds closed, as `state --json` counts them. */
-  round: number;
-  roundOpen: boolean;
-  open: number;
-  weightedOpen: number;
-  /** Why the session took its last step (the last state history entry); null before any. */
-  lastReason: string | null;
-  /** The forecast `state --json` gives (null once COMPLETE, or when no policy reads gaps). */
-  forecast: Forecast | null;
-  /** Warnings raised (see warningsOf; a head counts them all, `warningsRaised`). */
-  warnings: number;
-  /** Events in the log. */
-  eventCount: number;
-  /** When the last event was recorded (its `at`); null when unknown. */
-  lastEventAt: string | null;
   /** Whole seconds from the last event to the time the row was computed; null when unknown. */
   age: number | null;
   /** Why the session could not be read (shown UNREADABLE, no figures); null when it was. */

@@ -1,12 +1,11 @@
 import fc from 'fast-check';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answersLoop, closedBucketOf, closedIndexLookUp, decodeMarkedHead, HEAD_WHOLE_GAPS, leavesGapsOut, STATE_CLASS } from '../../src/core/index.js';
+import { describe, expect, it } from 'vitest';
+import { answersLoop, closedBucketOf, closedIndexLookUp, decodeMarkedHead, HEAD_WHOLE_GAPS, leavesGapsOut } from '../../src/core/index.js';
 import { PgLog, Session } from '../../src/index.js';
 import { closedIndexFormat, openLoopView, readHead } from '../../src/session/index.js';
-import { postgresServer } from '../postgres.js';
+import { postgresServer, sqlClient } from '../postgres.js';
 import { onTheHeadOf, outcome, requestArb, stampOf } from '../session/head-calls.js';
-import { answers, calledBatch, inventory } from '../session/large-inventory.js';
+import { answers, calledBatch, expectHeadAndIndex, inventory } from '../session/large-inventory.js';
 
 /*
  * Issue 34 on PostgreSQL: a database session keeps a head row and its
@@ -19,14 +18,7 @@ import { answers, calledBatch, inventory } from '../session/large-inventory.js';
 
 const TIMEOUT = 240_000;
 const databaseUrl = postgresServer();
-let sql: pg.Client;
-beforeAll(async () => {
-  sql = new pg.Client({ connectionString: databaseUrl() });
-  await sql.connect();
-});
-afterAll(async () => {
-  await sql?.end();
-});
+const client = sqlClient(databaseUrl);
 
 let sessions = 0;
 /** A new session's name. */
@@ -35,7 +27,7 @@ const store = (name: string) => new PgLog(databaseUrl(), name);
 
 /** The head row's body and format, as stored (whether or not it is current). */
 async function headRow(name: string): Promise<{ body: string; format: string; seq: number } | null> {
-  const { rows } = await sql.query<{ body: string; format: string; seq: string }>(
+  const { rows } = await client().query<{ body: string; format: string; seq: string }>(
     `SELECT body, format, seq FROM gapflow.checkpoints WHERE stream = $1 AND kind = 'head'`,
     [name],
   );
@@ -51,9 +43,10 @@ async function indexLookUp(name: string) {
 
 /** Each bucket row's version (its xmin): which rows a write rewrote. */
 async function bucketVersions(name: string): Promise<Map<number, string>> {
-  const { rows } = await sql.query<{ bucket: number; version: string }>(`SELECT bucket, xmin::text AS version FROM gapflow.closed_buckets WHERE stream = $1`, [
-    name,
-  ]);
+  const { rows } = await client().query<{ bucket: number; version: string }>(
+    `SELECT bucket, xmin::text AS version FROM gapflow.closed_buckets WHERE stream = $1`,
+    [name],
+  );
   return new Map(rows.map((row) => [row.bucket, row.version]));
 }
 
@@ -87,7 +80,7 @@ describe('the head row', () => {
     const session = Session.create(store(name), {}, stampOf(0));
     session.openGap('A', 'HIGH');
     Session.open(store(name)).saveCheckpoints();
-    await sql.query(`UPDATE gapflow.checkpoints SET body = '{"not":"a head"}' WHERE stream = $1 AND kind = 'head'`, [name]);
+    await client().query(`UPDATE gapflow.checkpoints SET body = '{"not":"a head"}' WHERE stream = $1 AND kind = 'head'`, [name]);
     // Then no head is read from it, and a write on the head gives way to the whole view, which writes the head again.
     expect(readHead(store(name))).toBeNull();
     const { session: writer, wholeReads } = onTheHeadOf(store(name), 1);
@@ -137,13 +130,7 @@ describe('a write decided on the head of a database session past HEAD_WHOLE_GAPS
               const lookUp = await indexLookUp(onHead);
               if (marked.closed === null || lookUp === null) continue;
               tally.indexed += 1;
-              for (const gap of wholeView.gaps.values()) {
-                const kept = head.gaps.get(gap.id);
-                if (kept !== undefined) expect(kept).toEqual(gap);
-                else expect(lookUp(gap.id)).toEqual({ id: gap.id, severity: gap.severity, state: gap.state });
-              }
-              const unfinished = [...wholeView.gaps.values()].filter((gap) => STATE_CLASS[gap.state] !== 'closed');
-              expect(head.gaps.size + head.gapsLeftOut.open + head.gapsLeftOut.parked).toBe(unfinished.length);
+              expectHeadAndIndex(head, wholeView, lookUp);
             }
           },
         ),
@@ -212,7 +199,7 @@ describe('an index row that does not match', () => {
     // Given the bucket that lists a gap the head leaves out, its bytes changed under the table that describes them.
     const { onHead, whole, leftOut } = copies();
     const bucket = closedBucketOf(leftOut);
-    await sql.query(`UPDATE gapflow.closed_buckets SET bytes = overlay(bytes PLACING '\\x5a'::bytea FROM 1) WHERE stream = $1 AND bucket = $2`, [
+    await client().query(`UPDATE gapflow.closed_buckets SET bytes = overlay(bytes PLACING '\\x5a'::bytea FROM 1) WHERE stream = $1 AND bucket = $2`, [
       onHead,
       bucket,
     ]);
@@ -228,7 +215,7 @@ describe('an index row that does not match', () => {
   it('an index that names another event than the head does is not used', { timeout: 60_000 }, async () => {
     // Given an index row moved to another event (as a writer that kept an index and no head would leave it).
     const { onHead, whole, leftOut } = copies();
-    await sql.query(`UPDATE gapflow.closed_indexes SET seq = seq - 1 WHERE stream = $1`, [onHead]);
+    await client().query(`UPDATE gapflow.closed_indexes SET seq = seq - 1 WHERE stream = $1`, [onHead]);
     // When the same batch is sent. Then it is decided on the whole view, with the same outcome.
     const { quick, full, wholeReads } = sameBatch(onHead, whole, leftOut);
     expect(wholeReads).toBeGreaterThan(0);

@@ -1,11 +1,10 @@
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { closePostgresStores, PgLog, Session } from '../../src/index.js';
 import { toStateJson } from '../../src/core/index.js';
 import { viewFormat } from '../../src/session/index.js';
 import { stateFormat } from '../../src/session/state-format.js';
 import { runCli } from '../cli/helpers.js';
-import { postgresServer } from '../postgres.js';
+import { postgresServer, sqlClient } from '../postgres.js';
 import { fixedStamps } from '../support.js';
 
 /*
@@ -17,14 +16,7 @@ import { fixedStamps } from '../support.js';
  */
 
 const databaseUrl = postgresServer();
-let sql: pg.Client;
-beforeAll(async () => {
-  sql = new pg.Client({ connectionString: databaseUrl() });
-  await sql.connect();
-});
-afterAll(async () => {
-  await sql?.end();
-});
+const client = sqlClient(databaseUrl);
 
 /** A store on session `name` that finds a checkpoint worth writing at any size. */
 const store = (name: string) => new PgLog(databaseUrl(), name, { minCheckpointBytes: 1 });
@@ -63,16 +55,16 @@ describe('checkpoints in PostgreSQL', () => {
   it('a tampered body is passed over: the view is the replayed one, and the checkpoint is written again', { timeout: 60_000 }, async () => {
     played('tampered');
     // The view's row (the session's head has a row of its own: postgres-head.test.ts).
-    await sql.query(`UPDATE gapflow.checkpoints SET body = '{"not":"a view"}' WHERE stream = $1 AND kind = 'view'`, ['tampered']);
+    await client().query(`UPDATE gapflow.checkpoints SET body = '{"not":"a view"}' WHERE stream = $1 AND kind = 'view'`, ['tampered']);
     expect(toStateJson(Session.open(store('tampered')).view)).toEqual(replayed('tampered'));
     Session.open(store('tampered')).saveCheckpoints();
-    const { rows } = await sql.query<{ body: string }>(`SELECT body FROM gapflow.checkpoints WHERE stream = $1 AND kind = 'view'`, ['tampered']);
+    const { rows } = await client().query<{ body: string }>(`SELECT body FROM gapflow.checkpoints WHERE stream = $1 AND kind = 'view'`, ['tampered']);
     expect(rows[0]!.body).not.toBe('{"not":"a view"}');
   });
 
   it('a stale one (its checksum no longer that of its line) or one of another format is not resumed from', { timeout: 60_000 }, async () => {
     played('stale');
-    await sql.query(`UPDATE gapflow.checkpoints SET sum = '0000000000000000' WHERE stream = $1`, ['stale']);
+    await client().query(`UPDATE gapflow.checkpoints SET sum = '0000000000000000' WHERE stream = $1`, ['stale']);
     const stale = store('stale').checkpoints.resume(viewFormat());
     expect(stale.checkpoint).toBeNull();
     expect(stale.events.map((event) => event.seq)).toEqual(Array.from({ length: stale.events.length }, (_, i) => i + 1));
@@ -85,17 +77,17 @@ describe('checkpoints in PostgreSQL', () => {
   it('a database gapflow set up before checkpoints existed is brought up to date on first use', { timeout: 60_000 }, async () => {
     played('older');
     // As the first release left it: migration 1 alone.
-    await sql.query('DROP TABLE gapflow.closed_buckets, gapflow.closed_indexes');
-    await sql.query('DROP TABLE gapflow.checkpoints');
-    await sql.query('ALTER TABLE gapflow.streams DROP COLUMN bytes');
-    await sql.query('DELETE FROM gapflow.migrations WHERE version > 1');
+    await client().query('DROP TABLE gapflow.closed_buckets, gapflow.closed_indexes');
+    await client().query('DROP TABLE gapflow.checkpoints');
+    await client().query('ALTER TABLE gapflow.streams DROP COLUMN bytes');
+    await client().query('DELETE FROM gapflow.migrations WHERE version > 1');
     // New connections, as a newer gapflow's first call would make.
     closePostgresStores();
     expect(toStateJson(Session.open(store('older')).view)).toEqual(replayed('older'));
-    const { rows } = await sql.query<{ version: number }>('SELECT version FROM gapflow.migrations ORDER BY version');
+    const { rows } = await client().query<{ version: number }>('SELECT version FROM gapflow.migrations ORDER BY version');
     expect(rows.map((row) => row.version)).toEqual([1, 2, 3, 4]);
     // Migration 3 counted the lines already there.
-    const size = await sql.query<{ bytes: string }>('SELECT bytes FROM gapflow.streams WHERE name = $1', ['older']);
+    const size = await client().query<{ bytes: string }>('SELECT bytes FROM gapflow.streams WHERE name = $1', ['older']);
     expect(Number(size.rows[0]!.bytes)).toBe(Buffer.byteLength(store('older').lines.text()));
   });
 });
@@ -116,7 +108,7 @@ describe('state --json of a database session', () => {
     const first = call();
     expect(first.code).toBe(0);
     expect((JSON.parse(first.stdout) as { weightedOpen: number }).weightedOpen).toBe(400 * 1);
-    const { rows } = await sql.query<{ seq: string }>(`SELECT seq FROM gapflow.checkpoints WHERE stream = $1 AND kind = 'state'`, ['printed']);
+    const { rows } = await client().query<{ seq: string }>(`SELECT seq FROM gapflow.checkpoints WHERE stream = $1 AND kind = 'state'`, ['printed']);
     expect(rows.map((row) => Number(row.seq))).toEqual([session.view.lastSeq]);
     expect(store('printed').checkpoints.state(stateFormat())).toBe(first.stdout);
     expect(call().stdout).toBe(first.stdout);
@@ -146,10 +138,10 @@ describe('limits', () => {
   it('the stream keeps its size, so a write that would take it past the log limit is refused without summing its lines', { timeout: 60_000 }, async () => {
     const session = Session.create(store('size'), {}, fixedStamps());
     session.openGap('A', 'LOW');
-    const { rows } = await sql.query<{ bytes: string }>('SELECT bytes FROM gapflow.streams WHERE name = $1', ['size']);
+    const { rows } = await client().query<{ bytes: string }>('SELECT bytes FROM gapflow.streams WHERE name = $1', ['size']);
     expect(Number(rows[0]!.bytes)).toBe(Buffer.byteLength(store('size').lines.text()));
     // As if the session held nearly 256 MiB of lines already.
-    await sql.query('UPDATE gapflow.streams SET bytes = $2 WHERE name = $1', ['size', 256 * 1024 * 1024 - 10]);
+    await client().query('UPDATE gapflow.streams SET bytes = $2 WHERE name = $1', ['size', 256 * 1024 * 1024 - 10]);
     expect(() => session.openGap('B', 'LOW')).toThrow(/would grow past the 256 MiB limit; nothing was written/);
     expect(store('size').read()).toHaveLength(2);
   });

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { answersLoop, closedIndexLookUp, decodeMarkedHead, HEAD_WHOLE_GAPS, leavesGapsOut, STATE_CLASS, topListedGaps } from '../../src/core/index.js';
+import { answersLoop, closedIndexLookUp, decodeMarkedHead, HEAD_WHOLE_GAPS, leavesGapsOut, topListedGaps } from '../../src/core/index.js';
 import { CLOSED_FILE, HEAD_FILE, openCheckpointParts } from '../../src/log/index.js';
 import { closedIndexFormat, Session } from '../../src/session/index.js';
 import type { GapState } from '../../events/index.js';
 import { onTheHead, outcome, requestArb, stampOf, store } from './head-calls.js';
-import { answers, calledBatch, inventory } from './large-inventory.js';
+import { answers, calledBatch, expectHeadAndIndex, inventory } from './large-inventory.js';
 
 /*
  * Issue 34: writes decided on a head that leaves gaps out (a session with
@@ -66,13 +66,7 @@ describe('a write decided on a head that leaves gaps out', () => {
                   expect(answers(head)).toEqual(answers(wholeView));
                 }
                 const lookUp = closedIndexLookUp(openCheckpointParts(onHead, closedIndexFormat(), CLOSED_FILE)!)!;
-                for (const gap of wholeView.gaps.values()) {
-                  const kept = head.gaps.get(gap.id);
-                  if (kept !== undefined) expect(kept).toEqual(gap);
-                  else expect(lookUp(gap.id)).toEqual({ id: gap.id, severity: gap.severity, state: gap.state });
-                }
-                const unfinished = [...wholeView.gaps.values()].filter((gap) => STATE_CLASS[gap.state] !== 'closed');
-                expect(head.gaps.size + head.gapsLeftOut.open + head.gapsLeftOut.parked).toBe(unfinished.length);
+                expectHeadAndIndex(head, wholeView, lookUp);
               });
             } finally {
               for (const dir of [onHead, whole]) rmSync(dir, { recursive: true, force: true });

@@ -1,4 +1,5 @@
-import { ALLOWED_MOVES, hookStep, loopStep, standingStopRequest, topListedGaps, type SessionView } from '../../src/core/index.js';
+import { ALLOWED_MOVES, hookStep, loopStep, STATE_CLASS, standingStopRequest, topListedGaps, type ClosedGap, type SessionView } from '../../src/core/index.js';
+import { expect } from 'vitest';
 import type { EventStore } from '../../src/log/index.js';
 import { hookVerdict, nextLine } from '../../src/render/index.js';
 import { Session, type BatchRequest } from '../../src/session/index.js';
@@ -95,4 +96,15 @@ export function inventory(log: EventStore, count: number, mixed = false): void {
   }
   session.startRound();
   session.saveCheckpoints();
+}
+
+/** That a head and its index know every gap of the whole view, each once: the head's own as they are, the rest by lookup, the counts adding up. */
+export function expectHeadAndIndex(head: SessionView, whole: SessionView, lookUp: (id: string) => ClosedGap | null): void {
+  for (const gap of whole.gaps.values()) {
+    const kept = head.gaps.get(gap.id);
+    if (kept !== undefined) expect(kept).toEqual(gap);
+    else expect(lookUp(gap.id)).toEqual({ id: gap.id, severity: gap.severity, state: gap.state });
+  }
+  const unfinished = [...whole.gaps.values()].filter((gap) => STATE_CLASS[gap.state] !== 'closed');
+  expect(head.gaps.size + head.gapsLeftOut.open + head.gapsLeftOut.parked).toBe(unfinished.length);
 }
