@@ -1,5 +1,5 @@
 /**
- * `npm run bench:gaps [-- --gaps 1k,10k,100k] [--rounds N] [--runs N] [--timeout S]`:
+ * `npm run bench:gaps [-- --gaps 1k,10k,100k] [--rounds N] [--runs N] [--timeout S] [--findings templated|varied]`:
  * issue 34's gap dimension. For each size, a session with that many gaps not
  * closed and ROUNDS closed rounds (bench/gaps-build.ts; 1,000 by default),
  * one round open, then, measured side by side (interleaved, medians):
@@ -25,6 +25,10 @@ const sizes = sizesIn(option('gaps') ?? '1k,10k,100k');
 const ROUNDS = Number(option('rounds') ?? 1_000);
 const RUNS = Number(option('runs') ?? 21);
 const TIMEOUT_MS = Number(option('timeout') ?? 120) * 1000;
+/** `--findings varied`: the gaps as a real scan's `sync` leaves them (bench/gaps-build.ts); `templated` (the default): one title template. */
+const FINDINGS = option('findings') ?? 'templated';
+if (FINDINGS !== 'templated' && FINDINGS !== 'varied') throw new Error('--findings takes templated or varied');
+const VARIED = FINDINGS === 'varied';
 if (!(ROUNDS >= 0) || !(RUNS >= 1) || !(TIMEOUT_MS > 0)) throw new Error('--rounds, --runs and --timeout take positive numbers');
 const MIB = 1024 * 1024;
 
@@ -82,10 +86,10 @@ async function measure(gaps: number, root: string): Promise<Row[]> {
   const options = { runs: RUNS, slowMs: 2_000, slowRuns: 3, timeoutMs: TIMEOUT_MS, scratch: root };
   const gapflow = (...args: string[]) => [BIN, ...args, '--dir', session];
   process.stderr.write(`bench: building ${label(gaps)} gaps, ${ROUNDS} rounds…\n`);
-  const built = await runChild({ args: [BUILD, session, String(gaps), String(ROUNDS)], keepStdout: true }, root, 30 * 60 * 1000);
+  const built = await runChild({ args: [BUILD, session, String(gaps), String(ROUNDS), ...(VARIED ? ['--varied'] : [])], keepStdout: true }, root, 30 * 60 * 1000);
   if (built.outcome !== 'ok') return [{ measure: 'build', value: '', against: '', ratio: '', goal: '', verdict: `${built.outcome}: ${built.note}` }];
   const facts = JSON.parse(built.stdout) as { events: number; bytes: number; state: string; buildMs: number };
-  console.log(`\n== ${label(gaps)} gaps: ${facts.events} events, ${mib(facts.bytes)} log, ${facts.state}; built in ${ms(facts.buildMs)}`);
+  console.log(`\n== ${label(gaps)} gaps (${FINDINGS} findings): ${facts.events} events, ${mib(facts.bytes)} log, ${facts.state}; built in ${ms(facts.buildMs)}`);
 
   const rows: Row[] = [];
   const stateFile = join(base, 'state.json');

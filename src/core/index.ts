@@ -6,6 +6,7 @@ export { judgeDecision, judgeRoundClose, machineEventOf } from './judge.js';
 export {
   decodeView,
   encodeView,
+  viewBytesAtLeast,
   VIEW_SHAPE,
   HEAD_ROUNDS,
   HEAD_WHOLE_GAPS,

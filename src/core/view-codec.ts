@@ -55,6 +55,21 @@ export function encodeView(view: SessionView): string {
   return JSON.stringify(stored);
 }
 
+/** What encodeView writes for a gap besides its id and title (its keys, states and figures): fewer characters than any gap takes. */
+const GAP_TEXT_AT_LEAST = 120;
+
+/**
+ * At least how many bytes `encodeView(view)` runs to, counted from its gaps
+ * alone (their ids and titles, and what each gap's entry takes besides), in
+ * the time a walk over the gaps takes: a store judges from it whether a
+ * checkpoint of the view pays before it encodes one.
+ */
+export function viewBytesAtLeast(view: Pick<SessionView, 'gaps'>): number {
+  let total = 0;
+  for (const gap of view.gaps.values()) total += gap.id.length + gap.title.length + GAP_TEXT_AT_LEAST;
+  return total;
+}
+
 /**
  * The view a checkpoint's text holds, as plain objects (unfrozen: see
  * decodeView for the view replay leaves, and decodeHead for the head);
@@ -460,7 +475,9 @@ function withoutLists(round: RoundFigures): RoundFigures {
 
 /*
  * The closed gaps' index: what the head leaves out of the inventory, kept
- * as one `ID SEVERITY STATE` line per gap in a closed state. A write decided
+ * as one `ID SS` line per gap (its severity's letter and its state's: see
+ * INDEX_SEVERITY and INDEX_STATE, as `G-12 Hr` for a HIGH gap RESOLVED), for
+ * each gap in a closed state and each gap not closed the head leaves out. A write decided
  * on the head asks it two things only: is this id taken (a new gap's), and
  * is that gap known (a spawned-by or blocked-by gap). On a million-event log
  * the index runs to megabytes, so its lines are spread over CLOSED_BUCKETS
@@ -500,17 +517,45 @@ export function closedBucketOf(id: string): number {
   return crc32(id) % CLOSED_BUCKETS;
 }
 
+/*
+ * A gap's severity and state, a letter each, in its index line: the index
+ * lists every gap a large head leaves out (100,000 of them at 100,000 gaps
+ * not closed), and the words took 40% of its bytes. The letters are the
+ * index format's own (a change to them is a new format), not the words'.
+ */
+const INDEX_SEVERITY: Readonly<Record<Severity, string>> = { CRITICAL: 'C', HIGH: 'H', MEDIUM: 'M', LOW: 'L', UNTRIAGED: 'U' };
+const INDEX_STATE: Readonly<Record<GapState, string>> = {
+  OPEN: 'o',
+  IN_PROGRESS: 'i',
+  BLOCKED: 'b',
+  PROPOSED: 'p',
+  NEEDS_REVISION: 'n',
+  USER_DEFERRED: 'd',
+  ACCEPTED: 'a',
+  RESOLVED: 'r',
+  WONT_FIX: 'w',
+  DUPLICATE: 'u',
+  SPLIT: 's',
+};
+const SEVERITY_OF_LETTER = new Map(Object.entries(INDEX_SEVERITY).map(([word, letter]) => [letter, word as Severity]));
+const STATE_OF_LETTER = new Map(Object.entries(INDEX_STATE).map(([word, letter]) => [letter, word as GapState]));
+
+/** `gap`'s index line. */
+function indexLine(gap: Pick<Gap, 'id' | 'severity' | 'state'>): string {
+  return `${gap.id} ${INDEX_SEVERITY[gap.severity]}${INDEX_STATE[gap.state]}\n`;
+}
+
 /** The index lines for `gaps`, keeping the closed ones. */
 export function closedIndexLines(gaps: Iterable<Gap>): string {
   let text = '';
-  for (const gap of gaps) if (STATE_CLASS[gap.state] === 'closed') text += `${gap.id} ${gap.severity} ${gap.state}\n`;
+  for (const gap of gaps) if (STATE_CLASS[gap.state] === 'closed') text += indexLine(gap);
   return text;
 }
 
 /** The index lines for `gaps`, whatever their state (the gaps not closed a head leaves out). */
 export function indexLines(gaps: Iterable<Gap>): string {
   let text = '';
-  for (const gap of gaps) text += `${gap.id} ${gap.severity} ${gap.state}\n`;
+  for (const gap of gaps) text += indexLine(gap);
   return text;
 }
 
@@ -647,8 +692,13 @@ export function lookUpClosed(lines: Buffer, id: string): ClosedGap | null {
     at = newline + 1;
   }
   const end = lines.indexOf(0x0a, at);
-  const [, severity, state] = lines.toString('utf8', at, end === -1 ? undefined : end).split(' ');
-  return { id, severity: severity as Severity, state: state as GapState };
+  const letters = lines.toString('utf8', at + first.length, end === -1 ? undefined : end);
+  const severity = SEVERITY_OF_LETTER.get(letters.charAt(0));
+  const state = STATE_OF_LETTER.get(letters.charAt(1));
+  // A line whose crc matched but whose letters name no severity or state was not written by this format's writer.
+  if (letters.length !== 2 || severity === undefined || state === undefined)
+    throw new DamagedIndex(`the closed gaps' index gives gap ${id} the letters ${JSON.stringify(letters)}`);
+  return { id, severity, state };
 }
 
 /*

@@ -310,6 +310,15 @@ function removeStaleTemps(dir: string): void {
   }
 }
 
+/** Removes the view's checkpoint alone (one that does not pay: FileCheckpoints.save). */
+export function removeViewCheckpoint(dir: string): void {
+  try {
+    rmSync(join(dir, CHECKPOINT_FILE), { force: true });
+  } catch {
+    // A cache that cannot be removed is read as before; it stays a cache.
+  }
+}
+
 /** Removes the checkpoints, the pre-rendered state with them (a new session starting in the folder of an old one). */
 export function removeCheckpoint(dir: string): void {
   for (const file of CACHE_FILES) rmSync(join(dir, file), { force: true });

@@ -9,6 +9,7 @@ import {
   readCheckpointKey,
   readCurrent,
   removeCheckpoint,
+  removeViewCheckpoint,
   STATE_FILE,
   writeCheckpoint,
 } from './checkpoint.js';
@@ -20,7 +21,7 @@ import { formatLines, storedSum } from './chain.js';
 import { assertExpected, CHAIN_START, continues, faultMessage, scanBytes, type ChainPoint, type Scan } from './lines.js';
 import { waitForWriter, withLock, type Lease } from './lock.js';
 import { LOG_FILE } from './log-name.js';
-import { readStateCache } from './state-cache.js';
+import { packState, readStateCache } from './state-cache.js';
 import {
   LogError,
   OutcomeUnknown,
@@ -383,10 +384,24 @@ export class FileCheckpoints implements Checkpoints {
     return { checkpoint: null, events: this.#cursor.readWhole(fold).events };
   }
 
-  save(format: string, seq: number, body: () => string): void {
+  /**
+   * Keeps the view's checkpoint, unless it would run to over half the log
+   * it covers (`bytesAtLeast` says so before it is encoded): a session whose
+   * log is mostly its gaps' openings reads such a checkpoint in about the
+   * time it replays the log (at 100,000 gaps, 0.98 s against 1.13 s), and
+   * would keep a second copy of its inventory beside the log for it. The
+   * one kept before is then removed (an older release wrote it whatever its
+   * size), and reads replay the log.
+   */
+  save(format: string, seq: number, body: () => string, bytesAtLeast = 0): void {
     const known = this.#cursor.known;
     // Only a line with a written checksum can key a checkpoint (a log of version 1 lines alone has none).
     if (known === null || known.point.seq !== seq || seq === 0 || !known.point.sealed || !canWriteCheckpoint(this.#dir)) return;
+    if (bytesAtLeast * 2 > known.end) {
+      removeViewCheckpoint(this.#dir);
+      this.#checkpoint = null;
+      return;
+    }
     const key = { format, seq, end: known.end, lineBytes: known.lastLine.length, sum: known.point.sum };
     const bodyBytes = writeCheckpoint(this.#dir, key, body());
     if (bodyBytes !== null) this.#checkpoint = { end: known.end, bodyBytes };
@@ -457,15 +472,18 @@ export class FileCheckpoints implements Checkpoints {
     const known = this.#cursor.known;
     if (known === null || known.point.seq !== seq || seq === 0 || !known.point.sealed) return;
     if (known.end < this.#minBytes || !canWriteCheckpoint(this.#dir) || fileSizeOf(this.#location) !== known.end) return;
-    writeCheckpoint(this.#dir, { format, seq, end: known.end, lineBytes: known.lastLine.length, sum: known.point.sum }, body(), STATE_FILE);
+    const packed = packState(format, body());
+    writeCheckpoint(this.#dir, { format: packed.format, seq, end: known.end, lineBytes: known.lastLine.length, sum: known.point.sum }, packed.body, STATE_FILE);
   }
 
   state(format: string): string | null {
     return readStateCache(this.#dir, format)?.toString('utf8') ?? null;
   }
 
-  due(): boolean {
+  due(bytesAtLeast = 0): boolean {
     if (this.#cursor.known === null) return false;
+    // A checkpoint that no longer pays (an older release's, say) is due to go: save removes it.
+    if (this.#checkpoint !== null && bytesAtLeast * 2 > this.#cursor.known.end) return true;
     const past = this.#cursor.known.end - (this.#checkpoint?.end ?? 0);
     return past >= this.#minBytes && past * 4 >= (this.#checkpoint?.bodyBytes ?? 0);
   }

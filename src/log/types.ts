@@ -121,10 +121,14 @@ export interface Checkpoints {
    * Keeps `body()` as the checkpoint of `format` for the stream as the store
    * last saw it end, at `seq` (a store that has seen it end elsewhere, or
    * cannot write one, keeps nothing and never calls `body`).
+   * `bytesAtLeast`: a floor under the body's size, known before it is
+   * encoded; a store may judge from it that the checkpoint does not pay (a
+   * folder: not when it would run to over half the log it covers, for
+   * reading it would cost about what replaying the log does).
    */
-  save(format: string, seq: number, body: () => string): void;
-  /** Whether enough of the stream lies after the last checkpoint that writing a new one pays. */
-  due(): boolean;
+  save(format: string, seq: number, body: () => string, bytesAtLeast?: number): void;
+  /** Whether enough of the stream lies after the last checkpoint that writing a new one pays (or, given the next body's `bytesAtLeast`, that the one kept no longer does). */
+  due(bytesAtLeast?: number): boolean;
   /** The head checkpoint of `format` when it covers the stream's last event exactly; null otherwise. */
   head(format: string): string | null;
   /** Keeps `body()` as the head checkpoint at `seq`, as `save` keeps the whole one. */

@@ -24,6 +24,7 @@ import {
   type IndexMark,
   encodeClosedIndex,
   encodeView,
+  viewBytesAtLeast,
   auditHistory,
   decodeView,
   fold,
@@ -403,7 +404,8 @@ class Keeper {
       const closed = checkpoints.saveClosedIndex(closedIndexFormat(), view.lastSeq, encodeClosedIndex(view, cut));
       return encodeCutHead(cut.head, closed, summaryOf(cut.head));
     });
-    if (now || checkpoints.due()) checkpoints.save(viewFormat(), view.lastSeq, () => encodeView(view));
+    const atLeast = viewBytesAtLeast(view);
+    if (now || checkpoints.due(atLeast)) checkpoints.save(viewFormat(), view.lastSeq, () => encodeView(view), atLeast);
   }
 
   /** Keeps them on the event loop's next turn, from the view as it then stands. */
@@ -572,22 +574,23 @@ export function viewFormat(): string {
 
 /**
  * The head checkpoint's format (`gaps-N`: of a larger inventory it keeps the
- * first 2 x N gaps of each list; `left-out-3`: it names the index of what it
+ * first 2 x N gaps of each list; `left-out-4`: it names the index of what it
  * leaves out; `summary`: a fleet row's figures in front of the view).
  */
 export function headFormat(): string {
-  return `${viewFormat()}/head-${HEAD_ROUNDS}-gaps-${LISTED_GAPS}-left-out-3-summary`;
+  return `${viewFormat()}/head-${HEAD_ROUNDS}-gaps-${LISTED_GAPS}-left-out-4-summary`;
 }
 
 /**
  * The format of the index that goes with heads of `headFormat`, which
- * lists the gaps the head leaves out: `left-out-3` lists the closed gaps and
- * the gaps not closed past the head's part of the list; `closed-2` listed
+ * lists the gaps the head leaves out: `left-out-4` lists the closed gaps and
+ * the gaps not closed past the head's part of the list, their severity and
+ * state a letter each (`left-out-3` spelt the words); `closed-2` listed
  * the closed ones only, and `closed-1` had no buckets. Another format is
  * ignored, and rebuilt by the next write.
  */
 export function closedIndexFormat(): string {
-  return `${viewFormat()}/left-out-3`;
+  return `${viewFormat()}/left-out-4`;
 }
 
 export { stateFormat } from './state-format.js';

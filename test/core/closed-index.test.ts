@@ -11,6 +11,7 @@ import {
   closedTableOf,
   DamagedIndex,
   extendClosedIndex,
+  indexLines,
   lookUpClosed,
   type ClosedGap,
   type Gap,
@@ -37,7 +38,7 @@ describe('the closed gaps index', () => {
   ]);
 
   it('lists the closed gaps only, one line each', () => {
-    expect(index).toBe('G-1 HIGH RESOLVED\nG-10 LOW WONT_FIX\nA.b_c CRITICAL RESOLVED\n');
+    expect(index).toBe('G-1 Hr\nG-10 Lw\nA.b_c Cr\n');
   });
 
   it('finds a gap by its whole id in the index bytes, never by a part of a line', () => {
@@ -47,9 +48,32 @@ describe('the closed gaps index', () => {
     expect(lookUpClosed(bytes, 'A.b_c')).toEqual({ id: 'A.b_c', severity: 'CRITICAL', state: 'RESOLVED' });
     for (const miss of ['G-2', 'G-', '1', 'G-100', 'G-1 HIGH', 'HIGH', 'RESOLVED\nG-10', '']) expect(lookUpClosed(bytes, miss)).toBeNull();
     // The last line, found without a newline after it; an index with one line only; an empty one.
-    expect(lookUpClosed(Buffer.from('G-1 HIGH RESOLVED\nZ-9 LOW WONT_FIX', 'utf8'), 'Z-9')).toEqual({ id: 'Z-9', severity: 'LOW', state: 'WONT_FIX' });
-    expect(lookUpClosed(Buffer.from('G-1 HIGH RESOLVED\n', 'utf8'), 'G-1')).toEqual({ id: 'G-1', severity: 'HIGH', state: 'RESOLVED' });
+    expect(lookUpClosed(Buffer.from('G-1 Hr\nZ-9 Lw', 'utf8'), 'Z-9')).toEqual({ id: 'Z-9', severity: 'LOW', state: 'WONT_FIX' });
+    expect(lookUpClosed(Buffer.from('G-1 Hr\n', 'utf8'), 'G-1')).toEqual({ id: 'G-1', severity: 'HIGH', state: 'RESOLVED' });
     expect(lookUpClosed(Buffer.alloc(0), 'G-1')).toBeNull();
+  });
+
+  it('spells each severity and each state with a letter of its own, and reads every pair back', () => {
+    const severities = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'UNTRIAGED'] as const;
+    const states = ['OPEN', 'IN_PROGRESS', 'BLOCKED', 'PROPOSED', 'NEEDS_REVISION', 'USER_DEFERRED', ...CLOSED_STATES] as const;
+    const gaps = severities.flatMap((severity, s) => states.map((state, t) => gap(`G-${s}-${t}`, severity, state)));
+    const text = indexLines(gaps);
+    const letters = new Set(
+      text
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.split(' ')[1]),
+    );
+    expect(letters.size).toBe(severities.length * states.length);
+    for (const line of text.split('\n').filter(Boolean)) expect(line).toMatch(/^G-\d+-\d+ [A-Z][a-z]$/);
+    const bytes = Buffer.from(text, 'utf8');
+    for (const g of gaps) expect(lookUpClosed(bytes, g.id)).toEqual({ id: g.id, severity: g.severity, state: g.state });
+  });
+
+  it('a line whose letters name no severity or state is a damaged index, not an answer', () => {
+    for (const line of ['G-1 Xr', 'G-1 Hx', 'G-1 H', 'G-1 Hrr', 'G-1 HIGH RESOLVED', 'G-1 ']) {
+      expect(() => lookUpClosed(Buffer.from(`${line}\n`, 'utf8'), 'G-1')).toThrow(DamagedIndex);
+    }
   });
 });
 
@@ -80,7 +104,7 @@ describe('the closed gaps index, spread over buckets', () => {
   });
 
   it("stores a table line (each bucket's length and crc32) then the buckets, each line in its own bucket", () => {
-    const body = closedIndexOf('G-1 HIGH RESOLVED\nG-10 LOW WONT_FIX\nA.b_c CRITICAL RESOLVED\n');
+    const body = closedIndexOf('G-1 Hr\nG-10 Lw\nA.b_c Cr\n');
     const text = body.toString('utf8');
     const tableLine = text.slice(0, text.indexOf('\n'));
     const entries = tableLine.split(' ');
@@ -98,7 +122,7 @@ describe('the closed gaps index, spread over buckets', () => {
       at += Number(bytes);
     }
     expect(at).toBe(body.length);
-    expect(found.sort()).toEqual(['A.b_c CRITICAL RESOLVED', 'G-1 HIGH RESOLVED', 'G-10 LOW WONT_FIX']);
+    expect(found.sort()).toEqual(['A.b_c Cr', 'G-1 Hr', 'G-10 Lw']);
     // An empty index is a table of empty buckets.
     expect(closedIndexOf('').toString('utf8')).toBe(`${new Array(256).fill('0/00000000').join(' ')}\n`);
   });
@@ -133,8 +157,8 @@ describe('the closed gaps index, spread over buckets', () => {
   });
 
   it('a bucket that does not match its crc (or cannot be read) makes its lookup throw, never answer absent', () => {
-    const body = closedIndexOf('G-1 HIGH RESOLVED\nG-10 LOW WONT_FIX\n');
-    const at = body.indexOf('G-1 HIGH');
+    const body = closedIndexOf('G-1 Hr\nG-10 Lw\n');
+    const at = body.indexOf('G-1 Hr');
     const damaged = Buffer.from(body);
     damaged.write('X', at, 'utf8');
     expect(() => lookUpIn(damaged)('G-1')).toThrow(DamagedIndex);
@@ -145,7 +169,7 @@ describe('the closed gaps index, spread over buckets', () => {
   });
 
   it('a table line that is cut, malformed or does not add up to the body is no index', () => {
-    const body = closedIndexOf('G-1 HIGH RESOLVED\n');
+    const body = closedIndexOf('G-1 Hr\n');
     const tableEnd = body.indexOf(0x0a) + 1;
     expect(closedTableOf(body, body.length)?.buckets).toHaveLength(256);
     // The body one byte longer or shorter than its buckets.
@@ -163,13 +187,13 @@ describe('the closed gaps index, spread over buckets', () => {
     ]) {
       expect(closedTableOf(Buffer.from(`${bad}\n`), body.length - tableEnd + bad.length + 1)).toBeNull();
     }
-    expect(closedIndexLookUp(parts(Buffer.from('G-1 HIGH RESOLVED\n')))).toBeNull();
+    expect(closedIndexLookUp(parts(Buffer.from('G-1 Hr\n')))).toBeNull();
   });
 
   it('extending adds each line to the end of its bucket: the lookups then answer as an index written whole', () => {
     fc.assert(
       fc.property(fc.uniqueArray(fc.integer({ min: 0, max: 2000 }), { minLength: 1, maxLength: 300 }), fc.nat(), (ids, cut) => {
-        const all = ids.map((n) => `G-${n} ${n % 2 === 0 ? 'HIGH' : 'LOW'} ${n % 3 === 0 ? 'WONT_FIX' : 'RESOLVED'}\n`);
+        const all = ids.map((n) => `G-${n} ${n % 2 === 0 ? 'H' : 'L'}${n % 3 === 0 ? 'w' : 'r'}\n`);
         const at = cut % (all.length + 1);
         const extended = extendClosedIndex(closedIndexOf(all.slice(0, at).join('')), all.slice(at).join(''))!;
         const whole = closedIndexOf(all.join(''));
@@ -181,17 +205,17 @@ describe('the closed gaps index, spread over buckets', () => {
   });
 
   it('extending checks the buckets it changes, and carries the others as they are (their damage found when they are read)', () => {
-    const body = closedIndexOf('G-1 HIGH RESOLVED\nG-10 LOW WONT_FIX\n');
+    const body = closedIndexOf('G-1 Hr\nG-10 Lw\n');
     expect(closedBucketOf('G-1')).not.toBe(closedBucketOf('G-10'));
     const damaged = Buffer.from(body);
-    damaged.write('X', damaged.indexOf('G-1 HIGH'), 'utf8');
+    damaged.write('X', damaged.indexOf('G-1 Hr'), 'utf8');
     // G-1's bucket changes: its damage is found.
-    expect(extendClosedIndex(damaged, 'G-1x LOW RESOLVED\n'.replace('G-1x', sameBucketAs('G-1')))).toBeNull();
+    expect(extendClosedIndex(damaged, 'G-1x Lr\n'.replace('G-1x', sameBucketAs('G-1')))).toBeNull();
     // G-1's bucket is carried: the new index holds it, damaged, still under its old crc.
-    const carried = extendClosedIndex(damaged, 'G-10b LOW RESOLVED\n'.replace('G-10b', sameBucketAs('G-10')))!;
+    const carried = extendClosedIndex(damaged, 'G-10b Lr\n'.replace('G-10b', sameBucketAs('G-10')))!;
     expect(() => lookUpIn(carried)('G-1')).toThrow(DamagedIndex);
     expect(lookUpIn(carried)(sameBucketAs('G-10'))).toEqual({ id: sameBucketAs('G-10'), severity: 'LOW', state: 'RESOLVED' });
-    expect(extendClosedIndex(Buffer.from('G-1 HIGH RESOLVED\n'), 'G-2 LOW RESOLVED\n')).toBeNull();
+    expect(extendClosedIndex(Buffer.from('G-1 Hr\n'), 'G-2 Lr\n')).toBeNull();
   });
 });
 

@@ -1,6 +1,6 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { crc32 } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, constants, crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createFileSession, openFileSession, type Session } from '../../src/index.js';
 import { run, runBin, TABLE, type CliIO } from '../../src/cli/index.js';
@@ -44,7 +44,8 @@ function longSession(dir: string, stallThreshold = 50): Session {
 
 const logPath = (dir: string) => join(dir, 'events.jsonl');
 const statePath = (dir: string) => join(dir, STATE_FILE);
-const format = () => `${STATE_JSON_SHAPE}/gapflow-${packageVersion()}`;
+/** The format it is stored under: the output's, kept compressed. */
+const format = () => `${STATE_JSON_SHAPE}/gapflow-${packageVersion()}/brotli`;
 
 /** What `state --json` prints from a replay of every line, as the command has always printed it. */
 function replayed(dir: string): string {
@@ -69,16 +70,22 @@ interface Header {
   bodySum: string;
 }
 
+/** The stored file's header, and its body decompressed (it is kept as brotli). */
 function readStored(dir: string): { header: Header; body: string } {
-  const text = readFileSync(statePath(dir), 'utf8');
-  const newline = text.indexOf('\n');
-  return { header: JSON.parse(text.slice(0, newline)) as Header, body: text.slice(newline + 1) };
+  const bytes = readFileSync(statePath(dir));
+  const newline = bytes.indexOf(0x0a);
+  return { header: JSON.parse(bytes.toString('utf8', 0, newline)) as Header, body: brotliDecompressSync(bytes.subarray(newline + 1)).toString('utf8') };
 }
 
-/** Writes the stored output whole, its length and crc32 recomputed (as a careful hand-editor, or another build, would). */
-function writeStored(dir: string, header: Header, body: string): void {
+/** Writes the stored file whole, `body` as its bytes, their length and crc32 recomputed (as a careful hand-editor, or another build, would). */
+function writeStoredBytes(dir: string, header: Header, body: Buffer): void {
   const bodySum = `crc32-${crc32(body).toString(16).padStart(8, '0')}`;
-  writeFileSync(statePath(dir), `${JSON.stringify({ ...header, bodyBytes: Buffer.byteLength(body), bodySum })}\n${body}`);
+  writeFileSync(statePath(dir), Buffer.concat([Buffer.from(`${JSON.stringify({ ...header, bodyBytes: body.length, bodySum })}\n`), body]));
+}
+
+/** As writeStoredBytes, with `body` compressed as the output is stored. */
+function writeStored(dir: string, header: Header, body: string): void {
+  writeStoredBytes(dir, header, brotliCompressSync(Buffer.from(body, 'utf8'), { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } }));
 }
 
 /** The bin's answer (the quick path first), every byte it printed, strings and bytes alike, in order. */
@@ -105,7 +112,13 @@ describe('state --json and its stored output', { timeout: 60_000 }, () => {
     expect(stateJson(dir)).toBe(expected);
     const { header, body } = readStored(dir);
     expect(body).toBe(expected);
-    expect(header).toMatchObject({ format: format(), end: statSync(logPath(dir)).size, bodyBytes: Buffer.byteLength(expected) });
+    expect(header).toMatchObject({
+      format: format(),
+      end: statSync(logPath(dir)).size,
+      bodyBytes: statSync(statePath(dir)).size - readFileSync(statePath(dir)).indexOf(0x0a) - 1,
+    });
+    // Kept compressed: a fraction of what it prints.
+    expect(header.bodyBytes * 5).toBeLessThan(Buffer.byteLength(expected));
     expect(stateJson(dir)).toBe(expected);
     const bin = await viaBin(['state', '--json', '--dir', dir], dir);
     expect(bin.code).toBe(0);
@@ -150,13 +163,49 @@ describe('state --json and its stored output', { timeout: 60_000 }, () => {
   });
 
   describe('one that does not match is ignored, and rewritten with the same output', () => {
-    const edit = (change: (text: string) => string) => (dir: string) => writeFileSync(statePath(dir), change(readFileSync(statePath(dir), 'utf8')));
+    // Byte for byte (latin1): the body is brotli, and only the header's ASCII is changed.
+    const edit = (change: (text: string) => string) => (dir: string) => writeFileSync(statePath(dir), change(readFileSync(statePath(dir), 'latin1')), 'latin1');
+    /** Changes the stored body's bytes, leaving the header as it was. */
+    const editBody = (change: (body: Buffer) => Buffer) => (dir: string) => {
+      const bytes = readFileSync(statePath(dir));
+      const newline = bytes.indexOf(0x0a);
+      writeFileSync(statePath(dir), Buffer.concat([bytes.subarray(0, newline + 1), change(Buffer.from(bytes.subarray(newline + 1)))]));
+    };
     const cases: [string, (dir: string) => void][] = [
       [
-        'an edited body, the same length (a figure changed)',
-        edit((text) => text.replace(/"openGapCount": (\d)/, (_, d: string) => `"openGapCount": ${(Number(d) + 1) % 10}`)),
+        'an edited body, the same length (a byte changed)',
+        editBody((body) => {
+          const at = body.length >> 1;
+          body[at] = body[at]! ^ 0x01;
+          return body;
+        }),
       ],
-      ['an edited body, longer', edit((text) => text.replace('"state": "', '"state": "X'))],
+      ['an edited body, longer', editBody((body) => Buffer.concat([body, Buffer.from('X')]))],
+      [
+        'a plain body under the format a release that kept it plain wrote',
+        (dir) => {
+          const { header, body } = readStored(dir);
+          writeStoredBytes(
+            dir,
+            { ...header, format: header.format.replace(/\/brotli$/, '') },
+            Buffer.from(body.replace('"state": "', '"state": "PLAIN'), 'utf8'),
+          );
+        },
+      ],
+      [
+        'a body that is no brotli, its length and crc right',
+        (dir) => {
+          const { header, body } = readStored(dir);
+          writeStoredBytes(dir, header, Buffer.from(body.replace('"state": "', '"state": "PLAIN'), 'utf8'));
+        },
+      ],
+      [
+        'a body that decompresses past what a checkpoint may hold (513 MiB of zeros), its length and crc right',
+        (dir) => {
+          const { header } = readStored(dir);
+          writeStoredBytes(dir, header, brotliCompressSync(Buffer.alloc(513 * 1024 * 1024), { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } }));
+        },
+      ],
       ['a body cut short', (dir) => truncateSync(statePath(dir), statSync(statePath(dir)).size - 10)],
       ['a body cut to nothing', edit((text) => text.slice(0, text.indexOf('\n') + 1))],
       ['a header alone, no newline', edit((text) => text.slice(0, text.indexOf('\n')))],
@@ -183,9 +232,10 @@ describe('state --json and its stored output', { timeout: 60_000 }, () => {
       [
         'a body under a sha256 sum, as the checkpoints are (not what this file is checked by)',
         (dir) => {
-          const { header, body } = readStored(dir);
+          const { header } = readStored(dir);
+          const bytes = readFileSync(statePath(dir));
           const text = JSON.stringify({ ...header, bodySum: '0'.repeat(32) });
-          writeFileSync(statePath(dir), `${text}\n${body}`);
+          writeFileSync(statePath(dir), Buffer.concat([Buffer.from(`${text}\n`), bytes.subarray(bytes.indexOf(0x0a) + 1)]));
         },
       ],
       [
