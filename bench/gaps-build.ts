@@ -90,13 +90,14 @@ function variedFinding(n: number): { id: string; title: string } {
 }
 
 const half = Math.floor(gaps / 2);
+const firstId = (open(0).data as { id: string }).id;
 for (let n = 0; n < half; n++) push(open(n));
 // Work rounds, progress and flat by turns (so the machine never stalls): round r opens W-r (MEDIUM when r is odd, LOW
 // when even) and resolves the gap the round before opened (round 1: a CRITICAL gap of the baseline).
 for (let round = 1; round <= rounds; round++) {
   push({ type: 'round.started', data: {} });
   push({ type: 'gap.opened', data: { id: `W-${round}`, severity: round % 2 === 1 ? 'MEDIUM' : 'LOW', title: 'work item' } });
-  push({ type: 'gap.moved', data: { id: round === 1 ? 'F-0' : `W-${round - 1}`, to: 'RESOLVED' } });
+  push({ type: 'gap.moved', data: { id: round === 1 ? firstId : `W-${round - 1}`, to: 'RESOLVED' } });
   push({ type: 'round.closed', data: {} });
 }
 push({ type: 'round.started', data: {} });
