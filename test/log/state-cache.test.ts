@@ -74,7 +74,11 @@ interface Header {
 function readStored(dir: string): { header: Header; body: string } {
   const bytes = readFileSync(statePath(dir));
   const newline = bytes.indexOf(0x0a);
-  return { header: JSON.parse(bytes.toString('utf8', 0, newline)) as Header, body: brotliDecompressSync(bytes.subarray(newline + 1)).toString('utf8') };
+  const lengthEnd = bytes.indexOf(0x0a, newline + 1);
+  const body = brotliDecompressSync(bytes.subarray(lengthEnd + 1)).toString('utf8');
+  // The body starts with the output's length in bytes, on a line of its own.
+  expect(bytes.toString('ascii', newline + 1, lengthEnd)).toBe(String(Buffer.byteLength(body)));
+  return { header: JSON.parse(bytes.toString('utf8', 0, newline)) as Header, body };
 }
 
 /** Writes the stored file whole, `body` as its bytes, their length and crc32 recomputed (as a careful hand-editor, or another build, would). */
@@ -83,9 +87,14 @@ function writeStoredBytes(dir: string, header: Header, body: Buffer): void {
   writeFileSync(statePath(dir), Buffer.concat([Buffer.from(`${JSON.stringify({ ...header, bodyBytes: body.length, bodySum })}\n`), body]));
 }
 
-/** As writeStoredBytes, with `body` compressed as the output is stored. */
+/** `output` as it is stored: its length line (`length`, its own by default), then the output as brotli. */
+function packed(output: Buffer, length = output.length): Buffer {
+  return Buffer.concat([Buffer.from(`${length}\n`), brotliCompressSync(output, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } })]);
+}
+
+/** As writeStoredBytes, with `body` stored as the output is. */
 function writeStored(dir: string, header: Header, body: string): void {
-  writeStoredBytes(dir, header, brotliCompressSync(Buffer.from(body, 'utf8'), { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } }));
+  writeStoredBytes(dir, header, packed(Buffer.from(body, 'utf8')));
 }
 
 /** The bin's answer (the quick path first), every byte it printed, strings and bytes alike, in order. */
@@ -193,17 +202,38 @@ describe('state --json and its stored output', { timeout: 60_000 }, () => {
         },
       ],
       [
-        'a body that is no brotli, its length and crc right',
+        'a body that is no brotli after its length line, its length and crc right',
         (dir) => {
           const { header, body } = readStored(dir);
-          writeStoredBytes(dir, header, Buffer.from(body.replace('"state": "', '"state": "PLAIN'), 'utf8'));
+          const plain = Buffer.from(body.replace('"state": "', '"state": "PLAIN'), 'utf8');
+          writeStoredBytes(dir, header, Buffer.concat([Buffer.from(`${plain.length}\n`), plain]));
         },
       ],
+      ...(
+        [
+          ['a length line one byte short of the output', (length: number) => `${length - 1}`],
+          ['a length line one byte past the output', (length: number) => `${length + 1}`],
+          ['a length line past what a checkpoint may hold (600 MiB)', () => `${600 * 1024 * 1024}`],
+          ['a length line of zero', () => '0'],
+          ['a length line with a sign', (length: number) => `+${length}`],
+          ['no length line', () => null],
+        ] as const
+      ).map(([name, line]): [string, (dir: string) => void] => [
+        name,
+        (dir) => {
+          const { header, body } = readStored(dir);
+          const output = Buffer.from(body.replace('"state": "', '"state": "LENGTH'), 'utf8');
+          const compressed = brotliCompressSync(output);
+          const given = line(output.length);
+          writeStoredBytes(dir, header, given === null ? compressed : Buffer.concat([Buffer.from(`${given}\n`), compressed]));
+        },
+      ]),
       [
-        'a body that decompresses past what a checkpoint may hold (513 MiB of zeros), its length and crc right',
+        'a body that decompresses to far more than its length line gives (513 MiB of zeros under a length of 1,000)',
         (dir) => {
           const { header } = readStored(dir);
-          writeStoredBytes(dir, header, brotliCompressSync(Buffer.alloc(513 * 1024 * 1024), { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } }));
+          const zeros = brotliCompressSync(Buffer.alloc(513 * 1024 * 1024), { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } });
+          writeStoredBytes(dir, header, Buffer.concat([Buffer.from('1000\n'), zeros]));
         },
       ],
       ['a body cut short', (dir) => truncateSync(statePath(dir), statSync(statePath(dir)).size - 10)],
