@@ -69,14 +69,19 @@ const RULES: [string, (name: string) => string][] = [
   ['eqeqeq', () => `Expected '===' and instead saw '=='.`],
   ['no-shadow', (name) => `'${name}' is already declared in the upper scope.`],
   ['@typescript-eslint/no-explicit-any', () => 'Unexpected any. Specify a different type.'],
-  ['@typescript-eslint/no-floating-promises', () => 'Promises must be awaited, end with a call to .catch, or end with a call to .then with a rejection handler.'],
+  [
+    '@typescript-eslint/no-floating-promises',
+    () => 'Promises must be awaited, end with a call to .catch, or end with a call to .then with a rejection handler.',
+  ],
   ['security/detect-object-injection', (name) => `Generic Object Injection Sink: ${name}[key]`],
   ['javascript.lang.security.audit.path-traversal', (name) => `Possible path traversal through '${name}' passed to path.join.`],
   ['python.lang.security.audit.subprocess-shell-true', (name) => `subprocess call with shell=True using '${name}'.`],
   ['complexity', (name) => `Function '${name}' has a complexity of ${12 + (name.length % 20)}. Maximum allowed is 10.`],
   ['max-lines-per-function', (name) => `Function '${name}' has too many lines (${60 + (name.length % 90)}). Maximum allowed is 50.`],
 ];
-const WORDS = 'user order item cart token session config request response buffer index cache event handler value result error retry limit offset query'.split(' ');
+const WORDS = 'user order item cart token session config request response buffer index cache event handler value result error retry limit offset query'.split(
+  ' ',
+);
 const PARTS = 'api core util lib service model view store auth billing search admin report sync worker'.split(' ');
 
 function variedFinding(n: number): { id: string; title: string } {

@@ -86,10 +86,16 @@ async function measure(gaps: number, root: string): Promise<Row[]> {
   const options = { runs: RUNS, slowMs: 2_000, slowRuns: 3, timeoutMs: TIMEOUT_MS, scratch: root };
   const gapflow = (...args: string[]) => [BIN, ...args, '--dir', session];
   process.stderr.write(`bench: building ${label(gaps)} gaps, ${ROUNDS} rounds…\n`);
-  const built = await runChild({ args: [BUILD, session, String(gaps), String(ROUNDS), ...(VARIED ? ['--varied'] : [])], keepStdout: true }, root, 30 * 60 * 1000);
+  const built = await runChild(
+    { args: [BUILD, session, String(gaps), String(ROUNDS), ...(VARIED ? ['--varied'] : [])], keepStdout: true },
+    root,
+    30 * 60 * 1000,
+  );
   if (built.outcome !== 'ok') return [{ measure: 'build', value: '', against: '', ratio: '', goal: '', verdict: `${built.outcome}: ${built.note}` }];
   const facts = JSON.parse(built.stdout) as { events: number; bytes: number; state: string; buildMs: number };
-  console.log(`\n== ${label(gaps)} gaps (${FINDINGS} findings): ${facts.events} events, ${mib(facts.bytes)} log, ${facts.state}; built in ${ms(facts.buildMs)}`);
+  console.log(
+    `\n== ${label(gaps)} gaps (${FINDINGS} findings): ${facts.events} events, ${mib(facts.bytes)} log, ${facts.state}; built in ${ms(facts.buildMs)}`,
+  );
 
   const rows: Row[] = [];
   const stateFile = join(base, 'state.json');

@@ -564,12 +564,12 @@ export function encodeClosedIndex(view: SessionView, cut: Pick<CutHead, 'leftOut
   return closedIndexOf(closedIndexLines(view.gaps.values()) + indexLines(cut.leftOut));
 }
 
-/** The index body that lists `lines` (`ID SEVERITY STATE\n` lines), each in its bucket, in their order. */
+/** The index body that lists `lines` (`ID SS\n` lines), each in its bucket, in their order. */
 export function closedIndexOf(lines: string): Buffer {
   return bucketed(splitLines(lines));
 }
 
-/** `lines` (whole `ID SEVERITY STATE\n` lines) by the bucket each belongs in, in their order. */
+/** `lines` (whole `ID SS\n` lines) by the bucket each belongs in, in their order. */
 function splitLines(lines: string): string[] {
   const buckets: string[] = new Array<string>(CLOSED_BUCKETS).fill('');
   for (const line of lines.split('\n')) if (line !== '') buckets[closedBucketOf(line.split(' ', 1)[0]!)] += `${line}\n`;

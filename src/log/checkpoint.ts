@@ -37,8 +37,10 @@ export const CHECKPOINT_FILE = 'checkpoint.json';
  */
 export const HEAD_FILE = 'checkpoint.head.json';
 /**
- * The closed gaps' index: one `ID SEVERITY STATE` line per gap in a closed
- * state, which the head leaves out, spread over buckets (src/core/view-codec.ts).
+ * The closed gaps' index: one `ID SS` line (a letter for the severity, one
+ * for the state) per gap the head leaves out, those in a closed state and,
+ * of a large inventory, those not closed past its part of the list, spread
+ * over buckets (src/core/view-codec.ts).
  * A write decided on the head looks a gap up here (is this id taken? is
  * that gap known?) instead of loading the whole view; the head names the one
  * index it goes with (`ClosedAt`). Its body starts with a table line that

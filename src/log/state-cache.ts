@@ -1,5 +1,6 @@
+import type * as NodeBuffer from 'node:buffer';
 import type * as Zlib from 'node:zlib';
-import { readCurrentBody, STATE_FILE } from './checkpoint.js';
+import { readCurrent, STATE_FILE } from './checkpoint.js';
 import { CHECKPOINT_LIMIT } from './files.js';
 import { LOG_FILE } from './log-name.js';
 
@@ -54,24 +55,46 @@ export function packState(format: string, text: string): { format: string; body:
 const LENGTH_LINE_MAX = String(CHECKPOINT_LIMIT.maxBytes).length + 1;
 
 /**
+ * How far a stored output may run past its compressed bytes, and past the
+ * log it covers. A real output compresses 8 to 90 times, and runs to about
+ * as many bytes as the log (25 MiB for a 27 MiB log at 100,000 gaps, 99 MiB
+ * for a 215 MiB log at a million events). The folder is input: a planted
+ * file of a few hundred bytes could otherwise claim, and decompress to, the
+ * 512 MiB a checkpoint may hold; under these bounds the output costs at most
+ * a small multiple of what is really on disk.
+ */
+const MAX_RATIO = 1024;
+const MAX_LOG_MULTIPLE = 4;
+
+/**
+ * The largest output a stored body may give: a checkpoint's limit, and no
+ * more than a string can hold (so every caller may decode it as text).
+ */
+const MAX_OUTPUT = Math.min(CHECKPOINT_LIMIT.maxBytes, (process.getBuiltinModule('node:buffer') as typeof NodeBuffer).constants.MAX_STRING_LENGTH);
+
+/**
  * The `state --json` output stored for the session in `dir` under `format`,
  * its bytes as they are to be printed, when it covers the log's last line
  * exactly and its body is whole; null otherwise (missing, stale, edited,
  * another version's, no log, or a body that does not decompress to exactly
- * the length it gives, or gives more than a checkpoint may hold). Reads the
- * file's header, the log's last line and the body: its cost is its output,
+ * the length it gives, or gives a length past MAX_OUTPUT, MAX_RATIO times its
+ * compressed bytes or MAX_LOG_MULTIPLE times the log). Reads the file's
+ * header, the log's last line and the body: its cost is its output,
  * whatever the log's length.
  */
 export function readStateCache(dir: string, format: string): Buffer | null {
-  const body = readCurrentBody(dir, storedFormat(format), STATE_FILE, join(dir, LOG_FILE));
-  if (body === null) return null;
+  const current = readCurrent(dir, storedFormat(format), STATE_FILE, join(dir, LOG_FILE));
+  if (current === null) return null;
+  const { body, key } = current;
   const newline = body.subarray(0, LENGTH_LINE_MAX).indexOf(0x0a);
   const digits = newline === -1 ? '' : body.toString('ascii', 0, newline);
   const length = /^[1-9]\d*$/.test(digits) ? Number(digits) : 0;
-  if (length === 0 || length > CHECKPOINT_LIMIT.maxBytes) return null;
+  const compressed = body.subarray(newline + 1);
+  if (length === 0 || length > MAX_OUTPUT || length > compressed.length * MAX_RATIO || length > key.end * MAX_LOG_MULTIPLE) return null;
   try {
-    // Decompressing stops at the first byte past the length given: a small body that would inflate to gigabytes costs that length at most.
-    const output = zlib().brotliDecompressSync(body.subarray(newline + 1), { maxOutputLength: length, chunkSize: Math.max(length, 64) });
+    // One byte more than the length given: the output then never fills the buffer, which would make zlib allocate another to
+    // look for more; and decompressing stops at the first byte past the length.
+    const output = zlib().brotliDecompressSync(compressed, { maxOutputLength: length, chunkSize: Math.max(length + 1, 64) });
     return output.length === length ? output : null;
   } catch {
     return null; // not brotli, or more than it said

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createFileSession, FileLog, openFileSession, Session, type EventStore } from '../../src/index.js';
-import { closedBucketOf, closedIndexLines, closedIndexLookUp, closedIndexOf, toStateJson } from '../../src/core/index.js';
+import { closedBucketOf, closedIndexLines, closedIndexLookUp, closedIndexOf, encodeView, toStateJson } from '../../src/core/index.js';
 import { renderPrompt, renderStatus } from '../../src/render/index.js';
 import { CHECKPOINT_FILE, CHECKPOINT_MIN_TAIL_BYTES, CLOSED_FILE, HEAD_FILE, openCheckpointParts } from '../../src/log/index.js';
-import { verifyFileSession } from '../../src/session/index.js';
+import { verifyFileSession, viewFormat } from '../../src/session/index.js';
 import { runBin, TABLE } from '../../src/cli/index.js';
 import { runCli, type CliResult } from '../cli/helpers.js';
 import { diverge, fixedStamps, tempDirs } from '../support.js';
@@ -133,6 +133,52 @@ describe('checkpoints', { timeout: 60_000 }, () => {
     expect(outputs(opened(dir))).toEqual(replayed(dir));
     expect(existsSync(checkpointPath(dir))).toBe(false);
     expect(existsSync(join(dir, HEAD_FILE))).toBe(true);
+  });
+
+  it('an oversize whole checkpoint an older release left is removed by a plain read, which shows what a replay shows', () => {
+    const dir = tempDir();
+    const session = createFileSession(dir, { maxRounds: 10_000 }, fixedStamps());
+    for (let i = 0; i < 600; i++) session.openGap(`LONG-${i}`, 'LOW', { title: `finding ${i} ${'x'.repeat(480)}` });
+    expect(existsSync(checkpointPath(dir))).toBe(false);
+    // Written as a release before this rule wrote it: whatever its size.
+    const older = openFileSession(dir, { checkpoints: false });
+    (session.log as FileLog).checkpoints.save(viewFormat(), older.view.lastSeq, () => encodeView(older.view));
+    expect(statSync(checkpointPath(dir)).size * 2).toBeGreaterThan(statSync(logPath(dir)).size);
+    const reader = opened(dir);
+    expect(existsSync(checkpointPath(dir))).toBe(false);
+    expect(outputs(reader)).toEqual(replayed(dir));
+  });
+
+  it('a whole checkpoint is written while the gaps are under 40% of the log, kept up to half, removed past it, and not written again until under 40%', () => {
+    const dir = tempDir();
+    longSession(dir);
+    rmSync(checkpointPath(dir), { force: true });
+    const session = openFileSession(dir, { checkpoints: false });
+    const { view } = session;
+    const end = statSync(logPath(dir)).size;
+    // A store that has read the log (from its checkpoint when there is one), as a new process's has; `save` then keys to its last line.
+    const store = () => {
+      const log = new FileLog(dir);
+      log.checkpoints.resume(viewFormat());
+      return log;
+    };
+    const save = (log: FileLog, share: number) => log.checkpoints.save(viewFormat(), view.lastSeq, () => encodeView(view), Math.floor(end * share));
+    save(store(), 0.45);
+    expect(existsSync(checkpointPath(dir)), 'none written at 45% without one').toBe(false);
+    save(store(), 0.39);
+    expect(existsSync(checkpointPath(dir)), 'written under 40%').toBe(true);
+    const kept = store();
+    save(kept, 0.45);
+    expect(existsSync(checkpointPath(dir)), 'one kept is rewritten at 45%').toBe(true);
+    save(store(), 0.45);
+    expect(existsSync(checkpointPath(dir)), 'and kept by a new store at 45%').toBe(true);
+    save(kept, 0.51);
+    expect(existsSync(checkpointPath(dir)), 'removed past half').toBe(false);
+    save(kept, 0.45);
+    expect(existsSync(checkpointPath(dir)), 'not written again at 45%').toBe(false);
+    save(store(), 0.45);
+    expect(existsSync(checkpointPath(dir)), 'nor by a new store').toBe(false);
+    expect(outputs(opened(dir))).toEqual(replayed(dir));
   });
 
   it('with checkpoints off, nothing is written beside the log', () => {
