@@ -123,8 +123,8 @@ export interface Checkpoints {
    * cannot write one, keeps nothing and never calls `body`).
    * `bytesAtLeast`: a floor under the body's size, known before it is
    * encoded; a store may judge from it that the checkpoint does not pay (a
-   * folder: not when it would run to over half the log it covers, for
-   * reading it would cost about what replaying the log does).
+   * folder keeps none while it is over half the log it covers, where it
+   * would be a second copy of the gaps: FileCheckpoints.save).
    */
   save(format: string, seq: number, body: () => string, bytesAtLeast?: number): void;
   /** Whether enough of the stream lies after the last checkpoint that writing a new one pays (or, given the next body's `bytesAtLeast`, that the one kept no longer does). */
