@@ -115,7 +115,7 @@ describe('checkpoints', { timeout: 60_000 }, () => {
     expect(existsSync(join(dir, HEAD_FILE))).toBe(true);
   });
 
-  it('a log that is mostly its gaps gets no whole checkpoint (it would be a second copy of them, read as slowly as the log), and loses the one it had', () => {
+  it('a log that is mostly its gaps gets no whole checkpoint (a second copy of them, which saves little over replaying the log), and loses the one it had', () => {
     const dir = tempDir();
     longSession(dir);
     opened(dir);
