@@ -574,11 +574,16 @@ export function viewFormat(): string {
 
 /**
  * The head checkpoint's format (`gaps-N`: of a larger inventory it keeps the
- * first 2 x N gaps of each list; `left-out-4`: it names the index of what it
- * leaves out; `summary`: a fleet row's figures in front of the view).
+ * first 2 x N gaps of each list; `left-out-3`: it names the index of what it
+ * leaves out; `summary`: a fleet row's figures in front of the view). The
+ * index's own format moved on to `left-out-4` without it: a head names its
+ * index by the line it covers, and a write on the head opens the index under
+ * closedIndexFormat, so a head that names an index of another format decides
+ * nothing on it (the write opens the whole session and writes both anew),
+ * while `next`, the hook and the fleet go on reading that head.
  */
 export function headFormat(): string {
-  return `${viewFormat()}/head-${HEAD_ROUNDS}-gaps-${LISTED_GAPS}-left-out-4-summary`;
+  return `${viewFormat()}/head-${HEAD_ROUNDS}-gaps-${LISTED_GAPS}-left-out-3-summary`;
 }
 
 /**
