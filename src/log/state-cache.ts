@@ -15,7 +15,7 @@ const { join } = process.getBuiltinModule('node:path');
  * It is kept compressed (brotli at quality 2): the output names every gap,
  * and at 100,000 gaps its 25 to 30 MiB would be a second copy of the
  * inventory beside the log; compressed, it takes 0.3 MiB where the gaps'
- * titles repeat a template and about 3.5 MiB where they vary as a real
+ * titles repeat a template and 3.1 MiB where they vary as a real
  * scan's do. Reading it costs about what reading it plain did: decompressing
  * takes about the time the plain file's crc took (13-16 ms against 13 ms at
  * 25 MiB), and the crc now runs over the compressed bytes. Its format on disk
@@ -56,7 +56,7 @@ const LENGTH_LINE_MAX = String(CHECKPOINT_LIMIT.maxBytes).length + 1;
 
 /**
  * How far a stored output may run past its compressed bytes, and past the
- * log it covers. A real output compresses 8 to 90 times, and runs to about
+ * log it covers. A real output compresses 9 to 90 times, and runs to about
  * as many bytes as the log (25 MiB for a 27 MiB log at 100,000 gaps, 99 MiB
  * for a 215 MiB log at a million events). The folder is input: a planted
  * file of a few hundred bytes could otherwise claim, and decompress to, the
