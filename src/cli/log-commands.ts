@@ -62,9 +62,8 @@ export const exportCommand = command<ParsedCall<typeof EXPORT_FLAGS>>(({ values 
     throw new UsageError('export --json reports on a file it wrote: give --out FILE (without it, the log itself goes to standard output)');
   if (out !== undefined && out.trim() === '') throw new UsageError('--out needs a file (or - for standard output)');
   const store = storeOf(values, io);
-  const { text, count, lastSeq } = exportLog(store);
-  const bytes = Buffer.from(text, 'utf8');
-  if (out === undefined) return io.stdoutBytes ? io.stdoutBytes(bytes) : io.stdout(text);
+  const { bytes, count, lastSeq } = exportLog(store);
+  if (out === undefined) return io.stdoutBytes ? io.stdoutBytes(bytes) : io.stdout(bytes.toString('utf8'));
   const path = resolve(io.cwd, out);
   try {
     placeNewFile(path, bytes);

@@ -33,13 +33,14 @@ function movesLines(store: EventStore, doing: string): SealedLines {
 }
 
 /**
- * The session in `store` as JSONL text, every line as written, once every
+ * The session in `store` as JSONL bytes, every line as written, once every
  * line is checked, with how many events it holds and the last one's seq;
  * refuses a damaged log, naming the line. The events are checked as they
- * are read and let go: what it holds is the text it hands back.
+ * are read and let go: what it holds is the bytes it hands back (the ones it
+ * checked, encoded once).
  */
-export function exportLog(store: EventStore): { text: string; count: number; lastSeq: number } {
-  const text = movesLines(store, 'export').text();
+export function exportLog(store: EventStore): { bytes: Buffer; count: number; lastSeq: number } {
+  const bytes = Buffer.from(movesLines(store, 'export').text(), 'utf8');
   let count = 0;
   let lastSeq = 0;
   const counted = (event: GapflowEvent) => {
@@ -52,11 +53,11 @@ export function exportLog(store: EventStore): { text: string; count: number; las
     lastSeq = 0;
     return counted;
   };
-  const scan = scanBytes(Buffer.from(text, 'utf8'), CHAIN_START, 0, 'schema', {}, sink);
+  const scan = scanBytes(bytes, CHAIN_START, 0, 'schema', {}, sink);
   if (scan.fault !== null)
     throw new LogError(`${store.location} line ${scan.fault.line}: ${scan.fault.reason}; nothing was exported (\`gapflow verify\` says more)`, scan.fault.line);
   if (count === 0) throw new LogError(`${store.location} holds no event; nothing was exported`);
-  return { text, count, lastSeq };
+  return { bytes, count, lastSeq };
 }
 
 /**
